@@ -1,0 +1,114 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "account-ledger",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ledger", targets: ["LedgerCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // C shims: system libraries found through pkg-config.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // Foundation-level helpers every layer may use (clock, encodings).
+        .target(name: "LedgerCore", swiftSettings: swiftSettings),
+
+        // PostgreSQL client on libpq: pool, transactions, typed errors, LISTEN/NOTIFY, local clusters.
+        .target(
+            name: "LedgerPostgres",
+            dependencies: [
+                "CLibPQ", "LedgerCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // OpenSSL primitives: SHA-256, HMAC, AES-256-GCM, scrypt, random bytes, constant-time compare.
+        .target(name: "LedgerCrypto", dependencies: ["COpenSSL", "LedgerCore"], swiftSettings: swiftSettings),
+
+        // The event store: append, read, cursor feed, hash chain, envelope encryption, migrations.
+        .target(
+            name: "LedgerEventStore",
+            dependencies: [
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // HTTP API: buildApplication / buildRouter and the controllers.
+        .target(
+            name: "LedgerServer",
+            dependencies: [
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The `ledger` command.
+        .executableTarget(
+            name: "LedgerCLI",
+            dependencies: [
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "LedgerTestSupport",
+            dependencies: ["LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto"],
+            path: "Tests/LedgerTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerCryptoTests",
+            dependencies: ["LedgerCrypto", "LedgerCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerPostgresTests",
+            dependencies: ["LedgerPostgres", "LedgerTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerEventStoreTests",
+            dependencies: ["LedgerEventStore", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerServerTests",
+            dependencies: [
+                "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,46 @@
+/// Lower-case hexadecimal encoding and decoding of bytes.
+public enum Hex {
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes hex digits (either case); nil when the text is not an even run of hex digits.
+    public static func decode<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
+        decode(utf8: Array(text.utf8))
+    }
+
+    public static func decode(utf8 chars: some Collection<UInt8>) -> [UInt8]? {
+        guard chars.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count / 2)
+        var high: UInt8?
+        for char in chars {
+            guard let value = nibble(char) else { return nil }
+            if let h = high {
+                out.append(h << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return out
+    }
+
+    @inline(__always)
+    static func nibble(_ char: UInt8) -> UInt8? {
+        switch char {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return char - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return char - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return char - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

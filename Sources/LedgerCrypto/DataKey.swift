@@ -1,0 +1,44 @@
+import Foundation
+
+/// A subject's payload key (AES-256-GCM). Destroying its wrapped copy crypto-shreds every
+/// payload sealed with it.
+public struct DataKey: Sendable {
+    let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) throws {
+        guard bytes.count == AESGCM.keyByteCount else {
+            throw CryptoError(.invalidKey, "a data key must be \(AESGCM.keyByteCount) bytes, got \(bytes.count)")
+        }
+        self.bytes = bytes
+    }
+
+    public static func generate() throws -> DataKey {
+        try DataKey(bytes: SecureRandom.bytes(AESGCM.keyByteCount))
+    }
+
+    private static let payloadFormat: UInt8 = 1
+    private static let nonceLabel = Array("account-ledger/payload-nonce/".utf8)
+
+    /// Seals an event payload, bound to its event id.
+    ///
+    /// The nonce is derived from the key, the event id and the plaintext (a synthetic IV), so
+    /// a retried append of the same event yields the same ciphertext (idempotency compares
+    /// digests), while a nonce is only ever repeated for the identical message.
+    public func seal(_ plaintext: [UInt8], eventID: UUID) throws -> [UInt8] {
+        let eventBytes = eventID.bytes
+        let nonce = Array(HMACSHA256.authenticate(key: bytes, message: Self.nonceLabel + eventBytes + plaintext)
+            .prefix(AESGCM.nonceByteCount))
+        let sealed = try AESGCM.seal(key: bytes, nonce: nonce, plaintext: plaintext, additionalData: eventBytes)
+        return [Self.payloadFormat] + nonce + sealed
+    }
+
+    /// Opens a payload sealed by `seal` for the same event id.
+    public func open(_ ciphertext: [UInt8], eventID: UUID) throws -> [UInt8] {
+        let headerCount = 1 + AESGCM.nonceByteCount
+        guard ciphertext.count >= headerCount + AESGCM.tagByteCount, ciphertext[0] == Self.payloadFormat else {
+            throw CryptoError(.malformedCiphertext, "payload has an unknown format")
+        }
+        let nonce = Array(ciphertext[1..<headerCount])
+        return try AESGCM.open(key: bytes, nonce: nonce, sealed: ciphertext[headerCount...], additionalData: eventID.bytes)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// What is recorded about an event besides its payload. Never personal data: it stays
+/// readable after a subject is purged.
+public struct EventMetadata: Sendable, Hashable, Codable {
+    /// Who caused the change: `account:<id>`, `service:<key id>`, `system:purge`.
+    public var actor: String?
+    public var correlationID: String?
+    public var causationID: String?
+    /// A keyed hash of the client IP, never the address itself.
+    public var ipHash: String?
+    /// A coarse class such as `ios`, `android`, `web`, `service`.
+    public var userAgentClass: String?
+
+    public init(
+        actor: String? = nil, correlationID: String? = nil, causationID: String? = nil,
+        ipHash: String? = nil, userAgentClass: String? = nil
+    ) {
+        self.actor = actor
+        self.correlationID = correlationID
+        self.causationID = causationID
+        self.ipHash = ipHash
+        self.userAgentClass = userAgentClass
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case actor
+        case correlationID = "correlation_id"
+        case causationID = "causation_id"
+        case ipHash = "ip_hash"
+        case userAgentClass = "user_agent_class"
+    }
+
+    /// Compact JSON with sorted keys.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// Reads the stored JSON text; unknown fields are ignored.
+    public init(json: String) {
+        self = (try? JSONDecoder().decode(EventMetadata.self, from: Data(json.utf8))) ?? EventMetadata()
+    }
+}

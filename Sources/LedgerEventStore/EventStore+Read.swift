@@ -1,0 +1,112 @@
+import Foundation
+import LedgerCrypto
+import LedgerPostgres
+
+extension EventStore {
+    static let selectColumns = """
+        e.tx_id::text, e.global_position, e.event_id, e.stream_id, e.stream_version, e.event_type,
+        e.schema_version, e.subject_id, e.payload, e.metadata::text,
+        (extract(epoch FROM e.recorded_at) * 1000000)::bigint
+        """
+
+    /// The stream's events in version order, from `fromVersion` on.
+    public func readStream(_ streamID: UUID, fromVersion: Int64 = 1, limit: Int = 100_000) async throws -> [RecordedEvent] {
+        try await client.withConnection { connection in
+            try await readStream(streamID, fromVersion: fromVersion, limit: limit, on: connection)
+        }
+    }
+
+    public func readStream(
+        _ streamID: UUID, fromVersion: Int64 = 1, limit: Int = 100_000, on connection: PostgresConnection
+    ) async throws -> [RecordedEvent] {
+        let result = try await connection.query(
+            """
+            SELECT \(Self.selectColumns) FROM events e
+            WHERE e.stream_id = $1 AND e.stream_version >= $2 ORDER BY e.stream_version LIMIT $3
+            """,
+            [.uuid(streamID), .int(fromVersion), .int(Int64(limit))])
+        return try await decode(result, on: connection)
+    }
+
+    /// The stream's current version (0 when it does not exist).
+    public func streamVersion(_ streamID: UUID) async throws -> Int64 {
+        let result = try await client.query("SELECT version FROM streams WHERE stream_id = $1", [.uuid(streamID)])
+        return result.rowCount == 0 ? 0 : try result[0].int(0) ?? 0
+    }
+
+    /// Events committed after `cursor`, in commit order.
+    ///
+    /// Only transactions older than every transaction still running are read
+    /// (`tx_id < pg_snapshot_xmin(pg_current_snapshot())`), so an event committed later can
+    /// never appear before the cursor: a reader may be held back, but never skips.
+    public func readAll(after cursor: FeedCursor = .start, limit: Int = 1000, types: [String]? = nil) async throws -> FeedPage {
+        try await client.withConnection { connection in
+            try await readAll(after: cursor, limit: limit, types: types, on: connection)
+        }
+    }
+
+    public func readAll(
+        after cursor: FeedCursor, limit: Int, types: [String]? = nil, on connection: PostgresConnection
+    ) async throws -> FeedPage {
+        var parameters: [PostgresParameter] = [.text(String(cursor.transactionID)), .int(cursor.position), .int(Int64(limit))]
+        var typeFilter = ""
+        if let types, !types.isEmpty {
+            typeFilter = "AND e.event_type = ANY($4::text[])"
+            parameters.append(.text("{" + types.filter(NewEvent.isValidType).joined(separator: ",") + "}"))
+        }
+        // The horizon is read once, before the page, so the page's filter and its
+        // "nothing more below the horizon" conclusion agree.
+        let result = try await connection.query(
+            """
+            WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+            SELECT \(Self.selectColumns) FROM events e
+            WHERE (e.tx_id, e.global_position) > ($1::xid8, $2) AND e.tx_id < (SELECT xmin FROM horizon)
+            \(typeFilter)
+            ORDER BY e.tx_id, e.global_position LIMIT $3
+            """,
+            parameters)
+        let events = try await decode(result, on: connection)
+        return FeedPage(events: events, nextCursor: events.last?.cursor ?? cursor)
+    }
+
+    /// Decodes rows of `selectColumns`, opening payloads with keys read in the same call.
+    func decode(_ result: PostgresResult, on connection: PostgresConnection) async throws -> [RecordedEvent] {
+        let rowCount = result.rowCount
+        guard rowCount > 0 else { return [] }
+        var subjects = Set<UUID>()
+        for index in 0..<rowCount {
+            if let subject = try result[index].uuid(7) { subjects.insert(subject) }
+        }
+        let keys = try await keyring.liveKeys(for: subjects, on: connection)
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(rowCount)
+        for index in 0..<rowCount {
+            let row = result[index]
+            guard let transactionText = row.string(0), let transactionID = UInt64(transactionText),
+                  let position = try row.int(1), let eventID = try row.uuid(2), let streamID = try row.uuid(3),
+                  let version = try row.int(4), let type = row.string(5), let schemaVersion = try row.int(6),
+                  let stored = try row.bytes(8), let metadata = row.string(9), let micros = try row.int(10)
+            else { throw PostgresError(.decoding, message: "an events row has an unexpected NULL") }
+            let subjectID = try row.uuid(7)
+            var payload: [UInt8]? = stored
+            if let subjectID {
+                if let key = keys[subjectID] {
+                    do {
+                        payload = try key.open(stored, eventID: eventID)
+                    } catch {
+                        throw EventStoreError(
+                            .undecryptable, "the payload of event \(eventID) does not decrypt: it was altered")
+                    }
+                } else {
+                    payload = nil
+                }
+            }
+            events.append(RecordedEvent(
+                cursor: FeedCursor(transactionID: transactionID, position: position),
+                eventID: eventID, streamID: streamID, streamVersion: version, type: type,
+                schemaVersion: Int(schemaVersion), subjectID: subjectID, payload: payload,
+                metadataJSON: metadata, recordedAt: PostgresTimestamp.date(micros: micros)))
+        }
+        return events
+    }
+}

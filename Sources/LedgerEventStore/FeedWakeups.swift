@@ -1,0 +1,88 @@
+import Foundation
+import LedgerPostgres
+
+/// Wakes feed followers when events commit: at once in this process, and through a
+/// payload-less `NOTIFY ledger_events` for other processes.
+///
+/// NOTIFYs are coalesced (at most one in flight) and sent outside the append's transaction:
+/// a NOTIFY inside it would serialize every commit on PostgreSQL's notification queue lock.
+final class FeedWakeups: @unchecked Sendable {
+    static let channel = "ledger_events"
+
+    private let client: PostgresClient
+    private let lock = NSLock()
+    private var generationCounter: UInt64 = 0
+    private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    private var notifyInFlight = false
+    private var notifyAgain = false
+
+    init(client: PostgresClient) {
+        self.client = client
+    }
+
+    /// Bumped on every wake-up; a follower reads it before looking for events, then waits
+    /// for it to change.
+    var generation: UInt64 { lock.withLock { generationCounter } }
+
+    /// Events were committed by this process.
+    func committed() {
+        wakeLocal()
+        let shouldSend: Bool = lock.withLock {
+            if notifyInFlight { notifyAgain = true; return false }
+            notifyInFlight = true
+            return true
+        }
+        if shouldSend { Task { await sendNotifications() } }
+    }
+
+    /// Wake followers here without telling other processes (for wake-ups that came from them).
+    func wakeLocal() {
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            generationCounter &+= 1
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// Waits until the generation moves past `generation`, the timeout passes, or the task is cancelled.
+    func wait(after generation: UInt64, timeout: Duration) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let alreadyMoved: Bool = lock.withLock {
+                    if generationCounter != generation { return true }
+                    waiters[id] = continuation
+                    return false
+                }
+                if alreadyMoved {
+                    continuation.resume()
+                } else {
+                    Task { [weak self] in
+                        try? await Task.sleep(for: timeout)
+                        self?.resume(id)
+                    }
+                }
+            }
+        } onCancel: {
+            resume(id)
+        }
+    }
+
+    private func resume(_ id: UUID) {
+        let waiter = lock.withLock { waiters.removeValue(forKey: id) }
+        waiter?.resume()
+    }
+
+    private func sendNotifications() async {
+        while true {
+            _ = try? await client.query("SELECT pg_notify('\(Self.channel)', '')")
+            let again: Bool = lock.withLock {
+                if notifyAgain { notifyAgain = false; return true }
+                notifyInFlight = false
+                return false
+            }
+            if !again { return }
+        }
+    }
+}

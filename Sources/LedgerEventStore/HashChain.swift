@@ -1,0 +1,62 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+
+/// The per-stream hash chain: `hash = SHA-256(prev_hash ‖ canonical(event))`.
+///
+/// The canonical form covers the payload's ciphertext digest, not the plaintext, so history
+/// still verifies after a subject's key is destroyed. The SQL function
+/// `ledger_event_canonical` writes the same bytes at append time.
+public enum HashChain {
+    /// The `prev_hash` of a stream's first event.
+    public static let genesis = [UInt8](repeating: 0, count: 32)
+
+    /// The stored fields the chain covers, read back as text where PostgreSQL formats them.
+    public struct Link: Sendable {
+        public var streamID: UUID
+        public var version: Int64
+        public var type: String
+        public var schemaVersion: Int
+        public var payloadSHA256: [UInt8]
+        /// `metadata::text` as PostgreSQL prints the stored jsonb.
+        public var metadataText: String
+        public var recordedAtMicros: Int64
+
+        public init(
+            streamID: UUID, version: Int64, type: String, schemaVersion: Int, payloadSHA256: [UInt8],
+            metadataText: String, recordedAtMicros: Int64
+        ) {
+            self.streamID = streamID
+            self.version = version
+            self.type = type
+            self.schemaVersion = schemaVersion
+            self.payloadSHA256 = payloadSHA256
+            self.metadataText = metadataText
+            self.recordedAtMicros = recordedAtMicros
+        }
+    }
+
+    public static func canonical(_ link: Link) -> [UInt8] {
+        let fields = [
+            "ledger-event-v1", link.streamID.lowercased, String(link.version), link.type, String(link.schemaVersion),
+            Hex.encode(link.payloadSHA256), link.metadataText, String(link.recordedAtMicros),
+        ]
+        return Array(fields.joined(separator: "\n").utf8)
+    }
+
+    public static func hash(previous: [UInt8], _ link: Link) -> [UInt8] {
+        SHA256.hash(previous + canonical(link))
+    }
+}
+
+/// The outcome of checking one stream's chain.
+public struct ChainVerification: Sendable, Hashable {
+    public let streamID: UUID
+    public let ok: Bool
+    /// Events checked.
+    public let events: Int
+    /// The first stream position that does not verify (altered, missing or out of place).
+    public let firstBadVersion: Int64?
+    /// Why it failed, naming no payload content.
+    public let reason: String?
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// An event as stored, with its payload opened when its subject's key still exists.
+public struct RecordedEvent: Sendable, Hashable {
+    public let cursor: FeedCursor
+    public var globalPosition: Int64 { cursor.position }
+    public let eventID: UUID
+    public let streamID: UUID
+    public let streamVersion: Int64
+    public let type: String
+    public let schemaVersion: Int
+    public let subjectID: UUID?
+    /// The plaintext payload; nil when the subject's key was destroyed (`isRedacted`).
+    public let payload: [UInt8]?
+    /// The stored metadata JSON.
+    public let metadataJSON: String
+    public let recordedAt: Date
+
+    /// True when the payload was crypto-shredded.
+    public var isRedacted: Bool { payload == nil }
+
+    public var metadata: EventMetadata { EventMetadata(json: metadataJSON) }
+}
+
+/// One page of the global feed.
+public struct FeedPage: Sendable {
+    public let events: [RecordedEvent]
+    /// Where the next read continues; equal to the request's cursor when nothing was new.
+    public let nextCursor: FeedCursor
+}

@@ -1,0 +1,201 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection. Its methods block, so the pool only calls them from its
+/// `BlockingExecutor` threads, never from an event loop; one task uses it at a time.
+public final class PostgresConnection: @unchecked Sendable {
+    private var handle: OpaquePointer?
+    private var preparedStatements: [String: String] = [:]
+    /// Statements that completed since the pool last handed this connection out.
+    var statementsSinceCheckout = 0
+    let executor: BlockingExecutor
+
+    /// Opens a connection and sets the session up (UTC, short idle-in-transaction timeout).
+    static func connect(url: String, executor: BlockingExecutor) async throws -> PostgresConnection {
+        try await executor.run { try connectSync(url: url, executor: executor) }
+    }
+
+    /// The blocking form of `connect`, for threads of our own (the listener).
+    static func connectSync(url: String, executor: BlockingExecutor) throws -> PostgresConnection {
+        let handle = PQconnectdb(url)
+        guard let handle, PQstatus(handle) == CONNECTION_OK else {
+            let message = handle.map { Self.lastError($0) } ?? "out of memory"
+            PQfinish(handle)
+            throw PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: \(message)")
+        }
+        let connection = PostgresConnection(handle: handle, executor: executor)
+        // Transactions stay short (DESIGN §3): an abandoned one must not hold the feed back.
+        try connection.executeSync(
+            "SET TimeZone = 'UTC'; SET idle_in_transaction_session_timeout = '60s'; SET application_name = 'ledger'",
+            [])
+        return connection
+    }
+
+    private init(handle: OpaquePointer, executor: BlockingExecutor) {
+        self.handle = handle
+        self.executor = executor
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// False once the connection broke; the pool then drops it.
+    public var isUsable: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Reads whatever the server sent while the connection sat idle, such as the FATAL
+    /// notice of a shutdown, so a dead connection is noticed before it is handed out.
+    func probeIdle() -> Bool {
+        guard let handle else { return false }
+        return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+    }
+
+    var transactionStatusIsIdle: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_IDLE
+    }
+
+    func close() {
+        PQfinish(handle)
+        handle = nil
+    }
+
+    /// Runs a statement with bound parameters. Statements without parameters may contain
+    /// several commands; statements with parameters are prepared once per connection.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [PostgresParameter] = []) async throws -> PostgresResult {
+        try await executor.run { try self.executeSync(sql, parameters) }
+    }
+
+    /// Runs `body` on this connection's blocking thread: for tight loops of many statements
+    /// (bulk loads, benchmarks) that should not hop threads between statements.
+    public func withBlockingAccess<T: Sendable>(_ body: @Sendable @escaping (PostgresConnection) throws -> T) async throws -> T {
+        try await executor.run { try body(self) }
+    }
+
+    /// The blocking form of `query`, for use inside `withBlockingAccess`.
+    @discardableResult
+    public func executeSync(_ sql: String, _ parameters: [PostgresParameter]) throws -> PostgresResult {
+        guard let handle else { throw PostgresError(.connectionLost, message: "connection is closed") }
+        let raw: OpaquePointer?
+        if parameters.isEmpty {
+            raw = PQexec(handle, sql)
+        } else {
+            let name = try prepare(sql, parameters, on: handle)
+            raw = Self.withParameterArrays(parameters) { values, lengths, formats in
+                PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
+            }
+        }
+        let result = PostgresResult(handle: raw)
+        try check(result, handle: handle)
+        statementsSinceCheckout += 1
+        return result
+    }
+
+    private func prepare(_ sql: String, _ parameters: [PostgresParameter], on handle: OpaquePointer) throws -> String {
+        let key = sql + "\u{0}" + parameters.map { String($0.typeOID) }.joined(separator: ",")
+        if let name = preparedStatements[key] { return name }
+        let name = "ledger_\(preparedStatements.count)"
+        let types = parameters.map { Oid($0.typeOID) }
+        let result = PostgresResult(handle: PQprepare(handle, name, sql, Int32(types.count), types))
+        try check(result, handle: handle)
+        preparedStatements[key] = name
+        return name
+    }
+
+    private func check(_ result: PostgresResult, handle: OpaquePointer) throws {
+        let status = PQresultStatus(result.handle)
+        switch status {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_COPY_IN, PGRES_COPY_OUT:
+            return
+        default:
+            throw error(from: result, handle: handle)
+        }
+    }
+
+    private func error(from result: PostgresResult, handle: OpaquePointer) -> PostgresError {
+        func field(_ code: Int32) -> String? {
+            guard result.handle != nil, let value = PQresultErrorField(result.handle, code) else { return nil }
+            return String(cString: value)
+        }
+        let sqlState = field(Int32(UInt8(ascii: "C")))
+        let primary = field(Int32(UInt8(ascii: "M")))
+        let detail = field(Int32(UInt8(ascii: "D")))
+        let constraint = field(Int32(UInt8(ascii: "n")))
+        if PQstatus(handle) != CONNECTION_OK {
+            return PostgresError(
+                .connectionLost, sqlState: sqlState, message: primary ?? Self.lastError(handle), detail: detail)
+        }
+        guard let sqlState else {
+            return PostgresError(.connectionLost, message: primary ?? Self.lastError(handle))
+        }
+        return PostgresError(
+            PostgresError.code(forSQLState: sqlState), sqlState: sqlState,
+            message: primary ?? Self.lastError(handle), detail: detail, constraint: constraint)
+    }
+
+    static func lastError(_ handle: OpaquePointer) -> String {
+        guard let message = PQerrorMessage(handle) else { return "unknown libpq error" }
+        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Lays the parameters out in one buffer and hands libpq stable pointers into it.
+    private static func withParameterArrays<T>(
+        _ parameters: [PostgresParameter],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<Int32>, UnsafePointer<Int32>) -> T
+    ) -> T {
+        var storage: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for parameter in parameters {
+            if let bytes = parameter.wireBytes {
+                offsets.append(storage.count)
+                storage.append(contentsOf: bytes)
+                storage.append(0)
+                lengths.append(Int32(bytes.count))
+            } else {
+                offsets.append(nil)
+                lengths.append(0)
+            }
+            formats.append(parameter.isBinary ? 1 : 0)
+        }
+        if storage.isEmpty { storage.append(0) }
+        return storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+            return body(pointers, lengths, formats)
+        }
+    }
+
+    // MARK: LISTEN / NOTIFY
+
+    /// Waits up to `timeout` seconds for data on the socket, then returns the channels notified.
+    func waitForNotifications(timeout: Double) throws -> [String] {
+        guard let handle else { throw PostgresError(.connectionLost, message: "connection is closed") }
+        var channels = drainNotifications(handle)
+        if !channels.isEmpty { return channels }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(timeout * 1000))
+        if ready < 0, errno != EINTR {
+            throw PostgresError(.connectionLost, message: "poll failed: errno \(errno)")
+        }
+        guard PQconsumeInput(handle) == 1 else {
+            throw PostgresError(.connectionLost, message: Self.lastError(handle))
+        }
+        channels = drainNotifications(handle)
+        return channels
+    }
+
+    private func drainNotifications(_ handle: OpaquePointer) -> [String] {
+        var channels: [String] = []
+        while let notification = PQnotifies(handle) {
+            channels.append(String(cString: notification.pointee.relname))
+            PQfreemem(notification)
+        }
+        return channels
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import LedgerCore
+import LedgerEventStore
+import LedgerPostgres
+import LedgerTestSupport
+import Testing
+
+@Suite("Event store: append")
+struct AppendTests {
+    static func event(_ type: String = "account.registered", _ text: String = "{}") -> NewEvent {
+        NewEvent(type: type, payload: Array(text.utf8), metadata: EventMetadata(actor: "test"))
+    }
+
+    @Test("appends several events atomically and reads them back in version order")
+    func appendAndRead() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            let first = try await store.append(
+                to: stream, streamType: "account", subjectID: stream, expected: .noStream,
+                events: [Self.event("account.registered", #"{"email":"a@b.c"}"#), Self.event("email.verified")])
+            #expect(first.firstVersion == 1)
+            #expect(first.lastVersion == 2)
+            #expect(!first.replayed)
+            let second = try await store.append(
+                to: stream, streamType: "account", subjectID: stream, expected: .exact(2), events: [Self.event("session.started")])
+            #expect(second.firstVersion == 3)
+            let events = try await store.readStream(stream)
+            #expect(events.map(\.type) == ["account.registered", "email.verified", "session.started"])
+            #expect(events.map(\.streamVersion) == [1, 2, 3])
+            #expect(events[0].payload.map { String(decoding: $0, as: UTF8.self) } == #"{"email":"a@b.c"}"#)
+            #expect(events[0].metadata.actor == "test")
+            #expect(events[0].recordedAt == db.clock.now() || abs(events[0].recordedAt.timeIntervalSince(db.clock.now())) < 0.000_001)
+            #expect(try await store.streamVersion(stream) == 3)
+        }
+    }
+
+    @Test("a wrong expected version is a typed conflict carrying the actual version")
+    func expectedVersionConflict() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            try await store.append(to: stream, streamType: "account", subjectID: nil, expected: .noStream, events: [Self.event()])
+            for expectation in [ExpectedVersion.noStream, .exact(0), .exact(5)] {
+                let error = await #expect(throws: EventStoreError.self) {
+                    try await store.append(to: stream, streamType: "account", subjectID: nil, expected: expectation, events: [Self.event()])
+                }
+                #expect(error?.code == .wrongExpectedVersion)
+                #expect(error?.actualVersion == 1)
+            }
+            let missing = await #expect(throws: EventStoreError.self) {
+                try await store.append(to: UUID(), streamType: "account", subjectID: nil, expected: .streamExists, events: [Self.event()])
+            }
+            #expect(missing?.actualVersion == 0)
+            try await store.append(to: stream, streamType: "account", subjectID: nil, expected: .any, events: [Self.event()])
+            #expect(try await store.streamVersion(stream) == 2)
+        }
+    }
+
+    @Test("two racing appends with the same expected version: exactly one wins")
+    func racingAppends() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            try await store.append(to: stream, streamType: "account", subjectID: stream, expected: .noStream, events: [Self.event()])
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            try await store.append(
+                                to: stream, streamType: "account", subjectID: stream, expected: .exact(1),
+                                events: [Self.event("email.verified")])
+                            return true
+                        } catch let error as EventStoreError {
+                            return error.code == .wrongExpectedVersion ? false : true
+                        } catch {
+                            return true
+                        }
+                    }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 1)
+            #expect(try await store.streamVersion(stream) == 2)
+        }
+    }
+
+    @Test("a retried append returns the original result; reusing an id for other content is refused")
+    func idempotency() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            let events = [Self.event("account.registered", #"{"n":1}"#), Self.event("email.verified", #"{"n":2}"#)]
+            let original = try await store.append(
+                to: stream, streamType: "account", subjectID: stream, expected: .noStream, events: events)
+            db.clock.advance(by: 5)
+            let retried = try await store.append(
+                to: stream, streamType: "account", subjectID: stream, expected: .noStream, events: events)
+            #expect(retried.replayed)
+            #expect(retried.firstVersion == original.firstVersion)
+            #expect(retried.lastVersion == original.lastVersion)
+            #expect(retried.firstPosition == original.firstPosition)
+            #expect(try await store.readStream(stream).count == 2)
+
+            var altered = events
+            altered[1].payload = Array(#"{"n":3}"#.utf8)
+            let conflict = await #expect(throws: EventStoreError.self) {
+                try await store.append(to: stream, streamType: "account", subjectID: stream, expected: .any, events: altered)
+            }
+            #expect(conflict?.code == .idempotencyConflict)
+
+            let partial = [events[0], Self.event("session.started")]
+            let partialConflict = await #expect(throws: EventStoreError.self) {
+                try await store.append(to: stream, streamType: "account", subjectID: stream, expected: .any, events: partial)
+            }
+            #expect(partialConflict?.code == .idempotencyConflict)
+
+            let otherStream = await #expect(throws: EventStoreError.self) {
+                try await store.append(to: UUID(), streamType: "account", subjectID: nil, expected: .any, events: [events[0]])
+            }
+            #expect(otherStream?.code == .idempotencyConflict)
+            #expect(try await store.readStream(stream).count == 2)
+        }
+    }
+
+    @Test("event types must be lower snake case and dot-separated")
+    func eventTypeRule() async throws {
+        #expect(NewEvent.isValidType("account.registered"))
+        #expect(NewEvent.isValidType("phone.otp_issued"))
+        #expect(!NewEvent.isValidType("AccountRegistered"))
+        #expect(!NewEvent.isValidType("account"))
+        #expect(!NewEvent.isValidType("account..x"))
+        try await TestPostgres.withDatabase { db in
+            let error = await #expect(throws: EventStoreError.self) {
+                try await db.eventStore().append(
+                    to: UUID(), streamType: "account", subjectID: nil, expected: .any, events: [Self.event("Bad.Type")])
+            }
+            #expect(error?.code == .invalidEvent)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerEventStore
+import LedgerPostgres
+import Logging
+
+/// The PostgreSQL server the tests run against: the one `scripts/test.sh` started
+/// (`LEDGER_TEST_PG_PORT`), or else a throwaway cluster this process starts and stops.
+public enum TestPostgres {
+    private static let state = ServerState()
+
+    /// The port of the test server, starting a local cluster on first use when none was given.
+    public static func port() async throws -> Int {
+        try await state.port()
+    }
+
+    public static func url(database: String) async throws -> String {
+        "postgresql://postgres@127.0.0.1:\(try await port())/\(database)?connect_timeout=5"
+    }
+
+    /// The repository's `schema/` folder.
+    public static var schemaDirectory: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("schema")
+    }
+
+    /// Runs `body` with a new, migrated database that is dropped afterwards.
+    public static func withDatabase<T>(
+        migrated: Bool = true, maximumConnections: Int = 12, _ body: (TestDatabase) async throws -> T
+    ) async throws -> T {
+        let name = "t_" + Hex.encode(try SecureRandom.bytes(6))
+        let admin = PostgresClient(configuration: .init(url: try await url(database: "postgres"), maximumConnections: 1))
+        try await admin.query("CREATE DATABASE \(name)")
+        let database = TestDatabase(
+            name: name, url: try await url(database: name), maximumConnections: maximumConnections)
+        do {
+            if migrated {
+                try await SchemaMigrator(directory: schemaDirectory).migrate(client: database.client)
+            }
+            let value = try await body(database)
+            await database.close()
+            try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            await admin.shutdown()
+            return value
+        } catch {
+            await database.close()
+            _ = try? await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            await admin.shutdown()
+            throw error
+        }
+    }
+}
+
+/// A database of one test.
+public final class TestDatabase: Sendable {
+    public let name: String
+    public let url: String
+    public let client: PostgresClient
+    public let masterKey: MasterKey
+    public let clock: ManualClock
+
+    init(name: String, url: String, maximumConnections: Int) {
+        self.name = name
+        self.url = url
+        self.client = PostgresClient(configuration: .init(url: url, maximumConnections: maximumConnections))
+        self.masterKey = try! MasterKey.generate()
+        self.clock = ManualClock()
+    }
+
+    /// An event store on this database with the test's clock and master key.
+    public func eventStore(masterKey: MasterKey? = nil) -> EventStore {
+        EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey ?? self.masterKey), clock: clock)
+    }
+
+    func close() async {
+        await client.shutdown()
+    }
+}
+
+private actor ServerState {
+    private var starting: Task<Int, any Error>?
+
+    /// One start for the whole process: concurrent tests share the same task.
+    func port() async throws -> Int {
+        if let starting { return try await starting.value }
+        let task = Task<Int, any Error> {
+            if let configured = ProcessInfo.processInfo.environment["LEDGER_TEST_PG_PORT"], let port = Int(configured) {
+                return port
+            }
+            let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ledger-tests-\(getpid())")
+            let cluster = try await LocalCluster.start(directory: directory, database: "ledger", durable: false)
+            ClusterReaper.register(cluster)
+            return cluster.port
+        }
+        starting = task
+        return try await task.value
+    }
+}
+
+/// Stops a cluster this process started when the process exits.
+private enum ClusterReaper {
+    nonisolated(unsafe) static var cluster: LocalCluster?
+
+    static func register(_ cluster: LocalCluster) {
+        self.cluster = cluster
+        atexit { ClusterReaper.cluster?.stop() }
+    }
+}
