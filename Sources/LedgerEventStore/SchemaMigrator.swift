@@ -15,6 +15,13 @@ public struct SchemaMigrator: Sendable {
         public let version: Int
         public let name: String
         public let sql: String
+
+        public init(version: Int, name: String, sql: String) {
+            self.version = version
+            self.name = name
+            self.sql = sql
+        }
+
         public var checksum: String { Hex.encode(SHA256.hash(Array(sql.utf8))) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 import Logging
 
 /// A throwaway PostgreSQL cluster on this machine, made with the installed server's `initdb`
@@ -41,6 +42,13 @@ public final class LocalCluster: Sendable {
     ) async throws -> LocalCluster {
         let binDirectory = try findBinDirectory()
         let fileManager = FileManager.default
+        // A cluster left running by a process that died: stop it before wiping its files.
+        if fileManager.fileExists(atPath: directory.appendingPathComponent("data/postmaster.pid").path) {
+            let owner = geteuid() == 0 ? ("/usr/sbin/runuser", ["-u", "postgres", "--"]) : ("", [])
+            let pgCtl = binDirectory.appendingPathComponent("pg_ctl").path
+            let arguments = ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"]
+            _ = owner.0.isEmpty ? try? ChildProcess.run(pgCtl, arguments) : try? ChildProcess.run(owner.0, owner.1 + [pgCtl] + arguments)
+        }
         try? fileManager.removeItem(at: directory)
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         let runAsPostgres = geteuid() == 0

@@ -35,11 +35,13 @@ public final class PostgresListener: @unchecked Sendable {
     }
 
     public func stop() {
-        lock.withLock {
+        // Finished outside the lock: finishing runs `onTermination`, which takes the lock.
+        let finishing: [AsyncStream<Void>.Continuation] = lock.withLock {
             stopped = true
-            for continuation in subscribers.values { continuation.finish() }
-            subscribers.removeAll()
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
         }
+        for continuation in finishing { continuation.finish() }
     }
 
     /// A stream that yields each time a notification (or a reconnect) happens.
@@ -58,7 +60,8 @@ public final class PostgresListener: @unchecked Sendable {
     private var isStopped: Bool { lock.withLock { stopped } }
 
     private func wakeAll() {
-        lock.withLock { for continuation in subscribers.values { continuation.yield() } }
+        let woken = lock.withLock { Array(subscribers.values) }
+        for continuation in woken { continuation.yield() }
     }
 
     private func run() {

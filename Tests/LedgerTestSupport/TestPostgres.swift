@@ -108,3 +108,20 @@ private enum ClusterReaper {
         atexit { ClusterReaper.cluster?.stop() }
     }
 }
+
+extension EventStore {
+    /// Waits until the global feed shows at least `count` events. The feed only shows
+    /// transactions older than every running one in the whole cluster, and other tests run
+    /// transactions in parallel, so a just-committed event may take a moment to appear.
+    public func waitForFeed(count: Int, timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await readAll(after: .start, limit: count).events.count >= count { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw FeedTimeout()
+    }
+}
+
+/// The feed did not reach the expected size in time.
+public struct FeedTimeout: Error {}

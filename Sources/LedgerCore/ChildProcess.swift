@@ -4,13 +4,13 @@ import Foundation
 ///
 /// Foundation's `Process.waitUntilExit` can hang when called from Swift concurrency on Linux;
 /// this blocks only the calling thread and nothing else.
-enum ChildProcess {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public enum ChildProcess {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Runs `executable` with `arguments`; returns its exit status and combined output.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let outputPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("ledger-child-\(UUID().uuidString).log").path
         defer { unlink(outputPath) }

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerEventStore
+import LedgerPostgres
+import LedgerServer
+
+/// `ledger bench`: event-store throughput against a real database (BENCHMARKS.md).
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Measure event-store throughput.",
+        subcommands: [AppendBench.self, FeedBench.self])
+}
+
+/// An event payload of the same size as pg-ceiling's row (~310 bytes of JSON).
+let benchPayload = Array(
+    #"{"orderId":"6f1c2a9e-3b7d-4c1e-9a55-2d8e7f0b1c34","customerId":"c-0042917","currency":"EUR","lines":[{"sku":"SKU-000123","qty":2,"unitPrice":1999},{"sku":"SKU-004567","qty":1,"unitPrice":4950},{"sku":"SKU-008901","qty":3,"unitPrice":725}],"shipping":{"method":"standard","country":"DE"},"note":"leave at door"}"#.utf8)
+
+/// Peak resident memory of this process, from /proc.
+func peakRSSMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
+    return kib / 1024
+}
+
+struct AppendBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "append", abstract: "Appends/s with N concurrent writers.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "Concurrent writers (one connection each).") var writers = 8
+    @Option(help: "Seconds to run.") var seconds = 15.0
+    @Option(help: "Events per append.") var batch = 1
+
+    func run() async throws {
+        let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
+        let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers + 1))
+        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
+        try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let started = ContinuousClock.now
+        let writers = self.writers
+        let batch = self.batch
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<writers {
+                group.addTask {
+                    let streams = (0..<50).map { _ in UUID() }
+                    var appended = 0
+                    var turn = 0
+                    while ContinuousClock.now < deadline {
+                        let stream = streams[turn % streams.count]
+                        turn += 1
+                        let events = (0..<batch).map { _ in NewEvent(type: "bench.appended", payload: benchPayload) }
+                        try await store.append(to: stream, streamType: "bench", subjectID: stream, expected: .any, events: events)
+                        appended += batch
+                    }
+                    return appended
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = ContinuousClock.now - started
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let appendsPerSecond = Double(counts / batch) / elapsedSeconds
+        print(String(
+            format: "bench append writers=%d batch=%d seconds=%.1f events=%d appends_per_s=%.0f events_per_s=%.0f peak_rss_mib=%.1f",
+            writers, batch, elapsedSeconds, counts, appendsPerSecond, Double(counts) / elapsedSeconds, peakRSSMiB()))
+        await client.shutdown()
+    }
+}
+
+struct FeedBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "feed", abstract: "Global-feed read rate over N events (loads them first when missing).")
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "Events in the feed.") var events = 1_000_000
+    @Option(help: "Events per page.") var pageSize = 5000
+
+    func run() async throws {
+        let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
+        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 4))
+        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
+        try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
+        let present = try await client.query("SELECT count(*) FROM events")[0].int(0) ?? 0
+        if present < events {
+            try await load(Int(Int64(events) - present), into: store)
+        }
+        try await client.query("VACUUM ANALYZE events")
+        // Warm the cache once, then measure a full read in commit order with payloads opened.
+        _ = try await readAll(store)
+        let started = ContinuousClock.now
+        let (read, bytes) = try await readAll(store)
+        let elapsed = ContinuousClock.now - started
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(String(
+            format: "bench feed events=%d page=%d seconds=%.2f events_per_s=%.0f payload_mib=%.1f peak_rss_mib=%.1f",
+            read, pageSize, elapsedSeconds, Double(read) / elapsedSeconds, Double(bytes) / 1_048_576, peakRSSMiB()))
+        await client.shutdown()
+    }
+
+    private func readAll(_ store: EventStore) async throws -> (Int, Int) {
+        var cursor = FeedCursor.start
+        var read = 0
+        var bytes = 0
+        while true {
+            let page = try await store.readAll(after: cursor, limit: pageSize)
+            if page.events.isEmpty { return (read, bytes) }
+            read += page.events.count
+            for event in page.events { bytes += event.payload?.count ?? 0 }
+            cursor = page.nextCursor
+        }
+    }
+
+    /// Loads events in 100-event appends over 1,000 subjects, from two writers.
+    private func load(_ count: Int, into store: EventStore) async throws {
+        let subjects = (0..<1000).map { _ in UUID() }
+        let perWriter = (count + 1) / 2
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    var loaded = 0
+                    var turn = writer
+                    while loaded < perWriter {
+                        let size = min(100, perWriter - loaded)
+                        let subject = subjects[turn % subjects.count]
+                        turn += 2
+                        let events = (0..<size).map { _ in NewEvent(type: "bench.appended", payload: benchPayload) }
+                        try await store.append(to: subject, streamType: "bench", subjectID: subject, expected: .any, events: events)
+                        loaded += size
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import LedgerCrypto
+import LedgerEventStore
+import LedgerPostgres
+import LedgerServer
+import Logging
+
+/// Where the database is: `--database-url`, else `DATABASE_URL`.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("database-url"), help: "PostgreSQL connection URL (default: $DATABASE_URL).")
+    var databaseURL: String?
+
+    func requiredURL(_ configuration: LedgerConfiguration) throws -> String {
+        guard let url = databaseURL ?? configuration.databaseURL else {
+            throw ValidationError("set DATABASE_URL (or --database-url) to the PostgreSQL database")
+        }
+        return url
+    }
+}
+
+/// The master key from `LEDGER_MASTER_KEY`, or the development key kept under `.ledger/`.
+enum MasterKeySource {
+    static let developmentKeyPath = ".ledger/dev-master-key"
+
+    static func load(_ configuration: LedgerConfiguration, allowDevelopmentKey: Bool, logger: Logger) throws -> MasterKey {
+        if let text = configuration.masterKey {
+            do {
+                return try MasterKey(base64: text)
+            } catch {
+                throw ValidationError("LEDGER_MASTER_KEY must be base64 of 32 bytes")
+            }
+        }
+        guard allowDevelopmentKey else {
+            throw ValidationError("set LEDGER_MASTER_KEY to base64 of 32 random bytes (openssl rand -base64 32)")
+        }
+        let url = URL(fileURLWithPath: developmentKeyPath)
+        if let saved = try? String(contentsOf: url, encoding: .utf8), let key = try? MasterKey(base64: saved) {
+            return key
+        }
+        let key = try MasterKey.generate()
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data((key.base64 + "\n").utf8).write(to: url, options: .atomic)
+        chmod(url.path, 0o600)
+        logger.warning("generated a development master key", metadata: ["path": "\(developmentKeyPath)", "key_id": "\(key.keyID)"])
+        return key
+    }
+}

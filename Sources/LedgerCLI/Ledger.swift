@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+@main
+struct Ledger: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ledger",
+        abstract: "Account Ledger: an event-sourced identity and account-lifecycle service.",
+        subcommands: [ServeCommand.self, MigrateCommand.self, VerifyCommand.self, BenchCommand.self])
+
+    /// Logs go to standard error at `LOG_LEVEL` (default info).
+    static func bootstrapLogging() {
+        let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import LedgerCore
+import LedgerEventStore
+import LedgerPostgres
+import LedgerServer
+import Logging
+
+/// `ledger serve`: the HTTP service. Without a database URL it runs a throwaway local
+/// PostgreSQL cluster and a development master key, and says so.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the HTTP service.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "HTTP port (default: $LEDGER_PORT or 8080).")
+    var port: Int?
+
+    @Option(help: "Address to listen on.")
+    var host: String = "0.0.0.0"
+
+    @Flag(help: "Apply pending migrations before serving (always on for the development cluster).")
+    var migrate = false
+
+    func run() async throws {
+        Ledger.bootstrapLogging()
+        let logger = Logger(label: "ledger")
+        var configuration = try LedgerConfiguration.fromEnvironment()
+        if let port { configuration.port = port }
+        configuration.host = host
+        configuration.databaseURL = database.databaseURL ?? configuration.databaseURL
+
+        var cluster: LocalCluster?
+        if configuration.databaseURL == nil {
+            let directory = URL(fileURLWithPath: ".ledger/dev-cluster", relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            let started = try await LocalCluster.start(directory: directory.standardizedFileURL, database: "ledger")
+            cluster = started
+            configuration.databaseURL = started.url
+            FileHandle.standardError.write(Data("""
+                ────────────────────────────────────────────────────────────────────────
+                 DEVELOPMENT SETUP — not for production.
+                 No DATABASE_URL was set, so a throwaway PostgreSQL cluster is running at
+                 \(started.url)
+                 (files in .ledger/dev-cluster, deleted when this process stops), and
+                 payloads are sealed with a development master key (.ledger/dev-master-key).
+                 Set DATABASE_URL and LEDGER_MASTER_KEY for a real deployment.
+                ────────────────────────────────────────────────────────────────────────
+
+                """.utf8))
+        }
+        defer { cluster?.stop() }
+
+        let url = configuration.databaseURL!
+        let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: cluster != nil, logger: logger)
+        let client = PostgresClient(configuration: .init(url: url, maximumConnections: configuration.databaseMaxConnections))
+        let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
+        do {
+            if migrate || cluster != nil {
+                try await migrator.migrate(client: client)
+            } else {
+                let status = try await migrator.status(client: client)
+                guard status.mismatched.isEmpty else {
+                    throw ValidationError(
+                        "refusing to start: applied migrations \(status.mismatched) differ from their files in schema/")
+                }
+                guard status.pending.isEmpty else {
+                    throw ValidationError(
+                        "refusing to start: \(status.pending.count) migration(s) pending; run `ledger migrate` (or serve --migrate)")
+                }
+            }
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+
+        let clock = SystemClock()
+        let eventStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: clock)
+        let listener = eventStore.listenForRemoteCommits(url: url)
+        let services = LedgerServices(
+            configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock)
+        let app = buildApplication(services, logger: logger)
+        logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
+        do {
+            try await app.runService()
+        } catch {
+            logger.error("server stopped with an error", metadata: ["error": "\(error)"])
+        }
+        listener.stop()
+        await client.shutdown()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The HTTP application: the router on a server at the configured address.
+public func buildApplication(_ services: LedgerServices, logger: Logger) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(services),
+        configuration: .init(
+            address: .hostname(services.configuration.host, port: services.configuration.port),
+            serverName: "account-ledger"),
+        logger: logger)
+}
+
+/// Every route of the API, behind the request-id and error middleware.
+public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
+    let router = Router(context: LedgerRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
+    router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
+    return router
+}

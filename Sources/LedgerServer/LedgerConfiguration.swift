@@ -1,0 +1,93 @@
+import Foundation
+
+/// Everything the service reads from its environment (API.md, "Configuration"); defaults are
+/// the seeds' values. Flags of `ledger serve` override the environment.
+public struct LedgerConfiguration: Sendable {
+    public var databaseURL: String?
+    public var host = "0.0.0.0"
+    public var port = 8080
+    /// base64 of 32 bytes; generated in development when absent.
+    public var masterKey: String?
+    public var deliveryWebhookURL: String?
+    public var deliveryWebhookSecret: String?
+    public var otpTTLSeconds = 300
+    public var otpMaxAttempts = 5
+    public var otpResendLimit = 3
+    public var otpResendWindowSeconds = 900
+    public var otpResendIntervalSeconds = 30
+    public var reauthTTLSeconds = 900
+    public var ipOTPLimit = 30
+    public var ipLoginFailureLimit = 50
+    public var trustedProxies: [String] = []
+    public var emailLinkTTLSeconds = 1800
+    public var emailRevertTTLSeconds = 604_800
+    public var loginMaxFailures = 5
+    public var loginLockoutSeconds = 900
+    public var purgeAfterSeconds = 2_592_000
+    public var signupCooldownSeconds = 604_800
+    public var scryptLogN = 17
+    public var appleJWKS = "https://appleid.apple.com/auth/keys"
+    public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
+    public var appleClientIDs: [String] = []
+    public var googleClientIDs: [String] = []
+    /// Connections in the PostgreSQL pool.
+    public var databaseMaxConnections = 16
+
+    public init() {}
+
+    /// Reads the variables of API.md; a malformed number is an error naming the variable.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerConfiguration {
+        var configuration = LedgerConfiguration()
+        func string(_ name: String) -> String? {
+            guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+            return value
+        }
+        func integer(_ name: String, _ target: inout Int, minimum: Int = 0) throws {
+            guard let text = string(name) else { return }
+            guard let value = Int(text), value >= minimum else {
+                throw ConfigurationError("\(name) must be a whole number ≥ \(minimum), got '\(text)'")
+            }
+            target = value
+        }
+        func list(_ name: String) -> [String]? {
+            string(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        }
+        configuration.databaseURL = string("DATABASE_URL")
+        try integer("LEDGER_PORT", &configuration.port, minimum: 0)
+        configuration.masterKey = string("LEDGER_MASTER_KEY")
+        configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")
+        configuration.deliveryWebhookSecret = string("LEDGER_DELIVERY_WEBHOOK_SECRET")
+        try integer("LEDGER_OTP_TTL_SECONDS", &configuration.otpTTLSeconds, minimum: 1)
+        try integer("LEDGER_OTP_MAX_ATTEMPTS", &configuration.otpMaxAttempts, minimum: 1)
+        try integer("LEDGER_OTP_RESEND_LIMIT", &configuration.otpResendLimit)
+        try integer("LEDGER_OTP_RESEND_WINDOW_SECONDS", &configuration.otpResendWindowSeconds, minimum: 1)
+        try integer("LEDGER_OTP_RESEND_INTERVAL_SECONDS", &configuration.otpResendIntervalSeconds)
+        try integer("LEDGER_REAUTH_TTL_SECONDS", &configuration.reauthTTLSeconds, minimum: 1)
+        try integer("LEDGER_IP_OTP_LIMIT", &configuration.ipOTPLimit, minimum: 1)
+        try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
+        configuration.trustedProxies = list("LEDGER_TRUSTED_PROXIES") ?? []
+        try integer("LEDGER_EMAIL_LINK_TTL_SECONDS", &configuration.emailLinkTTLSeconds, minimum: 1)
+        try integer("LEDGER_EMAIL_REVERT_TTL_SECONDS", &configuration.emailRevertTTLSeconds, minimum: 1)
+        try integer("LEDGER_LOGIN_MAX_FAILURES", &configuration.loginMaxFailures, minimum: 1)
+        try integer("LEDGER_LOGIN_LOCKOUT_SECONDS", &configuration.loginLockoutSeconds, minimum: 1)
+        try integer("LEDGER_PURGE_AFTER_SECONDS", &configuration.purgeAfterSeconds)
+        try integer("LEDGER_SIGNUP_COOLDOWN_SECONDS", &configuration.signupCooldownSeconds)
+        try integer("LEDGER_SCRYPT_LOG_N", &configuration.scryptLogN, minimum: 1)
+        guard (1...22).contains(configuration.scryptLogN) else {
+            throw ConfigurationError("LEDGER_SCRYPT_LOG_N must be between 1 and 22")
+        }
+        configuration.appleJWKS = string("LEDGER_APPLE_JWKS") ?? configuration.appleJWKS
+        configuration.googleJWKS = string("LEDGER_GOOGLE_JWKS") ?? configuration.googleJWKS
+        configuration.appleClientIDs = list("LEDGER_APPLE_CLIENT_IDS") ?? []
+        configuration.googleClientIDs = list("LEDGER_GOOGLE_CLIENT_IDS") ?? []
+        try integer("LEDGER_DB_MAX_CONNECTIONS", &configuration.databaseMaxConnections, minimum: 1)
+        return configuration
+    }
+}
+
+/// A configuration value that cannot be used.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,23 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The per-request context: Hummingbird's core storage plus the request id every log line
+/// and response carries.
+public struct LedgerRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// From `X-Request-Id` when the caller sent a sane one, generated otherwise.
+    public var requestID: String = ""
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// API.md: bodies over 64 KiB are refused with `413 payload_too_large`.
+    public var maxUploadSize: Int { APILimits.maximumBodyBytes }
+}
+
+/// Limits of the HTTP contract.
+public enum APILimits {
+    public static let maximumBodyBytes = 64 * 1024
+}

@@ -1,0 +1,24 @@
+import Foundation
+import LedgerCore
+import LedgerEventStore
+import LedgerPostgres
+
+/// What the routes need, built once at start-up and shared by every request.
+public struct LedgerServices: Sendable {
+    public let configuration: LedgerConfiguration
+    public let client: PostgresClient
+    public let eventStore: EventStore
+    public let migrator: SchemaMigrator
+    public let clock: any LedgerClock
+
+    public init(
+        configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore,
+        migrator: SchemaMigrator, clock: any LedgerClock
+    ) {
+        self.configuration = configuration
+        self.client = client
+        self.eventStore = eventStore
+        self.migrator = migrator
+        self.clock = clock
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import Testing
+
+@Suite("Crypto primitives (OpenSSL)")
+struct PrimitiveTests {
+    @Test("SHA-256 matches the FIPS 180-2 test vector")
+    func sha256() {
+        #expect(Hex.encode(SHA256.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Hex.encode(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test("HMAC-SHA256 matches RFC 4231 test case 2")
+    func hmac() {
+        let mac = HMACSHA256.authenticate(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
+        #expect(Hex.encode(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
+    @Test("AES-256-GCM round-trips and rejects a flipped bit or other associated data")
+    func aesGCM() throws {
+        let key = try SecureRandom.bytes(32)
+        let nonce = try SecureRandom.bytes(12)
+        let plaintext = Array("the quick brown fox".utf8)
+        let sealed = try AESGCM.seal(key: key, nonce: nonce, plaintext: plaintext, additionalData: [1, 2, 3])
+        #expect(sealed.count == plaintext.count + 16)
+        #expect(try AESGCM.open(key: key, nonce: nonce, sealed: sealed, additionalData: [1, 2, 3]) == plaintext)
+        var tampered = sealed
+        tampered[0] ^= 1
+        #expect(throws: CryptoError.self) { try AESGCM.open(key: key, nonce: nonce, sealed: tampered, additionalData: [1, 2, 3]) }
+        #expect(throws: CryptoError.self) { try AESGCM.open(key: key, nonce: nonce, sealed: sealed, additionalData: [9]) }
+        #expect(throws: CryptoError.self) { try AESGCM.seal(key: [1, 2], nonce: nonce, plaintext: plaintext, additionalData: []) }
+    }
+
+    @Test("constant-time comparison")
+    func constantTime() {
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+        #expect(ConstantTime.equals([], []))
+    }
+
+    @Test("random bytes differ and uniform draws stay in range")
+    func random() throws {
+        #expect(try SecureRandom.bytes(32) != SecureRandom.bytes(32))
+        for _ in 0..<1000 { #expect(try SecureRandom.uniform(below: 10) < 10) }
+    }
+}
+
+@Suite("Envelope encryption")
+struct EnvelopeTests {
+    @Test("a wrapped data key unwraps only under the same master key and subject")
+    func wrapping() throws {
+        let master = try MasterKey.generate()
+        let subject = UUID()
+        let dataKey = try DataKey.generate()
+        let wrapped = try master.wrap(dataKey, subjectID: subject)
+        let unwrapped = try master.unwrap(wrapped, subjectID: subject)
+        let eventID = UUID()
+        #expect(try unwrapped.open(dataKey.seal([1, 2, 3], eventID: eventID), eventID: eventID) == [1, 2, 3])
+
+        let other = try MasterKey.generate()
+        let wrongMaster = #expect(throws: CryptoError.self) { try other.unwrap(wrapped, subjectID: subject) }
+        #expect(wrongMaster?.code == .wrongMasterKey)
+        #expect(wrongMaster?.reason.contains(master.keyID) == true)
+        let wrongSubject = #expect(throws: CryptoError.self) { try master.unwrap(wrapped, subjectID: UUID()) }
+        #expect(wrongSubject?.code == .authenticationFailed)
+    }
+
+    @Test("payload sealing is deterministic per event and bound to the event id")
+    func sealing() throws {
+        let key = try DataKey.generate()
+        let eventID = UUID()
+        let plaintext = Array(#"{"email":"a@b.c"}"#.utf8)
+        let first = try key.seal(plaintext, eventID: eventID)
+        #expect(try key.seal(plaintext, eventID: eventID) == first)
+        #expect(try key.seal(plaintext, eventID: UUID()) != first)
+        #expect(try key.seal(Array("other".utf8), eventID: eventID) != first)
+        #expect(!Hex.encode(first).contains(Hex.encode(plaintext)))
+        #expect(throws: CryptoError.self) { try key.open(first, eventID: UUID()) }
+    }
+
+    @Test("a master key parses from base64 and refuses other lengths")
+    func masterKeyParsing() throws {
+        let key = try MasterKey.generate()
+        #expect(try MasterKey(base64: key.base64).keyID == key.keyID)
+        #expect(throws: CryptoError.self) { try MasterKey(base64: "dGVzdA==") }
+        #expect(throws: CryptoError.self) { try MasterKey(base64: "not base64!") }
+    }
+}
+
+@Suite("Encodings")
+struct EncodingTests {
+    @Test("hex and base64url round-trip and reject junk")
+    func roundTrips() {
+        let bytes: [UInt8] = [0, 1, 0xfe, 0xff, 0x7f]
+        #expect(Hex.decode(Hex.encode(bytes)) == bytes)
+        #expect(Hex.decode("0g") == nil)
+        #expect(Hex.decode("abc") == nil)
+        #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        #expect(Base64URL.decode("a+b/") == nil)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerEventStore
+import LedgerPostgres
+import LedgerTestSupport
+import Testing
+
+@Suite("Event store: hash chain and tampering")
+struct IntegrityTests {
+    /// A stream of five events, for tampering with.
+    static func seed(_ store: EventStore, subject: Bool = true) async throws -> UUID {
+        let stream = UUID()
+        for index in 1...5 {
+            try await store.append(
+                to: stream, streamType: "account", subjectID: subject ? stream : nil, expected: .any,
+                events: [NewEvent(type: "test.changed", payload: Array("{\"n\":\(index)}".utf8), metadata: EventMetadata(actor: "a"))])
+        }
+        return stream
+    }
+
+    @Test("an untouched stream verifies, and the SQL and Swift chains agree")
+    func untouched() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = try await Self.seed(store)
+            let result = try await store.verify(streamID: stream)
+            #expect(result.ok)
+            #expect(result.events == 5)
+            let all = try await store.verifyAll()
+            #expect(all.streams == 1 && all.failures.isEmpty)
+        }
+    }
+
+    @Test("an edited payload is found at its position")
+    func editedPayload() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = try await Self.seed(store, subject: false)
+            try await db.client.query(
+                "UPDATE events SET payload = convert_to('{\"n\":99}', 'UTF8') WHERE stream_id = $1 AND stream_version = 3",
+                [.uuid(stream)])
+            let result = try await store.verify(streamID: stream)
+            #expect(!result.ok)
+            #expect(result.firstBadVersion == 3)
+        }
+    }
+
+    @Test("an edited payload whose digest was recomputed too is still found")
+    func editedPayloadAndDigest() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = try await Self.seed(store, subject: false)
+            try await db.client.query(
+                """
+                UPDATE events SET payload = convert_to('{"n":99}', 'UTF8'), payload_sha256 = sha256(convert_to('{"n":99}', 'UTF8'))
+                WHERE stream_id = $1 AND stream_version = 2
+                """, [.uuid(stream)])
+            #expect(try await store.verify(streamID: stream).firstBadVersion == 2)
+        }
+    }
+
+    @Test("an edited metadata field is found at its position")
+    func editedMetadata() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = try await Self.seed(store)
+            try await db.client.query(
+                "UPDATE events SET metadata = '{\"actor\":\"mallory\"}' WHERE stream_id = $1 AND stream_version = 4",
+                [.uuid(stream)])
+            let result = try await store.verify(streamID: stream)
+            #expect(result.firstBadVersion == 4)
+        }
+    }
+
+    @Test("a deleted event is found: in the middle and at the end")
+    func deletedRows() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let middle = try await Self.seed(store)
+            try await db.client.query("DELETE FROM events WHERE stream_id = $1 AND stream_version = 2", [.uuid(middle)])
+            #expect(try await store.verify(streamID: middle).firstBadVersion == 2)
+
+            let end = try await Self.seed(store)
+            try await db.client.query("DELETE FROM events WHERE stream_id = $1 AND stream_version = 5", [.uuid(end)])
+            let result = try await store.verify(streamID: end)
+            #expect(!result.ok)
+            #expect(result.firstBadVersion == 5)
+
+            let (_, failures) = try await store.verifyAll()
+            #expect(Set(failures.map(\.streamID)) == [middle, end])
+        }
+    }
+
+    @Test("a changed recorded time is found")
+    func editedTime() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = try await Self.seed(store)
+            try await db.client.query(
+                "UPDATE events SET recorded_at = recorded_at - interval '1 day' WHERE stream_id = $1 AND stream_version = 1",
+                [.uuid(stream)])
+            #expect(try await store.verify(streamID: stream).firstBadVersion == 1)
+        }
+    }
+}
+
+@Suite("Event store: envelope encryption")
+struct EncryptionTests {
+    @Test("payloads are stored sealed and read back in the clear")
+    func sealedAtRest() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            let secret = #"{"email":"alice@example.com"}"#
+            try await store.append(
+                to: stream, streamType: "account", subjectID: stream, expected: .noStream,
+                events: [NewEvent(type: "account.registered", payload: Array(secret.utf8))])
+            let raw = try await db.client.query(
+                "SELECT position(convert_to('alice', 'UTF8') IN payload) FROM events WHERE stream_id = $1", [.uuid(stream)])
+            #expect(try raw[0].int(0) == 0)
+            let dump = try await db.client.query("SELECT count(*) FROM subject_keys WHERE wrapped_key IS NOT NULL")
+            #expect(try dump[0].int(0) == 1)
+            #expect(try await store.readStream(stream)[0].payload == Array(secret.utf8))
+        }
+    }
+
+    @Test("a wrong master key fails clearly, naming the key ids")
+    func wrongMasterKey() async throws {
+        try await TestPostgres.withDatabase { db in
+            let stream = UUID()
+            try await db.eventStore().append(
+                to: stream, streamType: "account", subjectID: stream, expected: .noStream,
+                events: [NewEvent(type: "account.registered", payload: Array("{}".utf8))])
+            let stranger = try MasterKey.generate()
+            let error = await #expect(throws: EventStoreError.self) {
+                try await db.eventStore(masterKey: stranger).readStream(stream)
+            }
+            #expect(error?.code == .undecryptable)
+            #expect(error?.message.contains("master key") == true)
+            #expect(error?.message.contains(stranger.keyID) == true)
+        }
+    }
+
+    @Test("a destroyed key leaves payloads unreadable, the chain valid, and the subject closed to appends")
+    func cryptoShredding() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = try await IntegrityTests.seed(store)
+            let other = try await IntegrityTests.seed(store)
+            let destroyed = try await db.client.withConnection { connection in
+                try await store.keyring.destroy(subjectID: stream, at: db.clock.now(), on: connection)
+            }
+            #expect(destroyed)
+            let events = try await store.readStream(stream)
+            #expect(events.count == 5)
+            #expect(events.allSatisfy { $0.isRedacted && $0.payload == nil })
+            #expect(events.allSatisfy { $0.type == "test.changed" && $0.metadata.actor == "a" })
+            #expect(try await store.verify(streamID: stream).ok)
+            #expect(try await store.readStream(other).allSatisfy { !$0.isRedacted })
+            try await store.waitForFeed(count: 10)
+            let feed = try await store.readAll(after: .start, limit: 100)
+            #expect(feed.events.filter(\.isRedacted).count == 5)
+
+            // A fresh store (no cached key) and this one both refuse new events for the subject.
+            for writer in [store, db.eventStore()] {
+                let refused = await #expect(throws: EventStoreError.self) {
+                    try await writer.append(
+                        to: stream, streamType: "account", subjectID: stream, expected: .any,
+                        events: [NewEvent(type: "test.changed", payload: Array("{}".utf8))])
+                }
+                #expect(refused?.code == .subjectKeyDestroyed)
+            }
+        }
+    }
+}
+
+@Suite("Schema migrations")
+struct MigrationTests {
+    @Test("re-running is a no-op")
+    func rerun() async throws {
+        try await TestPostgres.withDatabase { db in
+            let migrator = try SchemaMigrator(directory: TestPostgres.schemaDirectory)
+            #expect(try await migrator.migrate(client: db.client).isEmpty)
+            #expect(try await migrator.status(client: db.client).isCurrent)
+        }
+    }
+
+    @Test("concurrent runs apply each migration exactly once")
+    func concurrentRuns() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let migrator = try SchemaMigrator(directory: TestPostgres.schemaDirectory)
+            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1))
+                        defer { Task { await client.shutdown() } }
+                        return try await migrator.migrate(client: client)
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(applied.sorted() == migrator.migrations.map(\.version))
+            #expect(try await db.client.query("SELECT count(*) FROM schema_migrations")[0].int(0) == Int64(migrator.migrations.count))
+        }
+    }
+
+    @Test("an edited applied file is refused")
+    func editedFileRefused() async throws {
+        try await TestPostgres.withDatabase { db in
+            let original = try SchemaMigrator(directory: TestPostgres.schemaDirectory).migrations
+            var edited = original
+            let first = edited[0]
+            edited[0] = SchemaMigrator.Migration(version: first.version, name: first.name, sql: first.sql + "\n-- edited\n")
+            let migrator = SchemaMigrator(migrations: edited)
+            let status = try await migrator.status(client: db.client)
+            #expect(status.mismatched == [first.version])
+            #expect(!status.isCurrent)
+            await #expect(throws: SchemaError.self) { try await migrator.migrate(client: db.client) }
+        }
+    }
+
+    @Test("a new file is pending, then applied")
+    func pendingThenApplied() async throws {
+        try await TestPostgres.withDatabase { db in
+            let migrations = try SchemaMigrator(directory: TestPostgres.schemaDirectory).migrations
+            let extra = SchemaMigrator.Migration(version: 999, name: "999_extra.sql", sql: "CREATE TABLE extra_table (id int);")
+            let migrator = SchemaMigrator(migrations: migrations + [extra])
+            #expect(try await migrator.status(client: db.client).pending.map(\.version) == [999])
+            #expect(try await migrator.migrate(client: db.client) == [999])
+            #expect(try await migrator.status(client: db.client).isCurrent)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import LedgerPostgres
+import LedgerTestSupport
+import Testing
+
+@Suite("PostgreSQL client on libpq")
+struct ClientTests {
+    @Test("parameters are bound, never spliced: SQL in a value is just text")
+    func boundParameters() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            try await db.client.query("CREATE TABLE notes (id int PRIMARY KEY, body text, data bytea)")
+            let hostile = "x'); DROP TABLE notes; --"
+            try await db.client.query("INSERT INTO notes VALUES ($1, $2, $3)", [1, .text(hostile), .bytea([0, 1, 255])])
+            let row = try await db.client.query("SELECT body, data, id FROM notes WHERE id = $1", [1])[0]
+            #expect(row.string(0) == hostile)
+            #expect(try row.bytes(1) == [0, 1, 255])
+            #expect(try row.int(2) == 1)
+        }
+    }
+
+    @Test("errors are typed with their SQLSTATE")
+    func typedErrors() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            try await db.client.query("CREATE TABLE uniq (k text PRIMARY KEY)")
+            try await db.client.query("INSERT INTO uniq VALUES ($1)", ["a"])
+            let duplicate = await #expect(throws: PostgresError.self) {
+                try await db.client.query("INSERT INTO uniq VALUES ($1)", ["a"])
+            }
+            #expect(duplicate?.code == .uniqueViolation)
+            #expect(duplicate?.sqlState == "23505")
+            #expect(duplicate?.constraint == "uniq_pkey")
+            let syntax = await #expect(throws: PostgresError.self) { try await db.client.query("SELEC 1") }
+            #expect(syntax?.code == .server)
+            #expect(syntax?.sqlState == "42601")
+            let lock = await #expect(throws: PostgresError.self) {
+                try await db.client.query("DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '55P03'; END $$")
+            }
+            #expect(lock?.code == .lockTimeout)
+        }
+    }
+
+    @Test("a transaction commits on return and rolls back on throw")
+    func transactions() async throws {
+        struct Abort: Error {}
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            try await db.client.query("CREATE TABLE t (v int)")
+            try await db.client.transaction { try await $0.query("INSERT INTO t VALUES (1)") }
+            await #expect(throws: Abort.self) {
+                try await db.client.transaction { connection in
+                    try await connection.query("INSERT INTO t VALUES (2)")
+                    throw Abort()
+                }
+            }
+            #expect(try await db.client.query("SELECT count(*) FROM t")[0].int(0) == 1)
+        }
+    }
+
+    @Test("serialization failures run the transaction again")
+    func serializationRetry() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            try await db.client.query("CREATE TABLE counter (n int); INSERT INTO counter VALUES (0)")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        try await db.client.transaction(isolation: .serializable) { connection in
+                            let current = try await connection.query("SELECT n FROM counter")[0].int(0) ?? 0
+                            try await connection.query("UPDATE counter SET n = $1", [.int(current + 1)])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await db.client.query("SELECT n FROM counter")[0].int(0) == 6)
+        }
+    }
+
+    @Test("the pool never opens more than its maximum, even with many concurrent callers")
+    func poolBound() async throws {
+        try await TestPostgres.withDatabase(migrated: false, maximumConnections: 3) { db in
+            let observed = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for _ in 0..<24 {
+                    group.addTask {
+                        try await db.client.query(
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pg_sleep(0.02) IS NOT NULL"
+                        )[0].int(0) ?? 0
+                    }
+                }
+                return try await group.reduce(into: [Int64]()) { $0.append($1) }
+            }
+            #expect(observed.count == 24)
+            #expect(observed.allSatisfy { $0 <= 3 })
+        }
+    }
+
+    @Test("a connection killed by the server is dropped and replaced")
+    func brokenConnectionReplaced() async throws {
+        try await TestPostgres.withDatabase(migrated: false, maximumConnections: 1) { db in
+            let pid = try await db.client.query("SELECT pg_backend_pid()")[0].int(0)!
+            let admin = PostgresClient(configuration: .init(url: try await TestPostgres.url(database: "postgres"), maximumConnections: 1))
+            try await admin.query("SELECT pg_terminate_backend($1::int)", [.int(pid)])
+            await admin.shutdown()
+            try await Task.sleep(for: .milliseconds(100))
+            let newPID = try await db.client.query("SELECT pg_backend_pid()")[0].int(0)!
+            #expect(newPID != pid)
+        }
+    }
+
+    @Test("timestamps round-trip at microsecond precision in UTC")
+    func timestamps() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let date = Date(timeIntervalSince1970: 1_790_000_000.123456)
+            let row = try await db.client.query(
+                "SELECT $1::timestamptz, (extract(epoch FROM $1::timestamptz) * 1000000)::bigint", [.timestamp(date)])[0]
+            #expect(try row.int(1) == PostgresTimestamp.micros(date))
+            #expect(PostgresTimestamp.micros(try row.date(0)!) == PostgresTimestamp.micros(date))
+        }
+    }
+
+    @Test("LISTEN/NOTIFY wakes a listener")
+    func listenNotify() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let listener = PostgresListener(url: db.url, channels: ["ledger_test"])
+            let wakeups = listener.wakeups()
+            listener.start()
+            defer { listener.stop() }
+            var iterator = wakeups.makeAsyncIterator()
+            _ = await iterator.next()  // the wake-up of the first connect
+            try await db.client.query("SELECT pg_notify('ledger_test', '')")
+            let woke = await iterator.next()
+            #expect(woke != nil)
+        }
+    }
+}
