@@ -59,11 +59,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The identity domain: events, state, decisions, rules. Pure: no database, no HTTP.
+        .target(
+            name: "LedgerIdentity",
+            dependencies: ["LedgerCore"],
+            exclude: ["Resources/ATTRIBUTION.md"],
+            resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/countries.json")],
+            swiftSettings: swiftSettings
+        ),
+
         // HTTP API: buildApplication / buildRouter and the controllers.
         .target(
             name: "LedgerServer",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -92,6 +101,11 @@ let package = Package(
         .testTarget(
             name: "LedgerCryptoTests",
             dependencies: ["LedgerCrypto", "LedgerCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerIdentityTests",
+            dependencies: ["LedgerIdentity", "LedgerCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -17,6 +17,12 @@ struct BenchCommand: AsyncParsableCommand {
 let benchPayload = Array(
     #"{"orderId":"6f1c2a9e-3b7d-4c1e-9a55-2d8e7f0b1c34","customerId":"c-0042917","currency":"EUR","lines":[{"sku":"SKU-000123","qty":2,"unitPrice":1999},{"sku":"SKU-004567","qty":1,"unitPrice":4950},{"sku":"SKU-008901","qty":3,"unitPrice":725}],"shipping":{"method":"standard","country":"DE"},"note":"leave at door"}"#.utf8)
 
+/// `LEDGER_MASTER_KEY` when set (so several runs can read each other's events), else a fresh key.
+func benchMasterKey() throws -> MasterKey {
+    if let text = ProcessInfo.processInfo.environment["LEDGER_MASTER_KEY"] { return try MasterKey(base64: text) }
+    return try MasterKey.generate()
+}
+
 /// Peak resident memory of this process, from /proc.
 func peakRSSMiB() -> Double {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
@@ -33,11 +39,13 @@ struct AppendBench: AsyncParsableCommand {
     @Option(help: "Concurrent writers (one connection each).") var writers = 8
     @Option(help: "Seconds to run.") var seconds = 15.0
     @Option(help: "Events per append.") var batch = 1
+    @Option(help: "Append transactions in flight (group commit).") var transactions = 2
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
         let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers + 1))
-        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
+        let store = EventStore(
+            client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()), appendTransactions: transactions)
         try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let started = ContinuousClock.now
@@ -82,7 +90,7 @@ struct FeedBench: AsyncParsableCommand {
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
         let client = PostgresClient(configuration: .init(url: url, maximumConnections: 4))
-        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
+        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()))
         try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
         let present = try await client.query("SELECT count(*) FROM events")[0].int(0) ?? 0
         if present < events {

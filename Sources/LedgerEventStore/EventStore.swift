@@ -14,20 +14,27 @@ public final class EventStore: Sendable {
     public let keyring: SubjectKeyring
     public let clock: any LedgerClock
     let wakeups: FeedWakeups
+    let batcher: AppendBatcher
     let logger: Logger
 
     public init(
         client: PostgresClient, keyring: SubjectKeyring, clock: any LedgerClock = SystemClock(),
-        logger: Logger = Logger(label: "ledger.event-store")
+        appendTransactions: Int = 2, logger: Logger = Logger(label: "ledger.event-store")
     ) {
         self.client = client
         self.keyring = keyring
         self.clock = clock
         self.logger = logger
-        self.wakeups = FeedWakeups(client: client)
+        let wakeups = FeedWakeups(client: client)
+        self.wakeups = wakeups
+        self.batcher = AppendBatcher(client: client, clock: clock, wakeups: wakeups, maximumFlushers: appendTransactions)
     }
 
-    /// Appends `events` to a stream atomically, in their own transaction.
+    /// Appends `events` to a stream atomically.
+    ///
+    /// Concurrent calls are group-committed (at most `appendTransactions` in flight): appends waiting at the same moment share one
+    /// transaction and one round trip (`ledger_append_batch`), each in its own subtransaction,
+    /// so one append's conflict never fails another.
     ///
     /// - Parameters:
     ///   - subjectID: whose data key seals the payloads (nil stores them unencrypted, for
@@ -38,12 +45,18 @@ public final class EventStore: Sendable {
     public func append(
         to streamID: UUID, streamType: String, subjectID: UUID?, expected: ExpectedVersion, events: [NewEvent]
     ) async throws -> AppendResult {
-        let result = try await client.withConnection { connection in
-            try await append(to: streamID, streamType: streamType, subjectID: subjectID, expected: expected,
-                             events: events, on: connection)
+        try PreparedAppend.validate(events)
+        var key: DataKey?
+        if let subjectID {
+            if let cached = keyring.cachedKey(for: subjectID) {
+                key = cached
+            } else {
+                key = try await client.withConnection { try await keyring.dataKey(for: subjectID, on: $0) }
+            }
         }
-        wakeups.committed()
-        return result
+        let prepared = try PreparedAppend(
+            streamID: streamID, streamType: streamType, subjectID: subjectID, expected: expected, events: events, key: key)
+        return try await batcher.submit(prepared)
     }
 
     /// Appends inside the caller's transaction (or autocommit when none is open). The caller
@@ -53,39 +66,14 @@ public final class EventStore: Sendable {
         to streamID: UUID, streamType: String, subjectID: UUID?, expected: ExpectedVersion, events: [NewEvent],
         on connection: PostgresConnection
     ) async throws -> AppendResult {
-        guard !events.isEmpty else { throw EventStoreError(.invalidEvent, "an append needs at least one event") }
-        for event in events where !NewEvent.isValidType(event.type) || event.schemaVersion < 1 {
-            throw EventStoreError(.invalidEvent, "event type '\(event.type)' is not lower snake case, dot-separated")
-        }
-        var sealedPayloads: [UInt8] = []
-        var lengths: [String] = []
-        if let subjectID {
-            let key = try await keyring.dataKey(for: subjectID, on: connection)
-            for event in events {
-                let sealed = try key.seal(event.payload, eventID: event.eventID)
-                sealedPayloads.append(contentsOf: sealed)
-                lengths.append(String(sealed.count))
-            }
-        } else {
-            for event in events {
-                sealedPayloads.append(contentsOf: event.payload)
-                lengths.append(String(event.payload.count))
-            }
-        }
-        let metadata = "[" + events.map(\.metadata.json).joined(separator: ",") + "]"
+        try PreparedAppend.validate(events)
+        let key = try await subjectID.asyncMap { try await keyring.dataKey(for: $0, on: connection) }
+        let prepared = try PreparedAppend(
+            streamID: streamID, streamType: streamType, subjectID: subjectID, expected: expected, events: events, key: key)
         do {
             let result = try await connection.query(
                 "SELECT * FROM ledger_append($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[], $10, $11::int[], $12::jsonb)",
-                [
-                    .uuid(streamID), .text(streamType), .text(expected.sqlKind), .int(expected.sqlVersion),
-                    subjectID.map { .uuid($0) } ?? .null, .timestamp(clock.now()),
-                    .text("{" + events.map(\.eventID.lowercased).joined(separator: ",") + "}"),
-                    .text("{" + events.map(\.type).joined(separator: ",") + "}"),
-                    .text("{" + events.map { String($0.schemaVersion) }.joined(separator: ",") + "}"),
-                    .bytea(sealedPayloads),
-                    .text("{" + lengths.joined(separator: ",") + "}"),
-                    .text(metadata),
-                ])
+                prepared.singleParameters(recordedAt: clock.now()))
             let row = result[0]
             return AppendResult(
                 streamID: streamID,
@@ -104,21 +92,28 @@ public final class EventStore: Sendable {
     }
 
     static func translate(_ error: PostgresError) -> any Error {
-        switch error.sqlState {
+        translate(sqlState: error.sqlState, message: error.message, detail: error.detail) ?? error
+    }
+
+    /// The store's error for one of its SQLSTATEs, nil for any other.
+    static func translate(sqlState: String?, message: String, detail: String?) -> EventStoreError? {
+        switch sqlState {
         case "LA001":
             return EventStoreError(
                 .wrongExpectedVersion, "the stream is at another version than expected",
-                actualVersion: error.detail.flatMap { Int64($0) })
+                actualVersion: detail.flatMap { Int64($0) })
         case "LA003":
             return EventStoreError(.idempotencyConflict, "an event id was already used for other content")
         case "LA004":
             return EventStoreError(.subjectKeyDestroyed, "the subject's data key is missing or destroyed")
         case "LA002":
-            return EventStoreError(.invalidEvent, error.message)
+            return EventStoreError(.invalidEvent, message)
         case "23514":
-            return EventStoreError(.invalidEvent, "an event breaks a store rule: \(error.message)")
+            return EventStoreError(.invalidEvent, "an event breaks a store rule: \(message)")
+        case "23505":
+            return EventStoreError(.idempotencyConflict, "an event id was appended concurrently")
         default:
-            return error
+            return nil
         }
     }
 }

@@ -4,10 +4,13 @@ import LedgerPostgres
 /// Wakes feed followers when events commit: at once in this process, and through a
 /// payload-less `NOTIFY ledger_events` for other processes.
 ///
-/// NOTIFYs are coalesced (at most one in flight) and sent outside the append's transaction:
-/// a NOTIFY inside it would serialize every commit on PostgreSQL's notification queue lock.
+/// NOTIFYs are coalesced — at most one per `notifyInterval`, covering every commit before it —
+/// and sent outside the append's transaction: a NOTIFY inside it would serialize every commit
+/// on PostgreSQL's notification queue lock, and one per append would double the round trips.
 final class FeedWakeups: @unchecked Sendable {
     static let channel = "ledger_events"
+    /// How long a NOTIFY waits to gather further commits: the added cross-process latency.
+    static let notifyInterval: Duration = .milliseconds(5)
 
     private let client: PostgresClient
     private let lock = NSLock()
@@ -76,6 +79,7 @@ final class FeedWakeups: @unchecked Sendable {
 
     private func sendNotifications() async {
         while true {
+            try? await Task.sleep(for: Self.notifyInterval)
             _ = try? await client.query("SELECT pg_notify('\(Self.channel)', '')")
             let again: Bool = lock.withLock {
                 if notifyAgain { notifyAgain = false; return true }

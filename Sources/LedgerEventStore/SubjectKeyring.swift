@@ -45,6 +45,11 @@ public final class SubjectKeyring: Sendable {
         throw EventStoreError(.undecryptable, "could not create a data key for the subject")
     }
 
+    /// The subject's key when this process has it cached, without touching the database.
+    func cachedKey(for subjectID: UUID) -> DataKey? {
+        cache.get(subjectID)
+    }
+
     /// Destroys the subject's key: every payload sealed with it becomes unreadable for good.
     /// Returns false when it was already destroyed or never existed.
     @discardableResult

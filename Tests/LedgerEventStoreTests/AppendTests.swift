@@ -123,6 +123,38 @@ struct AppendTests {
         }
     }
 
+    @Test("group-committed appends fail alone: one conflict among many concurrent appends")
+    func groupCommitIsolation() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let taken = UUID()
+            try await store.append(to: taken, streamType: "account", subjectID: taken, expected: .noStream, events: [Self.event()])
+            let outcomes = await withTaskGroup(of: (UUID, Bool).self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let stream = index == 17 ? taken : UUID()
+                        do {
+                            try await store.append(
+                                to: stream, streamType: "account", subjectID: stream, expected: .noStream,
+                                events: [Self.event("account.registered", "{\"i\":\(index)}"), Self.event("email.verified")])
+                            return (stream, true)
+                        } catch {
+                            return (stream, false)
+                        }
+                    }
+                }
+                return await group.reduce(into: [(UUID, Bool)]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { !$0.1 }.map(\.0) == [taken])
+            for (stream, succeeded) in outcomes where succeeded {
+                let events = try await store.readStream(stream)
+                #expect(events.map(\.streamVersion) == [1, 2])
+                #expect(try await store.verify(streamID: stream).ok)
+            }
+            #expect(try await store.readStream(taken).count == 1)
+        }
+    }
+
     @Test("event types must be lower snake case and dot-separated")
     func eventTypeRule() async throws {
         #expect(NewEvent.isValidType("account.registered"))

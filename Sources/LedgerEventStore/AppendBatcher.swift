@@ -1,0 +1,135 @@
+import Foundation
+import LedgerCore
+import LedgerPostgres
+
+/// Group commit for standalone appends.
+///
+/// Up to `maximumFlushers` transactions are in flight; appends arriving while they are busy
+/// queue up, and the next free flusher takes all of them (up to `maximumBatch`) into one
+/// `ledger_append_batch` call. An idle store adds no latency: a lone append is sent at once.
+final class AppendBatcher: @unchecked Sendable {
+    private typealias Waiter = (append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>)
+
+    private let client: PostgresClient
+    private let clock: any LedgerClock
+    private let wakeups: FeedWakeups
+    private let maximumFlushers: Int
+    private let maximumBatch: Int
+    private let lock = NSLock()
+    private var pending: [Waiter] = []
+    private var flushers = 0
+
+    init(client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, maximumFlushers: Int = 2, maximumBatch: Int = 64) {
+        self.client = client
+        self.clock = clock
+        self.wakeups = wakeups
+        self.maximumFlushers = max(1, min(maximumFlushers, client.configuration.maximumConnections))
+        self.maximumBatch = maximumBatch
+    }
+
+    func submit(_ append: PreparedAppend) async throws -> AppendResult {
+        try await withCheckedThrowingContinuation { continuation in
+            let startFlusher: Bool = lock.withLock {
+                pending.append((append, continuation))
+                guard flushers < maximumFlushers else { return false }
+                flushers += 1
+                return true
+            }
+            if startFlusher { Task { await flush() } }
+        }
+    }
+
+    /// Serves the queue until it is empty. The flusher keeps one connection and works on its
+    /// blocking thread, so an append costs no thread hop besides its own wake-up.
+    private func flush() async {
+        do {
+            try await client.withConnection { connection in
+                try await connection.withBlockingAccess { connection in
+                    while let batch = self.takeBatch() {
+                        self.execute(batch, on: connection)
+                    }
+                }
+            }
+        } catch {
+            // The connection could not be had or broke: fail what is queued now rather than
+            // leave it waiting, and let the next append start a fresh flusher.
+            let stranded: [Waiter] = lock.withLock {
+                defer { pending.removeAll(); flushers -= 1 }
+                return pending
+            }
+            let failure = (error as? PostgresError).map(EventStore.translate) ?? error
+            for waiter in stranded { waiter.continuation.resume(throwing: failure) }
+        }
+    }
+
+    /// The next batch, or nil (and this flusher retires) when nothing waits.
+    private func takeBatch() -> [Waiter]? {
+        lock.withLock {
+            if pending.isEmpty {
+                flushers -= 1
+                return nil
+            }
+            let taken = Array(pending.prefix(maximumBatch))
+            pending.removeFirst(taken.count)
+            return taken
+        }
+    }
+
+    private func execute(_ batch: [Waiter], on connection: PostgresConnection) {
+        var attempt = 0
+        while true {
+            do {
+                let results = try run(batch.map(\.append), on: connection)
+                wakeups.committed()
+                for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
+                return
+            } catch let error as PostgresError where error.isTransient && attempt < 3 {
+                attempt += 1
+            } catch let error as PostgresError {
+                let translated = EventStore.translate(error)
+                for waiter in batch { waiter.continuation.resume(throwing: translated) }
+                return
+            } catch {
+                for waiter in batch { waiter.continuation.resume(throwing: error) }
+                return
+            }
+        }
+    }
+
+    /// One round trip, one transaction; per-append outcomes.
+    private func run(_ appends: [PreparedAppend], on connection: PostgresConnection) throws -> [Result<AppendResult, any Error>] {
+        let recordedAt = clock.now()
+        if appends.count == 1 {
+            let append = appends[0]
+            let rows = try connection.executeSync(
+                "SELECT * FROM ledger_append($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[], $10, $11::int[], $12::jsonb)",
+                append.singleParameters(recordedAt: recordedAt))
+            return [.success(try Self.result(rows[0], streamID: append.streamID, offset: 0))]
+        }
+        let rows = try connection.executeSync(
+            """
+            SELECT * FROM ledger_append_batch($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::uuid[], $6::int[], $7,
+                                              $8::uuid[], $9::text[], $10::int[], $11, $12::int[], $13::jsonb)
+            """,
+            PreparedAppend.batchParameters(appends, recordedAt: recordedAt))
+        var outcomes: [Result<AppendResult, any Error>] = []
+        for (index, append) in appends.enumerated() {
+            let row = rows[index]
+            if let state = row.string(6) {
+                let error = EventStore.translate(sqlState: state, message: "append failed (\(state))", detail: row.string(7))
+                outcomes.append(.failure(error ?? PostgresError(.server, sqlState: state, message: "append failed")))
+            } else {
+                outcomes.append(.success(try Self.result(row, streamID: append.streamID, offset: 1)))
+            }
+        }
+        return outcomes
+    }
+
+    private static func result(_ row: PostgresRow, streamID: UUID, offset: Int) throws -> AppendResult {
+        AppendResult(
+            streamID: streamID,
+            firstVersion: try row.int(offset) ?? 0, lastVersion: try row.int(offset + 1) ?? 0,
+            firstPosition: try row.int(offset + 2) ?? 0, lastPosition: try row.int(offset + 3) ?? 0,
+            replayed: try row.bool(offset + 4) ?? false)
+    }
+}

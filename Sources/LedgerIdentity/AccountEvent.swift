@@ -1,0 +1,185 @@
+import Foundation
+
+/// The catalogue of identity events on an account's stream.
+///
+/// Each case has a stable type name (lower snake case, dot-separated, past tense) and a
+/// schema version; payloads are JSON. Older schema versions are upcast in `decode` so that
+/// `evolve` only ever sees the current shape. Payloads never hold a plain token, code or
+/// password: only hashes, which are sealed with the account's data key like every payload.
+public enum AccountEvent: Sendable, Equatable {
+    case registered(Registered)
+    case passwordSet(PasswordSet)
+    case emailVerificationSent(EmailLinkSent)
+    case emailVerified(EmailVerified)
+    case passwordResetRequested(EmailLinkSent)
+    case sessionStarted(SessionStarted)
+    case sessionRefreshed(SessionRefreshed)
+    case sessionRevoked(SessionRevoked)
+    case loginFailed(LoginFailed)
+    case loginThrottled(LoginThrottled)
+    case handleClaimed(HandleClaimed)
+    case profileUpdated(ProfileUpdated)
+
+    public struct Registered: Codable, Sendable, Equatable {
+        public var email: String?
+        public var displayName: String?
+        public var method: String
+        enum CodingKeys: String, CodingKey { case email, displayName = "display_name", method }
+    }
+
+    public struct PasswordSet: Codable, Sendable, Equatable {
+        /// The self-describing scrypt string; never the password.
+        public var passwordHash: String
+        /// `signup`, `change`, `reset`, `rehash`.
+        public var reason: String
+        enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", reason }
+    }
+
+    public struct EmailLinkSent: Codable, Sendable, Equatable {
+        public var email: String
+        public var linkID: UUID
+        public var expiresAt: Date
+        enum CodingKeys: String, CodingKey { case email, linkID = "link_id", expiresAt = "expires_at" }
+    }
+
+    public struct EmailVerified: Codable, Sendable, Equatable {
+        public var email: String
+    }
+
+    public struct SessionStarted: Codable, Sendable, Equatable {
+        public var sessionID: UUID
+        public var method: String
+        public var device: String?
+        /// SHA-256 (hex) of the tokens; the tokens themselves exist only in the client.
+        public var accessTokenHash: String
+        public var refreshTokenHash: String
+        public var accessExpiresAt: Date
+        public var refreshExpiresAt: Date
+        enum CodingKeys: String, CodingKey {
+            case sessionID = "session_id", method, device
+            case accessTokenHash = "access_token_sha256", refreshTokenHash = "refresh_token_sha256"
+            case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at"
+        }
+    }
+
+    public struct SessionRefreshed: Codable, Sendable, Equatable {
+        public var sessionID: UUID
+        public var accessTokenHash: String
+        public var refreshTokenHash: String
+        public var accessExpiresAt: Date
+        public var refreshExpiresAt: Date
+        enum CodingKeys: String, CodingKey {
+            case sessionID = "session_id"
+            case accessTokenHash = "access_token_sha256", refreshTokenHash = "refresh_token_sha256"
+            case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at"
+        }
+    }
+
+    public struct SessionRevoked: Codable, Sendable, Equatable {
+        public var sessionID: UUID
+        /// `logout`, `revoked_by_user`, `refresh_token_reused`, `password_changed`, `password_reset`.
+        public var reason: String
+        enum CodingKeys: String, CodingKey { case sessionID = "session_id", reason }
+    }
+
+    public struct LoginFailed: Codable, Sendable, Equatable {
+        public var failures: Int
+    }
+
+    public struct LoginThrottled: Codable, Sendable, Equatable {
+        public var until: Date
+    }
+
+    public struct HandleClaimed: Codable, Sendable, Equatable {
+        public var handle: String
+        public var temporary: Bool
+    }
+
+    public struct ProfileUpdated: Codable, Sendable, Equatable {
+        public var displayName: String?
+        enum CodingKeys: String, CodingKey { case displayName = "display_name" }
+    }
+}
+
+extension AccountEvent {
+    /// The stored type name.
+    public var type: String {
+        switch self {
+        case .registered: return "account.registered"
+        case .passwordSet: return "password.set"
+        case .emailVerificationSent: return "email.verification_sent"
+        case .emailVerified: return "email.verified"
+        case .passwordResetRequested: return "password.reset_requested"
+        case .sessionStarted: return "session.started"
+        case .sessionRefreshed: return "session.refreshed"
+        case .sessionRevoked: return "session.revoked"
+        case .loginFailed: return "login.failed"
+        case .loginThrottled: return "login.throttled"
+        case .handleClaimed: return "handle.claimed"
+        case .profileUpdated: return "profile.updated"
+        }
+    }
+
+    /// The payload schema version written today.
+    public var schemaVersion: Int { 1 }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.format(date))
+        }
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = RFC3339.parse(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not RFC 3339"))
+            }
+            return date
+        }
+        return decoder
+    }()
+
+    /// The JSON payload.
+    public func encodedPayload() throws -> [UInt8] {
+        switch self {
+        case .registered(let value): return Array(try Self.encoder.encode(value))
+        case .passwordSet(let value): return Array(try Self.encoder.encode(value))
+        case .emailVerificationSent(let value), .passwordResetRequested(let value): return Array(try Self.encoder.encode(value))
+        case .emailVerified(let value): return Array(try Self.encoder.encode(value))
+        case .sessionStarted(let value): return Array(try Self.encoder.encode(value))
+        case .sessionRefreshed(let value): return Array(try Self.encoder.encode(value))
+        case .sessionRevoked(let value): return Array(try Self.encoder.encode(value))
+        case .loginFailed(let value): return Array(try Self.encoder.encode(value))
+        case .loginThrottled(let value): return Array(try Self.encoder.encode(value))
+        case .handleClaimed(let value): return Array(try Self.encoder.encode(value))
+        case .profileUpdated(let value): return Array(try Self.encoder.encode(value))
+        }
+    }
+
+    /// Reads a stored event, upcasting older schema versions. Unknown types (written by a newer
+    /// version, or by other features) are nil, and `evolve` skips them.
+    public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws -> AccountEvent? {
+        let data = Data(payload)
+        switch type {
+        case "account.registered": return .registered(try decoder.decode(Registered.self, from: data))
+        case "password.set": return .passwordSet(try decoder.decode(PasswordSet.self, from: data))
+        case "email.verification_sent": return .emailVerificationSent(try decoder.decode(EmailLinkSent.self, from: data))
+        case "email.verified": return .emailVerified(try decoder.decode(EmailVerified.self, from: data))
+        case "password.reset_requested": return .passwordResetRequested(try decoder.decode(EmailLinkSent.self, from: data))
+        case "session.started": return .sessionStarted(try decoder.decode(SessionStarted.self, from: data))
+        case "session.refreshed": return .sessionRefreshed(try decoder.decode(SessionRefreshed.self, from: data))
+        case "session.revoked": return .sessionRevoked(try decoder.decode(SessionRevoked.self, from: data))
+        case "login.failed": return .loginFailed(try decoder.decode(LoginFailed.self, from: data))
+        case "login.throttled": return .loginThrottled(try decoder.decode(LoginThrottled.self, from: data))
+        case "handle.claimed": return .handleClaimed(try decoder.decode(HandleClaimed.self, from: data))
+        case "profile.updated": return .profileUpdated(try decoder.decode(ProfileUpdated.self, from: data))
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// An account as its events leave it: the fold of its stream.
+public struct AccountState: Sendable, Equatable {
+    public var accountID: UUID
+    /// The stream version this state reflects (0: no account).
+    public var version: Int64 = 0
+    public var createdAt: Date?
+    public var email: String?
+    public var emailVerified = false
+    public var passwordHash: String?
+    public var passwordChangedAt: Date?
+    public var displayName: String?
+    public var handle: String?
+    public var handleIsTemporary = false
+    public var sessions: [UUID: Session] = [:]
+    /// Email links issued and still outstanding, by id.
+    public var pendingLinks: [UUID: PendingLink] = [:]
+
+    public var exists: Bool { createdAt != nil }
+    public var hasPassword: Bool { passwordHash != nil }
+
+    public struct Session: Sendable, Equatable {
+        public var id: UUID
+        public var method: String
+        public var device: String?
+        public var createdAt: Date
+        public var lastUsedAt: Date
+        public var accessTokenHash: String
+        public var refreshTokenHash: String
+        /// Refresh-token hashes already exchanged: presenting one again means theft.
+        public var spentRefreshHashes: Set<String> = []
+        public var accessExpiresAt: Date
+        public var refreshExpiresAt: Date
+        public var revokedAt: Date?
+        public var revokedReason: String?
+
+        public var isActive: Bool { revokedAt == nil }
+    }
+
+    public struct PendingLink: Sendable, Equatable {
+        public enum Purpose: String, Sendable { case verifyEmail = "verify_email", passwordReset = "password_reset" }
+        public var id: UUID
+        public var purpose: Purpose
+        public var email: String
+        public var expiresAt: Date
+    }
+
+    public init(accountID: UUID) {
+        self.accountID = accountID
+    }
+
+    /// Folds a whole history.
+    public static func replay(_ accountID: UUID, _ events: [(AccountEvent, Date)]) -> AccountState {
+        events.reduce(AccountState(accountID: accountID)) { evolve($0, $1.0, at: $1.1) }
+    }
+}
+
+/// Applies one event: the only way state changes.
+public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: Date) -> AccountState {
+    var state = state
+    state.version += 1
+    switch event {
+    case .registered(let registered):
+        state.createdAt = recordedAt
+        state.email = registered.email
+        state.displayName = registered.displayName
+    case .passwordSet(let set):
+        state.passwordHash = set.passwordHash
+        if set.reason != "rehash" { state.passwordChangedAt = recordedAt }
+    case .emailVerificationSent(let sent):
+        state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .verifyEmail, email: sent.email, expiresAt: sent.expiresAt)
+    case .passwordResetRequested(let sent):
+        state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .passwordReset, email: sent.email, expiresAt: sent.expiresAt)
+    case .emailVerified(let verified):
+        if verified.email.lowercased() == state.email?.lowercased() { state.emailVerified = true }
+        state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }
+    case .sessionStarted(let started):
+        state.sessions[started.sessionID] = .init(
+            id: started.sessionID, method: started.method, device: started.device, createdAt: recordedAt,
+            lastUsedAt: recordedAt, accessTokenHash: started.accessTokenHash, refreshTokenHash: started.refreshTokenHash,
+            accessExpiresAt: started.accessExpiresAt, refreshExpiresAt: started.refreshExpiresAt)
+    case .sessionRefreshed(let refreshed):
+        guard var session = state.sessions[refreshed.sessionID] else { break }
+        session.spentRefreshHashes.insert(session.refreshTokenHash)
+        session.accessTokenHash = refreshed.accessTokenHash
+        session.refreshTokenHash = refreshed.refreshTokenHash
+        session.accessExpiresAt = refreshed.accessExpiresAt
+        session.refreshExpiresAt = refreshed.refreshExpiresAt
+        session.lastUsedAt = recordedAt
+        state.sessions[refreshed.sessionID] = session
+    case .sessionRevoked(let revoked):
+        guard var session = state.sessions[revoked.sessionID], session.revokedAt == nil else { break }
+        session.revokedAt = recordedAt
+        session.revokedReason = revoked.reason
+        state.sessions[revoked.sessionID] = session
+    case .loginFailed, .loginThrottled:
+        break
+    case .handleClaimed(let claimed):
+        state.handle = claimed.handle
+        state.handleIsTemporary = claimed.temporary
+    case .profileUpdated(let updated):
+        state.displayName = updated.displayName
+    }
+    if case .passwordSet(let set) = event, set.reason == "reset" {
+        state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }
+    }
+    return state
+}

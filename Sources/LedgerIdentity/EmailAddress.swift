@@ -1,0 +1,44 @@
+import Foundation
+
+/// An email address as the service stores it: trimmed, and compared lower-cased.
+///
+/// API.md: at most 254 characters with a local part of at most 64 (RFC 5321); otherwise
+/// `422 invalid_email` "Enter a valid email address.".
+public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
+    /// As typed, trimmed.
+    public let value: String
+    /// Lower-cased: the key of the uniqueness claim.
+    public let normalized: String
+
+    public init?(_ raw: String) {
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard Self.isValid(trimmed) else { return nil }
+        self.value = trimmed
+        self.normalized = trimmed.lowercased()
+    }
+
+    /// The part before the `@`, lower-cased.
+    public var localPart: String { String(normalized.split(separator: "@").first ?? "") }
+
+    public var description: String { value }
+
+    static func isValid(_ text: String) -> Bool {
+        guard text.utf8.count <= 254, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { return false }
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        let local = parts[0]
+        let domain = parts[1]
+        guard !local.isEmpty, local.utf8.count <= 64, !domain.isEmpty else { return false }
+        guard !local.hasPrefix("."), !local.hasSuffix("."), !local.contains("..") else { return false }
+        let localAllowed = CharacterSet(charactersIn: "!#$%&'*+/=?^_`{|}~.-").union(.alphanumerics)
+        guard local.unicodeScalars.allSatisfy({ localAllowed.contains($0) }) else { return false }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return false }
+        for label in labels {
+            guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-"),
+                  label.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" })
+            else { return false }
+        }
+        return true
+    }
+}
