@@ -85,7 +85,7 @@ struct FeedBench: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @Option(help: "Events in the feed.") var events = 1_000_000
-    @Option(help: "Events per page.") var pageSize = 5000
+    @Option(help: "Events per page.") var pageSize = 10_000
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())

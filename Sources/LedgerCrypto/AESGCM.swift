@@ -6,6 +6,10 @@ public enum AESGCM {
     public static let nonceByteCount = 12
     public static let tagByteCount = 16
 
+    /// The cipher, fetched from the provider once: with OpenSSL 3, `EVP_aes_256_gcm()` makes
+    /// every init look the algorithm up by name again.
+    nonisolated(unsafe) private static let cipher: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+
     /// Encrypts `plaintext`; returns the ciphertext followed by the 16-byte tag.
     public static func seal(
         key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8]
@@ -13,7 +17,7 @@ public enum AESGCM {
         try checkSizes(key: key, nonce: nonce)
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
+        guard EVP_EncryptInit_ex(context, cipher ?? EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
             throw CryptoError.openSSL("EVP_EncryptInit_ex")
         }
         var length: Int32 = 0
@@ -56,7 +60,7 @@ public enum AESGCM {
         var tag = Array(sealedBytes[cipherCount...])
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
+        guard EVP_DecryptInit_ex(context, cipher ?? EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
             throw CryptoError.openSSL("EVP_DecryptInit_ex")
         }
         var length: Int32 = 0

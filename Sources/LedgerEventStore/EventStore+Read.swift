@@ -3,10 +3,10 @@ import LedgerCrypto
 import LedgerPostgres
 
 extension EventStore {
+    /// Read in binary format (`queryBinary`) and decoded by `decode`.
     static let selectColumns = """
-        e.tx_id::text, e.global_position, e.event_id, e.stream_id, e.stream_version, e.event_type,
-        e.schema_version, e.subject_id, e.payload, e.metadata::text,
-        (extract(epoch FROM e.recorded_at) * 1000000)::bigint
+        e.tx_id, e.global_position, e.event_id, e.stream_id, e.stream_version, e.event_type,
+        e.schema_version, e.subject_id, e.payload, e.metadata::text, e.recorded_at
         """
 
     /// The stream's events in version order, from `fromVersion` on.
@@ -19,7 +19,7 @@ extension EventStore {
     public func readStream(
         _ streamID: UUID, fromVersion: Int64 = 1, limit: Int = 100_000, on connection: PostgresConnection
     ) async throws -> [RecordedEvent] {
-        let result = try await connection.query(
+        let result = try await connection.queryBinary(
             """
             SELECT \(Self.selectColumns) FROM events e
             WHERE e.stream_id = $1 AND e.stream_version >= $2 ORDER BY e.stream_version LIMIT $3
@@ -56,7 +56,7 @@ extension EventStore {
         }
         // The horizon is read once, before the page, so the page's filter and its
         // "nothing more below the horizon" conclusion agree.
-        let result = try await connection.query(
+        let result = try await connection.queryBinary(
             """
             WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
             SELECT \(Self.selectColumns) FROM events e
@@ -75,19 +75,20 @@ extension EventStore {
         guard rowCount > 0 else { return [] }
         var subjects = Set<UUID>()
         for index in 0..<rowCount {
-            if let subject = try result[index].uuid(7) { subjects.insert(subject) }
+            if let subject = try result[index].binaryUUID(7) { subjects.insert(subject) }
         }
         let keys = try await keyring.liveKeys(for: subjects, on: connection)
         var events: [RecordedEvent] = []
         events.reserveCapacity(rowCount)
         for index in 0..<rowCount {
             let row = result[index]
-            guard let transactionText = row.string(0), let transactionID = UInt64(transactionText),
-                  let position = try row.int(1), let eventID = try row.uuid(2), let streamID = try row.uuid(3),
-                  let version = try row.int(4), let type = row.string(5), let schemaVersion = try row.int(6),
-                  let stored = try row.bytes(8), let metadata = row.string(9), let micros = try row.int(10)
+            guard let transactionID = try row.binaryUnsigned(0), let position = try row.binaryInteger(1),
+                  let eventID = try row.binaryUUID(2), let streamID = try row.binaryUUID(3),
+                  let version = try row.binaryInteger(4), let type = row.binaryText(5),
+                  let schemaVersion = try row.binaryInteger(6), let stored = row.binaryBytes(8),
+                  let metadata = row.binaryText(9), let recordedAt = try row.binaryDate(10)
             else { throw PostgresError(.decoding, message: "an events row has an unexpected NULL") }
-            let subjectID = try row.uuid(7)
+            let subjectID = try row.binaryUUID(7)
             var payload: [UInt8]? = stored
             if let subjectID {
                 if let key = keys[subjectID] {
@@ -105,7 +106,7 @@ extension EventStore {
                 cursor: FeedCursor(transactionID: transactionID, position: position),
                 eventID: eventID, streamID: streamID, streamVersion: version, type: type,
                 schemaVersion: Int(schemaVersion), subjectID: subjectID, payload: payload,
-                metadataJSON: metadata, recordedAt: PostgresTimestamp.date(micros: micros)))
+                metadataJSON: metadata, recordedAt: recordedAt))
         }
         return events
     }

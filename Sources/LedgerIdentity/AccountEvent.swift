@@ -25,6 +25,12 @@ public enum AccountEvent: Sendable, Equatable {
         public var displayName: String?
         public var method: String
         enum CodingKeys: String, CodingKey { case email, displayName = "display_name", method }
+
+        public init(email: String?, displayName: String?, method: String) {
+            self.email = email
+            self.displayName = displayName
+            self.method = method
+        }
     }
 
     public struct PasswordSet: Codable, Sendable, Equatable {
@@ -33,6 +39,11 @@ public enum AccountEvent: Sendable, Equatable {
         /// `signup`, `change`, `reset`, `rehash`.
         public var reason: String
         enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", reason }
+
+        public init(passwordHash: String, reason: String) {
+            self.passwordHash = passwordHash
+            self.reason = reason
+        }
     }
 
     public struct EmailLinkSent: Codable, Sendable, Equatable {
@@ -40,10 +51,20 @@ public enum AccountEvent: Sendable, Equatable {
         public var linkID: UUID
         public var expiresAt: Date
         enum CodingKeys: String, CodingKey { case email, linkID = "link_id", expiresAt = "expires_at" }
+
+        public init(email: String, linkID: UUID, expiresAt: Date) {
+            self.email = email
+            self.linkID = linkID
+            self.expiresAt = expiresAt
+        }
     }
 
     public struct EmailVerified: Codable, Sendable, Equatable {
         public var email: String
+
+        public init(email: String) {
+            self.email = email
+        }
     }
 
     public struct SessionStarted: Codable, Sendable, Equatable {
@@ -60,6 +81,16 @@ public enum AccountEvent: Sendable, Equatable {
             case accessTokenHash = "access_token_sha256", refreshTokenHash = "refresh_token_sha256"
             case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at"
         }
+
+        public init(sessionID: UUID, method: String, device: String?, accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date, refreshExpiresAt: Date) {
+            self.sessionID = sessionID
+            self.method = method
+            self.device = device
+            self.accessTokenHash = accessTokenHash
+            self.refreshTokenHash = refreshTokenHash
+            self.accessExpiresAt = accessExpiresAt
+            self.refreshExpiresAt = refreshExpiresAt
+        }
     }
 
     public struct SessionRefreshed: Codable, Sendable, Equatable {
@@ -73,6 +104,14 @@ public enum AccountEvent: Sendable, Equatable {
             case accessTokenHash = "access_token_sha256", refreshTokenHash = "refresh_token_sha256"
             case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at"
         }
+
+        public init(sessionID: UUID, accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date, refreshExpiresAt: Date) {
+            self.sessionID = sessionID
+            self.accessTokenHash = accessTokenHash
+            self.refreshTokenHash = refreshTokenHash
+            self.accessExpiresAt = accessExpiresAt
+            self.refreshExpiresAt = refreshExpiresAt
+        }
     }
 
     public struct SessionRevoked: Codable, Sendable, Equatable {
@@ -80,24 +119,46 @@ public enum AccountEvent: Sendable, Equatable {
         /// `logout`, `revoked_by_user`, `refresh_token_reused`, `password_changed`, `password_reset`.
         public var reason: String
         enum CodingKeys: String, CodingKey { case sessionID = "session_id", reason }
+
+        public init(sessionID: UUID, reason: String) {
+            self.sessionID = sessionID
+            self.reason = reason
+        }
     }
 
     public struct LoginFailed: Codable, Sendable, Equatable {
         public var failures: Int
+
+        public init(failures: Int) {
+            self.failures = failures
+        }
     }
 
     public struct LoginThrottled: Codable, Sendable, Equatable {
         public var until: Date
+
+        public init(until: Date) {
+            self.until = until
+        }
     }
 
     public struct HandleClaimed: Codable, Sendable, Equatable {
         public var handle: String
         public var temporary: Bool
+
+        public init(handle: String, temporary: Bool) {
+            self.handle = handle
+            self.temporary = temporary
+        }
     }
 
     public struct ProfileUpdated: Codable, Sendable, Equatable {
         public var displayName: String?
         enum CodingKeys: String, CodingKey { case displayName = "display_name" }
+
+        public init(displayName: String?) {
+            self.displayName = displayName
+        }
     }
 }
 

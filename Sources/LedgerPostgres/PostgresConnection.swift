@@ -70,6 +70,13 @@ public final class PostgresConnection: @unchecked Sendable {
         try await executor.run { try self.executeSync(sql, parameters) }
     }
 
+    /// Runs a statement whose result columns come back in PostgreSQL's binary format: no
+    /// text formatting on the server nor parsing here. Read it with `PostgresRow`'s
+    /// `binary…` accessors. For the hot read paths (the feed, stream reads).
+    public func queryBinary(_ sql: String, _ parameters: [PostgresParameter]) async throws -> PostgresResult {
+        try await executor.run { try self.executeSync(sql, parameters, binaryResult: true) }
+    }
+
     /// Runs `body` on this connection's blocking thread: for tight loops of many statements
     /// (bulk loads, benchmarks) that should not hop threads between statements.
     public func withBlockingAccess<T: Sendable>(_ body: @Sendable @escaping (PostgresConnection) throws -> T) async throws -> T {
@@ -78,15 +85,15 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// The blocking form of `query`, for use inside `withBlockingAccess`.
     @discardableResult
-    public func executeSync(_ sql: String, _ parameters: [PostgresParameter]) throws -> PostgresResult {
+    public func executeSync(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool = false) throws -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, message: "connection is closed") }
         let raw: OpaquePointer?
-        if parameters.isEmpty {
+        if parameters.isEmpty && !binaryResult {
             raw = PQexec(handle, sql)
         } else {
             let name = try prepare(sql, parameters, on: handle)
             raw = Self.withParameterArrays(parameters) { values, lengths, formats in
-                PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
+                PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, binaryResult ? 1 : 0)
             }
         }
         let result = PostgresResult(handle: raw)

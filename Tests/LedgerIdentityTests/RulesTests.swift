@@ -1,0 +1,104 @@
+import Foundation
+import LedgerIdentity
+import Testing
+
+@Suite("Identity rules")
+struct RulesTests {
+    @Test("emails are trimmed, compared lower-cased, and bounded by RFC 5321")
+    func emails() throws {
+        let email = try #require(EmailAddress("  Alice.Smith@Example.COM \n"))
+        #expect(email.value == "Alice.Smith@Example.COM")
+        #expect(email.normalized == "alice.smith@example.com")
+        #expect(email.localPart == "alice.smith")
+        #expect(EmailAddress(String(repeating: "a", count: 64) + "@example.com") != nil)
+        #expect(EmailAddress(String(repeating: "a", count: 65) + "@example.com") == nil)
+        #expect(EmailAddress("a@" + String(repeating: "b", count: 60) + "." + String(repeating: "c", count: 60) + "."
+            + String(repeating: "d", count: 60) + "." + String(repeating: "e", count: 70) + ".com") == nil)
+        for bad in ["", "plain", "a@b", "@example.com", "a@@example.com", "a b@example.com", "a@-x.com", ".a@example.com", "a..b@example.com"] {
+            #expect(EmailAddress(bad) == nil, "\(bad) should be refused")
+        }
+    }
+
+    @Test("handles: 3–20 of a–z A–Z 0–9 _, compared ignoring case")
+    func handles() {
+        #expect(Handle("abc") != nil)
+        #expect(Handle("Handz_2026") != nil)
+        #expect(Handle("ab") == nil)
+        #expect(Handle(String(repeating: "a", count: 21)) == nil)
+        #expect(Handle("with space") == nil)
+        #expect(Handle("dash-ed") == nil)
+        #expect(Handle("ünï") == nil)
+        #expect(Handle("Handz")?.normalized == Handle("handz")?.normalized)
+        let temporary = Handle.temporary { 483_921 }
+        #expect(temporary.value == "user_483921")
+        #expect(Handle(temporary.value) != nil)
+    }
+
+    @Test("password rules report every broken rule with the seeds' copy")
+    func passwordRules() throws {
+        let policy = PasswordPolicy.standard
+        let email = try #require(EmailAddress("maria.garcia@example.com"))
+        #expect(policy.violations(of: "correct horse battery", email: email).isEmpty)
+        let short = policy.violations(of: "1234567", email: email)
+        #expect(short.map(\.code) == ["too_short", "too_common", "all_digits"])
+        #expect(short.first?.message == "Password must be at least 8 characters.")
+        #expect(policy.violations(of: "password", email: email).map(\.code) == ["too_common"])
+        #expect(policy.violations(of: "QWERTY123", email: email).map(\.code) == ["too_common"])
+        #expect(policy.violations(of: "83920174", email: email).map(\.code) == ["all_digits"])
+        #expect(policy.violations(of: "83920174", email: email).first?.message == "Not all numbers")
+        #expect(policy.violations(of: "password", email: email).first?.message == "Not a common password")
+        #expect(policy.violations(of: "maria.garcia1", email: email).map(\.code) == ["similar_to_email"])
+        #expect(policy.violations(of: "Garcia!2026x", email: email).map(\.code) == ["similar_to_email"])
+        let same = policy.violations(of: "correct horse battery", email: email, isCurrentPassword: { true })
+        #expect(same.map(\.code) == ["same_as_current"])
+        #expect(same.first?.message == "Pick something different from your current password.")
+    }
+}
+
+@Suite("Account events and state")
+struct AccountStateTests {
+    @Test("events round-trip through their JSON payloads")
+    func roundTrip() throws {
+        let now = Date(timeIntervalSince1970: 1_790_000_000.123456)
+        let events: [AccountEvent] = [
+            .registered(.init(email: "a@b.co", displayName: "A", method: "email")),
+            .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: "signup")),
+            .sessionStarted(.init(
+                sessionID: UUID(), method: "email", device: "ios", accessTokenHash: "aa", refreshTokenHash: "bb",
+                accessExpiresAt: now, refreshExpiresAt: now.addingTimeInterval(60))),
+            .handleClaimed(.init(handle: "user_000001", temporary: true)),
+        ]
+        for event in events {
+            let decoded = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload())
+            #expect(decoded == event)
+        }
+        #expect(try AccountEvent.decode(type: "phone.linked", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+    }
+
+    @Test("evolve folds registration, sessions, refresh and revocation")
+    func fold() {
+        let id = UUID()
+        let session = UUID()
+        let t0 = Date(timeIntervalSince1970: 1_790_000_000)
+        let state = AccountState.replay(id, [
+            (.registered(.init(email: "A@b.co", displayName: nil, method: "email")), t0),
+            (.passwordSet(.init(passwordHash: "h1", reason: "signup")), t0),
+            (.sessionStarted(.init(sessionID: session, method: "email", device: nil, accessTokenHash: "a1",
+                                   refreshTokenHash: "r1", accessExpiresAt: t0, refreshExpiresAt: t0)), t0),
+            (.sessionRefreshed(.init(sessionID: session, accessTokenHash: "a2", refreshTokenHash: "r2",
+                                     accessExpiresAt: t0, refreshExpiresAt: t0)), t0.addingTimeInterval(10)),
+            (.emailVerified(.init(email: "a@B.co")), t0.addingTimeInterval(20)),
+            (.sessionRevoked(.init(sessionID: session, reason: "logout")), t0.addingTimeInterval(30)),
+        ])
+        #expect(state.exists)
+        #expect(state.version == 6)
+        #expect(state.hasPassword)
+        #expect(state.passwordChangedAt == t0)
+        #expect(state.emailVerified)
+        #expect(state.sessions[session]?.refreshTokenHash == "r2")
+        #expect(state.sessions[session]?.spentRefreshHashes == ["r1"])
+        #expect(state.sessions[session]?.lastUsedAt == t0.addingTimeInterval(10))
+        #expect(state.sessions[session]?.isActive == false)
+        #expect(state.sessions[session]?.revokedReason == "logout")
+    }
+}
