@@ -101,3 +101,24 @@ struct EncodingTests {
         #expect(Base64URL.decode("a+b/") == nil)
     }
 }
+
+@Suite("scrypt password hashes")
+struct ScryptTests {
+    @Test("matches RFC 7914's test vector (N=1024, r=8, p=16)")
+    func rfcVector() throws {
+        let derived = try Scrypt(logN: 10, blockSize: 8, parallelism: 16)
+            .derive(Array("password".utf8), salt: Array("NaCl".utf8), length: 64)
+        #expect(Hex.encode(derived) == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
+    }
+
+    @Test("hash strings describe their cost and verify only the right password")
+    func hashAndVerify() throws {
+        let encoded = try Scrypt(logN: 4).hash("correct horse")
+        #expect(encoded.hasPrefix("$scrypt$ln=4,r=8,p=1$"))
+        #expect(try Scrypt.verify("correct horse", against: encoded))
+        #expect(try !Scrypt.verify("correct horsf", against: encoded))
+        #expect(Scrypt.parameters(of: encoded) == Scrypt(logN: 4))
+        #expect(try Scrypt(logN: 4).hash("correct horse") != encoded)
+        #expect(throws: CryptoError.self) { try Scrypt.verify("x", against: "$2b$10$bcrypt") }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// What a caller asks of an account. Impure inputs (password hashes, token hashes, ids,
+/// expiry times) are made before `decide`, so `decide` stays a pure function.
+public enum AccountCommand: Sendable, Equatable {
+    case register(Registration)
+    case startSession(NewSession)
+    /// Exchange a refresh token (by its hash) for a new pair.
+    case refreshSession(sessionID: UUID, presentedRefreshHash: String, replacement: SessionTokens)
+    case revokeSession(sessionID: UUID, reason: String)
+    case sendVerificationLink(NewLink)
+    case confirmVerificationLink(linkID: UUID)
+    case sendPasswordResetLink(NewLink)
+    case resetPassword(linkID: UUID, newPasswordHash: String)
+    case rehashPassword(newPasswordHash: String)
+    case updateProfile(displayName: String??, handle: Handle?)
+
+    public struct Registration: Sendable, Equatable {
+        public var email: EmailAddress
+        public var passwordHash: String
+        public var displayName: String?
+        public var handle: Handle
+        public var handleIsTemporary: Bool
+        public var session: NewSession
+        public var verificationLink: NewLink
+
+        public init(
+            email: EmailAddress, passwordHash: String, displayName: String?, handle: Handle, handleIsTemporary: Bool,
+            session: NewSession, verificationLink: NewLink
+        ) {
+            self.email = email
+            self.passwordHash = passwordHash
+            self.displayName = displayName
+            self.handle = handle
+            self.handleIsTemporary = handleIsTemporary
+            self.session = session
+            self.verificationLink = verificationLink
+        }
+    }
+
+    public struct SessionTokens: Sendable, Equatable {
+        public var accessTokenHash: String
+        public var refreshTokenHash: String
+        public var accessExpiresAt: Date
+        public var refreshExpiresAt: Date
+
+        public init(accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date, refreshExpiresAt: Date) {
+            self.accessTokenHash = accessTokenHash
+            self.refreshTokenHash = refreshTokenHash
+            self.accessExpiresAt = accessExpiresAt
+            self.refreshExpiresAt = refreshExpiresAt
+        }
+    }
+
+    public struct NewSession: Sendable, Equatable {
+        public var sessionID: UUID
+        public var method: String
+        public var device: String?
+        public var tokens: SessionTokens
+
+        public init(sessionID: UUID, method: String, device: String?, tokens: SessionTokens) {
+            self.sessionID = sessionID
+            self.method = method
+            self.device = device
+            self.tokens = tokens
+        }
+    }
+
+    public struct NewLink: Sendable, Equatable {
+        public var linkID: UUID
+        public var expiresAt: Date
+
+        public init(linkID: UUID, expiresAt: Date) {
+            self.linkID = linkID
+            self.expiresAt = expiresAt
+        }
+    }
+}

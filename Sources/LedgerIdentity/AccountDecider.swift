@@ -1,0 +1,89 @@
+import Foundation
+
+/// Decides which events a command produces from the account's current state, or why it is
+/// refused. Pure: the same state, command and time always give the same answer.
+public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+    switch command {
+    case .register(let registration):
+        guard !state.exists else { throw IdentityError(.accountExists, "This email is already in use. Log in instead.") }
+        return [
+            .registered(.init(email: registration.email.value, displayName: registration.displayName, method: "email")),
+            .passwordSet(.init(passwordHash: registration.passwordHash, reason: "signup")),
+            .handleClaimed(.init(handle: registration.handle.value, temporary: registration.handleIsTemporary)),
+            .emailVerificationSent(.init(
+                email: registration.email.value, linkID: registration.verificationLink.linkID,
+                expiresAt: registration.verificationLink.expiresAt)),
+            sessionStarted(registration.session),
+        ]
+
+    case .startSession(let session):
+        try requireAccount(state)
+        return [sessionStarted(session)]
+
+    case .refreshSession(let sessionID, let presented, let replacement):
+        guard let session = state.sessions[sessionID], session.isActive else { throw IdentityError.sessionExpired }
+        if session.spentRefreshHashes.contains(presented) {
+            // A spent refresh token came back: someone holds a copy. End the session.
+            return [.sessionRevoked(.init(sessionID: sessionID, reason: "refresh_token_reused"))]
+        }
+        guard session.refreshTokenHash == presented, session.refreshExpiresAt > now else { throw IdentityError.sessionExpired }
+        return [.sessionRefreshed(.init(
+            sessionID: sessionID, accessTokenHash: replacement.accessTokenHash, refreshTokenHash: replacement.refreshTokenHash,
+            accessExpiresAt: replacement.accessExpiresAt, refreshExpiresAt: replacement.refreshExpiresAt))]
+
+    case .revokeSession(let sessionID, let reason):
+        guard let session = state.sessions[sessionID] else { throw IdentityError(.notFound, "No such session.") }
+        return session.isActive ? [.sessionRevoked(.init(sessionID: sessionID, reason: reason))] : []
+
+    case .sendVerificationLink(let link):
+        try requireAccount(state)
+        guard let email = state.email, !state.emailVerified else { return [] }
+        return [.emailVerificationSent(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt))]
+
+    case .confirmVerificationLink(let linkID):
+        guard let link = state.pendingLinks[linkID], link.purpose == .verifyEmail, link.expiresAt > now,
+              link.email.lowercased() == state.email?.lowercased()
+        else { throw IdentityError.linkExpired }
+        return [.emailVerified(.init(email: link.email))]
+
+    case .sendPasswordResetLink(let link):
+        guard state.exists, let email = state.email else {
+            throw IdentityError(.noAccount, "No account found for that email.")
+        }
+        return [.passwordResetRequested(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt))]
+
+    case .resetPassword(let linkID, let newPasswordHash):
+        guard let link = state.pendingLinks[linkID], link.purpose == .passwordReset, link.expiresAt > now else {
+            throw IdentityError.linkExpired
+        }
+        let revocations = state.sessions.values.filter(\.isActive).sorted { $0.createdAt < $1.createdAt }
+            .map { AccountEvent.sessionRevoked(.init(sessionID: $0.id, reason: "password_reset")) }
+        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))] + revocations
+
+    case .rehashPassword(let newPasswordHash):
+        try requireAccount(state)
+        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "rehash"))]
+
+    case .updateProfile(let displayName, let handle):
+        try requireAccount(state)
+        var events: [AccountEvent] = []
+        if let displayName, displayName != state.displayName {
+            events.append(.profileUpdated(.init(displayName: displayName)))
+        }
+        if let handle, handle.value != state.handle || state.handleIsTemporary {
+            events.append(.handleClaimed(.init(handle: handle.value, temporary: false)))
+        }
+        return events
+    }
+}
+
+private func requireAccount(_ state: AccountState) throws {
+    guard state.exists else { throw IdentityError(.noAccount, "No account found.") }
+}
+
+private func sessionStarted(_ session: AccountCommand.NewSession) -> AccountEvent {
+    .sessionStarted(.init(
+        sessionID: session.sessionID, method: session.method, device: session.device,
+        accessTokenHash: session.tokens.accessTokenHash, refreshTokenHash: session.tokens.refreshTokenHash,
+        accessExpiresAt: session.tokens.accessExpiresAt, refreshExpiresAt: session.tokens.refreshExpiresAt))
+}
