@@ -68,11 +68,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Use cases over the event store: accounts, sessions, passwords (application layer).
+        .target(
+            name: "LedgerAccounts",
+            dependencies: ["LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity"],
+            swiftSettings: swiftSettings
+        ),
+
         // HTTP API: buildApplication / buildRouter and the controllers.
         .target(
             name: "LedgerServer",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -109,6 +116,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LedgerAccountsTests",
+            dependencies: ["LedgerAccounts", "LedgerIdentity", "LedgerTestSupport", "LedgerEventStore", "LedgerCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LedgerPostgresTests",
             dependencies: ["LedgerPostgres", "LedgerTestSupport"],
             swiftSettings: swiftSettings
@@ -121,7 +133,7 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres",
+                "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import LedgerAccounts
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
@@ -76,8 +78,13 @@ struct ServeCommand: AsyncParsableCommand {
         let clock = SystemClock()
         let eventStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: clock)
         let listener = eventStore.listenForRemoteCommits(url: url)
+        let accounts = AccountService(
+            repository: PostgresAccountRepository(store: eventStore, clock: clock),
+            hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
+            linkLifetime: TimeInterval(configuration.emailLinkTTLSeconds))
         let services = LedgerServices(
-            configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock)
+            configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
+            accounts: accounts)
         let app = buildApplication(services, logger: logger)
         logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
         do {

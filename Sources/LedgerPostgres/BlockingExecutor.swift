@@ -11,11 +11,11 @@ public final class BlockingExecutor: Sendable {
         threadPool.start()
     }
 
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await threadPool.runIfActive(body)
     }
 
-    func shutdown() async {
+    public func shutdown() async {
         try? await threadPool.shutdownGracefully()
     }
 }

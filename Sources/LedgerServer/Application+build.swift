@@ -18,5 +18,6 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     let router = Router(context: LedgerRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
+    router.addRoutes(AuthController(accounts: services.accounts).endpoints)
     return router
 }

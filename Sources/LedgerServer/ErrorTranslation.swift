@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
 import LedgerPostgres
 import Logging
 
@@ -28,6 +30,30 @@ enum ErrorTranslation {
                 guard (400..<500).contains(error.status.code) else { return nil }
                 return APIError(error.status, .invalidRequest, error.body ?? "The request cannot be served.")
             }
+        case let error as IdentityError:
+            switch error.code {
+            case .invalidCredentials: return APIError(.unauthorized, .init("invalid_credentials"), error.message)
+            case .sessionExpired: return APIError(.unauthorized, .init("session_expired"), error.message)
+            case .linkExpired: return APIError(.gone, .init("link_expired"), error.message)
+            case .noAccount: return APIError(.notFound, .init("no_account"), error.message)
+            case .notFound: return APIError(.notFound, .notFound, error.message)
+            default: return APIError(.conflict, .init(error.code.rawValue), error.message)
+            }
+        case let taken as ClaimTaken:
+            switch taken.claim {
+            case .email: return APIError(.conflict, .init("email_taken"), "This email is already in use. Log in instead.")
+            case .handle: return APIError(.conflict, .init("handle_taken"), "This handle is taken.")
+            }
+        case let failure as AccountService.ValidationFailure:
+            let errors = failure.problems.map { problem in
+                JSONValue.object([
+                    "field": .string(problem.field), "code": .string(problem.code), "message": .string(problem.message),
+                ])
+            }
+            return APIError(.unprocessableContent, .validationFailed, "Some fields need attention.", extra: ["errors": .array(errors)])
+        case PasswordHasherError.overloaded:
+            return APIError(.serviceUnavailable, .unavailable, "Too many sign-ins at once. Try again shortly.",
+                            headers: [.retryAfter: "1"])
         case is DecodingError:
             return APIError(.badRequest, .invalidRequest, "The request body is not valid JSON of the expected shape.")
         case let error as PostgresError where error.code == .connectionFailed || error.code == .connectionLost:

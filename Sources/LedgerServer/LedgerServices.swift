@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAccounts
 import LedgerCore
 import LedgerEventStore
 import LedgerPostgres
@@ -10,11 +11,13 @@ public struct LedgerServices: Sendable {
     public let eventStore: EventStore
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
+    public let accounts: AccountService
 
     public init(
         configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore,
-        migrator: SchemaMigrator, clock: any LedgerClock
+        migrator: SchemaMigrator, clock: any LedgerClock, accounts: AccountService
     ) {
+        self.accounts = accounts
         self.configuration = configuration
         self.client = client
         self.eventStore = eventStore

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerAccounts
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
@@ -14,9 +16,12 @@ func makeServices(url: String, client: PostgresClient, clock: ManualClock = Manu
     var configuration = LedgerConfiguration()
     configuration.databaseURL = url
     let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try .generate()), clock: clock)
+    let accounts = AccountService(
+        repository: PostgresAccountRepository(store: store, clock: clock),
+        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock)
     return LedgerServices(
         configuration: configuration, client: client, eventStore: store,
-        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock)
+        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, accounts: accounts)
 }
 
 @Suite("Operations endpoints")

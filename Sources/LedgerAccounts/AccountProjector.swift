@@ -1,0 +1,76 @@
+import Foundation
+import LedgerCore
+import LedgerIdentity
+import LedgerPostgres
+
+/// Writes the projections of one account from its state after new events: the same rows a
+/// rebuild from the whole stream would write.
+enum AccountProjector {
+    static func project(_ state: AccountState, events: [AccountEvent], on connection: PostgresConnection) async throws {
+        guard let createdAt = state.createdAt else { return }
+        do {
+            try await connection.query(
+                """
+                INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
+                                      password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at)
+                VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7, $8, lower($8), $9, $10)
+                ON CONFLICT (account_id) DO UPDATE SET
+                    version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
+                    email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
+                    password_changed_at = EXCLUDED.password_changed_at, display_name = EXCLUDED.display_name,
+                    handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
+                    handle_is_temporary = EXCLUDED.handle_is_temporary
+                """,
+                [
+                    .uuid(state.accountID), .int(state.version), state.email.map { .text($0) } ?? .null,
+                    .bool(state.emailVerified), state.passwordHash.map { .text($0) } ?? .null,
+                    state.passwordChangedAt.map { .timestamp($0) } ?? .null, state.displayName.map { .text($0) } ?? .null,
+                    state.handle.map { .text($0) } ?? .null, .bool(state.handleIsTemporary), .timestamp(createdAt),
+                ])
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            throw ClaimTaken(claim: error.constraint?.contains("handle") == true ? .handle : .email)
+        }
+        for sessionID in changedSessions(events) {
+            guard let session = state.sessions[sessionID] else { continue }
+            try await connection.query(
+                """
+                INSERT INTO sessions (session_id, account_id, method, device, access_token_sha256, refresh_token_sha256,
+                                      created_at, last_used_at, access_expires_at, refresh_expires_at, revoked_at, revoked_reason)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                ON CONFLICT (session_id) DO UPDATE SET
+                    access_token_sha256 = EXCLUDED.access_token_sha256, refresh_token_sha256 = EXCLUDED.refresh_token_sha256,
+                    last_used_at = EXCLUDED.last_used_at, access_expires_at = EXCLUDED.access_expires_at,
+                    refresh_expires_at = EXCLUDED.refresh_expires_at, revoked_at = EXCLUDED.revoked_at,
+                    revoked_reason = EXCLUDED.revoked_reason
+                """,
+                [
+                    .uuid(session.id), .uuid(state.accountID), .text(session.method), session.device.map { .text($0) } ?? .null,
+                    .bytea(Hex.decode(session.accessTokenHash) ?? []), .bytea(Hex.decode(session.refreshTokenHash) ?? []),
+                    .timestamp(session.createdAt), .timestamp(session.lastUsedAt), .timestamp(session.accessExpiresAt),
+                    .timestamp(session.refreshExpiresAt), session.revokedAt.map { .timestamp($0) } ?? .null,
+                    session.revokedReason.map { .text($0) } ?? .null,
+                ])
+            for spent in session.spentRefreshHashes {
+                try await connection.query(
+                    """
+                    INSERT INTO spent_refresh_tokens (refresh_token_sha256, session_id, account_id) VALUES ($1, $2, $3)
+                    ON CONFLICT DO NOTHING
+                    """,
+                    [.bytea(Hex.decode(spent) ?? []), .uuid(session.id), .uuid(state.accountID)])
+            }
+        }
+    }
+
+    private static func changedSessions(_ events: [AccountEvent]) -> Set<UUID> {
+        var changed = Set<UUID>()
+        for event in events {
+            switch event {
+            case .sessionStarted(let started): changed.insert(started.sessionID)
+            case .sessionRefreshed(let refreshed): changed.insert(refreshed.sessionID)
+            case .sessionRevoked(let revoked): changed.insert(revoked.sessionID)
+            default: break
+            }
+        }
+        return changed
+    }
+}

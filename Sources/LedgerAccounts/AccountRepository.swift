@@ -1,0 +1,47 @@
+import Foundation
+import LedgerIdentity
+
+/// Where accounts live: their streams and the projections that index them.
+public protocol AccountRepository: Sendable {
+    /// Runs a command against an account in one transaction: lock its stream, fold its
+    /// events, `decide`, append, update the projections. `command` sees the current state
+    /// and may refuse by throwing. Returns the state after the events and the events.
+    func execute(
+        _ accountID: UUID, _ command: @Sendable (AccountState) throws -> AccountCommand
+    ) async throws -> (AccountState, [AccountEvent])
+
+    /// The account's current state (empty when it does not exist).
+    func load(_ accountID: UUID) async throws -> AccountState
+
+    /// The account that claims this email (compared lower-cased), with its password hash.
+    func credentials(forEmail normalizedEmail: String) async throws -> (accountID: UUID, passwordHash: String?)?
+
+    /// The live session an access token (by hash) belongs to.
+    func session(forAccessHash hash: [UInt8], at time: Date) async throws -> SessionRef?
+
+    /// The session a refresh token (current or spent, by hash) belongs to.
+    func session(forRefreshHash hash: [UInt8]) async throws -> SessionRef?
+
+    /// Whether nobody holds this handle (ignoring case).
+    func isHandleFree(_ handle: Handle) async throws -> Bool
+
+    /// Whether nobody holds this email (ignoring case).
+    func isEmailFree(_ email: EmailAddress) async throws -> Bool
+}
+
+/// A session found by one of its tokens.
+public struct SessionRef: Sendable, Hashable {
+    public let accountID: UUID
+    public let sessionID: UUID
+
+    public init(accountID: UUID, sessionID: UUID) {
+        self.accountID = accountID
+        self.sessionID = sessionID
+    }
+}
+
+/// A unique claim (email, handle) was already held when the command tried to take it.
+public struct ClaimTaken: Error, Sendable, Equatable {
+    public enum Claim: Sendable { case email, handle }
+    public let claim: Claim
+}

@@ -1,0 +1,143 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+
+/// The email-and-password use cases: sign-up, sign-in, sessions. Validates input, hashes
+/// passwords on the bounded pool, and runs commands through the repository.
+public struct AccountService: Sendable {
+    let repository: any AccountRepository
+    let hasher: PasswordHasher
+    let policy: PasswordPolicy
+    let clock: any LedgerClock
+    let linkLifetime: TimeInterval
+
+    public init(
+        repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
+        clock: any LedgerClock, linkLifetime: TimeInterval = 1800
+    ) {
+        self.repository = repository
+        self.hasher = hasher
+        self.policy = policy
+        self.clock = clock
+        self.linkLifetime = linkLifetime
+    }
+
+    /// A signed-in session as the API returns it.
+    public struct Session: Sendable, Equatable {
+        public let accountID: UUID
+        public let sessionID: UUID
+        public let accessToken: String
+        public let refreshToken: String
+        public let expiresIn: Int
+        public let emailVerified: Bool
+    }
+
+    /// Field-level problems with the input, all of them.
+    public struct ValidationFailure: Error, Sendable, Equatable {
+        public struct Problem: Sendable, Equatable {
+            public let field: String
+            public let code: String
+            public let message: String
+        }
+        public let problems: [Problem]
+    }
+
+    public func signUp(email rawEmail: String, password: String, displayName: String?, handle rawHandle: String?, device: String?) async throws -> Session {
+        var problems: [ValidationFailure.Problem] = []
+        let email = EmailAddress(rawEmail)
+        if email == nil { problems.append(.init(field: "email", code: "invalid_email", message: "Enter a valid email address.")) }
+        for violation in policy.violations(of: password, email: email) {
+            problems.append(.init(field: "password", code: violation.code, message: violation.message))
+        }
+        var handle: Handle?
+        if let rawHandle, !rawHandle.isEmpty {
+            handle = Handle(rawHandle)
+            if handle == nil {
+                problems.append(.init(field: "handle", code: "invalid_handle",
+                                      message: "Use 3–20 letters, numbers or underscores."))
+            }
+        }
+        if let displayName, displayName.count > 100 {
+            problems.append(.init(field: "display_name", code: "too_long", message: "Use at most 100 characters."))
+        }
+        guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
+        let requestedHandle = handle
+
+        let passwordHash = try await hasher.hash(password)
+        for attempt in 0..<5 {
+            let accountID = UUID()
+            let now = clock.now()
+            let tokens = try IssuedTokens.issue(now: now)
+            let sessionID = UUID()
+            let chosenHandle = requestedHandle ?? Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }
+            do {
+                let (state, _) = try await repository.execute(accountID) { _ in
+                    .register(.init(
+                        email: email, passwordHash: passwordHash, displayName: displayName, handle: chosenHandle,
+                        handleIsTemporary: requestedHandle == nil,
+                        session: .init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes),
+                        verificationLink: .init(linkID: UUID(), expiresAt: now.addingTimeInterval(linkLifetime))))
+                }
+                return session(state, sessionID, tokens)
+            } catch let taken as ClaimTaken where taken.claim == .handle && requestedHandle == nil && attempt < 4 {
+                continue  // a generated handle collided: draw another
+            }
+        }
+        throw ClaimTaken(claim: .handle)
+    }
+
+    /// Signs in with email and password. An unknown email costs a full hash too.
+    public func signIn(email rawEmail: String, password: String, device: String?) async throws -> Session {
+        guard let email = EmailAddress(rawEmail) else {
+            _ = try await hasher.verify(password, against: nil)
+            throw IdentityError.invalidCredentials
+        }
+        let found = try await repository.credentials(forEmail: email.normalized)
+        guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
+        else { throw IdentityError.invalidCredentials }
+        let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(password) : nil
+        let tokens = try IssuedTokens.issue(now: clock.now())
+        let sessionID = UUID()
+        if let rehash {
+            _ = try await repository.execute(found.accountID) { _ in .rehashPassword(newPasswordHash: rehash) }
+        }
+        let (state, _) = try await repository.execute(found.accountID) { _ in
+            .startSession(.init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes))
+        }
+        return session(state, sessionID, tokens)
+    }
+
+    /// Exchanges a refresh token for a new pair. A spent token presented again revokes its
+    /// session (someone else holds a copy) and answers `session_expired`.
+    public func refresh(_ refreshToken: String) async throws -> Session {
+        let presented = IssuedTokens.tokenHash(refreshToken)
+        guard let found = try await repository.session(forRefreshHash: presented) else { throw IdentityError.sessionExpired }
+        let tokens = try IssuedTokens.issue(now: clock.now())
+        let (state, events) = try await repository.execute(found.accountID) { _ in
+            .refreshSession(sessionID: found.sessionID, presentedRefreshHash: Hex.encode(presented), replacement: tokens.hashes)
+        }
+        if case .sessionRevoked = events.first { throw IdentityError.sessionExpired }
+        return session(state, found.sessionID, tokens)
+    }
+
+    public func revoke(session: SessionRef, reason: String) async throws {
+        _ = try await repository.execute(session.accountID) { _ in .revokeSession(sessionID: session.sessionID, reason: reason) }
+    }
+
+    /// The session an access token belongs to, when it is live.
+    public func authenticate(accessToken: String) async throws -> SessionRef? {
+        try await repository.session(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+    }
+
+    public func account(_ accountID: UUID) async throws -> AccountState {
+        try await repository.load(accountID)
+    }
+
+    private func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) -> Session {
+        Session(
+            accountID: state.accountID, sessionID: sessionID, accessToken: tokens.accessToken,
+            refreshToken: tokens.refreshToken, expiresIn: Int(IssuedTokens.accessLifetime),
+            emailVerified: state.emailVerified)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import LedgerCore
+import LedgerEventStore
+import LedgerIdentity
+import LedgerPostgres
+
+/// Accounts on the event store, with their projections written in the append's transaction.
+public struct PostgresAccountRepository: AccountRepository {
+    let store: EventStore
+    let clock: any LedgerClock
+    static let streamType = "account"
+
+    public init(store: EventStore, clock: any LedgerClock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    public func execute(
+        _ accountID: UUID, _ command: @Sendable (AccountState) throws -> AccountCommand
+    ) async throws -> (AccountState, [AccountEvent]) {
+        let outcome: (AccountState, [AccountEvent]) = try await store.client.transaction { connection in
+            try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
+            let state = try await load(accountID, on: connection)
+            let now = clock.now()
+            let events = try decide(state, try command(state), now: now)
+            guard !events.isEmpty else { return (state, []) }
+            try await store.append(
+                to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
+                events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
+                on: connection)
+            let after = events.reduce(state) { evolve($0, $1, at: now) }
+            try await AccountProjector.project(after, events: events, on: connection)
+            return (after, events)
+        }
+        if !outcome.1.isEmpty { store.committed() }
+        return outcome
+    }
+
+    public func load(_ accountID: UUID) async throws -> AccountState {
+        try await store.client.withConnection { try await load(accountID, on: $0) }
+    }
+
+    func load(_ accountID: UUID, on connection: PostgresConnection) async throws -> AccountState {
+        let recorded = try await store.readStream(accountID, on: connection)
+        var state = AccountState(accountID: accountID)
+        for event in recorded {
+            guard let payload = event.payload,
+                  let decoded = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: payload)
+            else {
+                state.version += 1
+                continue
+            }
+            state = evolve(state, decoded, at: event.recordedAt)
+        }
+        return state
+    }
+
+    public func credentials(forEmail normalizedEmail: String) async throws -> (accountID: UUID, passwordHash: String?)? {
+        let rows = try await store.client.query(
+            "SELECT account_id, password_hash FROM accounts WHERE email_normalized = $1", [.text(normalizedEmail)])
+        guard rows.rowCount == 1, let id = try rows[0].uuid(0) else { return nil }
+        return (id, rows[0].string(1))
+    }
+
+    public func session(forAccessHash hash: [UInt8], at time: Date) async throws -> SessionRef? {
+        let rows = try await store.client.query(
+            """
+            SELECT account_id, session_id FROM sessions
+            WHERE access_token_sha256 = $1 AND revoked_at IS NULL AND access_expires_at > $2
+            """,
+            [.bytea(hash), .timestamp(time)])
+        return try Self.sessionRef(rows)
+    }
+
+    public func session(forRefreshHash hash: [UInt8]) async throws -> SessionRef? {
+        let rows = try await store.client.query(
+            """
+            SELECT account_id, session_id FROM sessions WHERE refresh_token_sha256 = $1
+            UNION ALL
+            SELECT account_id, session_id FROM spent_refresh_tokens WHERE refresh_token_sha256 = $1
+            LIMIT 1
+            """,
+            [.bytea(hash)])
+        return try Self.sessionRef(rows)
+    }
+
+    public func isHandleFree(_ handle: Handle) async throws -> Bool {
+        try await store.client.query(
+            "SELECT 1 FROM accounts WHERE handle_normalized = $1", [.text(handle.normalized)]).rowCount == 0
+    }
+
+    public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
+        try await store.client.query(
+            "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]).rowCount == 0
+    }
+
+    private static func sessionRef(_ rows: PostgresResult) throws -> SessionRef? {
+        guard rows.rowCount > 0, let account = try rows[0].uuid(0), let session = try rows[0].uuid(1) else { return nil }
+        return SessionRef(accountID: account, sessionID: session)
+    }
+}

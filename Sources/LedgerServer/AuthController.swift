@@ -1,0 +1,158 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+/// Email sign-up and sign-in, token refresh, logout, and the signed-in account's views
+/// (API.md "Accounts and sessions"). Translates HTTP to `AccountService` and back.
+public struct AuthController: Sendable {
+    let accounts: AccountService
+
+    public init(accounts: AccountService) {
+        self.accounts = accounts
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        routes.post("/auth/email/signup") { request, context in
+            let body = try await request.decodeJSON(SignUpRequest.self, context: context)
+            let session = try await accounts.signUp(
+                email: body.email, password: body.password, displayName: body.displayName, handle: body.handle,
+                device: request.headers[.userAgent])
+            return try JSONResponse(.created, encoding: SessionBody(session))
+        }
+        routes.post("/auth/email/login") { request, context in
+            let body = try await request.decodeJSON(SignInRequest.self, context: context)
+            let session = try await accounts.signIn(email: body.email, password: body.password, device: request.headers[.userAgent])
+            return try JSONResponse(.ok, encoding: SessionBody(session))
+        }
+        routes.post("/auth/token/refresh") { request, context in
+            let body = try await request.decodeJSON(RefreshRequest.self, context: context)
+            return try JSONResponse(.ok, encoding: SessionBody(try await accounts.refresh(body.refreshToken)))
+        }
+        routes.post("/auth/logout") { request, _ in
+            let session = try await authenticate(request)
+            try await accounts.revoke(session: session, reason: "logout")
+            return Response(status: .noContent)
+        }
+        routes.get("/me") { request, _ in
+            let session = try await authenticate(request)
+            let state = try await accounts.account(session.accountID)
+            return try JSONResponse(.ok, encoding: MeBody(state))
+        }
+        routes.get("/me/auth-methods") { request, _ in
+            let session = try await authenticate(request)
+            let state = try await accounts.account(session.accountID)
+            return try JSONResponse(.ok, encoding: AuthMethodsBody(state))
+        }
+        return routes
+    }
+
+    /// The live session of the request's bearer access token, or `401 unauthorized`.
+    func authenticate(_ request: Request) async throws -> SessionRef {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+              let session = try await accounts.authenticate(accessToken: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        else {
+            throw APIError(.unauthorized, .unauthorized, "Sign in to continue.", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        return session
+    }
+}
+
+struct SignUpRequest: Decodable {
+    let email: String
+    let password: String
+    let displayName: String?
+    let handle: String?
+    enum CodingKeys: String, CodingKey { case email, password, displayName = "display_name", handle }
+}
+
+struct SignInRequest: Decodable {
+    let email: String
+    let password: String
+}
+
+struct RefreshRequest: Decodable {
+    let refreshToken: String
+    enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
+}
+
+/// `{account_id, session_id, access_token, refresh_token, expires_in, email_verified}`.
+struct SessionBody: Encodable {
+    let accountID: UUID
+    let sessionID: UUID
+    let accessToken: String
+    let refreshToken: String
+    let expiresIn: Int
+    let emailVerified: Bool
+
+    init(_ session: AccountService.Session) {
+        accountID = session.accountID
+        sessionID = session.sessionID
+        accessToken = session.accessToken
+        refreshToken = session.refreshToken
+        expiresIn = session.expiresIn
+        emailVerified = session.emailVerified
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accountID = "account_id", sessionID = "session_id", accessToken = "access_token"
+        case refreshToken = "refresh_token", expiresIn = "expires_in", emailVerified = "email_verified"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accountID.lowercased, forKey: .accountID)
+        try container.encode(sessionID.lowercased, forKey: .sessionID)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encode(refreshToken, forKey: .refreshToken)
+        try container.encode(expiresIn, forKey: .expiresIn)
+        try container.encode(emailVerified, forKey: .emailVerified)
+    }
+}
+
+/// `GET /me`.
+struct MeBody: Encodable {
+    let state: AccountState
+    init(_ state: AccountState) { self.state = state }
+
+    enum CodingKeys: String, CodingKey {
+        case accountID = "account_id", userID = "user_id", displayName = "display_name", handle
+        case handleIsTemporary = "handle_is_temporary", email, emailVerified = "email_verified", createdAt = "created_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(state.accountID.lowercased, forKey: .accountID)
+        try container.encode(state.accountID.lowercased, forKey: .userID)
+        try container.encode(state.displayName, forKey: .displayName)
+        try container.encode(state.handle, forKey: .handle)
+        try container.encode(state.handleIsTemporary, forKey: .handleIsTemporary)
+        try container.encode(state.email, forKey: .email)
+        try container.encode(state.emailVerified, forKey: .emailVerified)
+        try container.encode(state.createdAt.map(RFC3339.format), forKey: .createdAt)
+    }
+}
+
+/// `GET /me/auth-methods`: `null` where not set.
+struct AuthMethodsBody: Encodable {
+    let state: AccountState
+    init(_ state: AccountState) { self.state = state }
+
+    enum CodingKeys: String, CodingKey {
+        case phone, email, hasPassword = "has_password", appleLinked = "apple_linked", googleLinked = "google_linked"
+        case emailVerified = "email_verified", passwordChangedAt = "password_changed_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeNil(forKey: .phone)
+        try container.encode(state.email, forKey: .email)
+        try container.encode(state.hasPassword, forKey: .hasPassword)
+        try container.encode(false, forKey: .appleLinked)
+        try container.encode(false, forKey: .googleLinked)
+        try container.encode(state.emailVerified, forKey: .emailVerified)
+        try container.encode(state.passwordChangedAt.map(RFC3339.format), forKey: .passwordChangedAt)
+    }
+}

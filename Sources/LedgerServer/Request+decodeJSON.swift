@@ -1,0 +1,38 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension Request {
+    /// Reads a JSON body of at most 64 KiB into `type`. Too large → `413 payload_too_large`;
+    /// not JSON, invalid UTF-8, a missing field or a wrong type → `400 invalid_request` naming
+    /// the field. Unknown fields are ignored.
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: LedgerRequestContext) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await body.collect(upTo: APILimits.maximumBodyBytes)
+        } catch {
+            throw APIError(.contentTooLarge, .payloadTooLarge, "The request body is larger than 64 KiB.")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw APIError(.badRequest, .invalidRequest, Self.describe(error))
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, _):
+            return "The field \(key.stringValue) is required."
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return path(context).isEmpty ? "The request body must be a JSON object." : "The field \(path(context)) has the wrong type."
+        case .dataCorrupted:
+            return "The request body is not valid JSON."
+        @unknown default:
+            return "The request body is not valid JSON."
+        }
+    }
+}

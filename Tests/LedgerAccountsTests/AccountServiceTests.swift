@@ -1,0 +1,178 @@
+import Foundation
+import LedgerAccounts
+import LedgerCrypto
+import LedgerEventStore
+import LedgerIdentity
+import LedgerTestSupport
+import Testing
+
+extension TestDatabase {
+    /// The account service on this database, with a cheap scrypt cost.
+    func accountService(logN: Int = 4) throws -> AccountService {
+        let store = eventStore()
+        return AccountService(
+            repository: PostgresAccountRepository(store: store, clock: clock),
+            hasher: try PasswordHasher(parameters: Scrypt(logN: logN)), clock: clock)
+    }
+}
+
+@Suite("Accounts: sign-up, sign-in, sessions", .timeLimit(.minutes(2)))
+struct AccountServiceTests {
+    @Test("sign-up creates the account, its projections and a working session")
+    func signUp() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let session = try await service.signUp(
+                email: " Ana@Example.com ", password: "violet-harbor-91", displayName: "Ana", handle: nil, device: "ios")
+            #expect(!session.emailVerified)
+            #expect(session.expiresIn == 900)
+            #expect(session.accessToken.hasPrefix("la_") && session.refreshToken.hasPrefix("lr_"))
+            let authenticated = try await service.authenticate(accessToken: session.accessToken)
+            #expect(authenticated == SessionRef(accountID: session.accountID, sessionID: session.sessionID))
+            let state = try await service.account(session.accountID)
+            #expect(state.email == "Ana@Example.com")
+            #expect(state.handleIsTemporary)
+            #expect(Handle(state.handle ?? "") != nil)
+            let row = try await db.client.query(
+                "SELECT email_normalized, handle_is_temporary FROM accounts WHERE account_id = $1", [.uuid(session.accountID)])[0]
+            #expect(row.string(0) == "ana@example.com")
+            // Nothing secret reaches the database in the clear.
+            let leaks = try await db.client.query(
+                """
+                SELECT count(*) FROM events WHERE position(convert_to($1, 'UTF8') IN payload) > 0
+                   OR position(convert_to($2, 'UTF8') IN payload) > 0
+                """, [.text("violet-harbor-91"), .text(session.accessToken)])
+            #expect(try leaks[0].int(0) == 0)
+            #expect(try await db.eventStore().verify(streamID: session.accountID).ok)
+        }
+    }
+
+    @Test("sign-up reports every broken rule at once")
+    func validation() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let failure = await #expect(throws: AccountService.ValidationFailure.self) {
+                try await service.signUp(email: "not-an-email", password: "1234567", displayName: nil, handle: "x!", device: nil)
+            }
+            #expect(failure?.problems.map(\.code) == ["invalid_email", "too_short", "too_common", "all_digits", "invalid_handle"])
+            #expect(failure?.problems[1].message == "Password must be at least 8 characters.")
+            #expect(try await db.client.query("SELECT count(*) FROM events")[0].int(0) == 0)
+        }
+    }
+
+    @Test("two racing sign-ups with one email (any case): exactly one wins")
+    func signUpRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        do {
+                            _ = try await service.signUp(
+                                email: index % 2 == 0 ? "race@example.com" : "RACE@example.com", password: "violet-harbor-91",
+                                displayName: nil, handle: nil, device: nil)
+                            return "won"
+                        } catch let taken as ClaimTaken {
+                            return taken.claim == .email ? "taken" : "other"
+                        } catch {
+                            return "error: \(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "won" }.count == 1)
+            #expect(outcomes.filter { $0 == "taken" }.count == 5)
+            #expect(try await db.client.query("SELECT count(*) FROM accounts")[0].int(0) == 1)
+            #expect(try await db.client.query("SELECT count(DISTINCT stream_id) FROM events")[0].int(0) == 1)
+        }
+    }
+
+    @Test("racing sign-ups for one handle, differently cased: exactly one wins")
+    func handleRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<4 {
+                    group.addTask {
+                        (try? await service.signUp(
+                            email: "h\(index)@example.com", password: "violet-harbor-91", displayName: nil,
+                            handle: index % 2 == 0 ? "Handz" : "handz", device: nil)) != nil
+                    }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 1)
+        }
+    }
+
+    @Test("sign-in: right password, wrong password, unknown email")
+    func signIn() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let created = try await service.signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let session = try await service.signIn(email: "ANA@example.com", password: "violet-harbor-91", device: "android")
+            #expect(session.accountID == created.accountID)
+            #expect(session.sessionID != created.sessionID)
+            for (email, password) in [("ana@example.com", "wrong-password-1"), ("nobody@example.com", "violet-harbor-91"), ("junk", "x")] {
+                let error = await #expect(throws: IdentityError.self) {
+                    try await service.signIn(email: email, password: password, device: nil)
+                }
+                #expect(error == IdentityError.invalidCredentials)
+                #expect(error?.message == "Incorrect email or password.")
+            }
+        }
+    }
+
+    @Test("a changed scrypt cost rehashes at the next sign-in")
+    func rehash() async throws {
+        try await TestPostgres.withDatabase { db in
+            let created = try await db.accountService(logN: 4).signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let stronger = try db.accountService(logN: 5)
+            _ = try await stronger.signIn(email: "ana@example.com", password: "violet-harbor-91", device: nil)
+            let state = try await stronger.account(created.accountID)
+            #expect(state.passwordHash?.hasPrefix("$scrypt$ln=5,") == true)
+            _ = try await stronger.signIn(email: "ana@example.com", password: "violet-harbor-91", device: nil)
+        }
+    }
+
+    @Test("refresh rotates tokens; a reused refresh token revokes the session")
+    func refreshAndReuse() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let first = try await service.signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let second = try await service.refresh(first.refreshToken)
+            #expect(second.sessionID == first.sessionID)
+            #expect(second.accessToken != first.accessToken)
+            #expect(try await service.authenticate(accessToken: first.accessToken) == nil)
+            #expect(try await service.authenticate(accessToken: second.accessToken) != nil)
+
+            let reuse = await #expect(throws: IdentityError.self) { try await service.refresh(first.refreshToken) }
+            #expect(reuse == IdentityError.sessionExpired)
+            #expect(try await service.authenticate(accessToken: second.accessToken) == nil)
+            await #expect(throws: IdentityError.self) { try await service.refresh(second.refreshToken) }
+            await #expect(throws: IdentityError.self) { try await service.refresh("lr_unknown") }
+        }
+    }
+
+    @Test("access tokens expire; logout revokes only its session")
+    func expiryAndLogout() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let first = try await service.signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            db.clock.advance(by: 899)
+            #expect(try await service.authenticate(accessToken: first.accessToken) != nil)
+            db.clock.advance(by: 2)
+            #expect(try await service.authenticate(accessToken: first.accessToken) == nil)
+            let other = try await service.signIn(email: "ana@example.com", password: "violet-harbor-91", device: nil)
+            let renewed = try await service.refresh(first.refreshToken)
+            try await service.revoke(session: SessionRef(accountID: renewed.accountID, sessionID: renewed.sessionID), reason: "logout")
+            #expect(try await service.authenticate(accessToken: renewed.accessToken) == nil)
+            #expect(try await service.authenticate(accessToken: other.accessToken) != nil)
+        }
+    }
+}
