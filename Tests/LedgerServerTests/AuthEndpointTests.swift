@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+/// Decodes a JSON object body.
+func json(_ response: TestResponse) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+}
+
+func jsonBody(_ object: [String: Any]) -> ByteBuffer {
+    ByteBuffer(data: try! JSONSerialization.data(withJSONObject: object))
+}
+
+let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+func bearer(_ token: String) -> HTTPFields {
+    [.authorization: "Bearer \(token)", .contentType: "application/json"]
+}
+
+@Suite("HTTP: accounts and sessions", .timeLimit(.minutes(2)))
+struct AuthEndpointTests {
+    @Test("sign up, read /me and the hub, refresh, log out")
+    func happyPath() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                var access = ""
+                var refresh = ""
+                try await client.execute(
+                    uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
+                    body: jsonBody(["email": "Ana@Example.com", "password": "violet-harbor-91", "display_name": "Ana", "extra": 1])
+                ) { response in
+                    #expect(response.status == .created)
+                    let body = try json(response)
+                    #expect(Set(body.keys) == ["account_id", "session_id", "access_token", "refresh_token", "expires_in", "email_verified"])
+                    #expect(body["email_verified"] as? Bool == false)
+                    #expect(body["expires_in"] as? Int == 900)
+                    access = body["access_token"] as? String ?? ""
+                    refresh = body["refresh_token"] as? String ?? ""
+                }
+                try await client.execute(uri: "/me", method: .get, headers: bearer(access)) { response in
+                    #expect(response.status == .ok)
+                    let body = try json(response)
+                    #expect(body["email"] as? String == "Ana@Example.com")
+                    #expect(body["display_name"] as? String == "Ana")
+                    #expect(body["handle_is_temporary"] as? Bool == true)
+                    #expect(body["user_id"] as? String == body["account_id"] as? String)
+                    #expect((body["created_at"] as? String)?.hasSuffix("Z") == true)
+                }
+                try await client.execute(uri: "/me/auth-methods", method: .get, headers: bearer(access)) { response in
+                    let body = try json(response)
+                    #expect(Set(body.keys) == ["phone", "email", "has_password", "apple_linked", "google_linked", "email_verified", "password_changed_at"])
+                    #expect(body["phone"] is NSNull)
+                    #expect(body["has_password"] as? Bool == true)
+                    #expect(body["apple_linked"] as? Bool == false)
+                }
+                try await client.execute(
+                    uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": refresh])
+                ) { response in
+                    #expect(response.status == .ok)
+                    access = try json(response)["access_token"] as? String ?? ""
+                }
+                try await client.execute(
+                    uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": refresh])
+                ) { response in
+                    #expect(response.status == .unauthorized)
+                    let body = try json(response)
+                    #expect(body["error"] as? String == "session_expired")
+                }
+                // The reuse revoked the session: the new access token is dead too.
+                try await client.execute(uri: "/me", method: .get, headers: bearer(access)) { response in
+                    #expect(response.status == .unauthorized)
+                    let body = try json(response)
+                    #expect(body["error"] as? String == "unauthorized")
+                }
+            }
+        }
+    }
+
+    @Test("logout revokes the session; sign-in errors use the seeds' copy")
+    func logoutAndSignIn() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                try await client.execute(
+                    uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
+                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])) { #expect($0.status == .created) }
+                try await client.execute(
+                    uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
+                    body: jsonBody(["email": "ANA@example.com", "password": "violet-harbor-91"])
+                ) { response in
+                    #expect(response.status == .conflict)
+                    let body = try json(response)
+                    #expect(body["error"] as? String == "email_taken")
+                    #expect(body["message"] as? String == "This email is already in use. Log in instead.")
+                }
+                try await client.execute(
+                    uri: "/auth/email/login", method: .post, headers: jsonHeaders,
+                    body: jsonBody(["email": "ana@example.com", "password": "not-the-password"])
+                ) { response in
+                    #expect(response.status == .unauthorized)
+                    let body = try json(response)
+                    #expect(body["error"] as? String == "invalid_credentials")
+                    #expect(body["message"] as? String == "Incorrect email or password.")
+                }
+                var access = ""
+                try await client.execute(
+                    uri: "/auth/email/login", method: .post, headers: jsonHeaders,
+                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])
+                ) { response in
+                    #expect(response.status == .ok)
+                    access = try json(response)["access_token"] as? String ?? ""
+                }
+                try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { #expect($0.status == .noContent) }
+                try await client.execute(uri: "/me", method: .get, headers: bearer(access)) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { #expect($0.status == .unauthorized) }
+            }
+        }
+    }
+
+    @Test("bad input gets a typed 4xx and changes nothing")
+    func badInput() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                let cases: [(ByteBuffer, HTTPResponse.Status, String)] = [
+                    (ByteBuffer(string: "{not json"), .badRequest, "invalid_request"),
+                    (ByteBuffer(string: #"{"email": 42, "password": "violet-harbor-91"}"#), .badRequest, "invalid_request"),
+                    (ByteBuffer(string: #"{"password": "violet-harbor-91"}"#), .badRequest, "invalid_request"),
+                    (ByteBuffer(string: "[]"), .badRequest, "invalid_request"),
+                    (ByteBuffer(bytes: Array(#"{"email":"a@b.co","password":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8)), .badRequest, "invalid_request"),
+                    (ByteBuffer(string: #"{"email":"x","password":"1234567"}"#), .unprocessableContent, "validation_failed"),
+                    (ByteBuffer(string: "{\"email\":\"a@b.co\",\"password\":\"" + String(repeating: "x", count: 70_000) + "\"}"),
+                     .contentTooLarge, "payload_too_large"),
+                ]
+                for (body, status, code) in cases {
+                    try await client.execute(uri: "/auth/email/signup", method: .post, headers: jsonHeaders, body: body) { response in
+                        #expect(response.status == status)
+                        let decoded = try json(response)
+                        #expect(decoded["error"] as? String == code)
+                        #expect((decoded["message"] as? String)?.isEmpty == false)
+                    }
+                }
+                try await client.execute(
+                    uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
+                    body: ByteBuffer(string: #"{"email":"x","password":"1234567"}"#)
+                ) { response in
+                    let errors = try json(response)["errors"] as? [[String: String]]
+                    #expect(errors?.map { $0["code"] ?? "" } == ["invalid_email", "too_short", "too_common", "all_digits"])
+                    #expect(errors?.first?["field"] == "email")
+                }
+                for token in ["", "Bearer", "Bearer la_nope", "Basic abc"] {
+                    try await client.execute(uri: "/me", method: .get, headers: [.authorization: token]) { response in
+                        #expect(response.status == .unauthorized)
+                    }
+                }
+            }
+            #expect(try await db.client.query("SELECT count(*) FROM events")[0].int(0) == 0)
+        }
+    }
+}
