@@ -19,5 +19,6 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.add(middleware: RequestIDMiddleware())
     router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
     router.addRoutes(AuthController(accounts: services.accounts).endpoints)
+    if let openAPI = services.openAPI { router.addRoutes(openAPI.endpoints) }
     return router
 }

@@ -12,12 +12,15 @@ public struct LedgerServices: Sendable {
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
     public let accounts: AccountService
+    /// The OpenAPI document to serve, when it was found.
+    public var openAPI: OpenAPIController?
 
     public init(
         configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore,
         migrator: SchemaMigrator, clock: any LedgerClock, accounts: AccountService
     ) {
         self.accounts = accounts
+        self.openAPI = OpenAPIController.load()
         self.configuration = configuration
         self.client = client
         self.eventStore = eventStore

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+@Suite("HTTP responses match openapi.yaml", .timeLimit(.minutes(2)))
+struct ContractTests {
+    @Test("every answer of a scripted session is documented and matches its schema")
+    func scriptedSession() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                for uri in ["/healthz", "/readyz"] {
+                    try await client.execute(uri: uri, method: .get) { expectConforms($0, "get", uri) }
+                }
+                let signUp = jsonBody(["email": "ana@example.com", "password": "violet-harbor-91", "handle": "ana_k"])
+                var access = ""
+                var refresh = ""
+                try await client.execute(uri: "/auth/email/signup", method: .post, headers: jsonHeaders, body: signUp) { response in
+                    expectConforms(response, "post", "/auth/email/signup")
+                    let body = try json(response)
+                    access = body["access_token"] as? String ?? ""
+                    refresh = body["refresh_token"] as? String ?? ""
+                }
+                let otherBodies: [ByteBuffer] = [
+                    signUp,
+                    jsonBody(["email": "x", "password": "1"]),
+                    ByteBuffer(string: "{"),
+                    ByteBuffer(string: "{\"email\":\"" + String(repeating: "a", count: 70_000) + "\"}"),
+                ]
+                for body in otherBodies {
+                    try await client.execute(uri: "/auth/email/signup", method: .post, headers: jsonHeaders, body: body) {
+                        expectConforms($0, "post", "/auth/email/signup")
+                    }
+                }
+                for password in ["violet-harbor-91", "wrong-password"] {
+                    try await client.execute(
+                        uri: "/auth/email/login", method: .post, headers: jsonHeaders,
+                        body: jsonBody(["email": "ana@example.com", "password": password])) { expectConforms($0, "post", "/auth/email/login") }
+                }
+                for token in [refresh, refresh] {
+                    try await client.execute(
+                        uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": token])
+                    ) { expectConforms($0, "post", "/auth/token/refresh") }
+                }
+                try await client.execute(
+                    uri: "/auth/email/login", method: .post, headers: jsonHeaders,
+                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])
+                ) { response in
+                    access = try json(response)["access_token"] as? String ?? ""
+                }
+                for uri in ["/me", "/me/auth-methods"] {
+                    try await client.execute(uri: uri, method: .get, headers: bearer(access)) { expectConforms($0, "get", uri) }
+                    try await client.execute(uri: uri, method: .get) { expectConforms($0, "get", uri) }
+                }
+                try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { expectConforms($0, "post", "/auth/logout") }
+                try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { expectConforms($0, "post", "/auth/logout") }
+                try await client.execute(uri: "/openapi.yaml", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body).hasPrefix("openapi: 3.1.0"))
+                }
+            }
+        }
+    }
+
+    @Test("the checker itself catches a response that breaks the document")
+    func checkerCatchesDrift() {
+        let document = OpenAPIDocument.shared
+        #expect(!document.problems(path: "/healthz", method: "get", status: 200, body: Data(#"{"status":1}"#.utf8)).isEmpty)
+        #expect(!document.problems(path: "/healthz", method: "get", status: 418, body: Data()).isEmpty)
+        #expect(!document.problems(path: "/nowhere", method: "get", status: 200, body: Data()).isEmpty)
+        #expect(!document.problems(path: "/me", method: "get", status: 200, body: Data(#"{"account_id":"x"}"#.utf8)).isEmpty)
+        #expect(document.problems(path: "/healthz", method: "get", status: 200, body: Data(#"{"status":"ok"}"#.utf8)).isEmpty)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HummingbirdTesting
+import LedgerServer
+import Testing
+import Yams
+
+/// The project's `openapi.yaml`, and a small JSON-Schema checker for the subset it uses
+/// (`$ref`, `type` — one or a list —, `required`, `properties`, `additionalProperties: false`,
+/// `const`, `items`, `maxLength`), so tests can hold every response to the document.
+struct OpenAPIDocument: @unchecked Sendable {
+    /// Read once and never mutated.
+    let root: [String: Any]
+
+    static let shared: OpenAPIDocument = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("openapi.yaml")
+        let text = try! String(contentsOf: url, encoding: .utf8)
+        return OpenAPIDocument(root: try! Yams.load(yaml: text) as! [String: Any])
+    }()
+
+    /// Problems with `response` as an answer to `method path`; empty when it conforms.
+    func problems(path: String, method: String, status: Int, body: Data) -> [String] {
+        guard let operation = (root["paths"] as? [String: Any])?[path].flatMap({ ($0 as? [String: Any])?[method] }) as? [String: Any]
+        else { return ["\(method.uppercased()) \(path) is not in openapi.yaml"] }
+        guard var response = (operation["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
+            return ["status \(status) of \(method.uppercased()) \(path) is not documented"]
+        }
+        response = resolve(response)
+        guard let content = response["content"] as? [String: Any] else {
+            return body.isEmpty ? [] : ["status \(status) documents no body, got \(body.count) bytes"]
+        }
+        guard let media = content["application/json"] as? [String: Any], let schema = media["schema"] as? [String: Any] else {
+            return []
+        }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+            return ["the body is not JSON"]
+        }
+        return validate(value, against: schema, at: "$")
+    }
+
+    private func resolve(_ node: [String: Any]) -> [String: Any] {
+        guard let reference = node["$ref"] as? String, reference.hasPrefix("#/") else { return node }
+        var current: Any = root
+        for part in reference.dropFirst(2).split(separator: "/") {
+            current = (current as? [String: Any])?[String(part)] as Any
+        }
+        return resolve(current as? [String: Any] ?? [:])
+    }
+
+    func validate(_ value: JSONValue, against rawSchema: [String: Any], at location: String) -> [String] {
+        let schema = resolve(rawSchema)
+        var problems: [String] = []
+        if let types = (schema["type"] as? [String]) ?? (schema["type"] as? String).map({ [$0] }) {
+            guard types.contains(where: { Self.matches(value, type: $0) }) else {
+                return ["\(location): expected \(types.joined(separator: "|")), got \(value)"]
+            }
+        }
+        if let constant = schema["const"] as? String, value != .string(constant) {
+            problems.append("\(location): expected \(constant)")
+        }
+        if let maxLength = schema["maxLength"] as? Int, case .string(let text) = value, text.count > maxLength {
+            problems.append("\(location): longer than \(maxLength)")
+        }
+        if case .object(let object) = value {
+            for key in schema["required"] as? [String] ?? [] where object[key] == nil {
+                problems.append("\(location): missing \(key)")
+            }
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            for (key, child) in object {
+                if let childSchema = properties[key] as? [String: Any] {
+                    problems += validate(child, against: childSchema, at: "\(location).\(key)")
+                } else if schema["additionalProperties"] as? Bool == false {
+                    problems.append("\(location): undocumented field \(key)")
+                }
+            }
+        }
+        if case .array(let array) = value, let items = schema["items"] as? [String: Any] {
+            for (index, element) in array.enumerated() {
+                problems += validate(element, against: items, at: "\(location)[\(index)]")
+            }
+        }
+        return problems
+    }
+
+    private static func matches(_ value: JSONValue, type: String) -> Bool {
+        switch (type, value) {
+        case ("null", .null), ("boolean", .bool), ("integer", .int), ("number", .int), ("number", .double),
+             ("string", .string), ("array", .array), ("object", .object):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// Checks a response against openapi.yaml.
+func expectConforms(_ response: TestResponse, _ method: String, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let problems = OpenAPIDocument.shared.problems(
+        path: path, method: method, status: Int(response.status.code), body: Data(buffer: response.body))
+    #expect(problems.isEmpty, "\(method.uppercased()) \(path) → \(response.status.code): \(problems)", sourceLocation: sourceLocation)
+}
