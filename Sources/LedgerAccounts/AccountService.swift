@@ -46,17 +46,14 @@ public struct AccountService: Sendable {
     public func signUp(email rawEmail: String, password: String, displayName: String?, handle rawHandle: String?, device: String?) async throws -> Session {
         var problems: [ValidationFailure.Problem] = []
         let email = EmailAddress(rawEmail)
-        if email == nil { problems.append(.init(field: "email", code: "invalid_email", message: "Enter a valid email address.")) }
+        if email == nil { problems.append(Self.invalidEmail) }
         for violation in policy.violations(of: password, email: email) {
             problems.append(.init(field: "password", code: violation.code, message: violation.message))
         }
         var handle: Handle?
         if let rawHandle, !rawHandle.isEmpty {
             handle = Handle(rawHandle)
-            if handle == nil {
-                problems.append(.init(field: "handle", code: "invalid_handle",
-                                      message: "Use 3–20 letters, numbers or underscores."))
-            }
+            if handle == nil { problems.append(Self.invalidHandle) }
         }
         if let displayName, displayName.count > 100 {
             problems.append(.init(field: "display_name", code: "too_long", message: "Use at most 100 characters."))
@@ -133,6 +130,38 @@ public struct AccountService: Sendable {
     public func account(_ accountID: UUID) async throws -> AccountState {
         try await repository.load(accountID)
     }
+
+    /// Changes the display name (`.some(nil)` clears it) and/or claims a new handle.
+    public func updateProfile(_ accountID: UUID, displayName: String??, handle rawHandle: String?) async throws -> AccountState {
+        var problems: [ValidationFailure.Problem] = []
+        var handle: Handle?
+        if let rawHandle {
+            handle = Handle(rawHandle)
+            if handle == nil { problems.append(Self.invalidHandle) }
+        }
+        if case .some(.some(let name)) = displayName, name.count > 100 {
+            problems.append(.init(field: "display_name", code: "too_long", message: "Use at most 100 characters."))
+        }
+        guard problems.isEmpty else { throw ValidationFailure(problems: problems) }
+        let chosen = handle
+        return try await repository.execute(accountID) { _ in .updateProfile(displayName: displayName, handle: chosen) }.0
+    }
+
+    /// Whether a handle is well-formed (else a validation failure) and free.
+    public func isHandleAvailable(_ rawHandle: String) async throws -> Bool {
+        guard let handle = Handle(rawHandle) else { throw ValidationFailure(problems: [Self.invalidHandle]) }
+        return try await repository.isHandleFree(handle)
+    }
+
+    /// Whether an email is well-formed (else a validation failure) and free. Says nothing of who holds it.
+    public func isEmailAvailable(_ rawEmail: String) async throws -> Bool {
+        guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
+        return try await repository.isEmailFree(email)
+    }
+
+    static let invalidHandle = ValidationFailure.Problem(
+        field: "handle", code: "invalid_handle", message: "Use 3–20 letters, numbers or underscores.")
+    static let invalidEmail = ValidationFailure.Problem(field: "email", code: "invalid_email", message: "Enter a valid email address.")
 
     private func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) -> Session {
         Session(

@@ -30,6 +30,8 @@ public struct LedgerConfiguration: Sendable {
     public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleClientIDs: [String] = []
     public var googleClientIDs: [String] = []
+    /// Where "Contact support" writes to.
+    public var supportEmail = "support@321.fit"
     /// Connections in the PostgreSQL pool.
     public var databaseMaxConnections = 16
 
@@ -81,6 +83,7 @@ public struct LedgerConfiguration: Sendable {
         configuration.appleClientIDs = list("LEDGER_APPLE_CLIENT_IDS") ?? []
         configuration.googleClientIDs = list("LEDGER_GOOGLE_CLIENT_IDS") ?? []
         try integer("LEDGER_DB_MAX_CONNECTIONS", &configuration.databaseMaxConnections, minimum: 1)
+        configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
         return configuration
     }
 }

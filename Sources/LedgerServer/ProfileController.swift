@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+/// Profile, handles, email availability, sessions and the support prefill
+/// (API.md "Accounts and sessions").
+public struct ProfileController: Sendable {
+    let accounts: AccountService
+    let supportEmail: String
+
+    public init(accounts: AccountService, supportEmail: String) {
+        self.accounts = accounts
+        self.supportEmail = supportEmail
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        let auth = AuthController(accounts: accounts)
+        routes.patch("/me/profile") { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(ProfileRequest.self, context: context)
+            let state = try await accounts.updateProfile(session.accountID, displayName: body.displayName, handle: body.handle)
+            return try JSONResponse(.ok, encoding: MeBody(state))
+        }
+        routes.get("/handles/available") { request, _ in
+            let handle = request.uri.queryParameters["handle"].map(String.init) ?? ""
+            let available = try await Self.single { try await accounts.isHandleAvailable(handle) }
+            return JSONResponse(.ok, ["available": .bool(available)])
+        }
+        routes.get("/auth/email-available") { request, _ in
+            _ = try await auth.authenticate(request)
+            let email = request.uri.queryParameters["email"].map(String.init) ?? ""
+            let available = try await Self.single { try await accounts.isEmailAvailable(email) }
+            return JSONResponse(.ok, ["available": .bool(available)])
+        }
+        routes.get("/me/sessions") { request, _ in
+            let session = try await auth.authenticate(request)
+            let state = try await accounts.account(session.accountID)
+            let list = state.sessions.values.filter(\.isActive).sorted { $0.createdAt < $1.createdAt }.map { item in
+                JSONValue.object([
+                    "id": .string(item.id.lowercased), "created_at": .string(RFC3339.format(item.createdAt)),
+                    "last_used_at": .string(RFC3339.format(item.lastUsedAt)),
+                    "device": item.device.map(JSONValue.string) ?? .null, "current": .bool(item.id == session.sessionID),
+                ])
+            }
+            return JSONResponse(.ok, ["sessions": .array(list)])
+        }
+        routes.delete("/me/sessions/:id") { request, context in
+            let session = try await auth.authenticate(request)
+            guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
+                throw APIError(.notFound, .notFound, "No such session.")
+            }
+            try await accounts.revoke(session: SessionRef(accountID: session.accountID, sessionID: id), reason: "revoked_by_user")
+            return Response(status: .noContent)
+        }
+        routes.get("/me/support") { request, _ in
+            let session = try await auth.authenticate(request)
+            let userID = session.accountID.lowercased
+            let appVersion = request.headers[HTTPField.Name("X-App-Version")!] ?? "unknown"
+            let device = request.headers[.userAgent] ?? "unknown"
+            return JSONResponse(.ok, [
+                "user_id": .string(userID),
+                "support_email": .string(supportEmail),
+                "subject": .string("Help [\(userID)]"),
+                "body": .string("\n\n\n—\nUser ID: \(userID)\nApp version: \(appVersion)\nDevice: \(device)\n"),
+            ])
+        }
+        return routes
+    }
+
+    /// A query parameter's one rule, answered as a top-level `422` with the rule's code and copy
+    /// (`invalid_email` "Enter a valid email address.").
+    static func single<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let failure as AccountService.ValidationFailure where failure.problems.count == 1 {
+            let problem = failure.problems[0]
+            throw APIError(.unprocessableContent, .init(problem.code), problem.message)
+        }
+    }
+}
+
+/// `PATCH /me/profile`: an absent field is left alone; `display_name: null` clears the name.
+struct ProfileRequest: Decodable {
+    let displayName: String??
+    let handle: String?
+
+    enum CodingKeys: String, CodingKey { case displayName = "display_name", handle }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        displayName = container.contains(.displayName) ? .some(try container.decodeNil(forKey: .displayName) ? nil : try container.decode(String.self, forKey: .displayName)) : .none
+        handle = try container.decodeIfPresent(String.self, forKey: .handle)
+    }
+}
