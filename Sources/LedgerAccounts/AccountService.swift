@@ -11,11 +11,13 @@ public struct AccountService: Sendable {
     let policy: PasswordPolicy
     let clock: any LedgerClock
     let linkLifetime: TimeInterval
+    let throttle: LoginThrottle?
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
-        clock: any LedgerClock, linkLifetime: TimeInterval = 1800
+        clock: any LedgerClock, linkLifetime: TimeInterval = 1800, throttle: LoginThrottle? = nil
     ) {
+        self.throttle = throttle
         self.repository = repository
         self.hasher = hasher
         self.policy = policy
@@ -84,15 +86,28 @@ public struct AccountService: Sendable {
         throw ClaimTaken(claim: .handle)
     }
 
-    /// Signs in with email and password. An unknown email costs a full hash too.
+    /// Signs in with email and password. An unknown email costs a full hash too. After
+    /// `maximumFailures` failures for one email, every attempt (right or wrong) is refused
+    /// with `TooManyAttempts` until the lockout ends; the lockout is an event on the account.
     public func signIn(email rawEmail: String, password: String, device: String?) async throws -> Session {
         guard let email = EmailAddress(rawEmail) else {
             _ = try await hasher.verify(password, against: nil)
             throw IdentityError.invalidCredentials
         }
+        let throttleKey = LoginThrottle.key(email: email.normalized)
+        if let throttle, let until = try await throttle.lockedUntil(throttleKey, now: clock.now()) {
+            throw TooManyAttempts(retryAfter: Self.secondsUntil(until, from: clock.now()))
+        }
         let found = try await repository.credentials(forEmail: email.normalized)
         guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
-        else { throw IdentityError.invalidCredentials }
+        else {
+            if let throttle, let until = try await throttle.recordFailure(throttleKey, now: clock.now()), let found {
+                let failures = throttle.policy.maximumFailures
+                _ = try await repository.execute(found.accountID) { _ in .recordLoginThrottle(failures: failures, until: until) }
+            }
+            throw IdentityError.invalidCredentials
+        }
+        try await throttle?.reset(throttleKey)
         let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(password) : nil
         let tokens = try IssuedTokens.issue(now: clock.now())
         let sessionID = UUID()
@@ -103,6 +118,10 @@ public struct AccountService: Sendable {
             .startSession(.init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes))
         }
         return session(state, sessionID, tokens)
+    }
+
+    static func secondsUntil(_ until: Date, from now: Date) -> Int {
+        max(1, Int(until.timeIntervalSince(now).rounded(.up)))
     }
 
     /// Exchanges a refresh token for a new pair. A spent token presented again revokes its

@@ -81,7 +81,10 @@ struct ServeCommand: AsyncParsableCommand {
         let accounts = AccountService(
             repository: PostgresAccountRepository(store: eventStore, clock: clock),
             hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
-            linkLifetime: TimeInterval(configuration.emailLinkTTLSeconds))
+            linkLifetime: TimeInterval(configuration.emailLinkTTLSeconds),
+            throttle: LoginThrottle(
+                client: client,
+                policy: .init(maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds))))
         let services = LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             accounts: accounts)

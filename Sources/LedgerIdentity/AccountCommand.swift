@@ -14,6 +14,8 @@ public enum AccountCommand: Sendable, Equatable {
     case resetPassword(linkID: UUID, newPasswordHash: String)
     case rehashPassword(newPasswordHash: String)
     case updateProfile(displayName: String??, handle: Handle?)
+    /// Sign-in is locked after repeated failures (recorded on the account's history).
+    case recordLoginThrottle(failures: Int, until: Date)
 
     public struct Registration: Sendable, Equatable {
         public var email: EmailAddress

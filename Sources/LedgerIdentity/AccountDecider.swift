@@ -64,6 +64,10 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try requireAccount(state)
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "rehash"))]
 
+    case .recordLoginThrottle(let failures, let until):
+        try requireAccount(state)
+        return [.loginFailed(.init(failures: failures)), .loginThrottled(.init(until: until))]
+
     case .updateProfile(let displayName, let handle):
         try requireAccount(state)
         var events: [AccountEvent] = []

@@ -51,6 +51,11 @@ enum ErrorTranslation {
                 ])
             }
             return APIError(.unprocessableContent, .validationFailed, "Some fields need attention.", extra: ["errors": .array(errors)])
+        case let throttled as TooManyAttempts:
+            return APIError(
+                .tooManyRequests, .init("too_many_attempts"), "Too many attempts. Try again later.",
+                extra: ["retry_after": .int(Int64(throttled.retryAfter))],
+                headers: [.retryAfter: String(throttled.retryAfter)])
         case PasswordHasherError.overloaded:
             return APIError(.serviceUnavailable, .unavailable, "Too many sign-ins at once. Try again shortly.",
                             headers: [.retryAfter: "1"])

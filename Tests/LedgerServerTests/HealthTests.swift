@@ -12,13 +12,16 @@ import LedgerTestSupport
 import Testing
 
 /// Builds the real router on a database for one test.
-func makeServices(url: String, client: PostgresClient, clock: ManualClock = ManualClock()) throws -> LedgerServices {
+func makeServices(
+    url: String, client: PostgresClient, clock: ManualClock = ManualClock(), masterKey: MasterKey? = nil
+) throws -> LedgerServices {
     var configuration = LedgerConfiguration()
     configuration.databaseURL = url
-    let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try .generate()), clock: clock)
+    let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try masterKey ?? .generate()), clock: clock)
     let accounts = AccountService(
         repository: PostgresAccountRepository(store: store, clock: clock),
-        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock)
+        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
+        throttle: LoginThrottle(client: client, policy: .init(maximumFailures: 5, lockout: 900)))
     return LedgerServices(
         configuration: configuration, client: client, eventStore: store,
         migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, accounts: accounts)

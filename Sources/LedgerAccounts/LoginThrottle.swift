@@ -1,0 +1,68 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerPostgres
+
+/// Counts failed sign-ins per key in PostgreSQL and locks the key out after too many.
+public struct LoginThrottle: Sendable {
+    public struct Policy: Sendable {
+        /// Failures allowed; the next attempt is refused until the lockout ends.
+        public var maximumFailures: Int
+        /// How long a lockout lasts, and the window failures are counted in.
+        public var lockout: TimeInterval
+
+        public init(maximumFailures: Int = 5, lockout: TimeInterval = 900) {
+            self.maximumFailures = maximumFailures
+            self.lockout = lockout
+        }
+    }
+
+    let client: PostgresClient
+    public let policy: Policy
+
+    public init(client: PostgresClient, policy: Policy) {
+        self.client = client
+        self.policy = policy
+    }
+
+    /// The key for an email; the address itself is never stored.
+    public static func key(email normalized: String) -> String {
+        "email:" + Hex.encode(SHA256.hash(Array(normalized.utf8)))
+    }
+
+    /// When the key is locked out at `now`, the time it is free again.
+    public func lockedUntil(_ key: String, now: Date) async throws -> Date? {
+        let rows = try await client.query(
+            "SELECT locked_until FROM login_throttle WHERE key = $1 AND locked_until > $2", [.text(key), .timestamp(now)])
+        return rows.rowCount == 0 ? nil : try rows[0].date(0)
+    }
+
+    /// Records a failure atomically (any number of instances); returns the lockout end when
+    /// this failure reached the limit.
+    public func recordFailure(_ key: String, now: Date) async throws -> Date? {
+        let rows = try await client.query(
+            """
+            INSERT INTO login_throttle AS t (key, failures, window_started) VALUES ($1, 1, $2)
+            ON CONFLICT (key) DO UPDATE SET
+                failures = CASE WHEN t.window_started <= $2 - make_interval(secs => $3) THEN 1 ELSE t.failures + 1 END,
+                window_started = CASE WHEN t.window_started <= $2 - make_interval(secs => $3) THEN $2 ELSE t.window_started END,
+                locked_until = NULL
+            RETURNING failures
+            """,
+            [.text(key), .timestamp(now), .int(Int64(policy.lockout))])
+        guard let failures = try rows[0].int(0), failures >= policy.maximumFailures else { return nil }
+        let until = now.addingTimeInterval(policy.lockout)
+        try await client.query(
+            "UPDATE login_throttle SET locked_until = $2 WHERE key = $1", [.text(key), .timestamp(until)])
+        return until
+    }
+
+    public func reset(_ key: String) async throws {
+        try await client.query("DELETE FROM login_throttle WHERE key = $1", [.text(key)])
+    }
+}
+
+/// Too many failed attempts: try again after `retryAfter` seconds.
+public struct TooManyAttempts: Error, Sendable, Equatable {
+    public let retryAfter: Int
+}
