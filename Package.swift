@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // C shims: system libraries found through pkg-config.
@@ -76,6 +77,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Background workers: the delivery dispatcher (later: purge, webhooks).
+        .target(
+            name: "LedgerWorkers",
+            dependencies: [
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerAccounts",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // HTTP API: buildApplication / buildRouter and the controllers.
         .target(
             name: "LedgerServer",
@@ -94,6 +106,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
+                "LedgerWorkers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -119,6 +132,15 @@ let package = Package(
         .testTarget(
             name: "LedgerAccountsTests",
             dependencies: ["LedgerAccounts", "LedgerIdentity", "LedgerTestSupport", "LedgerEventStore", "LedgerCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerWorkersTests",
+            dependencies: [
+                "LedgerWorkers", "LedgerAccounts", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres", "LedgerCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,8 +6,9 @@ import LedgerPostgres
 /// Writes the projections of one account from its state after new events: the same rows a
 /// rebuild from the whole stream would write.
 enum AccountProjector {
-    static func project(_ state: AccountState, events: [AccountEvent], on connection: PostgresConnection) async throws {
+    static func project(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
         guard let createdAt = state.createdAt else { return }
+        try await projectLinks(state, events: events, at: time, on: connection)
         do {
             try await connection.query(
                 """
@@ -59,6 +60,38 @@ enum AccountProjector {
                     [.bytea(Hex.decode(spent) ?? []), .uuid(session.id), .uuid(state.accountID)])
             }
         }
+    }
+
+    /// The link index: new links by token hash; spent ones marked used.
+    static func projectLinks(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
+        for event in events {
+            switch event {
+            case .emailVerificationSent(let sent), .passwordResetRequested(let sent):
+                guard let hash = sent.tokenHash.flatMap({ Hex.decode($0) }) else { continue }
+                var purpose = AccountState.PendingLink.Purpose.passwordReset
+                if case .emailVerificationSent = event { purpose = .verifyEmail }
+                try await connection.query(
+                    """
+                    INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at) VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT DO NOTHING
+                    """,
+                    [.bytea(hash), .uuid(sent.linkID), .uuid(state.accountID), .text(purpose.rawValue), .timestamp(sent.expiresAt)])
+            case .emailVerified:
+                try await markLinksUsed(state.accountID, .verifyEmail, at: time, on: connection)
+            case .passwordSet(let set) where set.reason == "reset":
+                try await markLinksUsed(state.accountID, .passwordReset, at: time, on: connection)
+            default:
+                continue
+            }
+        }
+    }
+
+    private static func markLinksUsed(
+        _ accountID: UUID, _ purpose: AccountState.PendingLink.Purpose, at time: Date, on connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            "UPDATE email_links SET used_at = $3 WHERE account_id = $1 AND purpose = $2 AND used_at IS NULL",
+            [.uuid(accountID), .text(purpose.rawValue), .timestamp(time)])
     }
 
     private static func changedSessions(_ events: [AccountEvent]) -> Set<UUID> {

@@ -6,8 +6,10 @@ public protocol AccountRepository: Sendable {
     /// Runs a command against an account in one transaction: lock its stream, fold its
     /// events, `decide`, append, update the projections. `command` sees the current state
     /// and may refuse by throwing. Returns the state after the events and the events.
+    /// `outbox` holds the messages the command sends; they are written in the same
+    /// transaction, and only when the command produced events.
     func execute(
-        _ accountID: UUID, _ command: @Sendable (AccountState) throws -> AccountCommand
+        _ accountID: UUID, outbox: [OutboxMessage], _ command: @Sendable (AccountState) throws -> AccountCommand
     ) async throws -> (AccountState, [AccountEvent])
 
     /// The account's current state (empty when it does not exist).
@@ -27,6 +29,18 @@ public protocol AccountRepository: Sendable {
 
     /// Whether nobody holds this email (ignoring case).
     func isEmailFree(_ email: EmailAddress) async throws -> Bool
+
+    /// The unused link a token (by hash) belongs to.
+    func link(forTokenHash hash: [UInt8], purpose: AccountState.PendingLink.Purpose) async throws -> (accountID: UUID, linkID: UUID)?
+}
+
+extension AccountRepository {
+    /// A command that sends nothing.
+    public func execute(
+        _ accountID: UUID, _ command: @Sendable (AccountState) throws -> AccountCommand
+    ) async throws -> (AccountState, [AccountEvent]) {
+        try await execute(accountID, outbox: [], command)
+    }
 }
 
 /// A session found by one of its tokens.

@@ -12,12 +12,16 @@ public struct AccountService: Sendable {
     let clock: any LedgerClock
     let linkLifetime: TimeInterval
     let throttle: LoginThrottle?
+    /// Where links point: `<base>/verify-email?token=…`, `<base>/reset-password?token=…`.
+    let linkBaseURL: String
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
-        clock: any LedgerClock, linkLifetime: TimeInterval = 1800, throttle: LoginThrottle? = nil
+        clock: any LedgerClock, linkLifetime: TimeInterval = 1800, throttle: LoginThrottle? = nil,
+        linkBaseURL: String = "https://321.fit"
     ) {
         self.throttle = throttle
+        self.linkBaseURL = linkBaseURL
         self.repository = repository
         self.hasher = hasher
         self.policy = policy
@@ -70,13 +74,14 @@ public struct AccountService: Sendable {
             let tokens = try IssuedTokens.issue(now: now)
             let sessionID = UUID()
             let chosenHandle = requestedHandle ?? Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }
+            let (link, message) = try makeLink(.verifyEmail, to: email.value, now: now)
             do {
-                let (state, _) = try await repository.execute(accountID) { _ in
+                let (state, _) = try await repository.execute(accountID, outbox: [message]) { _ in
                     .register(.init(
                         email: email, passwordHash: passwordHash, displayName: displayName, handle: chosenHandle,
                         handleIsTemporary: requestedHandle == nil,
                         session: .init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes),
-                        verificationLink: .init(linkID: UUID(), expiresAt: now.addingTimeInterval(linkLifetime))))
+                        verificationLink: link))
                 }
                 return session(state, sessionID, tokens)
             } catch let taken as ClaimTaken where taken.claim == .handle && requestedHandle == nil && attempt < 4 {
@@ -148,6 +153,58 @@ public struct AccountService: Sendable {
 
     public func account(_ accountID: UUID) async throws -> AccountState {
         try await repository.load(accountID)
+    }
+
+    /// Sends a new verification link to the account's address (202), within the resend limit.
+    public func resendVerification(_ accountID: UUID) async throws {
+        let state = try await repository.load(accountID)
+        guard let email = state.email, !state.emailVerified else { return }
+        let (link, message) = try makeLink(.verifyEmail, to: email, now: clock.now())
+        _ = try await repository.execute(accountID, outbox: [message]) { _ in .sendVerificationLink(link) }
+    }
+
+    /// Confirms an email verification link; unknown, used or expired tokens are `link_expired`.
+    public func verifyEmail(token: String) async throws -> AccountState {
+        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .verifyEmail) else {
+            throw IdentityError.linkExpired
+        }
+        return try await repository.execute(found.accountID) { _ in .confirmVerificationLink(linkID: found.linkID) }.0
+    }
+
+    /// Sends a password-reset link. API.md answers an unknown email with `404 no_account`.
+    public func forgotPassword(email rawEmail: String) async throws {
+        guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
+        guard let found = try await repository.credentials(forEmail: email.normalized) else {
+            throw IdentityError(.noAccount, "No account found for that email.")
+        }
+        let state = try await repository.load(found.accountID)
+        let (link, message) = try makeLink(.passwordReset, to: state.email ?? email.value, now: clock.now())
+        _ = try await repository.execute(found.accountID, outbox: [message]) { _ in .sendPasswordResetLink(link) }
+    }
+
+    /// Sets a new password from a reset link and revokes every session.
+    public func resetPassword(token: String, newPassword: String) async throws {
+        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .passwordReset) else {
+            throw IdentityError.linkExpired
+        }
+        let state = try await repository.load(found.accountID)
+        let violations = policy.violations(of: newPassword, email: state.email.flatMap(EmailAddress.init))
+        guard violations.isEmpty else {
+            throw ValidationFailure(problems: violations.map { .init(field: "new_password", code: $0.code, message: $0.message) })
+        }
+        let hash = try await hasher.hash(newPassword)
+        _ = try await repository.execute(found.accountID) { _ in .resetPassword(linkID: found.linkID, newPasswordHash: hash) }
+    }
+
+    /// A one-shot link (random token, stored as its hash) and the message that carries it.
+    func makeLink(_ purpose: AccountState.PendingLink.Purpose, to address: String, now: Date) throws -> (AccountCommand.NewLink, OutboxMessage) {
+        let token = Base64URL.encode(try SecureRandom.bytes(32))
+        let path = purpose == .verifyEmail ? "verify-email" : "reset-password"
+        let link = AccountCommand.NewLink(
+            linkID: UUID(), expiresAt: now.addingTimeInterval(linkLifetime), tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
+        let message = OutboxMessage(
+            channel: .email, to: address, template: purpose.rawValue, link: "\(linkBaseURL)/\(path)?token=\(token)", token: token)
+        return (link, message)
     }
 
     /// Changes the display name (`.some(nil)` clears it) and/or claims a new handle.

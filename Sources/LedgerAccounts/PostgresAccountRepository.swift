@@ -16,7 +16,7 @@ public struct PostgresAccountRepository: AccountRepository {
     }
 
     public func execute(
-        _ accountID: UUID, _ command: @Sendable (AccountState) throws -> AccountCommand
+        _ accountID: UUID, outbox: [OutboxMessage], _ command: @Sendable (AccountState) throws -> AccountCommand
     ) async throws -> (AccountState, [AccountEvent]) {
         let outcome: (AccountState, [AccountEvent]) = try await store.client.transaction { connection in
             try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
@@ -29,7 +29,8 @@ public struct PostgresAccountRepository: AccountRepository {
                 events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
                 on: connection)
             let after = events.reduce(state) { evolve($0, $1, at: now) }
-            try await AccountProjector.project(after, events: events, on: connection)
+            try await AccountProjector.project(after, events: events, at: now, on: connection)
+            for message in outbox { try await Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
             return (after, events)
         }
         if !outcome.1.isEmpty { store.committed() }
@@ -92,6 +93,16 @@ public struct PostgresAccountRepository: AccountRepository {
     public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
         try await store.client.query(
             "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]).rowCount == 0
+    }
+
+    public func link(
+        forTokenHash hash: [UInt8], purpose: AccountState.PendingLink.Purpose
+    ) async throws -> (accountID: UUID, linkID: UUID)? {
+        let rows = try await store.client.query(
+            "SELECT account_id, link_id FROM email_links WHERE token_sha256 = $1 AND purpose = $2 AND used_at IS NULL",
+            [.bytea(hash), .text(purpose.rawValue)])
+        guard rows.rowCount == 1, let account = try rows[0].uuid(0), let link = try rows[0].uuid(1) else { return nil }
+        return (account, link)
     }
 
     private static func sessionRef(_ rows: PostgresResult) throws -> SessionRef? {

@@ -6,6 +6,7 @@ import LedgerCrypto
 import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
+import LedgerWorkers
 import Logging
 
 /// `ledger serve`: the HTTP service. Without a database URL it runs a throwaway local
@@ -84,10 +85,18 @@ struct ServeCommand: AsyncParsableCommand {
             linkLifetime: TimeInterval(configuration.emailLinkTTLSeconds),
             throttle: LoginThrottle(
                 client: client,
-                policy: .init(maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds))))
+                policy: .init(maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds))),
+            linkBaseURL: configuration.linkBaseURL)
         let services = LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             accounts: accounts)
+        let sink: any DeliverySink = configuration.deliveryWebhookURL.map {
+            WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
+        } ?? LogDeliverySink()
+        if configuration.deliveryWebhookURL == nil {
+            logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")
+        }
+        let dispatcher = Task { await DeliveryDispatcher(client: client, sink: sink, clock: clock).run() }
         let app = buildApplication(services, logger: logger)
         logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
         do {
@@ -95,6 +104,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             logger.error("server stopped with an error", metadata: ["error": "\(error)"])
         }
+        dispatcher.cancel()
+        _ = await dispatcher.value
         listener.stop()
         await client.shutdown()
         logger.info("stopped")

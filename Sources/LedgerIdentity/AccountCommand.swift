@@ -71,10 +71,13 @@ public enum AccountCommand: Sendable, Equatable {
     public struct NewLink: Sendable, Equatable {
         public var linkID: UUID
         public var expiresAt: Date
+        /// SHA-256 (hex) of the token the link carries.
+        public var tokenHash: String?
 
-        public init(linkID: UUID, expiresAt: Date) {
+        public init(linkID: UUID, expiresAt: Date, tokenHash: String? = nil) {
             self.linkID = linkID
             self.expiresAt = expiresAt
+            self.tokenHash = tokenHash
         }
     }
 }

@@ -12,7 +12,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             .handleClaimed(.init(handle: registration.handle.value, temporary: registration.handleIsTemporary)),
             .emailVerificationSent(.init(
                 email: registration.email.value, linkID: registration.verificationLink.linkID,
-                expiresAt: registration.verificationLink.expiresAt)),
+                expiresAt: registration.verificationLink.expiresAt, tokenHash: registration.verificationLink.tokenHash)),
             sessionStarted(registration.session),
         ]
 
@@ -38,7 +38,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .sendVerificationLink(let link):
         try requireAccount(state)
         guard let email = state.email, !state.emailVerified else { return [] }
-        return [.emailVerificationSent(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt))]
+        try checkLinkRate(state, .verifyEmail, now: now)
+        return [.emailVerificationSent(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .confirmVerificationLink(let linkID):
         guard let link = state.pendingLinks[linkID], link.purpose == .verifyEmail, link.expiresAt > now,
@@ -50,7 +51,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard state.exists, let email = state.email else {
             throw IdentityError(.noAccount, "No account found for that email.")
         }
-        return [.passwordResetRequested(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt))]
+        try checkLinkRate(state, .passwordReset, now: now)
+        return [.passwordResetRequested(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .resetPassword(let linkID, let newPasswordHash):
         guard let link = state.pendingLinks[linkID], link.purpose == .passwordReset, link.expiresAt > now else {
@@ -79,6 +81,20 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         return events
     }
+}
+
+/// Email links of one purpose: at most `linkSendLimit` sends (the first and its resends)
+/// per `linkSendWindow`, like the OTP rule of the seeds.
+public let linkSendLimit = 4
+public let linkSendWindow: TimeInterval = 900
+
+private func checkLinkRate(_ state: AccountState, _ purpose: AccountState.PendingLink.Purpose, now: Date) throws {
+    let recent = (state.linkSendTimes[purpose] ?? []).filter { $0 > now.addingTimeInterval(-linkSendWindow) }.sorted()
+    guard recent.count >= linkSendLimit else { return }
+    let allowedAt = recent[recent.count - linkSendLimit].addingTimeInterval(linkSendWindow)
+    throw IdentityError(
+        .rateLimited, "Too many emails sent. Try again later.",
+        retryAfter: max(1, Int(allowedAt.timeIntervalSince(now).rounded(.up))))
 }
 
 private func requireAccount(_ state: AccountState) throws {

@@ -50,12 +50,17 @@ public enum AccountEvent: Sendable, Equatable {
         public var email: String
         public var linkID: UUID
         public var expiresAt: Date
-        enum CodingKeys: String, CodingKey { case email, linkID = "link_id", expiresAt = "expires_at" }
+        /// SHA-256 (hex) of the link's token, so the link index can be rebuilt from events.
+        public var tokenHash: String?
+        enum CodingKeys: String, CodingKey {
+            case email, linkID = "link_id", expiresAt = "expires_at", tokenHash = "token_sha256"
+        }
 
-        public init(email: String, linkID: UUID, expiresAt: Date) {
+        public init(email: String, linkID: UUID, expiresAt: Date, tokenHash: String? = nil) {
             self.email = email
             self.linkID = linkID
             self.expiresAt = expiresAt
+            self.tokenHash = tokenHash
         }
     }
 

@@ -16,6 +16,8 @@ public struct AccountState: Sendable, Equatable {
     public var sessions: [UUID: Session] = [:]
     /// Email links issued and still outstanding, by id.
     public var pendingLinks: [UUID: PendingLink] = [:]
+    /// When links of each purpose were sent, for the resend limit.
+    public var linkSendTimes: [PendingLink.Purpose: [Date]] = [:]
 
     public var exists: Bool { createdAt != nil }
     public var hasPassword: Bool { passwordHash != nil }
@@ -39,7 +41,7 @@ public struct AccountState: Sendable, Equatable {
     }
 
     public struct PendingLink: Sendable, Equatable {
-        public enum Purpose: String, Sendable { case verifyEmail = "verify_email", passwordReset = "password_reset" }
+        public enum Purpose: String, Sendable, Hashable { case verifyEmail = "verify_email", passwordReset = "password_reset" }
         public var id: UUID
         public var purpose: Purpose
         public var email: String
@@ -70,8 +72,10 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
         if set.reason != "rehash" { state.passwordChangedAt = recordedAt }
     case .emailVerificationSent(let sent):
         state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .verifyEmail, email: sent.email, expiresAt: sent.expiresAt)
+        state.linkSendTimes[.verifyEmail, default: []].append(recordedAt)
     case .passwordResetRequested(let sent):
         state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .passwordReset, email: sent.email, expiresAt: sent.expiresAt)
+        state.linkSendTimes[.passwordReset, default: []].append(recordedAt)
     case .emailVerified(let verified):
         if verified.email.lowercased() == state.email?.lowercased() { state.emailVerified = true }
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }

@@ -11,14 +11,18 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let sessionExpired = Code("session_expired")
         public static let linkExpired = Code("link_expired")
         public static let notFound = Code("not_found")
+        public static let rateLimited = Code("rate_limited")
     }
 
     public let code: Code
     public let message: String
+    /// For `rateLimited`: seconds until the next try is allowed.
+    public let retryAfter: Int?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(code): \(message)" }

@@ -36,6 +36,26 @@ public struct AuthController: Sendable {
             try await accounts.revoke(session: session, reason: "logout")
             return Response(status: .noContent)
         }
+        routes.post("/auth/email/verify") { request, context in
+            let body = try await request.decodeJSON(TokenRequest.self, context: context)
+            let state = try await accounts.verifyEmail(token: body.token)
+            return JSONResponse(.ok, ["email_verified": .bool(state.emailVerified)])
+        }
+        routes.post("/auth/email/resend-verification") { request, _ in
+            let session = try await authenticate(request)
+            try await accounts.resendVerification(session.accountID)
+            return JSONResponse(.accepted, [:])
+        }
+        routes.post("/auth/password/forgot") { request, context in
+            let body = try await request.decodeJSON(ForgotRequest.self, context: context)
+            try await ProfileController.single { try await accounts.forgotPassword(email: body.email) }
+            return JSONResponse(.accepted, [:])
+        }
+        routes.post("/auth/password/reset") { request, context in
+            let body = try await request.decodeJSON(ResetRequest.self, context: context)
+            try await accounts.resetPassword(token: body.token, newPassword: body.newPassword)
+            return JSONResponse(.ok, ["message": .string("Password updated. Sign in with your new password.")])
+        }
         routes.get("/me") { request, _ in
             let session = try await authenticate(request)
             let state = try await accounts.account(session.accountID)
@@ -71,6 +91,20 @@ struct SignUpRequest: Decodable {
 struct SignInRequest: Decodable {
     let email: String
     let password: String
+}
+
+struct TokenRequest: Decodable {
+    let token: String
+}
+
+struct ForgotRequest: Decodable {
+    let email: String
+}
+
+struct ResetRequest: Decodable {
+    let token: String
+    let newPassword: String
+    enum CodingKeys: String, CodingKey { case token, newPassword = "new_password" }
 }
 
 struct RefreshRequest: Decodable {

@@ -37,6 +37,11 @@ enum ErrorTranslation {
             case .linkExpired: return APIError(.gone, .init("link_expired"), error.message)
             case .noAccount: return APIError(.notFound, .init("no_account"), error.message)
             case .notFound: return APIError(.notFound, .notFound, error.message)
+            case .rateLimited:
+                let retryAfter = error.retryAfter ?? 1
+                return APIError(
+                    .tooManyRequests, .init("rate_limited"), error.message, extra: ["retry_after": .int(Int64(retryAfter))],
+                    headers: [.retryAfter: String(retryAfter)])
             default: return APIError(.conflict, .init(error.code.rawValue), error.message)
             }
         case let taken as ClaimTaken:

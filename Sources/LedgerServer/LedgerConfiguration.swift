@@ -30,6 +30,8 @@ public struct LedgerConfiguration: Sendable {
     public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleClientIDs: [String] = []
     public var googleClientIDs: [String] = []
+    /// Where email links point (`<base>/verify-email?token=…`).
+    public var linkBaseURL = "https://321.fit"
     /// Where "Contact support" writes to.
     public var supportEmail = "support@321.fit"
     /// Connections in the PostgreSQL pool.
@@ -84,6 +86,7 @@ public struct LedgerConfiguration: Sendable {
         configuration.googleClientIDs = list("LEDGER_GOOGLE_CLIENT_IDS") ?? []
         try integer("LEDGER_DB_MAX_CONNECTIONS", &configuration.databaseMaxConnections, minimum: 1)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
+        configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         return configuration
     }
 }

@@ -1,0 +1,19 @@
+import Foundation
+import LedgerPostgres
+
+/// The transactional outbox table.
+public enum Outbox {
+    /// Writes a message inside the caller's transaction, due at once.
+    static func enqueue(_ message: OutboxMessage, accountID: UUID?, at time: Date, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO outbox (id, account_id, channel, recipient, template, code, token, link, locale, created_at, next_attempt_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+            """,
+            [
+                .uuid(message.id), accountID.map { .uuid($0) } ?? .null, .text(message.channel.rawValue), .text(message.to),
+                .text(message.template), message.code.map { .text($0) } ?? .null, message.token.map { .text($0) } ?? .null,
+                message.link.map { .text($0) } ?? .null, .text(message.locale), .timestamp(time),
+            ])
+    }
+}

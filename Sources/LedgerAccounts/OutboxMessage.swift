@@ -1,0 +1,52 @@
+import Foundation
+
+/// An SMS or email to send, in the delivery payload of API.md.
+public struct OutboxMessage: Sendable, Equatable, Codable {
+    public enum Channel: String, Sendable, Codable { case sms, email }
+
+    public var id: UUID
+    public var channel: Channel
+    public var to: String
+    /// `otp`, `verify_email`, `email_change_confirm`, `email_change_notice`, `password_reset`,
+    /// `reauth_link`, `email_changed_notice`.
+    public var template: String
+    public var code: String?
+    public var link: String?
+    public var token: String?
+    public var locale: String
+
+    public init(
+        id: UUID = UUID(), channel: Channel, to: String, template: String, code: String? = nil, link: String? = nil,
+        token: String? = nil, locale: String = "en"
+    ) {
+        self.id = id
+        self.channel = channel
+        self.to = to
+        self.template = template
+        self.code = code
+        self.link = link
+        self.token = token
+        self.locale = locale
+    }
+
+    enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale }
+
+    /// The payload POSTed to the delivery webhook: fields that do not apply are left out.
+    public func payload() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.uuidString.lowercased(), forKey: .id)
+        try container.encode(channel, forKey: .channel)
+        try container.encode(to, forKey: .to)
+        try container.encode(template, forKey: .template)
+        try container.encodeIfPresent(code, forKey: .code)
+        try container.encodeIfPresent(link, forKey: .link)
+        try container.encodeIfPresent(token, forKey: .token)
+        try container.encode(locale, forKey: .locale)
+    }
+}

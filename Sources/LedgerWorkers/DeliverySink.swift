@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerCrypto
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Where outgoing SMS and email go.
+public protocol DeliverySink: Sendable {
+    /// Sends one message; throws when it was not accepted (it is then retried).
+    func deliver(_ message: OutboxMessage) async throws
+}
+
+/// A delivery that did not go through, with a reason that names no secret.
+public struct DeliveryError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Development sink: writes each message to the log, codes and links included, so a
+/// developer can follow a flow with curl. Never used when a webhook is configured.
+public struct LogDeliverySink: DeliverySink {
+    let logger: Logger
+
+    public init(logger: Logger = Logger(label: "ledger.delivery")) {
+        self.logger = logger
+    }
+
+    public func deliver(_ message: OutboxMessage) async throws {
+        logger.notice(
+            "delivery (development log sink)",
+            metadata: [
+                "channel": "\(message.channel.rawValue)", "template": "\(message.template)",
+                "code": "\(message.code ?? "-")", "link": "\(message.link ?? "-")",
+            ])
+    }
+}
+
+/// POSTs each message as JSON (API.md's delivery payload) to the operator's bridge. With a
+/// secret, `X-Ledger-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`.
+public struct WebhookDeliverySink: DeliverySink {
+    let url: String
+    let secret: String?
+    let httpClient: HTTPClient
+    let clock: any LedgerClock
+
+    public init(url: String, secret: String?, httpClient: HTTPClient = .shared, clock: any LedgerClock = SystemClock()) {
+        self.url = url
+        self.secret = secret
+        self.httpClient = httpClient
+        self.clock = clock
+    }
+
+    public func deliver(_ message: OutboxMessage) async throws {
+        let body = try message.payload()
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "X-Ledger-Delivery-Id", value: message.id.uuidString.lowercased())
+        if let secret {
+            request.headers.add(name: "X-Ledger-Signature", value: Self.signature(secret: secret, body: body, at: clock.now()))
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await httpClient.execute(request, timeout: .seconds(10))
+        guard (200..<300).contains(response.status.code) else {
+            throw DeliveryError("the webhook answered \(response.status.code)")
+        }
+    }
+
+    /// `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`: receivers recompute it,
+    /// compare in constant time, and refuse timestamps older than a few minutes (replays).
+    public static func signature(secret: String, body: [UInt8], at time: Date) -> String {
+        let timestamp = String(Int(time.timeIntervalSince1970))
+        let mac = HMACSHA256.authenticate(key: Array(secret.utf8), message: Array((timestamp + ".").utf8) + body)
+        return "t=\(timestamp),v1=\(Hex.encode(mac))"
+    }
+}

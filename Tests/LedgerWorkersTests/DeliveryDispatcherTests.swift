@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerCore
+import LedgerCrypto
+import LedgerPostgres
+import LedgerTestSupport
+import LedgerWorkers
+import NIOCore
+import Testing
+
+/// Keeps what it was given; fails the first `failures` deliveries.
+final class RecordingSink: DeliverySink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var remainingFailures: Int
+    private var received: [OutboxMessage] = []
+
+    init(failures: Int = 0) { remainingFailures = failures }
+
+    var messages: [OutboxMessage] { lock.withLock { received } }
+
+    func deliver(_ message: OutboxMessage) async throws {
+        try lock.withLock {
+            if remainingFailures > 0 {
+                remainingFailures -= 1
+                throw DeliveryError("the bridge answered 503")
+            }
+            received.append(message)
+        }
+    }
+}
+
+func accountService(_ db: TestDatabase) throws -> AccountService {
+    AccountService(
+        repository: PostgresAccountRepository(store: db.eventStore(), clock: db.clock),
+        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+}
+
+@Suite("Delivery outbox", .timeLimit(.minutes(2)))
+struct DeliveryDispatcherTests {
+    @Test("a sign-up's verification email is delivered once, then its secrets are blanked")
+    func deliversAndBlanks() async throws {
+        try await TestPostgres.withDatabase { db in
+            _ = try await accountService(db).signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let sink = RecordingSink()
+            let dispatcher = DeliveryDispatcher(client: db.client, sink: sink, clock: db.clock)
+            #expect(try await dispatcher.runOnce() == 1)
+            #expect(try await dispatcher.runOnce() == 0)
+            let message = try #require(sink.messages.first)
+            #expect(message.channel == .email && message.to == "ana@example.com" && message.template == "verify_email")
+            let token = try #require(message.token)
+            #expect(message.link == "https://321.fit/verify-email?token=\(token)")
+            let row = try await db.client.query("SELECT token, link, delivered_at IS NOT NULL FROM outbox")[0]
+            #expect(row.isNull(0) && row.isNull(1))
+            #expect(try row.bool(2) == true)
+        }
+    }
+
+    @Test("failures are retried with exponential backoff, then given up and recorded")
+    func retriesThenGivesUp() async throws {
+        try await TestPostgres.withDatabase { db in
+            _ = try await accountService(db).signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            var dispatcher = DeliveryDispatcher(client: db.client, sink: RecordingSink(failures: 100), clock: db.clock)
+            dispatcher.maximumAttempts = 3
+            #expect(try await dispatcher.runOnce() == 0)
+            // Not due again before its 2-second backoff.
+            db.clock.advance(by: 1.9)
+            #expect(try await db.client.query("SELECT attempts FROM outbox")[0].int(0) == 1)
+            _ = try await dispatcher.runOnce()
+            #expect(try await db.client.query("SELECT attempts FROM outbox")[0].int(0) == 1)
+            db.clock.advance(by: 0.2)
+            _ = try await dispatcher.runOnce()
+            #expect(try await db.client.query("SELECT attempts FROM outbox")[0].int(0) == 2)
+            db.clock.advance(by: 4.1)
+            _ = try await dispatcher.runOnce()
+            let row = try await db.client.query("SELECT attempts, failed_at IS NOT NULL, last_error, token FROM outbox")[0]
+            #expect(try row.int(0) == 3)
+            #expect(try row.bool(1) == true)
+            #expect(row.string(2) == "the bridge answered 503")
+            #expect(row.isNull(3))
+            #expect(DeliveryDispatcher.backoff(afterAttempt: 1) == 2)
+            #expect(DeliveryDispatcher.backoff(afterAttempt: 30) == 3600)
+        }
+    }
+
+    @Test("the webhook sink POSTs API.md's payload, signed over timestamp and body")
+    func webhook() async throws {
+        let received = ReceivedRequests()
+        let router = Router()
+        router.post("/deliveries") { request, _ -> HTTPResponse.Status in
+            let body = try await request.body.collect(upTo: 65_536)
+            received.add(signature: request.headers[HTTPField.Name("X-Ledger-Signature")!] ?? "", body: Array(buffer: body))
+            return .noContent
+        }
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            var ports = portStream.makeAsyncIterator()
+            let port = try #require(await ports.next())
+            let clock = ManualClock()
+            let sink = WebhookDeliverySink(url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", clock: clock)
+            let message = OutboxMessage(channel: .sms, to: "+995511200300", template: "otp", code: "482915")
+            try await sink.deliver(message)
+            group.cancelAll()
+            let (signature, body) = try #require(received.first)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
+            #expect(object == ["id": message.id.uuidString.lowercased(), "channel": "sms", "to": "+995511200300",
+                               "template": "otp", "code": "482915", "locale": "en"])
+            let timestamp = String(Int(clock.now().timeIntervalSince1970))
+            let expected = Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: Array("\(timestamp).".utf8) + body))
+            #expect(signature == "t=\(timestamp),v1=\(expected)")
+            await #expect(throws: (any Error).self) {
+                try await WebhookDeliverySink(url: "http://127.0.0.1:\(port)/missing", secret: nil).deliver(message)
+            }
+        }
+    }
+}
+
+final class ReceivedRequests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(String, [UInt8])] = []
+    func add(signature: String, body: [UInt8]) { lock.withLock { items.append((signature, body)) } }
+    var first: (String, [UInt8])? { lock.withLock { items.first } }
+}
