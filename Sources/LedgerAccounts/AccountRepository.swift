@@ -30,6 +30,9 @@ public protocol AccountRepository: Sendable {
     /// Whether nobody holds this email (ignoring case).
     func isEmailFree(_ email: EmailAddress) async throws -> Bool
 
+    /// What a backend learns about an access token: its session, account and expiry.
+    func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection?
+
     /// The unused link a token (by hash) belongs to.
     func link(forTokenHash hash: [UInt8], purpose: AccountState.PendingLink.Purpose) async throws -> (accountID: UUID, linkID: UUID)?
 }
@@ -52,6 +55,14 @@ public struct SessionRef: Sendable, Hashable {
         self.accountID = accountID
         self.sessionID = sessionID
     }
+}
+
+/// A live access token's facts, for `POST /sessions/introspect`.
+public struct Introspection: Sendable, Equatable {
+    public let accountID: UUID
+    public let sessionID: UUID
+    public let emailVerified: Bool
+    public let expiresAt: Date
 }
 
 /// A unique claim (email, handle) was already held when the command tried to take it.

@@ -151,6 +151,11 @@ public struct AccountService: Sendable {
         try await repository.session(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
     }
 
+    /// What a backend may know about an access token; nil when it is not live.
+    public func introspect(accessToken: String) async throws -> Introspection? {
+        try await repository.introspect(accessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+    }
+
     public func account(_ accountID: UUID) async throws -> AccountState {
         try await repository.load(accountID)
     }

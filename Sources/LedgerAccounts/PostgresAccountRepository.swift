@@ -95,6 +95,20 @@ public struct PostgresAccountRepository: AccountRepository {
             "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]).rowCount == 0
     }
 
+    public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {
+        let rows = try await store.client.query(
+            """
+            SELECT s.account_id, s.session_id, a.email_verified, s.access_expires_at
+            FROM sessions s JOIN accounts a ON a.account_id = s.account_id
+            WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
+            """,
+            [.bytea(hash), .timestamp(time)])
+        guard rows.rowCount == 1, let account = try rows[0].uuid(0), let session = try rows[0].uuid(1),
+              let verified = try rows[0].bool(2), let expires = try rows[0].date(3)
+        else { return nil }
+        return Introspection(accountID: account, sessionID: session, emailVerified: verified, expiresAt: expires)
+    }
+
     public func link(
         forTokenHash hash: [UInt8], purpose: AccountState.PendingLink.Purpose
     ) async throws -> (accountID: UUID, linkID: UUID)? {

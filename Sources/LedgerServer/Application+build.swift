@@ -19,6 +19,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.add(middleware: RequestIDMiddleware())
     router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
     router.addRoutes(AuthController(accounts: services.accounts).endpoints)
+    router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeys).endpoints)
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
     if let openAPI = services.openAPI { router.addRoutes(openAPI.endpoints) }
     return router

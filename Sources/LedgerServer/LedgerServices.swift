@@ -12,6 +12,7 @@ public struct LedgerServices: Sendable {
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
     public let accounts: AccountService
+    public let apiKeys: APIKeys
     /// The OpenAPI document to serve, when it was found.
     public var openAPI: OpenAPIController?
 
@@ -20,6 +21,7 @@ public struct LedgerServices: Sendable {
         migrator: SchemaMigrator, clock: any LedgerClock, accounts: AccountService
     ) {
         self.accounts = accounts
+        self.apiKeys = APIKeys(client: client, clock: clock)
         self.openAPI = OpenAPIController.load()
         self.configuration = configuration
         self.client = client

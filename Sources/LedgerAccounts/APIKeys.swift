@@ -1,0 +1,75 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerPostgres
+
+/// Scoped API keys for services: created and listed by the CLI, checked on every service call.
+public struct APIKeys: Sendable {
+    /// What a key may do.
+    public enum Scope: String, Sendable, CaseIterable {
+        case eventsRead = "events:read"
+        case auditRead = "audit:read"
+        case holdsWrite = "holds:write"
+        case sessionsIntrospect = "sessions:introspect"
+        case admin
+    }
+
+    public struct Key: Sendable, Equatable {
+        public let id: UUID
+        public let name: String
+        public let scopes: [String]
+        public let createdAt: Date
+        public let revokedAt: Date?
+    }
+
+    let client: PostgresClient
+    let clock: any LedgerClock
+
+    public init(client: PostgresClient, clock: any LedgerClock) {
+        self.client = client
+        self.clock = clock
+    }
+
+    /// Creates a key; returns its id and the key itself, which is never stored.
+    public func create(name: String, scopes: [Scope]) async throws -> (id: UUID, key: String) {
+        let key = "lk_" + Base64URL.encode(try SecureRandom.bytes(32))
+        let id = UUID()
+        try await client.query(
+            "INSERT INTO api_keys (id, name, key_sha256, scopes, created_at) VALUES ($1, $2, $3, $4::text[], $5)",
+            [.uuid(id), .text(name), .bytea(SHA256.hash(Array(key.utf8))),
+             .text("{" + scopes.map(\.rawValue).joined(separator: ",") + "}"), .timestamp(clock.now())])
+        return (id, key)
+    }
+
+    public func list() async throws -> [Key] {
+        try await client.query("SELECT id, name, array_to_string(scopes, ','), created_at, revoked_at FROM api_keys ORDER BY created_at")
+            .rows.map { row in
+                Key(id: try row.uuid(0)!, name: row.string(1) ?? "", scopes: (row.string(2) ?? "").split(separator: ",").map(String.init),
+                    createdAt: try row.date(3)!, revokedAt: try row.date(4))
+            }
+    }
+
+    /// Returns false when no live key has that id.
+    public func revoke(_ id: UUID) async throws -> Bool {
+        try await client.query(
+            "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [.uuid(id), .timestamp(clock.now())]
+        ).affectedRows == 1
+    }
+
+    /// Whether `key` is live and has `scope` (or `admin`). Throws `unknown` for a wrong or
+    /// revoked key, `missingScope` for a key without the scope.
+    public func authorize(_ key: String, scope: Scope) async throws {
+        let rows = try await client.query(
+            "SELECT array_to_string(scopes, ',') FROM api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL",
+            [.bytea(SHA256.hash(Array(key.utf8)))])
+        guard rows.rowCount == 1 else { throw APIKeyError.unknown }
+        let scopes = Set((rows[0].string(0) ?? "").split(separator: ",").map(String.init))
+        guard scopes.contains(scope.rawValue) || scopes.contains(Scope.admin.rawValue) else { throw APIKeyError.missingScope }
+    }
+}
+
+/// A service call's key was refused.
+public enum APIKeyError: Error, Sendable {
+    case unknown
+    case missingScope
+}

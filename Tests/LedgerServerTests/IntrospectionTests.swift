@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerAccounts
+import LedgerCore
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+@Suite("HTTP: session introspection for backends", .timeLimit(.minutes(2)))
+struct IntrospectionTests {
+    @Test("a sessions:introspect key sees live tokens; wrong keys are 401, wrong scopes 403")
+    func introspection() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock)
+            let app = Application(router: buildRouter(services))
+            let (_, key) = try await services.apiKeys.create(name: "bookings", scopes: [.sessionsIntrospect])
+            let (_, auditKey) = try await services.apiKeys.create(name: "audit", scopes: [.auditRead])
+            let (revokedID, revokedKey) = try await services.apiKeys.create(name: "old", scopes: [.sessionsIntrospect])
+            #expect(try await services.apiKeys.revoke(revokedID))
+            #expect(try await db.client.query("SELECT count(*) FROM api_keys WHERE position(convert_to($1, 'UTF8') IN key_sha256) > 0", [.text(key)])[0].int(0) == 0)
+            try await app.test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                func introspect(_ token: String, with apiKey: String) async throws -> (HTTPResponse.Status, [String: Any]) {
+                    try await client.execute(
+                        uri: "/sessions/introspect", method: .post, headers: bearer(apiKey), body: jsonBody(["token": token])
+                    ) { response in
+                        expectConforms(response, "post", "/sessions/introspect")
+                        return (response.status, try json(response))
+                    }
+                }
+                let (status, body) = try await introspect(access, with: key)
+                #expect(status == .ok)
+                #expect(body["active"] as? Bool == true)
+                #expect(body["email_verified"] as? Bool == false)
+                #expect(body["account_id"] is String && body["session_id"] is String)
+                #expect((body["expires_at"] as? String)?.hasSuffix("Z") == true)
+                #expect(try await introspect("la_nope", with: key).1["active"] as? Bool == false)
+                let (auditStatus, auditBody) = try await introspect(access, with: auditKey)
+                #expect(auditStatus == .forbidden)
+                #expect(auditBody["error"] as? String == "insufficient_scope")
+                for wrong in [revokedKey, "lk_wrong", access] {
+                    let (wrongStatus, wrongBody) = try await introspect(access, with: wrong)
+                    #expect(wrongStatus == .unauthorized)
+                    #expect(wrongBody["error"] as? String == "invalid_api_key")
+                }
+                db.clock.advance(by: 900)
+                #expect(try await introspect(access, with: key).1["active"] as? Bool == false)
+            }
+        }
+    }
+}
