@@ -15,23 +15,11 @@ ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
 swift build -c release --product ledger >&2
 ledger=.build/release/ledger
 
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-dir=$(mktemp -d /tmp/ledger-bench.XXXXXX)
-port=$((20000 + RANDOM % 30000))
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; as_pg=(runuser -u postgres --); fi
-stop() { "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true; rm -rf "$dir"; }
-trap stop EXIT
-"${as_pg[@]}" "$pg_bin/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
-cat >>"$dir/data/postgresql.conf" <<CONF
-port = $port
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$dir'
-max_connections = 200
-shared_buffers = '512MB'
-CONF
-"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
-"${as_pg[@]}" "$pg_bin/createdb" -h 127.0.0.1 -p "$port" -U postgres ledger
+source scripts/pg-cluster.sh
+trap stop_cluster EXIT
+start_cluster durable 200
+port=$PG_CLUSTER_PORT
+as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$port" -U postgres ledger
 export DATABASE_URL="postgresql://postgres@127.0.0.1:$port/ledger"
 export LEDGER_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
 export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=ledger

@@ -10,7 +10,7 @@ import LedgerServer
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure event-store throughput.",
-        subcommands: [AppendBench.self, FeedBench.self])
+        subcommands: [AppendBench.self, FeedBench.self, ScryptBench.self])
 }
 
 /// An event payload of the same size as pg-ceiling's row (~310 bytes of JSON).
@@ -30,6 +30,29 @@ func peakRSSMiB() -> Double {
           let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
     else { return 0 }
     return kib / 1024
+}
+
+struct ScryptBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scrypt", abstract: "scrypt hashes/s on one core.")
+
+    @Option(help: "Seconds to run.") var seconds = 10.0
+
+    func run() async throws {
+        let configuration = try LedgerConfiguration.fromEnvironment()
+        let scrypt = Scrypt(logN: configuration.scryptLogN)
+        let started = ContinuousClock.now
+        let deadline = started + .milliseconds(Int(seconds * 1000))
+        var hashes = 0
+        while ContinuousClock.now < deadline {
+            _ = try scrypt.hash("violet-harbor-91")
+            hashes += 1
+        }
+        let elapsed = ContinuousClock.now - started
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(String(
+            format: "bench scrypt ln=%d r=8 p=1 hashes=%d seconds=%.1f hashes_per_s_per_core=%.2f ms_per_hash=%.1f peak_rss_mib=%.1f",
+            scrypt.logN, hashes, elapsedSeconds, Double(hashes) / elapsedSeconds, elapsedSeconds * 1000 / Double(hashes), peakRSSMiB()))
+    }
 }
 
 struct AppendBench: AsyncParsableCommand {

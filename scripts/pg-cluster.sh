@@ -1,0 +1,45 @@
+# Sourced by the scripts: a private PostgreSQL cluster on a free port, as the postgres user
+# when run as root (initdb refuses root). Sets PG_CLUSTER_DIR and PG_CLUSTER_PORT.
+#   start_cluster durable|fast [max_connections]
+#   stop_cluster
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+
+as_postgres() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start_cluster() {
+  local mode="$1" connections="${2:-300}"
+  [ -x "$pg_bin/initdb" ] || { echo "no PostgreSQL server binaries found" >&2; return 1; }
+  PG_CLUSTER_DIR=$(mktemp -d /tmp/ledger-cluster.XXXXXX)
+  [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PG_CLUSTER_DIR"
+  PG_CLUSTER_PORT=""
+  for _ in $(seq 1 50); do
+    local candidate=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then PG_CLUSTER_PORT=$candidate; break; fi
+  done
+  [ -n "$PG_CLUSTER_PORT" ] || { echo "no free port found" >&2; return 1; }
+  as_postgres "$pg_bin/initdb" -D "$PG_CLUSTER_DIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+  {
+    echo "port = $PG_CLUSTER_PORT"
+    echo "listen_addresses = '127.0.0.1'"
+    echo "unix_socket_directories = '$PG_CLUSTER_DIR'"
+    echo "max_connections = $connections"
+    if [ "$mode" = durable ]; then
+      echo "shared_buffers = '512MB'"
+    else
+      echo "shared_buffers = '256MB'"
+      echo "fsync = off"
+      echo "synchronous_commit = off"
+      echo "full_page_writes = off"
+    fi
+  } >>"$PG_CLUSTER_DIR/data/postgresql.conf"
+  as_postgres "$pg_bin/pg_ctl" -D "$PG_CLUSTER_DIR/data" -l "$PG_CLUSTER_DIR/server.log" -w -t 60 start >/dev/null
+  export PG_CLUSTER_DIR PG_CLUSTER_PORT
+}
+
+stop_cluster() {
+  [ -n "${PG_CLUSTER_DIR:-}" ] || return 0
+  as_postgres "$pg_bin/pg_ctl" -D "$PG_CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+  rm -rf "$PG_CLUSTER_DIR"
+}
