@@ -24,6 +24,10 @@ public struct APIKeys: Sendable {
 
     let client: PostgresClient
     let clock: any LedgerClock
+    /// Live keys' scopes, remembered briefly so a busy backend does not cost a query per call;
+    /// a revocation therefore takes effect within `APIKeys.cacheLifetime` on every instance.
+    private let cache = ScopeCache()
+    public static let cacheLifetime: Duration = .seconds(5)
 
     public init(client: PostgresClient, clock: any LedgerClock) {
         self.client = client
@@ -59,12 +63,38 @@ public struct APIKeys: Sendable {
     /// Whether `key` is live and has `scope` (or `admin`). Throws `unknown` for a wrong or
     /// revoked key, `missingScope` for a key without the scope.
     public func authorize(_ key: String, scope: Scope) async throws {
-        let rows = try await client.query(
-            "SELECT array_to_string(scopes, ',') FROM api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL",
-            [.bytea(SHA256.hash(Array(key.utf8)))])
-        guard rows.rowCount == 1 else { throw APIKeyError.unknown }
-        let scopes = Set((rows[0].string(0) ?? "").split(separator: ",").map(String.init))
+        let hash = SHA256.hash(Array(key.utf8))
+        let scopes: Set<String>
+        if let cached = cache.get(hash) {
+            scopes = cached
+        } else {
+            let rows = try await client.query(
+                "SELECT array_to_string(scopes, ',') FROM api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL", [.bytea(hash)])
+            guard rows.rowCount == 1 else { throw APIKeyError.unknown }
+            scopes = Set((rows[0].string(0) ?? "").split(separator: ",").map(String.init))
+            cache.set(hash, scopes)
+        }
         guard scopes.contains(scope.rawValue) || scopes.contains(Scope.admin.rawValue) else { throw APIKeyError.missingScope }
+    }
+}
+
+/// Scopes of recently seen live keys, by key hash, for `APIKeys.cacheLifetime`.
+private final class ScopeCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [[UInt8]: (scopes: Set<String>, until: ContinuousClock.Instant)] = [:]
+
+    func get(_ hash: [UInt8]) -> Set<String>? {
+        lock.withLock {
+            guard let entry = entries[hash], entry.until > .now else { return nil }
+            return entry.scopes
+        }
+    }
+
+    func set(_ hash: [UInt8], _ scopes: Set<String>) {
+        lock.withLock {
+            if entries.count > 10_000 { entries.removeAll() }
+            entries[hash] = (scopes, .now + APIKeys.cacheLifetime)
+        }
     }
 }
 

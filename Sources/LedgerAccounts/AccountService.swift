@@ -151,6 +151,11 @@ public struct AccountService: Sendable {
         try await repository.session(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
     }
 
+    /// The account behind a live access token, read from the projection; nil when not live.
+    public func summary(accessToken: String) async throws -> AccountSummary? {
+        try await repository.summary(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+    }
+
     /// What a backend may know about an access token; nil when it is not live.
     public func introspect(accessToken: String) async throws -> Introspection? {
         try await repository.introspect(accessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())

@@ -95,6 +95,23 @@ public struct PostgresAccountRepository: AccountRepository {
             "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]).rowCount == 0
     }
 
+    public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> AccountSummary? {
+        let rows = try await store.client.query(
+            """
+            SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
+                   a.display_name, a.handle, a.handle_is_temporary, a.created_at
+            FROM sessions s JOIN accounts a ON a.account_id = s.account_id
+            WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
+            """,
+            [.bytea(hash), .timestamp(time)])
+        guard rows.rowCount == 1, let id = try rows[0].uuid(0) else { return nil }
+        let row = rows[0]
+        return AccountSummary(
+            accountID: id, email: row.string(1), emailVerified: try row.bool(2) ?? false, hasPassword: try row.bool(3) ?? false,
+            passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
+            handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8))
+    }
+
     public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {
         let rows = try await store.client.query(
             """

@@ -57,27 +57,34 @@ public struct AuthController: Sendable {
             return JSONResponse(.ok, ["message": .string("Password updated. Sign in with your new password.")])
         }
         routes.get("/me") { request, _ in
-            let session = try await authenticate(request)
-            let state = try await accounts.account(session.accountID)
-            return try JSONResponse(.ok, encoding: MeBody(state))
+            try JSONResponse(.ok, encoding: MeBody(try await signedInAccount(request)))
         }
         routes.get("/me/auth-methods") { request, _ in
-            let session = try await authenticate(request)
-            let state = try await accounts.account(session.accountID)
-            return try JSONResponse(.ok, encoding: AuthMethodsBody(state))
+            try JSONResponse(.ok, encoding: AuthMethodsBody(try await signedInAccount(request)))
         }
         return routes
     }
 
     /// The live session of the request's bearer access token, or `401 unauthorized`.
     func authenticate(_ request: Request) async throws -> SessionRef {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              let session = try await accounts.authenticate(accessToken: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
-        else {
-            throw APIError(.unauthorized, .unauthorized, "Sign in to continue.", headers: [.wwwAuthenticate: "Bearer"])
+        guard let session = try await accounts.authenticate(accessToken: try Self.bearerToken(request)) else {
+            throw Self.unauthorized
         }
         return session
     }
+
+    /// The account of the request's access token, read in one query, or `401 unauthorized`.
+    func signedInAccount(_ request: Request) async throws -> AccountSummary {
+        guard let summary = try await accounts.summary(accessToken: try Self.bearerToken(request)) else { throw Self.unauthorized }
+        return summary
+    }
+
+    static func bearerToken(_ request: Request) throws -> String {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw unauthorized }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    static let unauthorized = APIError(.unauthorized, .unauthorized, "Sign in to continue.", headers: [.wwwAuthenticate: "Bearer"])
 }
 
 struct SignUpRequest: Decodable {
@@ -148,8 +155,9 @@ struct SessionBody: Encodable {
 
 /// `GET /me`.
 struct MeBody: Encodable {
-    let state: AccountState
-    init(_ state: AccountState) { self.state = state }
+    let state: AccountSummary
+    init(_ state: AccountSummary) { self.state = state }
+    init(_ state: AccountState) { self.state = AccountSummary(state) }
 
     enum CodingKeys: String, CodingKey {
         case accountID = "account_id", userID = "user_id", displayName = "display_name", handle
@@ -171,8 +179,8 @@ struct MeBody: Encodable {
 
 /// `GET /me/auth-methods`: `null` where not set.
 struct AuthMethodsBody: Encodable {
-    let state: AccountState
-    init(_ state: AccountState) { self.state = state }
+    let state: AccountSummary
+    init(_ state: AccountSummary) { self.state = state }
 
     enum CodingKeys: String, CodingKey {
         case phone, email, hasPassword = "has_password", appleLinked = "apple_linked", googleLinked = "google_linked"

@@ -1,0 +1,38 @@
+import Foundation
+import LedgerIdentity
+
+/// What `GET /me` and `GET /me/auth-methods` show, as the `accounts` projection holds it.
+public struct AccountSummary: Sendable, Equatable {
+    public let accountID: UUID
+    public let email: String?
+    public let emailVerified: Bool
+    public let hasPassword: Bool
+    public let passwordChangedAt: Date?
+    public let displayName: String?
+    public let handle: String?
+    public let handleIsTemporary: Bool
+    public let createdAt: Date?
+
+    public init(
+        accountID: UUID, email: String?, emailVerified: Bool, hasPassword: Bool, passwordChangedAt: Date?,
+        displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?
+    ) {
+        self.accountID = accountID
+        self.email = email
+        self.emailVerified = emailVerified
+        self.hasPassword = hasPassword
+        self.passwordChangedAt = passwordChangedAt
+        self.displayName = displayName
+        self.handle = handle
+        self.handleIsTemporary = handleIsTemporary
+        self.createdAt = createdAt
+    }
+
+    /// The same view from a folded state.
+    public init(_ state: AccountState) {
+        self.init(
+            accountID: state.accountID, email: state.email, emailVerified: state.emailVerified, hasPassword: state.hasPassword,
+            passwordChangedAt: state.passwordChangedAt, displayName: state.displayName, handle: state.handle,
+            handleIsTemporary: state.handleIsTemporary, createdAt: state.createdAt)
+    }
+}
