@@ -94,9 +94,15 @@ public struct AccountService: Sendable {
     /// Signs in with email and password. An unknown email costs a full hash too. After
     /// `maximumFailures` failures for one email, every attempt (right or wrong) is refused
     /// with `TooManyAttempts` until the lockout ends; the lockout is an event on the account.
-    public func signIn(email rawEmail: String, password: String, device: String?) async throws -> Session {
+    /// `clientAddress`, when known, has its own limit over all accounts together.
+    public func signIn(email rawEmail: String, password: String, device: String?, clientAddress: String? = nil) async throws -> Session {
+        let addressKey = clientAddress.map(LoginThrottle.key(address:))
+        if let throttle, let addressKey, let until = try await throttle.lockedUntil(addressKey, now: clock.now()) {
+            throw TooManyAttempts(retryAfter: Self.secondsUntil(until, from: clock.now()))
+        }
         guard let email = EmailAddress(rawEmail) else {
             _ = try await hasher.verify(password, against: nil)
+            if let throttle, let addressKey { _ = try await throttle.recordFailure(addressKey, now: clock.now()) }
             throw IdentityError.invalidCredentials
         }
         let throttleKey = LoginThrottle.key(email: email.normalized)
@@ -106,6 +112,7 @@ public struct AccountService: Sendable {
         let found = try await repository.credentials(forEmail: email.normalized)
         guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
         else {
+            if let throttle, let addressKey { _ = try await throttle.recordFailure(addressKey, now: clock.now()) }
             if let throttle, let until = try await throttle.recordFailure(throttleKey, now: clock.now()), let found {
                 let failures = throttle.policy.maximumFailures
                 _ = try await repository.execute(found.accountID) { _ in .recordLoginThrottle(failures: failures, until: until) }

@@ -11,9 +11,18 @@ public struct LoginThrottle: Sendable {
         /// How long a lockout lasts, and the window failures are counted in.
         public var lockout: TimeInterval
 
-        public init(maximumFailures: Int = 5, lockout: TimeInterval = 900) {
+        /// Failures allowed from one client address (all accounts together) per `addressWindow`.
+        public var maximumFailuresPerAddress: Int
+        public var addressWindow: TimeInterval
+
+        public init(
+            maximumFailures: Int = 5, lockout: TimeInterval = 900, maximumFailuresPerAddress: Int = 50,
+            addressWindow: TimeInterval = 900
+        ) {
             self.maximumFailures = maximumFailures
             self.lockout = lockout
+            self.maximumFailuresPerAddress = maximumFailuresPerAddress
+            self.addressWindow = addressWindow
         }
     }
 
@@ -37,9 +46,18 @@ public struct LoginThrottle: Sendable {
         return rows.rowCount == 0 ? nil : try rows[0].date(0)
     }
 
+    /// The key for a client address.
+    public static func key(address: String) -> String {
+        "ip:" + address
+    }
+
     /// Records a failure atomically (any number of instances); returns the lockout end when
-    /// this failure reached the limit.
+    /// this failure reached the limit (`maximumFailures` per `lockout`, or for address keys
+    /// `maximumFailuresPerAddress` per `addressWindow`).
     public func recordFailure(_ key: String, now: Date) async throws -> Date? {
+        let isAddress = key.hasPrefix("ip:")
+        let limit = isAddress ? policy.maximumFailuresPerAddress : policy.maximumFailures
+        let window = isAddress ? policy.addressWindow : policy.lockout
         let rows = try await client.query(
             """
             INSERT INTO login_throttle AS t (key, failures, window_started) VALUES ($1, 1, $2)
@@ -49,9 +67,9 @@ public struct LoginThrottle: Sendable {
                 locked_until = NULL
             RETURNING failures
             """,
-            [.text(key), .timestamp(now), .int(Int64(policy.lockout))])
-        guard let failures = try rows[0].int(0), failures >= policy.maximumFailures else { return nil }
-        let until = now.addingTimeInterval(policy.lockout)
+            [.text(key), .timestamp(now), .int(Int64(window))])
+        guard let failures = try rows[0].int(0), failures >= limit else { return nil }
+        let until = now.addingTimeInterval(window)
         try await client.query(
             "UPDATE login_throttle SET locked_until = $2 WHERE key = $1", [.text(key), .timestamp(until)])
         return until

@@ -85,7 +85,9 @@ struct ServeCommand: AsyncParsableCommand {
             linkLifetime: TimeInterval(configuration.emailLinkTTLSeconds),
             throttle: LoginThrottle(
                 client: client,
-                policy: .init(maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds))),
+                policy: .init(
+                    maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
+                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit)),
             linkBaseURL: configuration.linkBaseURL)
         let services = LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,

@@ -18,7 +18,8 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     let router = Router(context: LedgerRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
-    router.addRoutes(AuthController(accounts: services.accounts).endpoints)
+    let trustedProxies = services.configuration.trustedProxies.compactMap(CIDR.init)
+    router.addRoutes(AuthController(accounts: services.accounts, trustedProxies: trustedProxies).endpoints)
     router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeys).endpoints)
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
     if let openAPI = services.openAPI { router.addRoutes(openAPI.endpoints) }

@@ -8,9 +8,11 @@ import LedgerIdentity
 /// (API.md "Accounts and sessions"). Translates HTTP to `AccountService` and back.
 public struct AuthController: Sendable {
     let accounts: AccountService
+    let trustedProxies: [CIDR]
 
-    public init(accounts: AccountService) {
+    public init(accounts: AccountService, trustedProxies: [CIDR] = []) {
         self.accounts = accounts
+        self.trustedProxies = trustedProxies
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -24,7 +26,10 @@ public struct AuthController: Sendable {
         }
         routes.post("/auth/email/login") { request, context in
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
-            let session = try await accounts.signIn(email: body.email, password: body.password, device: request.headers[.userAgent])
+            let client = ClientAddress.resolve(
+                remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
+            let session = try await accounts.signIn(
+                email: body.email, password: body.password, device: request.headers[.userAgent], clientAddress: client)
             return try JSONResponse(.ok, encoding: SessionBody(session))
         }
         routes.post("/auth/token/refresh") { request, context in
@@ -98,6 +103,10 @@ struct SignUpRequest: Decodable {
 struct SignInRequest: Decodable {
     let email: String
     let password: String
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }
 
 struct TokenRequest: Decodable {

@@ -70,6 +70,9 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_IP_OTP_LIMIT", &configuration.ipOTPLimit, minimum: 1)
         try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
         configuration.trustedProxies = list("LEDGER_TRUSTED_PROXIES") ?? []
+        for proxy in configuration.trustedProxies where CIDR(proxy) == nil {
+            throw ConfigurationError("LEDGER_TRUSTED_PROXIES: '\(proxy)' is not an address or CIDR block")
+        }
         try integer("LEDGER_EMAIL_LINK_TTL_SECONDS", &configuration.emailLinkTTLSeconds, minimum: 1)
         try integer("LEDGER_EMAIL_REVERT_TTL_SECONDS", &configuration.emailRevertTTLSeconds, minimum: 1)
         try integer("LEDGER_LOGIN_MAX_FAILURES", &configuration.loginMaxFailures, minimum: 1)

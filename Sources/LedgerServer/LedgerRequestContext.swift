@@ -9,8 +9,12 @@ public struct LedgerRequestContext: RequestContext {
     /// From `X-Request-Id` when the caller sent a sane one, generated otherwise.
     public var requestID: String = ""
 
+    /// The socket's peer address (nil in router tests).
+    public let remoteAddress: String?
+
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// API.md: bodies over 64 KiB are refused with `413 payload_too_large`.

@@ -176,3 +176,33 @@ struct AccountServiceTests {
         }
     }
 }
+
+@Suite("Accounts: per-address sign-in limit", .timeLimit(.minutes(2)))
+struct AddressThrottleTests {
+    @Test("failures from one address, across accounts, lock that address out; others are unaffected")
+    func addressLimit() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let service = AccountService(
+                repository: PostgresAccountRepository(store: store, clock: db.clock),
+                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
+                throttle: LoginThrottle(client: db.client, policy: .init(maximumFailures: 5, lockout: 900, maximumFailuresPerAddress: 3)))
+            for name in ["a", "b"] {
+                _ = try await service.signUp(
+                    email: "\(name)@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            }
+            for email in ["a@example.com", "nobody@example.com", "b@example.com"] {
+                await #expect(throws: IdentityError.self) {
+                    try await service.signIn(email: email, password: "wrong-password-1", device: nil, clientAddress: "198.51.100.7")
+                }
+            }
+            let locked = await #expect(throws: TooManyAttempts.self) {
+                try await service.signIn(email: "a@example.com", password: "violet-harbor-91", device: nil, clientAddress: "198.51.100.7")
+            }
+            #expect(locked?.retryAfter == 900)
+            _ = try await service.signIn(email: "a@example.com", password: "violet-harbor-91", device: nil, clientAddress: "198.51.100.8")
+            db.clock.advance(by: 900)
+            _ = try await service.signIn(email: "b@example.com", password: "violet-harbor-91", device: nil, clientAddress: "198.51.100.7")
+        }
+    }
+}
