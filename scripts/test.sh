@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a private, throwaway PostgreSQL cluster:
 # installs missing packages, starts the cluster (as the postgres user when run as root),
-# runs `swift test`, and stops the cluster whatever happens.
+# runs `swift test`, and stops the cluster whatever happens. Afterwards it reads the whole
+# run's output (every log line the service wrote) for the secrets the tests use: a password,
+# an email address or a session token there fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 source scripts/pg-cluster.sh
 
-trap stop_cluster EXIT
+output=$(mktemp /tmp/ledger-test-output.XXXXXX)
+cleanup() { stop_cluster; rm -f "$output"; }
+trap cleanup EXIT
 start_cluster fast 400
 echo "test: PostgreSQL on 127.0.0.1:$PG_CLUSTER_PORT ($PG_CLUSTER_DIR)" >&2
 
 export LEDGER_TEST_PG_PORT=$PG_CLUSTER_PORT
-swift test "$@"
+status=0
+swift test "$@" 2>&1 | tee "$output" || status=$?
+[ "$status" -eq 0 ] || exit "$status"
+
+# Secrets the tests send; none may appear in what the run printed.
+leaks=$(grep -nE 'violet-harbor-91|copper-lantern-77|wrong-password-1|[A-Za-z0-9._-]+@example\.com|\bl[ark]_[A-Za-z0-9_-]{43}\b' "$output" || true)
+if [ -n "$leaks" ]; then
+  echo "test: secrets reached the output of the run:" >&2
+  echo "$leaks" | head -5 | cut -c1-200 >&2
+  exit 1
+fi
+echo "test: no test secret (password, email, token) in the run's output"
+# End on the test runner's own summary line, which is what CI reads.
+grep -E "Test run with [0-9]+ tests? .*(passed|failed)" "$output" | tail -1
