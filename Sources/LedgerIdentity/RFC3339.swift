@@ -1,19 +1,12 @@
 import Foundation
+import LedgerCore
 
 /// RFC 3339 UTC timestamps with microseconds: `2026-11-22T03:46:16.123456Z`.
 public enum RFC3339 {
     public static func format(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        var seconds = micros / 1_000_000
-        var fraction = micros % 1_000_000
-        if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let base = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec)
-        return fraction == 0 ? base + "Z" : base + String(format: ".%06lldZ", fraction)
+        let time = UTCTime(date)
+        let base = time.dateAndTime(separator: "T")
+        return time.microsecond == 0 ? base + "Z" : base + String(format: ".%06lldZ", time.microsecond)
     }
 
     public static func parse(_ text: String) -> Date? {

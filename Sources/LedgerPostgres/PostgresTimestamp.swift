@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// Conversions between `Date` and PostgreSQL's `timestamptz` text form, at microsecond precision.
 public enum PostgresTimestamp {
@@ -13,16 +14,7 @@ public enum PostgresTimestamp {
 
     /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, which the server parses exactly.
     public static func format(_ date: Date) -> String {
-        let total = micros(date)
-        var seconds = total / 1_000_000
-        var fraction = total % 1_000_000
-        if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d.%06lld+00",
-            parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, fraction)
+        let time = UTCTime(date)
+        return time.dateAndTime(separator: " ") + String(format: ".%06lld+00", time.microsecond)
     }
 }
