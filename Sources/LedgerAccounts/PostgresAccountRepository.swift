@@ -27,7 +27,7 @@ public struct PostgresAccountRepository: AccountRepository {
             try await store.append(
                 to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
                 events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
-                on: connection)
+                recordedAt: now, on: connection)
             let after = events.reduce(state) { evolve($0, $1, at: now) }
             try await AccountProjector.project(after, events: events, at: now, on: connection)
             for message in outbox { try await Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }

@@ -60,11 +60,13 @@ public final class EventStore: Sendable {
     }
 
     /// Appends inside the caller's transaction (or autocommit when none is open). The caller
-    /// must call `committed()` after its commit so followers wake promptly.
+    /// must call `committed()` after its commit so followers wake promptly. `recordedAt`
+    /// defaults to the store's clock; callers that fold the events themselves pass the time
+    /// they used, so a later replay sees exactly the same times.
     @discardableResult
     public func append(
         to streamID: UUID, streamType: String, subjectID: UUID?, expected: ExpectedVersion, events: [NewEvent],
-        on connection: PostgresConnection
+        recordedAt: Date? = nil, on connection: PostgresConnection
     ) async throws -> AppendResult {
         try PreparedAppend.validate(events)
         let key = try await subjectID.asyncMap { try await keyring.dataKey(for: $0, on: connection) }
@@ -73,7 +75,7 @@ public final class EventStore: Sendable {
         do {
             let result = try await connection.query(
                 "SELECT * FROM ledger_append($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[], $10, $11::int[], $12::jsonb)",
-                prepared.singleParameters(recordedAt: clock.now()))
+                prepared.singleParameters(recordedAt: recordedAt ?? clock.now()))
             let row = result[0]
             return AppendResult(
                 streamID: streamID,

@@ -1,0 +1,38 @@
+import Foundation
+import LedgerEventStore
+import LedgerIdentity
+import LedgerPostgres
+
+/// Throws the account projections away and rebuilds them from the account streams, giving
+/// exactly the rows the incremental path wrote (DESIGN §3).
+public enum AccountProjections {
+    /// The tables rebuilt; operational tables (outbox, throttles, API keys) are not projections.
+    static let tables = ["accounts", "sessions", "spent_refresh_tokens", "email_links"]
+
+    /// Rebuilds every account in one transaction; returns how many accounts were replayed.
+    @discardableResult
+    public static func rebuild(store: EventStore) async throws -> Int {
+        try await store.client.transaction { connection in
+            try await connection.query("TRUNCATE " + tables.joined(separator: ", "))
+            let streams = try await connection.query(
+                "SELECT stream_id FROM streams WHERE stream_type = $1 ORDER BY stream_id", [.text(PostgresAccountRepository.streamType)])
+            var replayed = 0
+            for row in streams.rows {
+                guard let accountID = try row.uuid(0) else { continue }
+                var state = AccountState(accountID: accountID)
+                for recorded in try await store.readStream(accountID, on: connection) {
+                    guard let payload = recorded.payload,
+                          let event = try AccountEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: payload)
+                    else {
+                        state.version += 1
+                        continue
+                    }
+                    state = evolve(state, event, at: recorded.recordedAt)
+                    try await AccountProjector.project(state, events: [event], at: recorded.recordedAt, on: connection)
+                }
+                replayed += 1
+            }
+            return replayed
+        }
+    }
+}
