@@ -7,7 +7,10 @@ struct Ledger: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ledger",
         abstract: "Account Ledger: an event-sourced identity and account-lifecycle service.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, VerifyCommand.self, BenchCommand.self])
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, KeysCommand.self, VerifyCommand.self, ProjectionsCommand.self,
+            BenchCommand.self,
+        ])
 
     /// Logs go to standard error at `LOG_LEVEL` (default info).
     static func bootstrapLogging() {
