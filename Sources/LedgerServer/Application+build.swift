@@ -22,6 +22,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(AuthController(accounts: services.accounts, trustedProxies: trustedProxies).endpoints)
     router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeys).endpoints)
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
+    router.addRoutes(CountriesController().endpoints)
     if let openAPI = services.openAPI { router.addRoutes(openAPI.endpoints) }
     return router
 }

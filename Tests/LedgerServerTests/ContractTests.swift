@@ -77,3 +77,26 @@ struct ContractTests {
         #expect(document.problems(path: "/healthz", method: "get", status: 200, body: Data(#"{"status":"ok"}"#.utf8)).isEmpty)
     }
 }
+
+@Suite("HTTP: countries")
+struct CountriesEndpointTests {
+    @Test("GET /countries orders by the locale and matches the document")
+    func countries() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/countries?locale=de-DE", method: .get) { response in
+                    expectConforms(response, "get", "/countries")
+                    let list = try json(response)["countries"] as? [[String: Any]] ?? []
+                    #expect(list.count == 245)
+                    #expect(list.prefix(4).map { $0["iso"] as? String ?? "" } == ["DE", "GE", "US", "GB"])
+                    #expect(list.first?["dial_code"] as? String == "+49")
+                }
+                try await client.execute(uri: "/countries", method: .get, headers: [.acceptLanguage: "en-US,en;q=0.9"]) { response in
+                    let list = try json(response)["countries"] as? [[String: Any]] ?? []
+                    #expect(list.first?["iso"] as? String == "US")
+                }
+            }
+        }
+    }
+}
