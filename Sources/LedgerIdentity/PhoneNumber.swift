@@ -1,0 +1,43 @@
+import Foundation
+
+/// A phone number in E.164 with the region the user picked (several regions share a dial
+/// code: +1, +7). Validated by the region's national lengths only ("no libphonenumber heavy
+/// dependency — simple length rule", seeds: Enter phone number).
+public struct PhoneNumber: Sendable, Hashable, CustomStringConvertible {
+    /// `+995511200300`.
+    public let e164: String
+    /// ISO code of the picked region.
+    public let region: String
+
+    public var description: String { e164 }
+
+    /// Normalizes what a user typed for `country`: spaces, dashes, dots and parentheses are
+    /// ignored; `+` or `00` followed by the dial code, or the national number with or without
+    /// its trunk prefix (UK `07400 123456`, RU `8 912 …`) are accepted. Nil when the digits do
+    /// not make a national number of one of the region's lengths.
+    public init?(_ raw: String, country: Country) {
+        var text = raw.filter { !" -.()\u{00A0}".contains($0) }
+        let dialDigits = String(country.dialCode.dropFirst())
+        var international = false
+        if text.hasPrefix("+") {
+            text.removeFirst()
+            international = true
+        } else if text.hasPrefix("00") {
+            text.removeFirst(2)
+            international = true
+        }
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        var national = text
+        if international {
+            guard text.hasPrefix(dialDigits) else { return nil }
+            national = String(text.dropFirst(dialDigits.count))
+        } else if let prefix = country.nationalPrefix, !prefix.isEmpty, national.hasPrefix(prefix),
+                  !country.nationalLengths.contains(national.count),
+                  country.nationalLengths.contains(national.count - prefix.count) {
+            national.removeFirst(prefix.count)
+        }
+        guard country.nationalLengths.contains(national.count) else { return nil }
+        self.e164 = country.dialCode + national
+        self.region = country.iso
+    }
+}
