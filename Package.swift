@@ -140,6 +140,8 @@ let package = Package(
                 "LedgerWorkers", "LedgerAccounts", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres", "LedgerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

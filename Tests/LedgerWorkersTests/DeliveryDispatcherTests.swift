@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,7 +8,9 @@ import LedgerCrypto
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWorkers
+import Logging
 import NIOCore
+import ServiceLifecycle
 import Testing
 
 /// Keeps what it was given; fails the first `failures` deliveries.
@@ -99,15 +102,23 @@ struct DeliveryDispatcherTests {
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
+        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "webhook-sink"))
+        // Its own client, closed before the server stops, so no connection is cut mid-stream.
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            group.addTask { try await services.run() }
             var ports = portStream.makeAsyncIterator()
             let port = try #require(await ports.next())
             let clock = ManualClock()
-            let sink = WebhookDeliverySink(url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", clock: clock)
+            let sink = WebhookDeliverySink(url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", httpClient: httpClient, clock: clock)
             let message = OutboxMessage(channel: .sms, to: "+995511200300", template: "otp", code: "482915")
             try await sink.deliver(message)
-            group.cancelAll()
+            await #expect(throws: (any Error).self) {
+                try await WebhookDeliverySink(url: "http://127.0.0.1:\(port)/missing", secret: nil, httpClient: httpClient).deliver(message)
+            }
+            try await httpClient.shutdown()
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
             let (signature, body) = try #require(received.first)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
             #expect(object == ["id": message.id.uuidString.lowercased(), "channel": "sms", "to": "+995511200300",
@@ -115,9 +126,6 @@ struct DeliveryDispatcherTests {
             let timestamp = String(Int(clock.now().timeIntervalSince1970))
             let expected = Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: Array("\(timestamp).".utf8) + body))
             #expect(signature == "t=\(timestamp),v1=\(expected)")
-            await #expect(throws: (any Error).self) {
-                try await WebhookDeliverySink(url: "http://127.0.0.1:\(port)/missing", secret: nil).deliver(message)
-            }
         }
     }
 }
