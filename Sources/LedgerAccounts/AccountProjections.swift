@@ -21,13 +21,7 @@ public enum AccountProjections {
                 guard let accountID = try row.uuid(0) else { continue }
                 var state = AccountState(accountID: accountID)
                 for recorded in try await store.readStream(accountID, on: connection) {
-                    guard let payload = recorded.payload,
-                          let event = try AccountEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: payload)
-                    else {
-                        state.version += 1
-                        continue
-                    }
-                    state = evolve(state, event, at: recorded.recordedAt)
+                    guard let event = try state.apply(recorded) else { continue }
                     try await AccountProjector.project(state, events: [event], at: recorded.recordedAt, on: connection)
                 }
                 replayed += 1

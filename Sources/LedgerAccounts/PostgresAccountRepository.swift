@@ -44,15 +44,7 @@ public struct PostgresAccountRepository: AccountRepository {
     func load(_ accountID: UUID, on connection: PostgresConnection) async throws -> AccountState {
         let recorded = try await store.readStream(accountID, on: connection)
         var state = AccountState(accountID: accountID)
-        for event in recorded {
-            guard let payload = event.payload,
-                  let decoded = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: payload)
-            else {
-                state.version += 1
-                continue
-            }
-            state = evolve(state, decoded, at: event.recordedAt)
-        }
+        for event in recorded { _ = try state.apply(event) }
         return state
     }
 

@@ -101,17 +101,11 @@ final class AppendBatcher: @unchecked Sendable {
         let recordedAt = clock.now()
         if appends.count == 1 {
             let append = appends[0]
-            let rows = try connection.executeSync(
-                "SELECT * FROM ledger_append($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[], $10, $11::int[], $12::jsonb)",
-                append.singleParameters(recordedAt: recordedAt))
-            return [.success(try Self.result(rows[0], streamID: append.streamID, offset: 0))]
+            let rows = try connection.executeSync(PreparedAppend.singleSQL, append.singleParameters(recordedAt: recordedAt))
+            return [.success(try append.result(rows[0]))]
         }
         let rows = try connection.executeSync(
-            """
-            SELECT * FROM ledger_append_batch($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::uuid[], $6::int[], $7,
-                                              $8::uuid[], $9::text[], $10::int[], $11, $12::int[], $13::jsonb)
-            """,
-            PreparedAppend.batchParameters(appends, recordedAt: recordedAt))
+            PreparedAppend.batchSQL, PreparedAppend.batchParameters(appends, recordedAt: recordedAt))
         var outcomes: [Result<AppendResult, any Error>] = []
         for (index, append) in appends.enumerated() {
             let row = rows[index]
@@ -119,17 +113,9 @@ final class AppendBatcher: @unchecked Sendable {
                 let error = EventStore.translate(sqlState: state, message: "append failed (\(state))", detail: row.string(7))
                 outcomes.append(.failure(error ?? PostgresError(.server, sqlState: state, message: "append failed")))
             } else {
-                outcomes.append(.success(try Self.result(row, streamID: append.streamID, offset: 1)))
+                outcomes.append(.success(try append.result(row, offset: 1)))
             }
         }
         return outcomes
-    }
-
-    private static func result(_ row: PostgresRow, streamID: UUID, offset: Int) throws -> AppendResult {
-        AppendResult(
-            streamID: streamID,
-            firstVersion: try row.int(offset) ?? 0, lastVersion: try row.int(offset + 1) ?? 0,
-            firstPosition: try row.int(offset + 2) ?? 0, lastPosition: try row.int(offset + 3) ?? 0,
-            replayed: try row.bool(offset + 4) ?? false)
     }
 }

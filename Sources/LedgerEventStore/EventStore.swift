@@ -73,15 +73,9 @@ public final class EventStore: Sendable {
         let prepared = try PreparedAppend(
             streamID: streamID, streamType: streamType, subjectID: subjectID, expected: expected, events: events, key: key)
         do {
-            let result = try await connection.query(
-                "SELECT * FROM ledger_append($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[], $10, $11::int[], $12::jsonb)",
-                prepared.singleParameters(recordedAt: recordedAt ?? clock.now()))
-            let row = result[0]
-            return AppendResult(
-                streamID: streamID,
-                firstVersion: try row.int(0) ?? 0, lastVersion: try row.int(1) ?? 0,
-                firstPosition: try row.int(2) ?? 0, lastPosition: try row.int(3) ?? 0,
-                replayed: try row.bool(4) ?? false)
+            let rows = try await connection.query(
+                PreparedAppend.singleSQL, prepared.singleParameters(recordedAt: recordedAt ?? clock.now()))
+            return try prepared.result(rows[0])
         } catch let error as PostgresError {
             throw Self.translate(error)
         }

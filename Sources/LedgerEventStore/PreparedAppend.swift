@@ -46,6 +46,26 @@ struct PreparedAppend: Sendable {
         metadataJSON = "[" + events.map(\.metadata.json).joined(separator: ",") + "]"
     }
 
+    /// One append, one round trip.
+    static let singleSQL =
+        "SELECT * FROM ledger_append($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[], $10, $11::int[], $12::jsonb)"
+
+    /// Several appends in one transaction.
+    static let batchSQL = """
+        SELECT * FROM ledger_append_batch($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::uuid[], $6::int[], $7,
+                                          $8::uuid[], $9::text[], $10::int[], $11, $12::int[], $13::jsonb)
+        """
+
+    /// Reads `first_version, last_version, first_position, last_position, replayed` from
+    /// `row`, starting at column `offset` (1 for `ledger_append_batch`, whose column 0 is the ordinal).
+    func result(_ row: PostgresRow, offset: Int = 0) throws -> AppendResult {
+        AppendResult(
+            streamID: streamID,
+            firstVersion: try row.int(offset) ?? 0, lastVersion: try row.int(offset + 1) ?? 0,
+            firstPosition: try row.int(offset + 2) ?? 0, lastPosition: try row.int(offset + 3) ?? 0,
+            replayed: try row.bool(offset + 4) ?? false)
+    }
+
     /// The twelve arguments of `ledger_append`.
     func singleParameters(recordedAt: Date) -> [PostgresParameter] {
         [
