@@ -17,6 +17,22 @@ struct DatabaseOptions: ParsableArguments {
         }
         return url
     }
+
+    /// Runs a one-shot command's `body` with a small pool on the database, and closes the
+    /// pool whether the body returns or throws.
+    func withClient<T>(
+        _ configuration: LedgerConfiguration, maximumConnections: Int = 1, _ body: (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: .init(url: try requiredURL(configuration), maximumConnections: maximumConnections))
+        do {
+            let value = try await body(client)
+            await client.shutdown()
+            return value
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
 }
 
 /// The master key from `LEDGER_MASTER_KEY`, or the development key kept under `.ledger/`.

@@ -12,15 +12,8 @@ struct KeysCommand: AsyncParsableCommand {
 
     static func withKeys<T>(_ database: DatabaseOptions, _ body: (APIKeys) async throws -> T) async throws -> T {
         Ledger.bootstrapLogging()
-        let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 1))
-        do {
-            let value = try await body(APIKeys(client: client, clock: SystemClock()))
-            await client.shutdown()
-            return value
-        } catch {
-            await client.shutdown()
-            throw error
+        return try await database.withClient(try LedgerConfiguration.fromEnvironment()) { client in
+            try await body(APIKeys(client: client, clock: SystemClock()))
         }
     }
 

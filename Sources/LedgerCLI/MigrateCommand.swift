@@ -18,22 +18,22 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         Ledger.bootstrapLogging()
-        let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
         let directory = try schema.map { URL(fileURLWithPath: $0) } ?? SchemaDirectory.locate()
         let migrator = try SchemaMigrator(directory: directory)
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 1))
-        defer { Task { await client.shutdown() } }
-        if status {
-            let current = try await migrator.status(client: client)
-            print("applied: \(current.applied.map(String.init).joined(separator: ", "))")
-            print("pending: \(current.pending.map(\.name).joined(separator: ", "))")
-            if !current.mismatched.isEmpty {
-                print("CHANGED since applied: \(current.mismatched.map(String.init).joined(separator: ", "))")
-                throw ExitCode(1)
+        try await database.withClient(try LedgerConfiguration.fromEnvironment()) { client in
+            if status {
+                let current = try await migrator.status(client: client)
+                print("applied: \(current.applied.map(String.init).joined(separator: ", "))")
+                print("pending: \(current.pending.map(\.name).joined(separator: ", "))")
+                if !current.mismatched.isEmpty {
+                    print("CHANGED since applied: \(current.mismatched.map(String.init).joined(separator: ", "))")
+                    throw ExitCode(1)
+                }
+                return
             }
-            return
+            let applied = try await migrator.migrate(client: client)
+            print(applied.isEmpty
+                ? "schema is up to date" : "applied \(applied.count) migration(s): \(applied.map(String.init).joined(separator: ", "))")
         }
-        let applied = try await migrator.migrate(client: client)
-        print(applied.isEmpty ? "schema is up to date" : "applied \(applied.count) migration(s): \(applied.map(String.init).joined(separator: ", "))")
     }
 }

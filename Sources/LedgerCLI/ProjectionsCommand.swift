@@ -19,20 +19,14 @@ struct ProjectionsCommand: AsyncParsableCommand {
         func run() async throws {
             Ledger.bootstrapLogging()
             let configuration = try LedgerConfiguration.fromEnvironment()
-            let url = try database.requiredURL(configuration)
             guard let masterKey = configuration.masterKey else {
                 throw ValidationError("set LEDGER_MASTER_KEY: payloads must be opened to rebuild")
             }
-            let client = PostgresClient(configuration: .init(url: url, maximumConnections: 2))
-            let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey(base64: masterKey)))
-            let started = ContinuousClock.now
-            do {
+            try await database.withClient(configuration, maximumConnections: 2) { client in
+                let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey(base64: masterKey)))
+                let started = ContinuousClock.now
                 let accounts = try await AccountProjections.rebuild(store: store)
                 print("rebuilt the projections of \(accounts) account(s) in \(ContinuousClock.now - started)")
-                await client.shutdown()
-            } catch {
-                await client.shutdown()
-                throw error
             }
         }
     }
