@@ -64,7 +64,7 @@ let package = Package(
         // The identity domain: events, state, decisions, rules. Pure: no database, no HTTP.
         .target(
             name: "LedgerIdentity",
-            dependencies: ["LedgerCore"],
+            dependencies: ["LedgerCore", "LedgerCrypto"],
             exclude: ["Resources/ATTRIBUTION.md"],
             resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/countries.json")],
             swiftSettings: swiftSettings

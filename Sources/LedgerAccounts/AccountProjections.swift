@@ -7,9 +7,10 @@ import LedgerPostgres
 /// exactly the rows the incremental path wrote (DESIGN §3).
 public enum AccountProjections {
     /// The tables rebuilt; operational tables (outbox, throttles, API keys) are not projections.
-    static let tables = ["accounts", "sessions", "spent_refresh_tokens", "email_links"]
+    static let tables = ["accounts", "sessions", "spent_refresh_tokens", "email_links", "otp_requests"]
 
-    /// Rebuilds every account in one transaction; returns how many accounts were replayed.
+    /// Rebuilds every account and OTP request in one transaction; returns how many accounts
+    /// were replayed.
     @discardableResult
     public static func rebuild(store: EventStore) async throws -> Int {
         try await store.client.transaction { connection in
@@ -25,6 +26,16 @@ public enum AccountProjections {
                     try await AccountProjector.project(state, events: [event], at: recorded.recordedAt, on: connection)
                 }
                 replayed += 1
+            }
+            let requests = try await connection.query(
+                "SELECT stream_id FROM streams WHERE stream_type = $1 ORDER BY stream_id", [.text(PostgresOTPRepository.streamType)])
+            for row in requests.rows {
+                guard let requestID = try row.uuid(0) else { continue }
+                var challenge = OTPChallenge(requestID: requestID)
+                for recorded in try await store.readStream(requestID, on: connection) {
+                    guard let event = try challenge.apply(recorded) else { continue }
+                    try await OTPProjector.project(requestID, events: [event], at: recorded.recordedAt, clientAddress: nil, on: connection)
+                }
             }
             return replayed
         }

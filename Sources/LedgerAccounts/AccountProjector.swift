@@ -13,23 +13,26 @@ enum AccountProjector {
             try await connection.query(
                 """
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
-                                      password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at)
-                VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7, $8, lower($8), $9, $10)
+                                      password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
+                                      phone_e164, phone_region)
+                VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7, $8, lower($8), $9, $10, $11, $12)
                 ON CONFLICT (account_id) DO UPDATE SET
                     version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
                     email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
                     password_changed_at = EXCLUDED.password_changed_at, display_name = EXCLUDED.display_name,
                     handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
-                    handle_is_temporary = EXCLUDED.handle_is_temporary
+                    handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
+                    phone_region = EXCLUDED.phone_region
                 """,
                 [
                     .uuid(state.accountID), .int(state.version), state.email.map { .text($0) } ?? .null,
                     .bool(state.emailVerified), state.passwordHash.map { .text($0) } ?? .null,
                     state.passwordChangedAt.map { .timestamp($0) } ?? .null, state.displayName.map { .text($0) } ?? .null,
                     state.handle.map { .text($0) } ?? .null, .bool(state.handleIsTemporary), .timestamp(createdAt),
+                    state.phone.map { .text($0) } ?? .null, state.phoneRegion.map { .text($0) } ?? .null,
                 ])
         } catch let error as PostgresError where error.code == .uniqueViolation {
-            throw ClaimTaken(claim: error.constraint?.contains("handle") == true ? .handle : .email)
+            throw ClaimTaken(constraint: error.constraint)
         }
         for sessionID in changedSessions(events) {
             guard let session = state.sessions[sessionID] else { continue }
@@ -66,10 +69,9 @@ enum AccountProjector {
     static func projectLinks(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
         for event in events {
             switch event {
-            case .emailVerificationSent(let sent), .passwordResetRequested(let sent):
-                guard let hash = sent.tokenHash.flatMap({ Hex.decode($0) }) else { continue }
-                var purpose = AccountState.PendingLink.Purpose.passwordReset
-                if case .emailVerificationSent = event { purpose = .verifyEmail }
+            case .emailVerificationSent(let sent), .passwordResetRequested(let sent), .reauthLinkSent(let sent):
+                guard let hash = sent.tokenHash.flatMap({ Hex.decode($0) }), let purpose = state.pendingLinks[sent.linkID]?.purpose
+                else { continue }
                 try await connection.query(
                     """
                     INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at) VALUES ($1, $2, $3, $4, $5)
@@ -80,6 +82,10 @@ enum AccountProjector {
                 try await markLinksUsed(state.accountID, .verifyEmail, at: time, on: connection)
             case .passwordSet(let set) where set.reason == "reset":
                 try await markLinksUsed(state.accountID, .passwordReset, at: time, on: connection)
+            case .reauthGranted(let granted):
+                guard let linkID = granted.linkID else { continue }
+                try await connection.query(
+                    "UPDATE email_links SET used_at = $2 WHERE link_id = $1 AND used_at IS NULL", [.uuid(linkID), .timestamp(time)])
             default:
                 continue
             }

@@ -27,6 +27,9 @@ public protocol AccountRepository: Sendable {
     /// Whether nobody holds this handle (ignoring case).
     func isHandleFree(_ handle: Handle) async throws -> Bool
 
+    /// The account whose sign-in phone is this E.164 number.
+    func phoneOwner(_ e164: String) async throws -> UUID?
+
     /// Whether nobody holds this email (ignoring case).
     func isEmailFree(_ email: EmailAddress) async throws -> Bool
 
@@ -70,6 +73,16 @@ public struct Introspection: Sendable, Equatable {
 
 /// A unique claim (email, handle) was already held when the command tried to take it.
 public struct ClaimTaken: Error, Sendable, Equatable {
-    public enum Claim: Sendable { case email, handle }
+    public enum Claim: Sendable { case email, handle, phone }
     public let claim: Claim
+
+    public init(claim: Claim) {
+        self.claim = claim
+    }
+
+    /// The claim behind a unique violation of the `accounts` projection.
+    init(constraint: String?) {
+        let name = constraint ?? ""
+        claim = name.contains("handle") ? .handle : name.contains("phone") ? .phone : .email
+    }
 }

@@ -10,23 +10,19 @@ public struct AccountService: Sendable {
     let hasher: PasswordHasher
     let policy: PasswordPolicy
     let clock: any LedgerClock
-    let linkLifetime: TimeInterval
+    let links: EmailLinks
     let throttle: LoginThrottle?
-    /// Where links point: `<base>/verify-email?token=…`, `<base>/reset-password?token=…`.
-    let linkBaseURL: String
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
-        clock: any LedgerClock, linkLifetime: TimeInterval = 1800, throttle: LoginThrottle? = nil,
-        linkBaseURL: String = "https://321.fit"
+        clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle? = nil
     ) {
         self.throttle = throttle
-        self.linkBaseURL = linkBaseURL
+        self.links = links
         self.repository = repository
         self.hasher = hasher
         self.policy = policy
         self.clock = clock
-        self.linkLifetime = linkLifetime
     }
 
     /// A signed-in session as the API returns it.
@@ -74,7 +70,7 @@ public struct AccountService: Sendable {
             let tokens = try IssuedTokens.issue(now: now)
             let sessionID = UUID()
             let chosenHandle = requestedHandle ?? Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }
-            let (link, message) = try makeLink(.verifyEmail, to: email.value, now: now)
+            let (link, message) = try links.make(.verifyEmail, to: email.value, now: now)
             do {
                 let (state, _) = try await repository.execute(accountID, outbox: [message]) { _ in
                     .register(.init(
@@ -97,18 +93,14 @@ public struct AccountService: Sendable {
     /// `clientAddress`, when known, has its own limit over all accounts together.
     public func signIn(email rawEmail: String, password: String, device: String?, clientAddress: String? = nil) async throws -> Session {
         let addressKey = clientAddress.map(LoginThrottle.key(address:))
-        if let throttle, let addressKey, let until = try await throttle.lockedUntil(addressKey, now: clock.now()) {
-            throw TooManyAttempts(retryAfter: Self.secondsUntil(until, from: clock.now()))
-        }
+        try await checkThrottle([addressKey].compactMap { $0 })
         guard let email = EmailAddress(rawEmail) else {
             _ = try await hasher.verify(password, against: nil)
             if let throttle, let addressKey { _ = try await throttle.recordFailure(addressKey, now: clock.now()) }
             throw IdentityError.invalidCredentials
         }
         let throttleKey = LoginThrottle.key(email: email.normalized)
-        if let throttle, let until = try await throttle.lockedUntil(throttleKey, now: clock.now()) {
-            throw TooManyAttempts(retryAfter: Self.secondsUntil(until, from: clock.now()))
-        }
+        try await checkThrottle([throttleKey])
         let found = try await repository.credentials(forEmail: email.normalized)
         guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
         else {
@@ -132,8 +124,14 @@ public struct AccountService: Sendable {
         return session(state, sessionID, tokens)
     }
 
-    static func secondsUntil(_ until: Date, from now: Date) -> Int {
-        max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+    /// `TooManyAttempts` while any of the throttle keys is locked out.
+    func checkThrottle(_ keys: [String]) async throws {
+        guard let throttle else { return }
+        for key in keys {
+            if let until = try await throttle.lockedUntil(key, now: clock.now()) {
+                throw TooManyAttempts(retryAfter: secondsUntil(until, from: clock.now()))
+            }
+        }
     }
 
     /// Exchanges a refresh token for a new pair. A spent token presented again revokes its
@@ -176,7 +174,7 @@ public struct AccountService: Sendable {
     public func resendVerification(_ accountID: UUID) async throws {
         let state = try await repository.load(accountID)
         guard let email = state.email, !state.emailVerified else { return }
-        let (link, message) = try makeLink(.verifyEmail, to: email, now: clock.now())
+        let (link, message) = try links.make(.verifyEmail, to: email, now: clock.now())
         _ = try await repository.execute(accountID, outbox: [message]) { _ in .sendVerificationLink(link) }
     }
 
@@ -195,7 +193,7 @@ public struct AccountService: Sendable {
             throw IdentityError(.noAccount, "No account found for that email.")
         }
         let state = try await repository.load(found.accountID)
-        let (link, message) = try makeLink(.passwordReset, to: state.email ?? email.value, now: clock.now())
+        let (link, message) = try links.make(.passwordReset, to: state.email ?? email.value, now: clock.now())
         _ = try await repository.execute(found.accountID, outbox: [message]) { _ in .sendPasswordResetLink(link) }
     }
 
@@ -211,17 +209,6 @@ public struct AccountService: Sendable {
         }
         let hash = try await hasher.hash(newPassword)
         _ = try await repository.execute(found.accountID) { _ in .resetPassword(linkID: found.linkID, newPasswordHash: hash) }
-    }
-
-    /// A one-shot link (random token, stored as its hash) and the message that carries it.
-    func makeLink(_ purpose: AccountState.PendingLink.Purpose, to address: String, now: Date) throws -> (AccountCommand.NewLink, OutboxMessage) {
-        let token = Base64URL.encode(try SecureRandom.bytes(32))
-        let path = purpose == .verifyEmail ? "verify-email" : "reset-password"
-        let link = AccountCommand.NewLink(
-            linkID: UUID(), expiresAt: now.addingTimeInterval(linkLifetime), tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
-        let message = OutboxMessage(
-            channel: .email, to: address, template: purpose.rawValue, link: "\(linkBaseURL)/\(path)?token=\(token)", token: token)
-        return (link, message)
     }
 
     /// Changes the display name (`.some(nil)` clears it) and/or claims a new handle.
@@ -256,7 +243,7 @@ public struct AccountService: Sendable {
         field: "handle", code: "invalid_handle", message: "Use 3–20 letters, numbers or underscores.")
     static let invalidEmail = ValidationFailure.Problem(field: "email", code: "invalid_email", message: "Enter a valid email address.")
 
-    private func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) -> Session {
+    func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) -> Session {
         Session(
             accountID: state.accountID, sessionID: sessionID, accessToken: tokens.accessToken,
             refreshToken: tokens.refreshToken, expiresIn: Int(IssuedTokens.accessLifetime),

@@ -12,11 +12,16 @@ public struct AccountSummary: Sendable, Equatable {
     public let handle: String?
     public let handleIsTemporary: Bool
     public let createdAt: Date?
+    /// E.164 and the picked region, when the account signs in by phone.
+    public let phone: String?
+    public let phoneRegion: String?
 
     public init(
         accountID: UUID, email: String?, emailVerified: Bool, hasPassword: Bool, passwordChangedAt: Date?,
-        displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?
+        displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?, phone: String?, phoneRegion: String?
     ) {
+        self.phone = phone
+        self.phoneRegion = phoneRegion
         self.accountID = accountID
         self.email = email
         self.emailVerified = emailVerified
@@ -33,6 +38,7 @@ public struct AccountSummary: Sendable, Equatable {
         self.init(
             accountID: state.accountID, email: state.email, emailVerified: state.emailVerified, hasPassword: state.hasPassword,
             passwordChangedAt: state.passwordChangedAt, displayName: state.displayName, handle: state.handle,
-            handleIsTemporary: state.handleIsTemporary, createdAt: state.createdAt)
+            handleIsTemporary: state.handleIsTemporary, createdAt: state.createdAt, phone: state.phone,
+            phoneRegion: state.phoneRegion)
     }
 }

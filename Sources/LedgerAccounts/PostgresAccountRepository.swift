@@ -18,23 +18,31 @@ public struct PostgresAccountRepository: AccountRepository {
     public func execute(
         _ accountID: UUID, outbox: [OutboxMessage], _ command: @Sendable (AccountState) throws -> AccountCommand
     ) async throws -> (AccountState, [AccountEvent]) {
-        let outcome: (AccountState, [AccountEvent]) = try await store.client.transaction { connection in
-            try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
-            let state = try await load(accountID, on: connection)
-            let now = clock.now()
-            let events = try decide(state, try command(state), now: now)
-            guard !events.isEmpty else { return (state, []) }
-            try await store.append(
-                to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
-                events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
-                recordedAt: now, on: connection)
-            let after = events.reduce(state) { evolve($0, $1, at: now) }
-            try await AccountProjector.project(after, events: events, at: now, on: connection)
-            for message in outbox { try await Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
-            return (after, events)
+        let outcome = try await store.client.transaction { connection in
+            try await execute(accountID, outbox: outbox, command, at: clock.now(), on: connection)
         }
         if !outcome.1.isEmpty { store.committed() }
         return outcome
+    }
+
+    /// `execute` inside a transaction the caller holds (so another stream can change in the
+    /// same commit); the caller tells the store about the commit.
+    func execute(
+        _ accountID: UUID, outbox: [OutboxMessage], _ command: (AccountState) throws -> AccountCommand, at now: Date,
+        on connection: PostgresConnection
+    ) async throws -> (AccountState, [AccountEvent]) {
+        try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
+        let state = try await load(accountID, on: connection)
+        let events = try decide(state, try command(state), now: now)
+        guard !events.isEmpty else { return (state, []) }
+        try await store.append(
+            to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
+            events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
+            recordedAt: now, on: connection)
+        let after = events.reduce(state) { evolve($0, $1, at: now) }
+        try await AccountProjector.project(after, events: events, at: now, on: connection)
+        for message in outbox { try await Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
+        return (after, events)
     }
 
     public func load(_ accountID: UUID) async throws -> AccountState {
@@ -82,6 +90,15 @@ public struct PostgresAccountRepository: AccountRepository {
             "SELECT 1 FROM accounts WHERE handle_normalized = $1", [.text(handle.normalized)]).rowCount == 0
     }
 
+    public func phoneOwner(_ e164: String) async throws -> UUID? {
+        try await store.client.withConnection { try await phoneOwner(e164, on: $0) }
+    }
+
+    func phoneOwner(_ e164: String, on connection: PostgresConnection) async throws -> UUID? {
+        let rows = try await connection.query("SELECT account_id FROM accounts WHERE phone_e164 = $1", [.text(e164)])
+        return rows.rowCount == 0 ? nil : try rows[0].uuid(0)
+    }
+
     public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
         try await store.client.query(
             "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]).rowCount == 0
@@ -91,7 +108,7 @@ public struct PostgresAccountRepository: AccountRepository {
         let rows = try await store.client.query(
             """
             SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
-                   a.display_name, a.handle, a.handle_is_temporary, a.created_at
+                   a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region
             FROM sessions s JOIN accounts a ON a.account_id = s.account_id
             WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
             """,
@@ -101,7 +118,8 @@ public struct PostgresAccountRepository: AccountRepository {
         return AccountSummary(
             accountID: id, email: row.string(1), emailVerified: try row.bool(2) ?? false, hasPassword: try row.bool(3) ?? false,
             passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
-            handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8))
+            handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
+            phoneRegion: row.string(10))
     }
 
     public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {

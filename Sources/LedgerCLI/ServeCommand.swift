@@ -79,19 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
         let clock = SystemClock()
         let eventStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: clock)
         let listener = eventStore.listenForRemoteCommits(url: url)
-        let accounts = AccountService(
-            repository: PostgresAccountRepository(store: eventStore, clock: clock),
-            hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
-            linkLifetime: TimeInterval(configuration.emailLinkTTLSeconds),
-            throttle: LoginThrottle(
-                client: client,
-                policy: .init(
-                    maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
-                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit)),
-            linkBaseURL: configuration.linkBaseURL)
-        let services = LedgerServices(
+        let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
-            accounts: accounts)
+            masterKey: masterKey)
         let sink: any DeliverySink = configuration.deliveryWebhookURL.map {
             WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
         } ?? LogDeliverySink()

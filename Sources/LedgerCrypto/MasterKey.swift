@@ -33,6 +33,12 @@ public struct MasterKey: Sendable {
         try MasterKey(bytes: SecureRandom.bytes(AESGCM.keyByteCount))
     }
 
+    /// A 32-byte key for one purpose (`label`), derived one-way from the master key, so a
+    /// purpose's key says nothing about the master key or the other purposes' keys.
+    public func derivedKey(label: String) -> [UInt8] {
+        HMACSHA256.authenticate(key: bytes, message: Array("account-ledger/derived/\(label)".utf8))
+    }
+
     /// The key as base64, for writing a generated development key to disk.
     public var base64: String { Data(bytes).base64EncodedString() }
 

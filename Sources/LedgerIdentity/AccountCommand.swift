@@ -16,6 +16,48 @@ public enum AccountCommand: Sendable, Equatable {
     case updateProfile(displayName: String??, handle: Handle?)
     /// Sign-in is locked after repeated failures (recorded on the account's history).
     case recordLoginThrottle(failures: Int, until: Date)
+    /// A new account whose first sign-in method is a verified phone number.
+    case registerByPhone(PhoneRegistration)
+    /// Adds a verified phone number to an account without one.
+    case linkPhone(PhoneNumber, requestID: UUID?)
+    /// Moves the account to a verified new number; needs re-auth unless the phone is the only method.
+    case changePhone(PhoneNumber, requestID: UUID?, sessionID: UUID, reauthTokenHash: String?)
+    /// "Verify it's you" passed in `sessionID`.
+    case grantReauth(sessionID: UUID, NewGrant)
+    case recordReauthFailure(sessionID: UUID, method: ReauthMethod)
+    /// Emails a re-auth link whose grant will belong to `sessionID`.
+    case sendReauthLink(NewLink, sessionID: UUID)
+    case confirmReauthLink(linkID: UUID, NewGrant)
+
+    public struct PhoneRegistration: Sendable, Equatable {
+        public var phone: PhoneNumber
+        public var requestID: UUID?
+        public var handle: Handle
+        public var session: NewSession
+
+        public init(phone: PhoneNumber, requestID: UUID?, handle: Handle, session: NewSession) {
+            self.phone = phone
+            self.requestID = requestID
+            self.handle = handle
+            self.session = session
+        }
+    }
+
+    /// A re-auth grant about to be made: it lasts `lifetime` from the moment it is recorded.
+    public struct NewGrant: Sendable, Equatable {
+        public var grantID: UUID
+        public var method: ReauthMethod
+        /// SHA-256 (hex) of the re-auth token.
+        public var tokenHash: String
+        public var lifetime: TimeInterval
+
+        public init(grantID: UUID, method: ReauthMethod, tokenHash: String, lifetime: TimeInterval) {
+            self.grantID = grantID
+            self.method = method
+            self.tokenHash = tokenHash
+            self.lifetime = lifetime
+        }
+    }
 
     public struct Registration: Sendable, Equatable {
         public var email: EmailAddress

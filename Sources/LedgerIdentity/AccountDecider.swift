@@ -80,7 +80,57 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             events.append(.handleClaimed(.init(handle: handle.value, temporary: false)))
         }
         return events
+
+    case .registerByPhone(let registration):
+        guard !state.exists else { throw IdentityError(.accountExists, "This account already exists.") }
+        return [
+            .registered(.init(email: nil, displayName: nil, method: "phone")),
+            .phoneLinked(.init(phone: registration.phone.e164, region: registration.phone.region, requestID: registration.requestID)),
+            .handleClaimed(.init(handle: registration.handle.value, temporary: true)),
+            sessionStarted(registration.session),
+        ]
+
+    case .linkPhone(let phone, let requestID):
+        try requireAccount(state)
+        guard state.phone == nil else {
+            throw IdentityError(.phoneExists, "You already have a phone number. Change it instead.")
+        }
+        return [.phoneLinked(.init(phone: phone.e164, region: phone.region, requestID: requestID))]
+
+    case .changePhone(let phone, let requestID, let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard state.phone != nil else { throw IdentityError(.noPhone, "Add a phone number first.") }
+        try state.requireReauth(.changePhone, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        guard phone.e164 != state.phone || phone.region != state.phoneRegion else { return [] }
+        return [.phoneChanged(.init(phone: phone.e164, region: phone.region, previousPhone: state.phone, requestID: requestID))]
+
+    case .grantReauth(let sessionID, let grant):
+        guard state.sessions[sessionID]?.isActive == true else { throw IdentityError.sessionExpired }
+        return [reauthGranted(grant, sessionID: sessionID, linkID: nil, now: now)]
+
+    case .recordReauthFailure(let sessionID, let method):
+        try requireAccount(state)
+        return [.reauthFailed(.init(sessionID: sessionID, method: method.rawValue))]
+
+    case .sendReauthLink(let link, let sessionID):
+        try requireAccount(state)
+        guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
+        try checkLinkRate(state, .reauth, now: now)
+        return [.reauthLinkSent(.init(
+            email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))]
+
+    case .confirmReauthLink(let linkID, let grant):
+        guard let link = state.pendingLinks[linkID], link.purpose == .reauth, link.expiresAt > now,
+              let sessionID = link.sessionID, state.sessions[sessionID]?.isActive == true
+        else { throw IdentityError.linkExpired }
+        return [reauthGranted(grant, sessionID: sessionID, linkID: linkID, now: now)]
     }
+}
+
+private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, linkID: UUID?, now: Date) -> AccountEvent {
+    .reauthGranted(.init(
+        grantID: grant.grantID, sessionID: sessionID, method: grant.method.rawValue, tokenHash: grant.tokenHash,
+        expiresAt: now.addingTimeInterval(grant.lifetime), linkID: linkID))
 }
 
 /// Email links of one purpose: at most `linkSendLimit` sends (the first and its resends)
@@ -89,12 +139,10 @@ public let linkSendLimit = 4
 public let linkSendWindow: TimeInterval = 900
 
 private func checkLinkRate(_ state: AccountState, _ purpose: AccountState.PendingLink.Purpose, now: Date) throws {
-    let recent = (state.linkSendTimes[purpose] ?? []).filter { $0 > now.addingTimeInterval(-linkSendWindow) }.sorted()
-    guard recent.count >= linkSendLimit else { return }
-    let allowedAt = recent[recent.count - linkSendLimit].addingTimeInterval(linkSendWindow)
-    throw IdentityError(
-        .rateLimited, "Too many emails sent. Try again later.",
-        retryAfter: max(1, Int(allowedAt.timeIntervalSince(now).rounded(.up))))
+    let limit = SlidingWindowLimit(limit: linkSendLimit, window: linkSendWindow)
+    if let retryAfter = limit.retryAfter(state.linkSendTimes[purpose] ?? [], now: now) {
+        throw IdentityError(.rateLimited, "Too many emails sent. Try again later.", retryAfter: retryAfter)
+    }
 }
 
 private func requireAccount(_ state: AccountState) throws {

@@ -19,6 +19,11 @@ public enum AccountEvent: Sendable, Equatable {
     case loginThrottled(LoginThrottled)
     case handleClaimed(HandleClaimed)
     case profileUpdated(ProfileUpdated)
+    case phoneLinked(PhoneLinked)
+    case phoneChanged(PhoneChanged)
+    case reauthGranted(ReauthGranted)
+    case reauthFailed(ReauthFailed)
+    case reauthLinkSent(EmailLinkSent)
 
     public struct Registered: Codable, Sendable, Equatable {
         public var email: String?
@@ -52,15 +57,18 @@ public enum AccountEvent: Sendable, Equatable {
         public var expiresAt: Date
         /// SHA-256 (hex) of the link's token, so the link index can be rebuilt from events.
         public var tokenHash: String?
+        /// For re-auth links: the session the grant will belong to.
+        public var sessionID: UUID?
         enum CodingKeys: String, CodingKey {
-            case email, linkID = "link_id", expiresAt = "expires_at", tokenHash = "token_sha256"
+            case email, linkID = "link_id", expiresAt = "expires_at", tokenHash = "token_sha256", sessionID = "session_id"
         }
 
-        public init(email: String, linkID: UUID, expiresAt: Date, tokenHash: String? = nil) {
+        public init(email: String, linkID: UUID, expiresAt: Date, tokenHash: String? = nil, sessionID: UUID? = nil) {
             self.email = email
             self.linkID = linkID
             self.expiresAt = expiresAt
             self.tokenHash = tokenHash
+            self.sessionID = sessionID
         }
     }
 
@@ -183,6 +191,11 @@ extension AccountEvent {
         case .loginThrottled: return "login.throttled"
         case .handleClaimed: return "handle.claimed"
         case .profileUpdated: return "profile.updated"
+        case .phoneLinked: return "phone.linked"
+        case .phoneChanged: return "phone.changed"
+        case .reauthGranted: return "reauth.granted"
+        case .reauthFailed: return "reauth.failed"
+        case .reauthLinkSent: return "reauth.link_sent"
         }
     }
 
@@ -213,18 +226,26 @@ extension AccountEvent {
 
     /// The JSON payload.
     public func encodedPayload() throws -> [UInt8] {
+        Array(try Self.encoder.encode(payload))
+    }
+
+    private var payload: any Encodable {
         switch self {
-        case .registered(let value): return Array(try Self.encoder.encode(value))
-        case .passwordSet(let value): return Array(try Self.encoder.encode(value))
-        case .emailVerificationSent(let value), .passwordResetRequested(let value): return Array(try Self.encoder.encode(value))
-        case .emailVerified(let value): return Array(try Self.encoder.encode(value))
-        case .sessionStarted(let value): return Array(try Self.encoder.encode(value))
-        case .sessionRefreshed(let value): return Array(try Self.encoder.encode(value))
-        case .sessionRevoked(let value): return Array(try Self.encoder.encode(value))
-        case .loginFailed(let value): return Array(try Self.encoder.encode(value))
-        case .loginThrottled(let value): return Array(try Self.encoder.encode(value))
-        case .handleClaimed(let value): return Array(try Self.encoder.encode(value))
-        case .profileUpdated(let value): return Array(try Self.encoder.encode(value))
+        case .registered(let value): return value
+        case .passwordSet(let value): return value
+        case .emailVerificationSent(let value), .passwordResetRequested(let value), .reauthLinkSent(let value): return value
+        case .emailVerified(let value): return value
+        case .sessionStarted(let value): return value
+        case .sessionRefreshed(let value): return value
+        case .sessionRevoked(let value): return value
+        case .loginFailed(let value): return value
+        case .loginThrottled(let value): return value
+        case .handleClaimed(let value): return value
+        case .profileUpdated(let value): return value
+        case .phoneLinked(let value): return value
+        case .phoneChanged(let value): return value
+        case .reauthGranted(let value): return value
+        case .reauthFailed(let value): return value
         }
     }
 
@@ -245,6 +266,11 @@ extension AccountEvent {
         case "login.throttled": return .loginThrottled(try decoder.decode(LoginThrottled.self, from: data))
         case "handle.claimed": return .handleClaimed(try decoder.decode(HandleClaimed.self, from: data))
         case "profile.updated": return .profileUpdated(try decoder.decode(ProfileUpdated.self, from: data))
+        case "phone.linked": return .phoneLinked(try decoder.decode(PhoneLinked.self, from: data))
+        case "phone.changed": return .phoneChanged(try decoder.decode(PhoneChanged.self, from: data))
+        case "reauth.granted": return .reauthGranted(try decoder.decode(ReauthGranted.self, from: data))
+        case "reauth.failed": return .reauthFailed(try decoder.decode(ReauthFailed.self, from: data))
+        case "reauth.link_sent": return .reauthLinkSent(try decoder.decode(EmailLinkSent.self, from: data))
         default: return nil
         }
     }

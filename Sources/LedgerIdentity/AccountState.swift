@@ -13,6 +13,11 @@ public struct AccountState: Sendable, Equatable {
     public var displayName: String?
     public var handle: String?
     public var handleIsTemporary = false
+    /// E.164, when the account signs in by phone.
+    public var phone: String?
+    public var phoneRegion: String?
+    /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
+    public var reauthGrants: [UUID: ReauthGrant] = [:]
     public var sessions: [UUID: Session] = [:]
     /// Email links issued and still outstanding, by id.
     public var pendingLinks: [UUID: PendingLink] = [:]
@@ -41,10 +46,23 @@ public struct AccountState: Sendable, Equatable {
     }
 
     public struct PendingLink: Sendable, Equatable {
-        public enum Purpose: String, Sendable, Hashable { case verifyEmail = "verify_email", passwordReset = "password_reset" }
+        public enum Purpose: String, Sendable, Hashable {
+            case verifyEmail = "verify_email", passwordReset = "password_reset", reauth = "reauth_link"
+        }
         public var id: UUID
         public var purpose: Purpose
         public var email: String
+        public var expiresAt: Date
+        /// For re-auth links: the session that asked, which the grant will belong to.
+        public var sessionID: UUID?
+    }
+
+    public struct ReauthGrant: Sendable, Equatable {
+        public var id: UUID
+        public var sessionID: UUID
+        public var method: String
+        /// SHA-256 (hex) of the re-auth token.
+        public var tokenHash: String
         public var expiresAt: Date
     }
 
@@ -105,6 +123,25 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
         state.handleIsTemporary = claimed.temporary
     case .profileUpdated(let updated):
         state.displayName = updated.displayName
+    case .phoneLinked(let linked):
+        state.phone = linked.phone
+        state.phoneRegion = linked.region
+    case .phoneChanged(let changed):
+        state.phone = changed.phone
+        state.phoneRegion = changed.region
+    case .reauthGranted(let granted):
+        // Grants that ended before this one began can no longer matter.
+        state.reauthGrants = state.reauthGrants.filter { $0.value.expiresAt > recordedAt }
+        state.reauthGrants[granted.grantID] = .init(
+            id: granted.grantID, sessionID: granted.sessionID, method: granted.method, tokenHash: granted.tokenHash,
+            expiresAt: granted.expiresAt)
+        if let linkID = granted.linkID { state.pendingLinks[linkID] = nil }
+    case .reauthLinkSent(let sent):
+        state.pendingLinks[sent.linkID] = .init(
+            id: sent.linkID, purpose: .reauth, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)
+        state.linkSendTimes[.reauth, default: []].append(recordedAt)
+    case .reauthFailed:
+        break
     }
     if case .passwordSet(let set) = event, set.reason == "reset" {
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }

@@ -12,17 +12,27 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let linkExpired = Code("link_expired")
         public static let notFound = Code("not_found")
         public static let rateLimited = Code("rate_limited")
+        public static let reauthRequired = Code("reauth_required")
+        public static let incorrectCode = Code("incorrect_code")
+        public static let codeExpired = Code("code_expired")
+        public static let phoneExists = Code("phone_exists")
+        public static let noPhone = Code("no_phone")
+        public static let noEmail = Code("no_email")
+        public static let signInRequired = Code("unauthorized")
     }
 
     public let code: Code
     public let message: String
     /// For `rateLimited`: seconds until the next try is allowed.
     public let retryAfter: Int?
+    /// For `incorrectCode`: wrong codes still allowed before the code is invalidated.
+    public let attemptsRemaining: Int?
 
-    public init(_ code: Code, _ message: String, retryAfter: Int? = nil) {
+    public init(_ code: Code, _ message: String, retryAfter: Int? = nil, attemptsRemaining: Int? = nil) {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+        self.attemptsRemaining = attemptsRemaining
     }
 
     public var description: String { "\(code): \(message)" }
@@ -30,4 +40,11 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public static let sessionExpired = IdentityError(.sessionExpired, "Your session has expired. Sign in again.")
     public static let linkExpired = IdentityError(.linkExpired, "This link has expired")
     public static let invalidCredentials = IdentityError(.invalidCredentials, "Incorrect email or password.")
+    public static let reauthRequired = IdentityError(.reauthRequired, "Verify it's you to continue.")
+    public static let signInRequired = IdentityError(.signInRequired, "Sign in to continue.")
+    public static let codeExpired = IdentityError(.codeExpired, "Code expired. Request a new one.")
+
+    public static func incorrectCode(attemptsRemaining: Int) -> IdentityError {
+        IdentityError(.incorrectCode, "Code is incorrect. Try again.", attemptsRemaining: attemptsRemaining)
+    }
 }

@@ -41,3 +41,32 @@ public struct PhoneNumber: Sendable, Hashable, CustomStringConvertible {
         self.region = country.iso
     }
 }
+
+extension PhoneNumber {
+    /// A number already normalized and stored (from an event or a projection).
+    public init(e164: String, region: String) {
+        self.e164 = e164
+        self.region = region
+    }
+
+    /// The region used for an international number sent without one: among the regions
+    /// whose dial code starts it and whose length rules accept it, the main region of a
+    /// shared dial code (+1 → US, +7 → RU, +44 → GB, …), else the first by ISO code.
+    public init?(international raw: String, catalog: CountryCatalog) {
+        let digits = raw.filter { !" -.()\u{00A0}".contains($0) }
+        guard digits.hasPrefix("+") || digits.hasPrefix("00") else { return nil }
+        let candidates = catalog.countries
+            .compactMap { country in PhoneNumber(raw, country: country).map { (country, $0) } }
+            .sorted { lhs, rhs in
+                let lhsMain = Self.mainRegions.contains(lhs.0.iso), rhsMain = Self.mainRegions.contains(rhs.0.iso)
+                // A longer dial code is the more specific match (+1 264 Anguilla before +1 US).
+                if lhs.0.dialCode.count != rhs.0.dialCode.count { return lhs.0.dialCode.count > rhs.0.dialCode.count }
+                if lhsMain != rhsMain { return lhsMain }
+                return lhs.0.iso < rhs.0.iso
+            }
+        guard let best = candidates.first?.1 else { return nil }
+        self = best
+    }
+
+    static let mainRegions: Set<String> = ["US", "RU", "GB", "AU", "FI", "GP", "CW", "MA", "IT", "NO", "RE", "SH"]
+}

@@ -78,6 +78,12 @@ public struct AuthController: Sendable {
         return session
     }
 
+    /// The session of the bearer token when the request carries one (a wrong one is still
+    /// `401`), nil when it carries none.
+    func optionalSession(_ request: Request) async throws -> SessionRef? {
+        request.headers[.authorization] == nil ? nil : try await authenticate(request)
+    }
+
     /// The account of the request's access token, read in one query, or `401 unauthorized`.
     func signedInAccount(_ request: Request) async throws -> AccountSummary {
         guard let summary = try await accounts.summary(accessToken: try Self.bearerToken(request)) else { throw Self.unauthorized }
@@ -107,6 +113,7 @@ struct SignInRequest: Decodable {
 
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xReauthToken = Self("X-Reauth-Token")!
 }
 
 struct TokenRequest: Decodable {
@@ -192,13 +199,14 @@ struct AuthMethodsBody: Encodable {
     init(_ state: AccountSummary) { self.state = state }
 
     enum CodingKeys: String, CodingKey {
-        case phone, email, hasPassword = "has_password", appleLinked = "apple_linked", googleLinked = "google_linked"
-        case emailVerified = "email_verified", passwordChangedAt = "password_changed_at"
+        case phone, phoneRegion = "phone_region", email, hasPassword = "has_password", appleLinked = "apple_linked"
+        case googleLinked = "google_linked", emailVerified = "email_verified", passwordChangedAt = "password_changed_at"
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeNil(forKey: .phone)
+        try container.encode(state.phone, forKey: .phone)
+        try container.encode(state.phoneRegion, forKey: .phoneRegion)
         try container.encode(state.email, forKey: .email)
         try container.encode(state.hasPassword, forKey: .hasPassword)
         try container.encode(false, forKey: .appleLinked)

@@ -37,6 +37,13 @@ enum ErrorTranslation {
             case .linkExpired: return APIError(.gone, .init("link_expired"), error.message)
             case .noAccount: return APIError(.notFound, .init("no_account"), error.message)
             case .notFound: return APIError(.notFound, .notFound, error.message)
+            case .signInRequired: return AuthController.unauthorized
+            case .reauthRequired: return APIError(.forbidden, .init("reauth_required"), error.message)
+            case .codeExpired: return APIError(.gone, .init("code_expired"), error.message)
+            case .incorrectCode:
+                return APIError(
+                    .unauthorized, .init("incorrect_code"), error.message,
+                    extra: ["attempts_remaining": .int(Int64(error.attemptsRemaining ?? 0))])
             case .rateLimited:
                 let retryAfter = error.retryAfter ?? 1
                 return APIError(
@@ -48,6 +55,7 @@ enum ErrorTranslation {
             switch taken.claim {
             case .email: return APIError(.conflict, .init("email_taken"), "This email is already in use. Log in instead.")
             case .handle: return APIError(.conflict, .init("handle_taken"), "This handle is taken.")
+            case .phone: return APIError(.conflict, .init("phone_taken"), "This number is already in use by another account.")
             }
         case let failure as AccountService.ValidationFailure:
             let errors = failure.problems.map { problem in

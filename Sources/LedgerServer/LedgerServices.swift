@@ -1,10 +1,13 @@
 import Foundation
 import LedgerAccounts
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
+import LedgerIdentity
 import LedgerPostgres
 
-/// What the routes need, built once at start-up and shared by every request.
+/// What the routes need, built once at start-up from the configuration and shared by every
+/// request.
 public struct LedgerServices: Sendable {
     public let configuration: LedgerConfiguration
     public let client: PostgresClient
@@ -12,15 +15,31 @@ public struct LedgerServices: Sendable {
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
     public let accounts: AccountService
+    public let otp: OTPService
+    public let reauth: ReauthService
     public let apiKeys: APIKeys
     /// The OpenAPI document to serve, when it was found.
     public var openAPI: OpenAPIController?
 
     public init(
-        configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore,
-        migrator: SchemaMigrator, clock: any LedgerClock, accounts: AccountService
-    ) {
+        configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore, migrator: SchemaMigrator,
+        clock: any LedgerClock, masterKey: MasterKey
+    ) throws {
+        let repository = PostgresAccountRepository(store: eventStore, clock: clock)
+        let accounts = AccountService(
+            repository: repository,
+            hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
+            links: EmailLinks(lifetime: TimeInterval(configuration.emailLinkTTLSeconds), baseURL: configuration.linkBaseURL),
+            throttle: LoginThrottle(
+                client: client,
+                policy: .init(
+                    maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
+                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit)))
         self.accounts = accounts
+        self.otp = OTPService(
+            otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,
+            codeKey: masterKey.derivedKey(label: "otp-code"), reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
+        self.reauth = ReauthService(accounts: accounts, lifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.openAPI = OpenAPIController.load()
         self.configuration = configuration
@@ -28,5 +47,20 @@ public struct LedgerServices: Sendable {
         self.eventStore = eventStore
         self.migrator = migrator
         self.clock = clock
+    }
+}
+
+extension LedgerConfiguration {
+    /// The OTP rules these settings give.
+    public var otpPolicy: OTPPolicy {
+        var policy = OTPPolicy()
+        policy.ttl = TimeInterval(otpTTLSeconds)
+        policy.maxAttempts = otpMaxAttempts
+        policy.resendLimit = otpResendLimit
+        policy.resendWindow = TimeInterval(otpResendWindowSeconds)
+        policy.resendInterval = TimeInterval(otpResendIntervalSeconds)
+        policy.addressLimit = ipOTPLimit
+        policy.accountLimit = accountOTPLimit
+        return policy
     }
 }

@@ -213,8 +213,10 @@ struct ProjectionRebuildTests {
     static func dump(_ db: TestDatabase) async throws -> [String] {
         var lines: [String] = []
         for (table, order) in [("accounts", "account_id"), ("sessions", "session_id"), ("spent_refresh_tokens", "refresh_token_sha256"),
-                               ("email_links", "token_sha256")] {
-            let rows = try await db.client.query("SELECT t::text FROM \(table) t ORDER BY \(order)")
+                               ("email_links", "token_sha256"), ("otp_requests", "request_id")] {
+            // The client address of a code request is operational, not in any event.
+            let rows = try await db.client.query(
+                "SELECT (to_jsonb(t) - 'client_address')::text FROM \(table) t ORDER BY \(order)")
             lines += rows.rows.map { "\(table): \($0.string(0) ?? "")" }
         }
         return lines
@@ -246,10 +248,29 @@ struct ProjectionRebuildTests {
                 "SELECT token FROM outbox WHERE recipient = 'bob@example.com' AND template = 'verify_email'")[0].string(0))
             _ = try await service.verifyEmail(token: verifyToken)
             #expect(refreshed.sessionID == again.sessionID && bob.accountID != ana.accountID)
+            // Phone codes: a sign-up by phone, a number added, a cancelled request.
+            let otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
+            func code(_ phone: String) async throws -> String {
+                try #require(try await db.client.query(
+                    "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
+            }
+            let signUp = try await otp.request(
+                phone: "+995511200300", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, clientAddress: "198.51.100.7")
+            _ = try await otp.verify(
+                requestID: signUp.requestID.uuidString, code: try await code("+995511200300"), session: nil, reauthToken: nil, device: nil)
+            let anaSession = SessionRef(accountID: ana.accountID, sessionID: refreshed.sessionID)
+            let add = try await otp.request(
+                phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: nil, clientAddress: nil)
+            _ = try await otp.verify(
+                requestID: add.requestID.uuidString, code: try await code("+995511100000"), session: anaSession, reauthToken: nil, device: nil)
+            let dropped = try await otp.request(
+                phone: "+995511100001", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, clientAddress: nil)
+            try await otp.cancel(requestID: dropped.requestID.uuidString, session: nil)
 
             let before = try await Self.dump(db)
             #expect(before.count >= 8)
-            #expect(try await AccountProjections.rebuild(store: store) == 2)
+            #expect(before.filter { $0.hasPrefix("otp_requests") }.count == 3)
+            #expect(try await AccountProjections.rebuild(store: store) == 3)
             let after = try await Self.dump(db)
             #expect(after == before)
         }

@@ -48,3 +48,17 @@ struct PhoneNumberTests {
         #expect(phone("５１１２００３００", "GE") == nil)
     }
 }
+
+@Suite("Phone numbers without a picked region")
+struct InternationalPhoneTests {
+    @Test("an international number finds its region; shared dial codes go to the main region")
+    func inference() {
+        let catalog = CountryCatalog.standard
+        #expect(PhoneNumber(international: "+995 511 200 300", catalog: catalog) == PhoneNumber(e164: "+995511200300", region: "GE"))
+        #expect(PhoneNumber(international: "+1 201 555 0123", catalog: catalog)?.region == "US")
+        #expect(PhoneNumber(international: "+7 912 345 67 89", catalog: catalog)?.region == "RU")
+        #expect(PhoneNumber(international: "+44 7400 123456", catalog: catalog)?.region == "GB")
+        #expect(PhoneNumber(international: "+99551120030", catalog: catalog) == nil)
+        #expect(PhoneNumber(international: "511200300", catalog: catalog) == nil)
+    }
+}

@@ -67,12 +67,27 @@ struct AccountStateTests {
                 sessionID: UUID(), method: "email", device: "ios", accessTokenHash: "aa", refreshTokenHash: "bb",
                 accessExpiresAt: now, refreshExpiresAt: now.addingTimeInterval(60))),
             .handleClaimed(.init(handle: "user_000001", temporary: true)),
+            .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: UUID())),
+            .phoneChanged(.init(phone: "+995511100000", region: "GE", previousPhone: "+995511200300", requestID: nil)),
+            .reauthGranted(.init(grantID: UUID(), sessionID: UUID(), method: "phone", tokenHash: "cc", expiresAt: now, linkID: UUID())),
+            .reauthFailed(.init(sessionID: UUID(), method: "password")),
+            .reauthLinkSent(.init(email: "a@b.co", linkID: UUID(), expiresAt: now, tokenHash: "dd", sessionID: UUID())),
         ]
         for event in events {
             let decoded = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload())
             #expect(decoded == event)
         }
-        #expect(try AccountEvent.decode(type: "phone.linked", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+        #expect(try AccountEvent.decode(type: "provider.linked", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+        let otpEvents: [OTPEvent] = [
+            .issued(.init(
+                accountID: UUID(), sessionID: nil, purpose: .signIn, phone: "+995511200300", region: "GE", codeHash: "ee",
+                expiresAt: now, maxAttempts: 5)),
+            .failed(.init(attempt: 1, attemptsRemaining: 4)), .verified(.init(accountID: UUID())),
+            .invalidated(.init(reason: .superseded)), .cancelled(.init()),
+        ]
+        for event in otpEvents {
+            #expect(try OTPEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload()) == event)
+        }
     }
 
     @Test("evolve folds registration, sessions, refresh and revocation")

@@ -54,7 +54,7 @@ struct AuthEndpointTests {
                 }
                 try await client.execute(uri: "/me/auth-methods", method: .get, headers: bearer(access)) { response in
                     let body = try json(response)
-                    #expect(Set(body.keys) == ["phone", "email", "has_password", "apple_linked", "google_linked", "email_verified", "password_changed_at"])
+                    #expect(Set(body.keys) == ["phone", "phone_region", "email", "has_password", "apple_linked", "google_linked", "email_verified", "password_changed_at"])
                     #expect(body["phone"] is NSNull)
                     #expect(body["has_password"] as? Bool == true)
                     #expect(body["apple_linked"] as? Bool == false)

@@ -13,18 +13,18 @@ import Testing
 
 /// Builds the real router on a database for one test.
 func makeServices(
-    url: String, client: PostgresClient, clock: ManualClock = ManualClock(), masterKey: MasterKey? = nil
+    url: String, client: PostgresClient, clock: ManualClock = ManualClock(), masterKey: MasterKey? = nil,
+    configure: (inout LedgerConfiguration) -> Void = { _ in }
 ) throws -> LedgerServices {
     var configuration = LedgerConfiguration()
     configuration.databaseURL = url
-    let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try masterKey ?? .generate()), clock: clock)
-    let accounts = AccountService(
-        repository: PostgresAccountRepository(store: store, clock: clock),
-        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
-        throttle: LoginThrottle(client: client, policy: .init(maximumFailures: 5, lockout: 900)))
-    return LedgerServices(
+    configuration.scryptLogN = 4
+    configure(&configuration)
+    let key = try masterKey ?? .generate()
+    let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: key), clock: clock)
+    return try LedgerServices(
         configuration: configuration, client: client, eventStore: store,
-        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, accounts: accounts)
+        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, masterKey: key)
 }
 
 @Suite("Operations endpoints")

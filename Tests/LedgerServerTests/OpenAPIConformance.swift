@@ -5,7 +5,7 @@ import Testing
 import Yams
 
 /// The project's `openapi.yaml`, and a small JSON-Schema checker for the subset it uses
-/// (`$ref`, `type` — one or a list —, `required`, `properties`, `additionalProperties: false`,
+/// (`$ref`, `oneOf`, `enum`, `type` — one or a list —, `required`, `properties`, `additionalProperties: false`,
 /// `const`, `items`, `maxLength`), so tests can hold every response to the document.
 struct OpenAPIDocument: @unchecked Sendable {
     /// Read once and never mutated.
@@ -50,6 +50,13 @@ struct OpenAPIDocument: @unchecked Sendable {
     func validate(_ value: JSONValue, against rawSchema: [String: Any], at location: String) -> [String] {
         let schema = resolve(rawSchema)
         var problems: [String] = []
+        if let alternatives = schema["oneOf"] as? [[String: Any]] {
+            let matching = alternatives.filter { validate(value, against: $0, at: location).isEmpty }.count
+            if matching != 1 { problems.append("\(location): matches \(matching) of the oneOf alternatives, not exactly 1") }
+        }
+        if let allowed = schema["enum"] as? [String], case .string(let text) = value, !allowed.contains(text) {
+            problems.append("\(location): \(text) is not one of \(allowed)")
+        }
         if let types = (schema["type"] as? [String]) ?? (schema["type"] as? String).map({ [$0] }) {
             guard types.contains(where: { Self.matches(value, type: $0) }) else {
                 return ["\(location): expected \(types.joined(separator: "|")), got \(value)"]

@@ -1,0 +1,36 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+
+/// One-shot email links: a random token (stored only as its hash) inside a link to the app.
+public struct EmailLinks: Sendable {
+    /// How long a link works.
+    public let lifetime: TimeInterval
+    /// Where links point: `<base>/verify-email?token=…`, `<base>/reset-password?token=…`, `<base>/reauth?token=…`.
+    public let baseURL: String
+
+    public init(lifetime: TimeInterval = 1800, baseURL: String = "https://321.fit") {
+        self.lifetime = lifetime
+        self.baseURL = baseURL
+    }
+
+    /// A new link for `purpose` and the message that carries it to `address`.
+    func make(_ purpose: AccountState.PendingLink.Purpose, to address: String, now: Date) throws -> (AccountCommand.NewLink, OutboxMessage) {
+        let token = Base64URL.encode(try SecureRandom.bytes(32))
+        let link = AccountCommand.NewLink(
+            linkID: UUID(), expiresAt: now.addingTimeInterval(lifetime), tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
+        let message = OutboxMessage(
+            channel: .email, to: address, template: purpose.rawValue, link: "\(baseURL)/\(Self.path(purpose))?token=\(token)",
+            token: token)
+        return (link, message)
+    }
+
+    static func path(_ purpose: AccountState.PendingLink.Purpose) -> String {
+        switch purpose {
+        case .verifyEmail: return "verify-email"
+        case .passwordReset: return "reset-password"
+        case .reauth: return "reauth"
+        }
+    }
+}

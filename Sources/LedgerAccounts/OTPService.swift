@@ -1,0 +1,193 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+
+/// Phone codes: request, verify, cancel (API.md "Phone and OTP"), for every purpose.
+public struct OTPService: Sendable {
+    public typealias ValidationFailure = AccountService.ValidationFailure
+    let otps: any OTPRepository
+    let accounts: AccountService
+    let policy: OTPPolicy
+    /// Keys the codes' HMACs, so a leaked event or row does not give the 6 digits away.
+    let codeKey: [UInt8]
+    let catalog: CountryCatalog
+    let reauthLifetime: TimeInterval
+    var repository: any AccountRepository { accounts.repository }
+    var clock: any LedgerClock { accounts.clock }
+
+    public init(
+        otps: any OTPRepository, accounts: AccountService, policy: OTPPolicy = OTPPolicy(), codeKey: [UInt8],
+        catalog: CountryCatalog = .standard, reauthLifetime: TimeInterval = 900
+    ) {
+        self.otps = otps
+        self.accounts = accounts
+        self.policy = policy
+        self.codeKey = codeKey
+        self.catalog = catalog
+        self.reauthLifetime = reauthLifetime
+    }
+
+    /// A code on its way: `202 {request_id, expires_in, resend_after}`.
+    public struct Requested: Sendable, Equatable {
+        public let requestID: UUID
+        public let expiresIn: Int
+        public let resendAfter: Int
+    }
+
+    /// What a right code gives, by purpose.
+    public enum Outcome: Sendable {
+        /// `sign_in`: a session, and whether the account was created by it.
+        case session(AccountService.Session, created: Bool)
+        /// `add_phone`, `change_phone`: the account after the change (the hub).
+        case account(AccountState)
+        /// `reauth`: a grant for the session.
+        case reauth(ReauthGrantToken)
+    }
+
+    /// Sends a code for `purpose`. `phone` is what the user typed for `country` (ISO), or an
+    /// international number when `country` is nil; for `reauth` it may be omitted (the
+    /// account's own number is used). Signed-in purposes need `session`; `change_phone` needs
+    /// a re-auth grant unless the phone is the account's only sign-in method.
+    public func request(
+        phone rawPhone: String?, country: String?, purpose rawPurpose: String, session: SessionRef?, reauthToken: String?,
+        clientAddress: String?
+    ) async throws -> Requested {
+        guard let purpose = OTPPurpose(rawValue: rawPurpose) else { throw ValidationFailure(problems: [Self.invalidPurpose]) }
+        var phone = try rawPhone.map { try parse($0, country: country) }
+        let now = clock.now()
+        let requestID = UUID()
+        var accountID: UUID
+        if let session {
+            accountID = session.accountID
+        } else {
+            guard !purpose.needsSession else { throw IdentityError.signInRequired }
+            guard let phone else { throw ValidationFailure(problems: [Self.invalidPhone]) }
+            accountID = try await repository.phoneOwner(phone.e164) ?? UUID()
+        }
+        if purpose.needsSession, let session {
+            let state = try await repository.load(session.accountID)
+            phone = try checkSignedIn(purpose, phone: phone, state: state, session: session, reauthToken: reauthToken, now: now)
+            if let phone, purpose == .addPhone || purpose == .changePhone,
+               let owner = try await repository.phoneOwner(phone.e164), owner != state.accountID {
+                throw ClaimTaken(claim: .phone)
+            }
+            accountID = state.accountID
+        }
+        guard let phone else { throw ValidationFailure(problems: [Self.invalidPhone]) }
+        let code = String(format: "%06d", try SecureRandom.uniform(below: 1_000_000))
+        let issued = OTPEvent.Issued(
+            accountID: accountID, sessionID: purpose.needsSession ? session?.sessionID : nil, purpose: purpose,
+            phone: phone.e164, region: phone.region, codeHash: codeHash(code, requestID: requestID),
+            expiresAt: now.addingTimeInterval(policy.ttl), maxAttempts: policy.maxAttempts)
+        let message = OutboxMessage(channel: .sms, to: phone.e164, template: "otp", code: code)
+        let resendAfter = try await otps.issue(requestID, issued, clientAddress: clientAddress, policy: policy, message: message)
+        return Requested(requestID: requestID, expiresIn: Int(policy.ttl), resendAfter: resendAfter)
+    }
+
+    /// The rules of the signed-in purposes before a code is sent; returns the number to use.
+    private func checkSignedIn(
+        _ purpose: OTPPurpose, phone: PhoneNumber?, state: AccountState, session: SessionRef, reauthToken: String?, now: Date
+    ) throws -> PhoneNumber? {
+        switch purpose {
+        case .signIn:
+            return phone
+        case .reauth:
+            guard let current = state.phone, let region = state.phoneRegion else {
+                throw IdentityError(.noPhone, "Add a phone number first.")
+            }
+            if let phone, phone.e164 != current { throw ValidationFailure(problems: [Self.invalidPhone]) }
+            return PhoneNumber(e164: current, region: region)
+        case .addPhone:
+            guard state.phone == nil else { throw IdentityError(.phoneExists, "You already have a phone number. Change it instead.") }
+            return phone
+        case .changePhone:
+            guard state.phone != nil else { throw IdentityError(.noPhone, "Add a phone number first.") }
+            try state.requireReauth(
+                .changePhone, sessionID: session.sessionID, tokenHash: reauthToken.map(ReauthGrantToken.hash), now: now)
+            if let phone, phone.e164 == state.phone {
+                throw ValidationFailure(problems: [.init(field: "phone", code: "same_as_current", message: "This is already your number.")])
+            }
+            return phone
+        }
+    }
+
+    /// Checks a code and does what its purpose says, atomically with marking it used.
+    public func verify(
+        requestID rawRequestID: String, code: String, session: SessionRef?, reauthToken: String?, device: String?
+    ) async throws -> Outcome {
+        guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw ValidationFailure(problems: [.init(field: "code", code: "invalid_code", message: "Enter the 6-digit code.")])
+        }
+        guard let requestID = UUID(uuidString: rawRequestID) else { throw IdentityError.codeExpired }
+        let tokens = try IssuedTokens.issue(now: clock.now())
+        let sessionID = UUID()
+        let reauth = try ReauthGrantToken.issue(method: .phone, lifetime: reauthLifetime)
+        let reauthTokenHash = reauthToken.map(ReauthGrantToken.hash)
+        let command: @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand = { issued, state in
+            let phone = PhoneNumber(e164: issued.phone, region: issued.region)
+            let newSession = AccountCommand.NewSession(sessionID: sessionID, method: "phone", device: device, tokens: tokens.hashes)
+            switch issued.purpose {
+            case .signIn:
+                return state.exists
+                    ? .startSession(newSession)
+                    : .registerByPhone(.init(
+                        phone: phone, requestID: requestID,
+                        handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }, session: newSession))
+            case .addPhone:
+                return .linkPhone(phone, requestID: requestID)
+            case .changePhone:
+                return .changePhone(
+                    phone, requestID: requestID, sessionID: issued.sessionID ?? UUID(), reauthTokenHash: reauthTokenHash)
+            case .reauth:
+                return .grantReauth(sessionID: issued.sessionID ?? UUID(), reauth.grant)
+            }
+        }
+        let presented = codeHash(code, requestID: requestID)
+        var verification: OTPVerification
+        do {
+            verification = try await otps.verify(requestID, presentedCodeHash: presented, sessionID: session?.sessionID, command: command)
+        } catch let taken as ClaimTaken where taken.claim == .phone || taken.claim == .handle {
+            // Two new sign-ins by one number raced (the other one now owns it), or a generated
+            // handle collided: once more, now signing in to the owner.
+            verification = try await otps.verify(requestID, presentedCodeHash: presented, sessionID: session?.sessionID, command: command)
+        }
+        if let error = verification.verdict.error { throw error }
+        guard let state = verification.account else { throw IdentityError.codeExpired }
+        if verification.accountEvents.contains(where: { if case .reauthGranted = $0 { return true } else { return false } }) {
+            return .reauth(ReauthGrantToken(token: reauth.token, grantID: reauth.grant.grantID, in: state))
+        }
+        if verification.accountEvents.contains(where: { if case .sessionStarted = $0 { return true } else { return false } }) {
+            let created = verification.accountEvents.contains { if case .registered = $0 { return true } else { return false } }
+            return .session(accounts.session(state, sessionID, tokens), created: created)
+        }
+        return .account(state)
+    }
+
+    /// Back navigation: the code can no longer be used.
+    public func cancel(requestID rawRequestID: String, session: SessionRef?) async throws {
+        guard let requestID = UUID(uuidString: rawRequestID) else { throw IdentityError(.notFound, "No such code request.") }
+        try await otps.cancel(requestID, sessionID: session?.sessionID)
+    }
+
+    /// HMAC-SHA256 (hex) of the request id and the code.
+    func codeHash(_ code: String, requestID: UUID) -> String {
+        Hex.encode(HMACSHA256.authenticate(key: codeKey, message: requestID.bytes + Array(code.utf8)))
+    }
+
+    /// A typed number for a picked region, or an international one.
+    func parse(_ raw: String, country: String?) throws -> PhoneNumber {
+        let parsed: PhoneNumber?
+        if let country {
+            parsed = catalog.country(iso: country).flatMap { PhoneNumber(raw, country: $0) }
+        } else {
+            parsed = PhoneNumber(international: raw, catalog: catalog)
+        }
+        guard let parsed else { throw ValidationFailure(problems: [Self.invalidPhone]) }
+        return parsed
+    }
+
+    static let invalidPhone = ValidationFailure.Problem(field: "phone", code: "invalid_phone", message: "Enter a valid phone number.")
+    static let invalidPurpose = ValidationFailure.Problem(
+        field: "purpose", code: "invalid_purpose", message: "Use sign_in, add_phone, change_phone or reauth.")
+}

@@ -1,0 +1,155 @@
+import Foundation
+import LedgerCore
+import LedgerEventStore
+import LedgerIdentity
+import LedgerPostgres
+
+/// OTP requests on the event store; a verified code's account change commits with it.
+public struct PostgresOTPRepository: OTPRepository {
+    let accounts: PostgresAccountRepository
+    var store: EventStore { accounts.store }
+    var clock: any LedgerClock { accounts.clock }
+    static let streamType = "otp"
+
+    public init(accounts: PostgresAccountRepository) {
+        self.accounts = accounts
+    }
+
+    public func issue(
+        _ requestID: UUID, _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, message: OutboxMessage
+    ) async throws -> Int {
+        let now = clock.now()
+        let resendAfter = try await store.client.transaction { connection in
+            // One sender at a time per number and purpose, so the limit holds across instances.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                [.text("otp:\(issued.purpose.rawValue):\(issued.phone)")])
+            let recent = try await recentSends(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
+            let delays = [
+                policy.sendDelay(previousSends: recent.phone, now: now),
+                SlidingWindowLimit(limit: policy.addressLimit, window: policy.capWindow).retryAfter(recent.address, now: now),
+                SlidingWindowLimit(limit: policy.accountLimit, window: policy.capWindow).retryAfter(recent.account, now: now),
+            ].compactMap { $0 }
+            if let wait = delays.max() {
+                throw IdentityError(.rateLimited, "Too many codes requested. Try again later.", retryAfter: wait)
+            }
+            for openID in recent.open {
+                try await run(openID, .supersede, now: now, on: connection)
+            }
+            try await run(requestID, .issue(issued), now: now, clientAddress: clientAddress, on: connection)
+            try await Outbox.enqueue(message, accountID: issued.accountID, at: now, on: connection)
+            return policy.sendDelay(previousSends: recent.phone + [now], now: now) ?? 0
+        }
+        store.committed()
+        return resendAfter
+    }
+
+    /// Earlier sends the limits count, and the open requests a new code replaces (for a
+    /// signed-in purpose, only the same account's).
+    private func recentSends(
+        _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date, on connection: PostgresConnection
+    ) async throws -> (phone: [Date], address: [Date], account: [Date], open: [UUID]) {
+        let horizon = now.addingTimeInterval(-max(policy.resendWindow, policy.resendInterval, policy.capWindow))
+        let rows = try await connection.query(
+            """
+            SELECT 'phone', request_id, created_at, closed_at IS NULL AND expires_at > $3 AND (session_id IS NULL OR account_id = $6)
+            FROM otp_requests WHERE phone_e164 = $1 AND purpose = $2 AND (created_at > $4 OR (closed_at IS NULL AND expires_at > $3))
+            UNION ALL
+            SELECT 'address', request_id, created_at, false FROM otp_requests
+            WHERE $5::text IS NOT NULL AND client_address = $5 AND created_at > $4
+            UNION ALL
+            SELECT 'account', request_id, created_at, false FROM otp_requests
+            WHERE $7 AND account_id = $6 AND session_id IS NOT NULL AND created_at > $4
+            """,
+            [
+                .text(issued.phone), .text(issued.purpose.rawValue), .timestamp(now), .timestamp(horizon),
+                clientAddress.map { .text($0) } ?? .null, .uuid(issued.accountID), .bool(issued.sessionID != nil),
+            ])
+        var result: (phone: [Date], address: [Date], account: [Date], open: [UUID]) = ([], [], [], [])
+        for row in rows.rows {
+            guard let created = try row.date(2) else { continue }
+            switch row.string(0) {
+            case "phone":
+                if created > horizon { result.phone.append(created) }
+                if try row.bool(3) == true, let id = try row.uuid(1) { result.open.append(id) }
+            case "address": result.address.append(created)
+            default: result.account.append(created)
+            }
+        }
+        return result
+    }
+
+    public func verify(
+        _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?,
+        command: @escaping @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand
+    ) async throws -> OTPVerification {
+        let now = clock.now()
+        let outcome = try await store.client.transaction { connection in
+            try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(requestID)])
+            let challenge = try await load(requestID, on: connection)
+            guard let issued = challenge.issued else { throw IdentityError.codeExpired }
+            var events = try decide(
+                challenge, .verify(presentedCodeHash: presentedCodeHash, sessionID: sessionID, accountID: issued.accountID), now: now)
+            let verdict = OTPVerdict(events)
+            var account: (AccountState, [AccountEvent])?
+            if verdict == .verified {
+                let target = try await targetAccount(issued, on: connection)
+                events = [.verified(.init(accountID: target))]
+                account = try await accounts.execute(target, outbox: [], { try command(issued, $0) }, at: now, on: connection)
+            }
+            try await append(challenge, events, now: now, clientAddress: nil, on: connection)
+            return OTPVerification(verdict: verdict, account: account?.0, accountEvents: account?.1 ?? [])
+        }
+        store.committed()
+        return outcome
+    }
+
+    /// The account a verified code acts on: the session's for signed-in purposes; for
+    /// sign-in the number's owner, else the account the request reserved (a fresh id when
+    /// that one exists meanwhile without this number).
+    private func targetAccount(_ issued: OTPEvent.Issued, on connection: PostgresConnection) async throws -> UUID {
+        guard issued.purpose == .signIn else { return issued.accountID }
+        if let owner = try await accounts.phoneOwner(issued.phone, on: connection) { return owner }
+        let reserved = try await connection.query("SELECT 1 FROM accounts WHERE account_id = $1", [.uuid(issued.accountID)])
+        return reserved.rowCount == 0 ? issued.accountID : UUID()
+    }
+
+    public func cancel(_ requestID: UUID, sessionID: UUID?) async throws {
+        let changed = try await store.client.transaction { connection in
+            try await run(requestID, .cancel(sessionID: sessionID), now: clock.now(), on: connection)
+        }
+        if changed { store.committed() }
+    }
+
+    /// Locks the request's stream, decides and appends; true when events were written.
+    @discardableResult
+    private func run(
+        _ requestID: UUID, _ command: OTPCommand, now: Date, clientAddress: String? = nil, on connection: PostgresConnection
+    ) async throws -> Bool {
+        try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(requestID)])
+        let challenge = try await load(requestID, on: connection)
+        let events = try decide(challenge, command, now: now)
+        try await append(challenge, events, now: now, clientAddress: clientAddress, on: connection)
+        return !events.isEmpty
+    }
+
+    private func append(
+        _ challenge: OTPChallenge, _ events: [OTPEvent], now: Date, clientAddress: String?, on connection: PostgresConnection
+    ) async throws {
+        guard !events.isEmpty else { return }
+        var subject = challenge.issued?.accountID
+        if case .issued(let issued)? = events.first { subject = issued.accountID }
+        try await store.append(
+            to: challenge.requestID, streamType: Self.streamType, subjectID: subject,
+            expected: challenge.version == 0 ? .noStream : .exact(challenge.version),
+            events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
+            recordedAt: now, on: connection)
+        try await OTPProjector.project(challenge.requestID, events: events, at: now, clientAddress: clientAddress, on: connection)
+    }
+
+    func load(_ requestID: UUID, on connection: PostgresConnection) async throws -> OTPChallenge {
+        var challenge = OTPChallenge(requestID: requestID)
+        for recorded in try await store.readStream(requestID, on: connection) { _ = try challenge.apply(recorded) }
+        return challenge
+    }
+}

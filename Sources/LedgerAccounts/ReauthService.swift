@@ -1,0 +1,79 @@
+import Foundation
+import LedgerCore
+import LedgerIdentity
+
+/// "Verify it's you" (API.md "Re-auth"): the picker's options and the grants by password and
+/// by email link. Phone grants come through `OTPService` with purpose `reauth`.
+public struct ReauthService: Sendable {
+    let accounts: AccountService
+    /// How long a grant lasts (`LEDGER_REAUTH_TTL_SECONDS`).
+    let lifetime: TimeInterval
+    var repository: any AccountRepository { accounts.repository }
+    var clock: any LedgerClock { accounts.clock }
+
+    public init(accounts: AccountService, lifetime: TimeInterval = 900) {
+        self.accounts = accounts
+        self.lifetime = lifetime
+    }
+
+    /// The picker for `action` (`change_phone`, …); a validation failure for an unknown one.
+    public func options(_ session: SessionRef, action rawAction: String) async throws -> ReauthOptions {
+        guard let action = ReauthAction(rawValue: rawAction) else {
+            throw AccountService.ValidationFailure(problems: [.init(
+                field: "action", code: "invalid_action",
+                message: "Use change_phone, change_email, change_password, disconnect_apple, disconnect_google or delete_account.")])
+        }
+        return try await repository.load(session.accountID).reauthOptions(for: action)
+    }
+
+    /// A grant for the right password. Wrong ones are recorded on the account and count
+    /// towards the account's lockout and the client address's limit, like sign-in failures.
+    public func withPassword(_ session: SessionRef, password: String, clientAddress: String?) async throws -> ReauthGrantToken {
+        let accountKey = "reauth:" + session.accountID.lowercased
+        try await accounts.checkThrottle([accountKey] + [clientAddress.map(LoginThrottle.key(address:))].compactMap { $0 })
+        let state = try await repository.load(session.accountID)
+        guard try await accounts.hasher.verify(password, against: state.passwordHash), state.hasPassword else {
+            _ = try await repository.execute(session.accountID) { _ in
+                .recordReauthFailure(sessionID: session.sessionID, method: .password)
+            }
+            if let throttle = accounts.throttle {
+                if let clientAddress { _ = try await throttle.recordFailure(LoginThrottle.key(address: clientAddress), now: clock.now()) }
+                _ = try await throttle.recordFailure(accountKey, now: clock.now())
+            }
+            throw IdentityError(.invalidCredentials, "Incorrect password. Try again.")
+        }
+        try await accounts.throttle?.reset(accountKey)
+        return try await grant(session, method: .password)
+    }
+
+    /// Emails a re-auth link to the account's address; its grant will belong to `session`.
+    public func sendEmailLink(_ session: SessionRef) async throws {
+        let state = try await repository.load(session.accountID)
+        guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
+        let (link, message) = try accounts.links.make(.reauth, to: email, now: clock.now())
+        _ = try await repository.execute(session.accountID, outbox: [message]) { _ in .sendReauthLink(link, sessionID: session.sessionID) }
+    }
+
+    /// Confirms a re-auth link: a grant for the session that asked for it.
+    public func confirmEmailLink(token: String) async throws -> ReauthGrantToken {
+        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .reauth) else {
+            throw IdentityError.linkExpired
+        }
+        let issued = try ReauthGrantToken.issue(method: .emailLink, lifetime: lifetime)
+        let (state, _) = try await repository.execute(found.accountID) { _ in .confirmReauthLink(linkID: found.linkID, issued.grant) }
+        return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: state)
+    }
+
+    /// The one guard of the sensitive endpoints: `reauth_required` unless `reauthToken` is a
+    /// live grant of this session (or the action changes the only sign-in method).
+    public func require(_ action: ReauthAction, session: SessionRef, reauthToken: String?) async throws {
+        try await repository.load(session.accountID).requireReauth(
+            action, sessionID: session.sessionID, tokenHash: reauthToken.map(ReauthGrantToken.hash), now: clock.now())
+    }
+
+    private func grant(_ session: SessionRef, method: ReauthMethod) async throws -> ReauthGrantToken {
+        let issued = try ReauthGrantToken.issue(method: method, lifetime: lifetime)
+        let (state, _) = try await repository.execute(session.accountID) { _ in .grantReauth(sessionID: session.sessionID, issued.grant) }
+        return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: state)
+    }
+}

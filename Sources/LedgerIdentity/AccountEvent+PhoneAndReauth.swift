@@ -1,0 +1,74 @@
+import Foundation
+
+extension AccountEvent {
+    /// A phone number became a sign-in method of the account (sign-up by phone, add phone).
+    public struct PhoneLinked: Codable, Sendable, Equatable {
+        /// E.164.
+        public var phone: String
+        /// ISO code of the region the user picked.
+        public var region: String
+        /// The OTP request that proved the number.
+        public var requestID: UUID?
+        enum CodingKeys: String, CodingKey { case phone, region, requestID = "request_id" }
+
+        public init(phone: String, region: String, requestID: UUID?) {
+            self.phone = phone
+            self.region = region
+            self.requestID = requestID
+        }
+    }
+
+    /// The account's phone number moved to a new one; the old one is free again.
+    public struct PhoneChanged: Codable, Sendable, Equatable {
+        public var phone: String
+        public var region: String
+        public var previousPhone: String?
+        public var requestID: UUID?
+        enum CodingKeys: String, CodingKey { case phone, region, previousPhone = "previous_phone", requestID = "request_id" }
+
+        public init(phone: String, region: String, previousPhone: String?, requestID: UUID?) {
+            self.phone = phone
+            self.region = region
+            self.previousPhone = previousPhone
+            self.requestID = requestID
+        }
+    }
+
+    /// "Verify it's you" succeeded: a grant for one session until `expires_at`.
+    public struct ReauthGranted: Codable, Sendable, Equatable {
+        public var grantID: UUID
+        public var sessionID: UUID
+        /// `password`, `phone`, `email_link`, `apple`, `google`.
+        public var method: String
+        /// SHA-256 (hex) of the re-auth token; the token itself exists only in the client.
+        public var tokenHash: String
+        public var expiresAt: Date
+        /// The re-auth link this grant used up, if any.
+        public var linkID: UUID?
+        enum CodingKeys: String, CodingKey {
+            case grantID = "grant_id", sessionID = "session_id", method, tokenHash = "token_sha256"
+            case expiresAt = "expires_at", linkID = "link_id"
+        }
+
+        public init(grantID: UUID, sessionID: UUID, method: String, tokenHash: String, expiresAt: Date, linkID: UUID? = nil) {
+            self.grantID = grantID
+            self.sessionID = sessionID
+            self.method = method
+            self.tokenHash = tokenHash
+            self.expiresAt = expiresAt
+            self.linkID = linkID
+        }
+    }
+
+    /// A re-auth attempt failed (a wrong password).
+    public struct ReauthFailed: Codable, Sendable, Equatable {
+        public var sessionID: UUID
+        public var method: String
+        enum CodingKeys: String, CodingKey { case sessionID = "session_id", method }
+
+        public init(sessionID: UUID, method: String) {
+            self.sessionID = sessionID
+            self.method = method
+        }
+    }
+}

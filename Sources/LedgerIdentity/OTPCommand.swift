@@ -1,0 +1,14 @@
+import Foundation
+
+/// What a caller asks of an OTP request. The code's hash is computed before `decide` (it
+/// needs a key), so `decide` stays pure.
+public enum OTPCommand: Sendable, Equatable {
+    case issue(OTPEvent.Issued)
+    /// A code was entered: its keyed hash, the session entering it (nil when signed out) and
+    /// the account a successful verification acts on.
+    case verify(presentedCodeHash: String, sessionID: UUID?, accountID: UUID)
+    /// Back navigation: the code can no longer be used.
+    case cancel(sessionID: UUID?)
+    /// A newer code was sent for the same number and purpose.
+    case supersede
+}

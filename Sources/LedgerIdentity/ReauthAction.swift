@@ -1,0 +1,67 @@
+/// A sensitive change that needs "Verify it's you" first (seeds: Re-auth Picker).
+public enum ReauthAction: String, Sendable, CaseIterable {
+    case changePhone = "change_phone"
+    case changeEmail = "change_email"
+    case changePassword = "change_password"
+    case disconnectApple = "disconnect_apple"
+    case disconnectGoogle = "disconnect_google"
+    case deleteAccount = "delete_account"
+
+    /// The sign-in method the action changes or removes (email + password counts as one).
+    public var target: SignInMethod? {
+        switch self {
+        case .changePhone: return .phone
+        case .changeEmail, .changePassword: return .password
+        case .disconnectApple: return .apple
+        case .disconnectGoogle: return .google
+        case .deleteAccount: return nil
+        }
+    }
+
+    /// The re-auth method the picker leaves out: the one being changed. An email change is
+    /// confirmed by the password (not by a link to the address being replaced); a password
+    /// change by the email link (not by the password being replaced).
+    public var excludedMethod: ReauthMethod? {
+        switch self {
+        case .changePhone: return .phone
+        case .changeEmail: return .emailLink
+        case .changePassword: return .password
+        case .disconnectApple: return .apple
+        case .disconnectGoogle: return .google
+        case .deleteAccount: return nil
+        }
+    }
+
+    /// Whether the session alone suffices when the target is the only sign-in method (a
+    /// change keeps the account reachable; a disconnect or a deletion does not).
+    public var sessionSufficesForLastMethod: Bool {
+        switch self {
+        case .changePhone, .changeEmail, .changePassword: return true
+        case .disconnectApple, .disconnectGoogle, .deleteAccount: return false
+        }
+    }
+}
+
+/// A way to sign in: the hub's rows.
+public enum SignInMethod: String, Sendable, CaseIterable {
+    case phone, password, apple, google
+}
+
+/// A way to pass "Verify it's you", in the picker's order.
+public enum ReauthMethod: String, Sendable, CaseIterable {
+    case password, phone
+    case emailLink = "email_link"
+    case apple, google
+}
+
+/// What the re-auth picker offers for one action.
+public struct ReauthOptions: Sendable, Equatable {
+    public var methods: [ReauthMethod]
+    /// The action's target is the account's only sign-in method.
+    public var lastMethod: Bool
+
+    public init(methods: [ReauthMethod], lastMethod: Bool) {
+        self.methods = methods
+        self.lastMethod = lastMethod
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+/// Phone codes for every purpose (API.md "Phone and OTP").
+public struct PhoneController: Sendable {
+    let otp: OTPService
+    let auth: AuthController
+    let trustedProxies: [CIDR]
+
+    public init(otp: OTPService, accounts: AccountService, trustedProxies: [CIDR] = []) {
+        self.otp = otp
+        self.auth = AuthController(accounts: accounts, trustedProxies: trustedProxies)
+        self.trustedProxies = trustedProxies
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        routes.post("/auth/phone/request-otp") { request, context in
+            let body = try await request.decodeJSON(RequestOTPRequest.self, context: context)
+            let session = try await auth.optionalSession(request)
+            let client = ClientAddress.resolve(
+                remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
+            let requested = try await ProfileController.single {
+                try await otp.request(
+                    phone: body.phone, country: body.country, purpose: body.purpose, session: session,
+                    reauthToken: request.headers[.xReauthToken], clientAddress: client)
+            }
+            return JSONResponse(.accepted, [
+                "request_id": .string(requested.requestID.lowercased), "expires_in": .int(Int64(requested.expiresIn)),
+                "resend_after": .int(Int64(requested.resendAfter)),
+            ])
+        }
+        routes.post("/auth/phone/verify-otp") { request, context in
+            let body = try await request.decodeJSON(VerifyOTPRequest.self, context: context)
+            let session = try await auth.optionalSession(request)
+            let outcome = try await otp.verify(
+                requestID: body.requestID, code: body.code, session: session, reauthToken: request.headers[.xReauthToken],
+                device: request.headers[.userAgent])
+            switch outcome {
+            case .session(let signedIn, _):
+                return try JSONResponse(.ok, encoding: SessionBody(signedIn))
+            case .account(let state):
+                return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+            case .reauth(let grant):
+                return JSONResponse(.ok, ReauthController.grantBody(grant))
+            }
+        }
+        routes.delete("/auth/phone/otp/:id") { request, context in
+            let session = try await auth.optionalSession(request)
+            try await otp.cancel(requestID: context.parameters.get("id") ?? "", session: session)
+            return Response(status: .noContent)
+        }
+        return routes
+    }
+}
+
+/// `{phone, purpose, country?}`: `country` is the picked region's ISO code; without it the
+/// number must be international (`+995…`). For `reauth` the phone may be omitted.
+struct RequestOTPRequest: Decodable {
+    let phone: String?
+    let purpose: String
+    let country: String?
+}
+
+struct VerifyOTPRequest: Decodable {
+    let requestID: String
+    let code: String
+    enum CodingKeys: String, CodingKey { case requestID = "request_id", code }
+}

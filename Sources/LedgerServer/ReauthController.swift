@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+/// "Verify it's you" (API.md "Re-auth"): the picker's options and the password and email-link
+/// grants. Phone grants are `verify-otp` with purpose `reauth`.
+public struct ReauthController: Sendable {
+    let reauth: ReauthService
+    let auth: AuthController
+    let trustedProxies: [CIDR]
+
+    public init(reauth: ReauthService, accounts: AccountService, trustedProxies: [CIDR] = []) {
+        self.reauth = reauth
+        self.auth = AuthController(accounts: accounts, trustedProxies: trustedProxies)
+        self.trustedProxies = trustedProxies
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        routes.get("/me/reauth-options") { request, _ in
+            let session = try await auth.authenticate(request)
+            let action = request.uri.queryParameters["action"].map(String.init) ?? ""
+            let options = try await reauth.options(session, action: action)
+            return JSONResponse(.ok, [
+                "action": .string(action), "methods": .array(options.methods.map { .string($0.rawValue) }),
+                "last_method": .bool(options.lastMethod),
+            ])
+        }
+        routes.post("/auth/reauth/password") { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(PasswordRequest.self, context: context)
+            let client = ClientAddress.resolve(
+                remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
+            let grant = try await reauth.withPassword(session, password: body.password, clientAddress: client)
+            return JSONResponse(.ok, Self.grantBody(grant))
+        }
+        routes.post("/auth/reauth/email-link") { request, _ in
+            try await reauth.sendEmailLink(try await auth.authenticate(request))
+            return JSONResponse(.accepted, [:])
+        }
+        routes.post("/auth/reauth/email-link/confirm") { request, context in
+            let body = try await request.decodeJSON(TokenRequest.self, context: context)
+            return JSONResponse(.ok, Self.grantBody(try await reauth.confirmEmailLink(token: body.token)))
+        }
+        return routes
+    }
+
+    /// `{reauth_token, expires_at}`.
+    static func grantBody(_ grant: ReauthGrantToken) -> [String: JSONValue] {
+        ["reauth_token": .string(grant.token), "expires_at": .string(RFC3339.format(grant.expiresAt))]
+    }
+}
+
+struct PasswordRequest: Decodable {
+    let password: String
+}

@@ -1,0 +1,125 @@
+import Foundation
+import LedgerIdentity
+import Testing
+
+@Suite("decide: OTP requests")
+struct OTPDecideTests {
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    let requestID = UUID()
+    let accountID = UUID()
+
+    func issued(session: UUID? = nil, ttl: TimeInterval = 300) throws -> OTPChallenge {
+        let issue = OTPEvent.Issued(
+            accountID: accountID, sessionID: session, purpose: session == nil ? .signIn : .reauth, phone: "+995511200300",
+            region: "GE", codeHash: "right", expiresAt: now.addingTimeInterval(ttl), maxAttempts: 5)
+        let events = try decide(OTPChallenge(requestID: requestID), .issue(issue), now: now)
+        return fold(OTPChallenge(requestID: requestID), events)
+    }
+
+    func fold(_ state: OTPChallenge, _ events: [OTPEvent]) -> OTPChallenge {
+        events.reduce(state) { evolve($0, $1, at: now) }
+    }
+
+    func verify(_ state: OTPChallenge, _ code: String, at time: Date, session: UUID? = nil) throws -> [OTPEvent] {
+        try decide(state, .verify(presentedCodeHash: code, sessionID: session, accountID: accountID), now: time)
+    }
+
+    @Test("the TTL edge: a second before expiry verifies, at and after expiry the code is invalidated")
+    func ttlEdge() throws {
+        let state = try issued()
+        #expect(OTPVerdict(try verify(state, "right", at: now.addingTimeInterval(299))) == .verified)
+        let late = try verify(state, "right", at: now.addingTimeInterval(300))
+        #expect(late == [.invalidated(.init(reason: .expired))])
+        #expect(OTPVerdict(late) == .expired)
+        #expect(OTPVerdict(try verify(state, "right", at: now.addingTimeInterval(301))).error == .codeExpired)
+    }
+
+    @Test("wrong codes 1–4 answer attempts_remaining 4…1; the 5th invalidates; then even the right code is refused")
+    func attempts() throws {
+        var state = try issued()
+        for attempt in 1...4 {
+            let events = try verify(state, "wrong", at: now)
+            #expect(OTPVerdict(events) == .incorrect(attemptsRemaining: 5 - attempt))
+            #expect(OTPVerdict(events).error?.attemptsRemaining == 5 - attempt)
+            #expect(OTPVerdict(events).error?.message == "Code is incorrect. Try again.")
+            state = fold(state, events)
+        }
+        let fifth = try verify(state, "wrong", at: now)
+        #expect(fifth == [.failed(.init(attempt: 5, attemptsRemaining: 0)), .invalidated(.init(reason: .attemptsExhausted))])
+        #expect(OTPVerdict(fifth) == .expired)
+        #expect(OTPVerdict(fifth).error?.message == "Code expired. Request a new one.")
+        state = fold(state, fifth)
+        #expect(throws: IdentityError.codeExpired) { try verify(state, "right", at: now) }
+    }
+
+    @Test("a verified code is used up; an unknown request looks expired")
+    func oneShot() throws {
+        let state = fold(try issued(), try verify(try issued(), "right", at: now))
+        #expect(state.status == .verified)
+        #expect(throws: IdentityError.codeExpired) { try verify(state, "right", at: now) }
+        #expect(throws: IdentityError.codeExpired) { try verify(OTPChallenge(requestID: UUID()), "right", at: now) }
+    }
+
+    @Test("cancelling (back navigation) makes the code unusable; cancelling twice changes nothing")
+    func cancel() throws {
+        let state = fold(try issued(), try decide(try issued(), .cancel(sessionID: nil), now: now))
+        #expect(state.status == .cancelled)
+        #expect(throws: IdentityError.codeExpired) { try verify(state, "right", at: now) }
+        #expect(try decide(state, .cancel(sessionID: nil), now: now).isEmpty)
+        #expect(throws: IdentityError.self) { try decide(OTPChallenge(requestID: UUID()), .cancel(sessionID: nil), now: now) }
+    }
+
+    @Test("a newer code supersedes an open one")
+    func supersede() throws {
+        let state = fold(try issued(), try decide(try issued(), .supersede, now: now))
+        #expect(state.status == .invalidated(.superseded))
+        #expect(try decide(state, .supersede, now: now).isEmpty)
+    }
+
+    @Test("a signed-in request's code works only in the session that asked for it")
+    func otherSession() throws {
+        let mine = UUID()
+        let state = try issued(session: mine)
+        #expect(throws: IdentityError.codeExpired) { try verify(state, "right", at: now, session: UUID()) }
+        #expect(throws: IdentityError.codeExpired) { try verify(state, "right", at: now, session: nil) }
+        #expect(OTPVerdict(try verify(state, "right", at: now, session: mine)) == .verified)
+    }
+}
+
+@Suite("OTP send limits")
+struct OTPSendLimitTests {
+    let start = Date(timeIntervalSince1970: 1_790_000_000)
+    let policy = OTPPolicy()
+
+    @Test("the first send and 3 resends in 15 minutes; the 5th is refused until the first leaves the window")
+    func resendWindow() {
+        var sends: [Date] = []
+        for index in 0..<4 {
+            let time = start.addingTimeInterval(Double(index) * 60)
+            #expect(policy.sendDelay(previousSends: sends, now: time) == nil, "send \(index + 1)")
+            sends.append(time)
+        }
+        let fifth = start.addingTimeInterval(240)
+        #expect(policy.sendDelay(previousSends: sends, now: fifth) == 660)
+        #expect(policy.sendDelay(previousSends: sends, now: start.addingTimeInterval(899)) == 1)
+        #expect(policy.sendDelay(previousSends: sends, now: start.addingTimeInterval(900)) == nil)
+    }
+
+    @Test("the resend countdown: 30 seconds between two sends")
+    func interval() {
+        let sends = [start]
+        #expect(policy.sendDelay(previousSends: sends, now: start.addingTimeInterval(3)) == 27)
+        #expect(policy.sendDelay(previousSends: sends, now: start.addingTimeInterval(29.5)) == 1)
+        #expect(policy.sendDelay(previousSends: sends, now: start.addingTimeInterval(30)) == nil)
+    }
+
+    @Test("sliding windows count only the last window's occurrences")
+    func slidingWindow() {
+        let cap = SlidingWindowLimit(limit: 2, window: 100)
+        let times = [start, start.addingTimeInterval(50)]
+        #expect(cap.retryAfter([], now: start) == nil)
+        #expect(cap.retryAfter(times, now: start.addingTimeInterval(60)) == 40)
+        #expect(cap.retryAfter(times, now: start.addingTimeInterval(100)) == nil)
+        #expect(SlidingWindowLimit(limit: 0, window: 100).retryAfter([], now: start) == 100)
+    }
+}
