@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "LedgerWorkers",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerAccounts",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerAccounts",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],

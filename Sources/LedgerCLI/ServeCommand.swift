@@ -88,7 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.deliveryWebhookURL == nil {
             logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")
         }
-        let dispatcher = Task { await DeliveryDispatcher(client: client, sink: sink, clock: clock).run() }
+        let dispatcher = Task { await DeliveryDispatcher(client: client, sink: sink, clock: clock, store: eventStore).run() }
         let app = buildApplication(services, logger: logger)
         logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
         do {

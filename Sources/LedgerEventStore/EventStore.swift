@@ -87,6 +87,15 @@ public final class EventStore: Sendable {
         wakeups.committed()
     }
 
+    /// A counter that moves on every commit this process makes or hears of: read it, do the
+    /// work, then `waitForCommit(after:)` to sleep until there may be more.
+    public var commitGeneration: UInt64 { wakeups.generation }
+
+    /// Waits until a commit after `generation`, the timeout, or cancellation.
+    public func waitForCommit(after generation: UInt64, timeout: Duration) async {
+        await wakeups.wait(after: generation, timeout: timeout)
+    }
+
     static func translate(_ error: PostgresError) -> any Error {
         translate(sqlState: error.sqlState, message: error.message, detail: error.detail) ?? error
     }

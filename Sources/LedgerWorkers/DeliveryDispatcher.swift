@@ -1,6 +1,7 @@
 import Foundation
 import LedgerAccounts
 import LedgerCore
+import LedgerEventStore
 import LedgerPostgres
 import Logging
 
@@ -8,21 +9,29 @@ import Logging
 /// `FOR UPDATE SKIP LOCKED`, so several instances never take the same message and no
 /// transaction stays open during the HTTP call), sends them, and then either blanks their
 /// secrets or schedules a retry with exponential backoff; after `maximumAttempts` a message
-/// is marked failed with its last error.
+/// is marked failed with its last error. A batch's messages are sent concurrently, and the
+/// delivered ones are marked in one statement.
 public struct DeliveryDispatcher: Sendable {
     let client: PostgresClient
     let sink: any DeliverySink
     let clock: any LedgerClock
     let logger: Logger
+    /// When set, a commit (which is when messages are written) wakes the dispatcher at once
+    /// instead of at the next poll.
+    let store: EventStore?
     public var maximumAttempts = 8
-    public var batchSize = 20
+    public var batchSize = 32
     /// How long a claimed message is hidden from other dispatchers.
     public var lease: TimeInterval = 60
 
-    public init(client: PostgresClient, sink: any DeliverySink, clock: any LedgerClock, logger: Logger = Logger(label: "ledger.delivery")) {
+    public init(
+        client: PostgresClient, sink: any DeliverySink, clock: any LedgerClock, store: EventStore? = nil,
+        logger: Logger = Logger(label: "ledger.delivery")
+    ) {
         self.client = client
         self.sink = sink
         self.clock = clock
+        self.store = store
         self.logger = logger
     }
 
@@ -34,6 +43,10 @@ public struct DeliveryDispatcher: Sendable {
     /// One pass over what is due; returns how many messages were delivered.
     @discardableResult
     public func runOnce() async throws -> Int {
+        try await pass().delivered
+    }
+
+    private func pass() async throws -> (claimed: Int, delivered: Int) {
         let now = clock.now()
         let claimed = try await client.query(
             """
@@ -44,47 +57,71 @@ public struct DeliveryDispatcher: Sendable {
             RETURNING id, channel, recipient, template, code, token, link, locale, attempts
             """,
             [.timestamp(now), .timestamp(now.addingTimeInterval(lease)), .int(Int64(batchSize))])
-        var delivered = 0
+        var messages: [(OutboxMessage, attempts: Int64)] = []
         for row in claimed.rows {
             guard let id = try row.uuid(0), let channel = row.string(1).flatMap(OutboxMessage.Channel.init(rawValue:)),
                   let template = row.string(3), let attempts = try row.int(8)
             else { continue }
-            let message = OutboxMessage(
+            messages.append((OutboxMessage(
                 id: id, channel: channel, to: row.string(2) ?? "", template: template, code: row.string(4),
-                link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en")
-            do {
-                try await sink.deliver(message)
-                try await client.query(
-                    "UPDATE outbox SET delivered_at = $2, code = NULL, token = NULL, link = NULL, last_error = NULL WHERE id = $1",
-                    [.uuid(id), .timestamp(clock.now())])
-                delivered += 1
-            } catch {
-                let reason = (error as? DeliveryError)?.description ?? "delivery failed (\(type(of: error)))"
-                if attempts >= Int64(maximumAttempts) {
-                    try await client.query(
-                        "UPDATE outbox SET failed_at = $2, last_error = $3, code = NULL, token = NULL, link = NULL WHERE id = $1",
-                        [.uuid(id), .timestamp(clock.now()), .text(reason)])
-                    logger.error("delivery gave up", metadata: ["id": "\(id)", "attempts": "\(attempts)", "error": "\(reason)"])
-                } else {
-                    try await client.query(
-                        "UPDATE outbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1",
-                        [.uuid(id), .timestamp(clock.now().addingTimeInterval(Self.backoff(afterAttempt: Int(attempts)))), .text(reason)])
-                    logger.warning("delivery failed; will retry", metadata: ["id": "\(id)", "attempts": "\(attempts)", "error": "\(reason)"])
+                link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en"), attempts))
+        }
+        let outcomes = await withTaskGroup(of: (UUID, Int64, String?).self) { group in
+            for (message, attempts) in messages {
+                group.addTask {
+                    do {
+                        try await sink.deliver(message)
+                        return (message.id, attempts, nil)
+                    } catch {
+                        return (message.id, attempts, (error as? DeliveryError)?.description ?? "delivery failed (\(type(of: error)))")
+                    }
                 }
             }
+            return await group.reduce(into: []) { $0.append($1) }
         }
-        return delivered
+        let delivered = outcomes.filter { $0.2 == nil }.map(\.0)
+        if !delivered.isEmpty {
+            try await client.query(
+                """
+                UPDATE outbox SET delivered_at = $2, code = NULL, token = NULL, link = NULL, last_error = NULL
+                WHERE id = ANY($1::uuid[])
+                """,
+                [.text("{" + delivered.map(\.lowercased).joined(separator: ",") + "}"), .timestamp(clock.now())])
+        }
+        for (id, attempts, failure) in outcomes {
+            guard let reason = failure else { continue }
+            if attempts >= Int64(maximumAttempts) {
+                try await client.query(
+                    "UPDATE outbox SET failed_at = $2, last_error = $3, code = NULL, token = NULL, link = NULL WHERE id = $1",
+                    [.uuid(id), .timestamp(clock.now()), .text(reason)])
+                logger.error("delivery gave up", metadata: ["id": "\(id)", "attempts": "\(attempts)", "error": "\(reason)"])
+            } else {
+                try await client.query(
+                    "UPDATE outbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1",
+                    [.uuid(id), .timestamp(clock.now().addingTimeInterval(Self.backoff(afterAttempt: Int(attempts)))), .text(reason)])
+                logger.warning("delivery failed; will retry", metadata: ["id": "\(id)", "attempts": "\(attempts)", "error": "\(reason)"])
+            }
+        }
+        return (claimed.rowCount, delivered.count)
     }
 
-    /// Runs passes until the task is cancelled, every `interval`.
+    /// Runs passes until the task is cancelled: at once again after a full batch, otherwise
+    /// after the next commit or `interval`, whichever comes first.
     public func run(interval: Duration = .milliseconds(500)) async {
         while !Task.isCancelled {
+            let generation = store?.commitGeneration
+            var claimed = 0
             do {
-                try await runOnce()
+                claimed = try await pass().claimed
             } catch {
                 logger.warning("delivery pass failed", metadata: ["error": "\(error)"])
             }
-            try? await Task.sleep(for: interval)
+            if claimed >= batchSize { continue }
+            if let store, let generation {
+                await store.waitForCommit(after: generation, timeout: interval)
+            } else {
+                try? await Task.sleep(for: interval)
+            }
         }
     }
 }

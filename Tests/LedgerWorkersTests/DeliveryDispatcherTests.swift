@@ -42,6 +42,37 @@ func accountService(_ db: TestDatabase) throws -> AccountService {
 
 @Suite("Delivery outbox", .timeLimit(.minutes(2)))
 struct DeliveryDispatcherTests {
+    @Test("a running dispatcher wakes on the commit that wrote a message, not at its next poll; 70 messages in one go")
+    func wakesOnCommit() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let service = AccountService(
+                repository: PostgresAccountRepository(store: store, clock: db.clock),
+                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+            let sink = RecordingSink()
+            let dispatcher = DeliveryDispatcher(client: db.client, sink: sink, clock: db.clock, store: store)
+            let running = Task { await dispatcher.run(interval: .seconds(600)) }
+            defer { running.cancel() }
+            try await Task.sleep(for: .milliseconds(100))
+            for wave in 0..<7 {  // ten at a time: the password hasher's pool is bounded
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<10 {
+                        group.addTask {
+                            _ = try await service.signUp(
+                                email: "user\(wave)-\(index)@example.com", password: "violet-harbor-91", displayName: nil,
+                                handle: nil, device: nil)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while sink.messages.count < 70 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(sink.messages.count == 70)
+            #expect(Set(sink.messages.map(\.id)).count == 70)
+        }
+    }
+
     @Test("a sign-up's verification email is delivered once, then its secrets are blanked")
     func deliversAndBlanks() async throws {
         try await TestPostgres.withDatabase { db in
