@@ -33,6 +33,8 @@ start_cluster() {
       echo "synchronous_commit = off"
       echo "full_page_writes = off"
     fi
+    # Extra settings for one run (diagnostics: PG_CLUSTER_EXTRA_CONF="log_min_duration_statement = 0").
+    [ -z "${PG_CLUSTER_EXTRA_CONF:-}" ] || echo "$PG_CLUSTER_EXTRA_CONF"
   } >>"$PG_CLUSTER_DIR/data/postgresql.conf"
   as_postgres "$pg_bin/pg_ctl" -D "$PG_CLUSTER_DIR/data" -l "$PG_CLUSTER_DIR/server.log" -w -t 60 start >/dev/null
   export PG_CLUSTER_DIR PG_CLUSTER_PORT

@@ -36,7 +36,9 @@ public struct PostgresOTPRepository: OTPRepository {
             for openID in recent.open {
                 try await run(openID, .supersede, now: now, on: connection)
             }
-            try await run(requestID, .issue(issued), now: now, clientAddress: clientAddress, on: connection)
+            // A fresh random id: nothing to lock or read; `.noStream` still refuses a duplicate.
+            let fresh = OTPChallenge(requestID: requestID)
+            try await append(fresh, try decide(fresh, .issue(issued), now: now), now: now, clientAddress: clientAddress, on: connection)
             try await Outbox.enqueue(message, accountID: issued.accountID, at: now, on: connection)
             return policy.sendDelay(previousSends: recent.phone + [now], now: now) ?? 0
         }
@@ -44,34 +46,42 @@ public struct PostgresOTPRepository: OTPRepository {
         return resendAfter
     }
 
-    /// Earlier sends the limits count, and the open requests a new code replaces (for a
-    /// signed-in purpose, only the same account's).
+    /// Earlier sends the limits count — for each limit only its newest `limit` sends inside
+    /// the window, which is all a sliding window needs, so the query stays small however busy
+    /// an address is — and the open requests a new code replaces (for a signed-in purpose,
+    /// only the same account's).
     private func recentSends(
         _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date, on connection: PostgresConnection
     ) async throws -> (phone: [Date], address: [Date], account: [Date], open: [UUID]) {
-        let horizon = now.addingTimeInterval(-max(policy.resendWindow, policy.resendInterval, policy.capWindow))
+        let horizon = now.addingTimeInterval(-max(policy.resendWindow, policy.resendInterval))
+        let capHorizon = now.addingTimeInterval(-policy.capWindow)
         let rows = try await connection.query(
             """
-            SELECT 'phone', request_id, created_at, closed_at IS NULL AND expires_at > $3 AND (session_id IS NULL OR account_id = $6)
-            FROM otp_requests WHERE phone_e164 = $1 AND purpose = $2 AND (created_at > $4 OR (closed_at IS NULL AND expires_at > $3))
+            (SELECT 'phone', request_id, created_at FROM otp_requests
+             WHERE phone_e164 = $1 AND purpose = $2 AND created_at > $4 ORDER BY created_at DESC LIMIT $8)
             UNION ALL
-            SELECT 'address', request_id, created_at, false FROM otp_requests
-            WHERE $5::text IS NOT NULL AND client_address = $5 AND created_at > $4
+            (SELECT 'open', request_id, created_at FROM otp_requests
+             WHERE phone_e164 = $1 AND purpose = $2 AND closed_at IS NULL AND expires_at > $3
+               AND (session_id IS NULL OR account_id = $6))
             UNION ALL
-            SELECT 'account', request_id, created_at, false FROM otp_requests
-            WHERE $7 AND account_id = $6 AND session_id IS NOT NULL AND created_at > $4
+            (SELECT 'address', request_id, created_at FROM otp_requests
+             WHERE $5::text IS NOT NULL AND client_address = $5 AND created_at > $9 ORDER BY created_at DESC LIMIT $10)
+            UNION ALL
+            (SELECT 'account', request_id, created_at FROM otp_requests
+             WHERE $7 AND account_id = $6 AND session_id IS NOT NULL AND created_at > $9 ORDER BY created_at DESC LIMIT $11)
             """,
             [
                 .text(issued.phone), .text(issued.purpose.rawValue), .timestamp(now), .timestamp(horizon),
                 clientAddress.map { .text($0) } ?? .null, .uuid(issued.accountID), .bool(issued.sessionID != nil),
+                .int(Int64(policy.sendLimit.limit)), .timestamp(capHorizon), .int(Int64(policy.addressLimit)),
+                .int(Int64(policy.accountLimit)),
             ])
         var result: (phone: [Date], address: [Date], account: [Date], open: [UUID]) = ([], [], [], [])
         for row in rows.rows {
             guard let created = try row.date(2) else { continue }
             switch row.string(0) {
-            case "phone":
-                if created > horizon { result.phone.append(created) }
-                if try row.bool(3) == true, let id = try row.uuid(1) { result.open.append(id) }
+            case "phone": result.phone.append(created)
+            case "open": if let id = try row.uuid(1) { result.open.append(id) }
             case "address": result.address.append(created)
             default: result.account.append(created)
             }
@@ -123,13 +133,11 @@ public struct PostgresOTPRepository: OTPRepository {
 
     /// Locks the request's stream, decides and appends; true when events were written.
     @discardableResult
-    private func run(
-        _ requestID: UUID, _ command: OTPCommand, now: Date, clientAddress: String? = nil, on connection: PostgresConnection
-    ) async throws -> Bool {
+    private func run(_ requestID: UUID, _ command: OTPCommand, now: Date, on connection: PostgresConnection) async throws -> Bool {
         try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(requestID)])
         let challenge = try await load(requestID, on: connection)
         let events = try decide(challenge, command, now: now)
-        try await append(challenge, events, now: now, clientAddress: clientAddress, on: connection)
+        try await append(challenge, events, now: now, clientAddress: nil, on: connection)
         return !events.isEmpty
     }
 

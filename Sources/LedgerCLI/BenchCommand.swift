@@ -9,8 +9,8 @@ import LedgerServer
 /// `ledger bench`: event-store throughput against a real database (BENCHMARKS.md).
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Measure event-store throughput.",
-        subcommands: [AppendBench.self, FeedBench.self, ScryptBench.self])
+        commandName: "bench", abstract: "Measure event-store and service throughput.",
+        subcommands: [AppendBench.self, FeedBench.self, ScryptBench.self, OTPBench.self])
 }
 
 /// An event payload of the same size as pg-ceiling's row (~310 bytes of JSON).

@@ -25,8 +25,30 @@ public struct UTCTime: Sendable {
         microsecond = fraction
     }
 
-    /// `YYYY-MM-DD<separator>HH:MM:SS`.
+    /// `YYYY-MM-DD<separator>HH:MM:SS`. Built by hand: `String(format:)` goes through
+    /// CoreFoundation and shows up in profiles, and every bound timestamp passes here.
     public func dateAndTime(separator: String) -> String {
-        String(format: "%04d-%02d-%02d%@%02d:%02d:%02d", year, month, day, separator, hour, minute, second)
+        var text = ""
+        text.reserveCapacity(19 + separator.utf8.count)
+        Self.append(year, width: 4, to: &text); text += "-"
+        Self.append(month, width: 2, to: &text); text += "-"
+        Self.append(day, width: 2, to: &text); text += separator
+        Self.append(hour, width: 2, to: &text); text += ":"
+        Self.append(minute, width: 2, to: &text); text += ":"
+        Self.append(second, width: 2, to: &text)
+        return text
+    }
+
+    /// The microseconds as six digits.
+    public var microsecondDigits: String {
+        var text = ""
+        Self.append(Int(microsecond), width: 6, to: &text)
+        return text
+    }
+
+    static func append(_ value: Int, width: Int, to text: inout String) {
+        let digits = String(value)
+        if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
+        text += digits
     }
 }

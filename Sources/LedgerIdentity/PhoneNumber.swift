@@ -55,7 +55,9 @@ extension PhoneNumber {
     public init?(international raw: String, catalog: CountryCatalog) {
         let digits = raw.filter { !" -.()\u{00A0}".contains($0) }
         guard digits.hasPrefix("+") || digits.hasPrefix("00") else { return nil }
+        let international = "+" + digits.drop { $0 == "+" }.dropFirst(digits.hasPrefix("00") ? 2 : 0)
         let candidates = catalog.countries
+            .filter { international.hasPrefix($0.dialCode) }
             .compactMap { country in PhoneNumber(raw, country: country).map { (country, $0) } }
             .sorted { lhs, rhs in
                 let lhsMain = Self.mainRegions.contains(lhs.0.iso), rhsMain = Self.mainRegions.contains(rhs.0.iso)

@@ -15,6 +15,6 @@ public enum PostgresTimestamp {
     /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, which the server parses exactly.
     public static func format(_ date: Date) -> String {
         let time = UTCTime(date)
-        return time.dateAndTime(separator: " ") + String(format: ".%06lld+00", time.microsecond)
+        return time.dateAndTime(separator: " ") + "." + time.microsecondDigits + "+00"
     }
 }
