@@ -71,6 +71,7 @@ struct OTPBench: AsyncParsableCommand {
                             pairs += 1
                         } catch {
                             failures += 1
+                            if failures == 1 { FileHandle.standardError.write(Data("bench otp: a pair failed: \(error)\n".utf8)) }
                         }
                     }
                     return (pairs, failures)
