@@ -63,7 +63,16 @@ struct LogSecrecyTests {
                 try await client.execute(uri: "/auth/email-available?email=\(email)", method: .get, headers: bearer(refreshed)) { _ in }
                 try await client.execute(uri: "/me", method: .get, headers: bearer(refreshed)) { _ in }
                 try await client.execute(uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": tokens.1])) { _ in }
-                return [tokens.0, tokens.1, refreshed]
+                // Phone codes, a re-auth grant, and a wrong code.
+                let signedIn = try await client.execute(
+                    uri: "/auth/email/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": email, "password": password])
+                ) { try json($0)["access_token"] as? String ?? "" }
+                let requestID = try await requestOTP(client, "+995 511 200 300", purpose: "add_phone", token: signedIn)
+                let code = try await otpCode(db, phone: "+995511200300")
+                _ = try await verifyOTP(client, requestID, wrongCode(code), token: signedIn)
+                _ = try await verifyOTP(client, requestID, code, token: signedIn)
+                let grant = try await call(client, .post, "/auth/reauth/password", ["password": password], token: signedIn)
+                return [tokens.0, tokens.1, refreshed, signedIn, code, "+995511200300", grant.string("reauth_token") ?? "missing"]
             }
             let secrets = fixed + issued
             #expect(logs.count >= 6, "the request log lines were captured")

@@ -332,6 +332,24 @@ struct PhoneEndpointTests {
         }
     }
 
+    @Test("one signed-in account may request 10 codes per 15 minutes, all numbers together")
+    func accountCap() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db) { $0.accountOTPLimit = 2 }.test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                _ = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access)
+                _ = try await requestOTP(client, "+995511200301", purpose: "add_phone", token: access)
+                let capped = try await call(
+                    client, .post, "/auth/phone/request-otp", ["phone": "+995511200302", "purpose": "add_phone"], token: access)
+                #expect(capped.status == .tooManyRequests)
+                #expect(capped.body["retry_after"] as? Int == 900)
+                // Another account is not affected.
+                let other = try await signUp(client, email: "bo@example.com")
+                _ = try await requestOTP(client, "+995511200302", purpose: "add_phone", token: other)
+            }
+        }
+    }
+
     @Test("one client address may request 30 codes per 15 minutes, all numbers together")
     func addressCap() async throws {
         try await TestPostgres.withDatabase { db in
