@@ -69,15 +69,20 @@ enum AccountProjector {
     static func projectLinks(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
         for event in events {
             switch event {
-            case .emailVerificationSent(let sent), .passwordResetRequested(let sent), .reauthLinkSent(let sent):
-                guard let hash = sent.tokenHash.flatMap({ Hex.decode($0) }), let purpose = state.pendingLinks[sent.linkID]?.purpose
-                else { continue }
-                try await connection.query(
-                    """
-                    INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at) VALUES ($1, $2, $3, $4, $5)
-                    ON CONFLICT DO NOTHING
-                    """,
-                    [.bytea(hash), .uuid(sent.linkID), .uuid(state.accountID), .text(purpose.rawValue), .timestamp(sent.expiresAt)])
+            case .emailVerificationSent(let sent), .passwordResetRequested(let sent), .reauthLinkSent(let sent),
+                 .emailChangeRequested(let sent):
+                guard let purpose = state.pendingLinks[sent.linkID]?.purpose else { continue }
+                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, purpose, sent.expiresAt, on: connection)
+            case .emailChanged(let changed):
+                for purpose in [AccountState.PendingLink.Purpose.emailChange, .verifyEmail] {
+                    try await markLinksUsed(state.accountID, purpose, at: time, on: connection)
+                }
+                try await insertLink(
+                    state.accountID, changed.revertTokenHash, changed.revertLinkID, .emailRevert, changed.revertExpiresAt, on: connection)
+            case .emailReverted:
+                for purpose in [AccountState.PendingLink.Purpose.emailChange, .emailRevert, .verifyEmail] {
+                    try await markLinksUsed(state.accountID, purpose, at: time, on: connection)
+                }
             case .emailVerified:
                 try await markLinksUsed(state.accountID, .verifyEmail, at: time, on: connection)
             case .passwordSet(let set) where set.reason == "reset":
@@ -90,6 +95,19 @@ enum AccountProjector {
                 continue
             }
         }
+    }
+
+    private static func insertLink(
+        _ accountID: UUID, _ tokenHash: String?, _ linkID: UUID, _ purpose: AccountState.PendingLink.Purpose, _ expiresAt: Date,
+        on connection: PostgresConnection
+    ) async throws {
+        guard let hash = tokenHash.flatMap({ Hex.decode($0) }) else { return }
+        try await connection.query(
+            """
+            INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT DO NOTHING
+            """,
+            [.bytea(hash), .uuid(linkID), .uuid(accountID), .text(purpose.rawValue), .timestamp(expiresAt)])
     }
 
     private static func markLinksUsed(

@@ -9,21 +9,36 @@ public struct EmailLinks: Sendable {
     public let lifetime: TimeInterval
     /// Where links point: `<base>/verify-email?token=…`, `<base>/reset-password?token=…`, `<base>/reauth?token=…`.
     public let baseURL: String
+    /// How long the revert link to the old address works after an email change.
+    public let revertLifetime: TimeInterval
 
-    public init(lifetime: TimeInterval = 1800, baseURL: String = "https://321.fit") {
+    public init(lifetime: TimeInterval = 1800, baseURL: String = "https://321.fit", revertLifetime: TimeInterval = 604_800) {
         self.lifetime = lifetime
         self.baseURL = baseURL
+        self.revertLifetime = revertLifetime
     }
 
     /// A new link for `purpose` and the message that carries it to `address`.
     func make(_ purpose: AccountState.PendingLink.Purpose, to address: String, now: Date) throws -> (AccountCommand.NewLink, OutboxMessage) {
         let token = Base64URL.encode(try SecureRandom.bytes(32))
         let link = AccountCommand.NewLink(
-            linkID: UUID(), expiresAt: now.addingTimeInterval(lifetime), tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
+            linkID: UUID(), expiresAt: now.addingTimeInterval(purpose == .emailRevert ? revertLifetime : lifetime),
+            tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
         let message = OutboxMessage(
-            channel: .email, to: address, template: purpose.rawValue, link: "\(baseURL)/\(Self.path(purpose))?token=\(token)",
-            token: token)
+            channel: .email, to: address, template: Self.template(purpose),
+            link: "\(baseURL)/\(Self.path(purpose))?token=\(token)", token: token)
         return (link, message)
+    }
+
+    /// The delivery template (API.md) of a link's message.
+    static func template(_ purpose: AccountState.PendingLink.Purpose) -> String {
+        switch purpose {
+        case .verifyEmail: return "verify_email"
+        case .passwordReset: return "password_reset"
+        case .reauth: return "reauth_link"
+        case .emailChange: return "email_change_confirm"
+        case .emailRevert: return "email_changed_notice"
+        }
     }
 
     static func path(_ purpose: AccountState.PendingLink.Purpose) -> String {
@@ -31,6 +46,8 @@ public struct EmailLinks: Sendable {
         case .verifyEmail: return "verify-email"
         case .passwordReset: return "reset-password"
         case .reauth: return "reauth"
+        case .emailChange: return "confirm-email-change"
+        case .emailRevert: return "revert-email"
         }
     }
 }

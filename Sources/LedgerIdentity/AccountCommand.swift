@@ -28,6 +28,16 @@ public enum AccountCommand: Sendable, Equatable {
     /// Emails a re-auth link whose grant will belong to `sessionID`.
     case sendReauthLink(NewLink, sessionID: UUID)
     case confirmReauthLink(linkID: UUID, NewGrant)
+    /// A new password for an account that has one; needs re-auth unless it is the only method.
+    case changePassword(newPasswordHash: String, sessionID: UUID, reauthTokenHash: String?)
+    /// Email and password for an account without an email; sends a verification link.
+    case addEmailAndPassword(EmailAddress, passwordHash: String, verificationLink: NewLink)
+    /// Sends a confirmation link to `newEmail`; needs re-auth unless email + password is the only method.
+    case requestEmailChange(EmailAddress, link: NewLink, sessionID: UUID, reauthTokenHash: String?)
+    /// The new address's link was used: the change applies, and the old address gets `revertLink`.
+    case confirmEmailChange(linkID: UUID, revertLink: NewLink)
+    /// The old address's revert link was used: the address comes back and every session ends.
+    case revertEmail(linkID: UUID)
 
     public struct PhoneRegistration: Sendable, Equatable {
         public var phone: PhoneNumber

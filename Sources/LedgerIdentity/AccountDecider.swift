@@ -58,9 +58,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard let link = state.pendingLinks[linkID], link.purpose == .passwordReset, link.expiresAt > now else {
             throw IdentityError.linkExpired
         }
-        let revocations = state.sessions.values.filter(\.isActive).sorted { $0.createdAt < $1.createdAt }
-            .map { AccountEvent.sessionRevoked(.init(sessionID: $0.id, reason: "password_reset")) }
-        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))] + revocations
+        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))]
+            + revokeSessions(state, reason: "password_reset", except: nil)
 
     case .rehashPassword(let newPasswordHash):
         try requireAccount(state)
@@ -124,7 +123,55 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
               let sessionID = link.sessionID, state.sessions[sessionID]?.isActive == true
         else { throw IdentityError.linkExpired }
         return [reauthGranted(grant, sessionID: sessionID, linkID: linkID, now: now)]
+
+    case .changePassword(let newPasswordHash, let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard state.hasPassword, state.email != nil else {
+            throw IdentityError(.noPassword, "Add an email and password first.")
+        }
+        try state.requireReauth(.changePassword, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "change"))]
+            + revokeSessions(state, reason: "password_changed", except: sessionID)
+
+    case .addEmailAndPassword(let email, let passwordHash, let link):
+        try requireAccount(state)
+        guard state.email == nil else {
+            throw IdentityError(.emailExists, "You already have an email address. Change it instead.")
+        }
+        return [
+            .emailAdded(.init(email: email.value)),
+            .passwordSet(.init(passwordHash: passwordHash, reason: "add")),
+            .emailVerificationSent(.init(email: email.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash)),
+        ]
+
+    case .requestEmailChange(let newEmail, let link, let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard state.email != nil else { throw IdentityError(.noEmail, "Add an email address first.") }
+        try state.requireReauth(.changeEmail, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        try checkLinkRate(state, .emailChange, now: now)
+        return [.emailChangeRequested(.init(
+            email: newEmail.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))]
+
+    case .confirmEmailChange(let linkID, let revertLink):
+        guard let link = state.pendingLinks[linkID], link.purpose == .emailChange, link.expiresAt > now else {
+            throw IdentityError.linkExpired
+        }
+        return [.emailChanged(.init(
+            email: link.email, previousEmail: state.email, previousEmailVerified: state.emailVerified, linkID: linkID,
+            revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash))]
+
+    case .revertEmail(let linkID):
+        guard let link = state.pendingLinks[linkID], link.purpose == .emailRevert, link.expiresAt > now else {
+            throw IdentityError.linkExpired
+        }
+        return [.emailReverted(.init(email: link.email, linkID: linkID))] + revokeSessions(state, reason: "email_reverted", except: nil)
     }
+}
+
+/// Revocations of every active session but `kept`, oldest first.
+private func revokeSessions(_ state: AccountState, reason: String, except kept: UUID?) -> [AccountEvent] {
+    state.sessions.values.filter { $0.isActive && $0.id != kept }.sorted { $0.createdAt < $1.createdAt }
+        .map { .sessionRevoked(.init(sessionID: $0.id, reason: reason)) }
 }
 
 private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, linkID: UUID?, now: Date) -> AccountEvent {

@@ -24,6 +24,10 @@ public enum AccountEvent: Sendable, Equatable {
     case reauthGranted(ReauthGranted)
     case reauthFailed(ReauthFailed)
     case reauthLinkSent(EmailLinkSent)
+    case emailAdded(EmailAdded)
+    case emailChangeRequested(EmailLinkSent)
+    case emailChanged(EmailChanged)
+    case emailReverted(EmailReverted)
 
     public struct Registered: Codable, Sendable, Equatable {
         public var email: String?
@@ -196,6 +200,10 @@ extension AccountEvent {
         case .reauthGranted: return "reauth.granted"
         case .reauthFailed: return "reauth.failed"
         case .reauthLinkSent: return "reauth.link_sent"
+        case .emailAdded: return "email.added"
+        case .emailChangeRequested: return "email.change_requested"
+        case .emailChanged: return "email.changed"
+        case .emailReverted: return "email.reverted"
         }
     }
 
@@ -233,7 +241,11 @@ extension AccountEvent {
         switch self {
         case .registered(let value): return value
         case .passwordSet(let value): return value
-        case .emailVerificationSent(let value), .passwordResetRequested(let value), .reauthLinkSent(let value): return value
+        case .emailVerificationSent(let value), .passwordResetRequested(let value), .reauthLinkSent(let value),
+             .emailChangeRequested(let value): return value
+        case .emailAdded(let value): return value
+        case .emailChanged(let value): return value
+        case .emailReverted(let value): return value
         case .emailVerified(let value): return value
         case .sessionStarted(let value): return value
         case .sessionRefreshed(let value): return value
@@ -271,6 +283,10 @@ extension AccountEvent {
         case "reauth.granted": return .reauthGranted(try decoder.decode(ReauthGranted.self, from: data))
         case "reauth.failed": return .reauthFailed(try decoder.decode(ReauthFailed.self, from: data))
         case "reauth.link_sent": return .reauthLinkSent(try decoder.decode(EmailLinkSent.self, from: data))
+        case "email.added": return .emailAdded(try decoder.decode(EmailAdded.self, from: data))
+        case "email.change_requested": return .emailChangeRequested(try decoder.decode(EmailLinkSent.self, from: data))
+        case "email.changed": return .emailChanged(try decoder.decode(EmailChanged.self, from: data))
+        case "email.reverted": return .emailReverted(try decoder.decode(EmailReverted.self, from: data))
         default: return nil
         }
     }

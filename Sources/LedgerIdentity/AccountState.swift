@@ -48,6 +48,7 @@ public struct AccountState: Sendable, Equatable {
     public struct PendingLink: Sendable, Equatable {
         public enum Purpose: String, Sendable, Hashable {
             case verifyEmail = "verify_email", passwordReset = "password_reset", reauth = "reauth_link"
+            case emailChange = "email_change", emailRevert = "email_revert"
         }
         public var id: UUID
         public var purpose: Purpose
@@ -142,6 +143,29 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
         state.linkSendTimes[.reauth, default: []].append(recordedAt)
     case .reauthFailed:
         break
+    case .emailAdded(let added):
+        state.email = added.email
+        state.emailVerified = false
+    case .emailChangeRequested(let sent):
+        state.pendingLinks[sent.linkID] = .init(
+            id: sent.linkID, purpose: .emailChange, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)
+        state.linkSendTimes[.emailChange, default: []].append(recordedAt)
+    case .emailChanged(let changed):
+        state.email = changed.email
+        state.emailVerified = true
+        // Older change and verification links are for addresses that no longer apply.
+        state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .emailChange && $0.value.purpose != .verifyEmail }
+        if let previous = changed.previousEmail {
+            state.pendingLinks[changed.revertLinkID] = .init(
+                id: changed.revertLinkID, purpose: .emailRevert, email: previous, expiresAt: changed.revertExpiresAt,
+                sessionID: nil)
+        }
+    case .emailReverted(let reverted):
+        state.email = reverted.email
+        state.emailVerified = true
+        state.pendingLinks = state.pendingLinks.filter {
+            ![.emailChange, .emailRevert, .verifyEmail].contains($0.value.purpose)
+        }
     }
     if case .passwordSet(let set) = event, set.reason == "reset" {
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }

@@ -19,6 +19,9 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let noPhone = Code("no_phone")
         public static let noEmail = Code("no_email")
         public static let signInRequired = Code("unauthorized")
+        public static let noPassword = Code("no_password")
+        public static let emailExists = Code("email_exists")
+        public static let emailTaken = Code("email_taken")
     }
 
     public let code: Code

@@ -29,7 +29,9 @@ public struct LedgerServices: Sendable {
         let accounts = AccountService(
             repository: repository,
             hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
-            links: EmailLinks(lifetime: TimeInterval(configuration.emailLinkTTLSeconds), baseURL: configuration.linkBaseURL),
+            links: EmailLinks(
+                lifetime: TimeInterval(configuration.emailLinkTTLSeconds), baseURL: configuration.linkBaseURL,
+                revertLifetime: TimeInterval(configuration.emailRevertTTLSeconds)),
             throttle: LoginThrottle(
                 client: client,
                 policy: .init(

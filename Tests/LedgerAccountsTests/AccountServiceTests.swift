@@ -248,6 +248,12 @@ struct ProjectionRebuildTests {
                 "SELECT token FROM outbox WHERE recipient = 'bob@example.com' AND template = 'verify_email'")[0].string(0))
             _ = try await service.verifyEmail(token: verifyToken)
             #expect(refreshed.sessionID == again.sessionID && bob.accountID != ana.accountID)
+            // An email change, confirmed (its revert link stays pending).
+            try await service.requestEmailChange(
+                SessionRef(accountID: bob.accountID, sessionID: bob.sessionID), newEmail: "bob.new@example.com", reauthToken: nil)
+            let changeToken = try #require(try await db.client.query(
+                "SELECT token FROM outbox WHERE template = 'email_change_confirm'")[0].string(0))
+            _ = try await service.confirmEmailChange(token: changeToken)
             // Phone codes: a sign-up by phone, a number added, a cancelled request.
             let otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
             func code(_ phone: String) async throws -> String {

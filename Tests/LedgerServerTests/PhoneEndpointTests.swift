@@ -60,6 +60,20 @@ func phoneSignIn(_ client: some TestClientProtocol, _ db: TestDatabase, _ phone:
     return try #require(answer.string("access_token"))
 }
 
+/// The router over a test database with the configuration's defaults.
+func testApp(_ db: TestDatabase) throws -> some ApplicationProtocol {
+    Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)))
+}
+
+/// An email account (`ana@example.com`) with a phone added, so email + password is not its
+/// only method; returns its access token.
+func accountWithPhone(_ client: some TestClientProtocol, _ db: TestDatabase) async throws -> String {
+    let access = try await signUp(client, email: "ana@example.com")
+    let requestID = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access)
+    #expect(try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200300"), token: access).status == .ok)
+    return access
+}
+
 func wrongCode(_ code: String) -> String {
     code == "000000" ? "000001" : "000000"
 }

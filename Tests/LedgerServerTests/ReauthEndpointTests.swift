@@ -9,17 +9,7 @@ import Testing
 
 @Suite("HTTP: verify it's you", .timeLimit(.minutes(3)))
 struct ReauthEndpointTests {
-    func app(_ db: TestDatabase) throws -> some ApplicationProtocol {
-        Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)))
-    }
-
-    /// An email account with a phone added; returns its access token.
-    func accountWithPhone(_ client: some TestClientProtocol, _ db: TestDatabase) async throws -> String {
-        let access = try await signUp(client, email: "ana@example.com")
-        let requestID = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access)
-        #expect(try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200300"), token: access).status == .ok)
-        return access
-    }
+    func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
 
     func changePhone(_ client: some TestClientProtocol, token: String, reauth: String?) async throws -> Answer {
         try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511100000", "purpose": "change_phone"], token: token, reauth: reauth)

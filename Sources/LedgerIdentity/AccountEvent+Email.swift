@@ -1,0 +1,55 @@
+import Foundation
+
+extension AccountEvent {
+    /// An account without an email (phone or provider sign-up) added one, with a password.
+    public struct EmailAdded: Codable, Sendable, Equatable {
+        public var email: String
+
+        public init(email: String) {
+            self.email = email
+        }
+    }
+
+    /// The confirmation link to the new address was used: the account's email is the new one,
+    /// verified by that link. The old address gets a revert link, recorded here by its hash.
+    public struct EmailChanged: Codable, Sendable, Equatable {
+        public var email: String
+        public var previousEmail: String?
+        public var previousEmailVerified: Bool
+        /// The confirmation link this change used up.
+        public var linkID: UUID
+        public var revertLinkID: UUID
+        public var revertExpiresAt: Date
+        public var revertTokenHash: String?
+        enum CodingKeys: String, CodingKey {
+            case email, previousEmail = "previous_email", previousEmailVerified = "previous_email_verified", linkID = "link_id"
+            case revertLinkID = "revert_link_id", revertExpiresAt = "revert_expires_at", revertTokenHash = "revert_token_sha256"
+        }
+
+        public init(
+            email: String, previousEmail: String?, previousEmailVerified: Bool, linkID: UUID, revertLinkID: UUID,
+            revertExpiresAt: Date, revertTokenHash: String?
+        ) {
+            self.email = email
+            self.previousEmail = previousEmail
+            self.previousEmailVerified = previousEmailVerified
+            self.linkID = linkID
+            self.revertLinkID = revertLinkID
+            self.revertExpiresAt = revertExpiresAt
+            self.revertTokenHash = revertTokenHash
+        }
+    }
+
+    /// The old address's owner used the revert link: the address is back (and verified, by
+    /// that link); every session is revoked in the same append.
+    public struct EmailReverted: Codable, Sendable, Equatable {
+        public var email: String
+        public var linkID: UUID
+        enum CodingKeys: String, CodingKey { case email, linkID = "link_id" }
+
+        public init(email: String, linkID: UUID) {
+            self.email = email
+            self.linkID = linkID
+        }
+    }
+}

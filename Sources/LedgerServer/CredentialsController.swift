@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+/// Password change, add email & password, and email change with its confirmation and
+/// revert links (API.md "Changes").
+public struct CredentialsController: Sendable {
+    let accounts: AccountService
+    let auth: AuthController
+
+    public init(accounts: AccountService) {
+        self.accounts = accounts
+        self.auth = AuthController(accounts: accounts)
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        routes.post("/auth/password/change") { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(ChangePasswordRequest.self, context: context)
+            try await accounts.changePassword(session, newPassword: body.newPassword, reauthToken: request.headers[.xReauthToken])
+            return JSONResponse(.ok, ["message": .string("Password updated. You're signed out on other devices.")])
+        }
+        routes.post("/auth/email/add-with-password") { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(SignInRequest.self, context: context)
+            try await accounts.addEmailAndPassword(session, email: body.email, password: body.password)
+            return JSONResponse(.accepted, [:])
+        }
+        routes.post("/auth/email/request-change") { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(EmailChangeRequest.self, context: context)
+            try await ProfileController.single {
+                try await accounts.requestEmailChange(session, newEmail: body.newEmail, reauthToken: request.headers[.xReauthToken])
+            }
+            return JSONResponse(.accepted, [:])
+        }
+        routes.post("/auth/email/confirm-change") { request, context in
+            let body = try await request.decodeJSON(TokenRequest.self, context: context)
+            let state = try await accounts.confirmEmailChange(token: body.token)
+            return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+        }
+        routes.post("/auth/email/revert") { request, context in
+            let body = try await request.decodeJSON(TokenRequest.self, context: context)
+            let state = try await accounts.revertEmail(token: body.token)
+            return JSONResponse(.ok, [
+                "email": state.email.map(JSONValue.string) ?? .null,
+                "message": .string("Your email address is restored. Sign in again on every device."),
+            ])
+        }
+        return routes
+    }
+}
+
+struct ChangePasswordRequest: Decodable {
+    let newPassword: String
+    enum CodingKeys: String, CodingKey { case newPassword = "new_password" }
+}
+
+struct EmailChangeRequest: Decodable {
+    let newEmail: String
+    enum CodingKeys: String, CodingKey { case newEmail = "new_email" }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+/// The newest outbox row of a template: (recipient, token).
+func outboxMessage(_ db: TestDatabase, template: String) async throws -> (to: String, token: String?) {
+    let rows = try await db.client.query(
+        "SELECT recipient, token FROM outbox WHERE template = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(template)])
+    let row = try #require(rows.rowCount == 1 ? rows[0] : nil)
+    return (row.string(0) ?? "", row.string(1))
+}
+
+@Suite("HTTP: password and email changes", .timeLimit(.minutes(3)))
+struct ChangesEndpointTests {
+    func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
+
+    func grant(_ client: some TestClientProtocol, _ access: String) async throws -> String {
+        try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+    }
+
+    @Test("password change: re-auth, every rule at once, then exactly the other sessions end")
+    func changePassword() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let other = try await signIn(client, email: "ana@example.com")
+                let refused = try await call(client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access)
+                #expect(refused.status == .forbidden)
+                #expect(refused.string("error") == "reauth_required")
+                let reauth = try await grant(client, access)
+                let weak = try await call(client, .post, "/auth/password/change", ["new_password": "1234567"], token: access, reauth: reauth)
+                #expect(weak.status == .unprocessableContent)
+                let codes = (weak.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+                #expect(codes == ["too_short", "too_common", "all_digits"])
+                let same = try await call(client, .post, "/auth/password/change", ["new_password": "violet-harbor-91"], token: access, reauth: reauth)
+                #expect((same.body["errors"] as? [[String: Any]])?.first?["code"] as? String == "same_as_current")
+                #expect((same.body["errors"] as? [[String: Any]])?.first?["message"] as? String == "Pick something different from your current password.")
+                let done = try await call(client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access, reauth: reauth)
+                #expect(done.status == .ok)
+                #expect(done.string("message") == "Password updated. You're signed out on other devices.")
+                #expect(try await call(client, .get, "/me", token: access).status == .ok)
+                #expect(try await call(client, .get, "/me", token: other).status == .unauthorized)
+                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .unauthorized)
+                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status == .ok)
+                let revoked = try await db.client.query("SELECT revoked_reason FROM sessions WHERE revoked_at IS NOT NULL")
+                #expect(revoked.rows.compactMap { $0.string(0) } == ["password_changed"])
+            }
+        }
+    }
+
+    @Test("an email-only account changes its password with the session alone (last method)")
+    func changePasswordLastMethod() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                #expect(try await call(client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access).status == .ok)
+            }
+        }
+    }
+
+    @Test("email change: link to the new address, notice to the old, revert link after; taken addresses 409")
+    func changeEmail() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                _ = try await signUp(client, email: "bo@example.com")
+                let body: [String: Any] = ["new_email": "ana.new@example.com"]
+                #expect(try await call(client, .post, "/auth/email/request-change", body, token: access).status == .forbidden)
+                let reauth = try await grant(client, access)
+                let taken = try await call(client, .post, "/auth/email/request-change", ["new_email": "BO@example.com"], token: access, reauth: reauth)
+                #expect(taken.status == .conflict)
+                #expect(taken.string("error") == "email_taken")
+                #expect(taken.string("message") == "This email is already in use by another account.")
+                let invalid = try await call(client, .post, "/auth/email/request-change", ["new_email": "nope"], token: access, reauth: reauth)
+                #expect(invalid.status == .unprocessableContent)
+                #expect(invalid.string("error") == "invalid_email")
+                #expect(try await call(client, .post, "/auth/email/request-change", body, token: access, reauth: reauth).status == .accepted)
+                let confirmation = try await outboxMessage(db, template: "email_change_confirm")
+                #expect(confirmation.to == "ana.new@example.com")
+                let notice = try await outboxMessage(db, template: "email_change_notice")
+                #expect(notice.to == "ana@example.com" && notice.token == nil)
+                let token = try #require(confirmation.token)
+                let hub = try await call(client, .post, "/auth/email/confirm-change", ["token": token])
+                #expect(hub.status == .ok)
+                #expect(hub.string("email") == "ana.new@example.com")
+                #expect(hub.body["email_verified"] as? Bool == true)
+                let reused = try await call(client, .post, "/auth/email/confirm-change", ["token": token])
+                #expect(reused.status == .gone)
+                #expect(reused.string("message") == "This link has expired")
+                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana.new@example.com", "password": "violet-harbor-91"]).status == .ok)
+                // The old address's owner reverts: the address is back and every session ends.
+                let revert = try await outboxMessage(db, template: "email_changed_notice")
+                #expect(revert.to == "ana@example.com")
+                let reverted = try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)])
+                #expect(reverted.status == .ok)
+                #expect(reverted.string("email") == "ana@example.com")
+                #expect(try await call(client, .get, "/me", token: access).status == .unauthorized)
+                let active = try await db.client.query("SELECT count(*) FROM sessions s JOIN accounts a USING (account_id) WHERE a.email = 'ana@example.com' AND s.revoked_at IS NULL")
+                #expect(try active[0].int(0) == 0)
+                #expect(try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)]).status == .gone)
+                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .ok)
+            }
+        }
+    }
+
+    @Test("an email-change link works for 30 minutes")
+    func changeLinkExpiry() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                #expect(try await call(client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access).status == .accepted)
+                let token = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+                db.clock.advance(by: 1801)
+                #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": token]).status == .gone)
+                #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": "junk"]).status == .gone)
+            }
+        }
+    }
+
+    @Test("a phone-only account adds email and password: rules inline, taken 409, then the hub shows both")
+    func addEmailAndPassword() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                _ = try await signUp(client, email: "bo@example.com")
+                let access = try await phoneSignIn(client, db, "+995511200300")
+                let weak = try await call(client, .post, "/auth/email/add-with-password", ["email": "x", "password": "1234567"], token: access)
+                #expect(weak.status == .unprocessableContent)
+                let codes = (weak.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+                #expect(codes == ["invalid_email", "too_short", "too_common", "all_digits"])
+                let taken = try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "bo@example.com", "password": "copper-lantern-77"], token: access)
+                #expect(taken.status == .conflict)
+                #expect(taken.string("error") == "email_taken")
+                let added = try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"], token: access)
+                #expect(added.status == .accepted)
+                #expect(try await outboxMessage(db, template: "verify_email").to == "ana@example.com")
+                let hub = try await call(client, .get, "/me/auth-methods", token: access)
+                #expect(hub.string("email") == "ana@example.com" && hub.body["has_password"] as? Bool == true)
+                #expect(hub.string("phone") == "+995511200300")
+                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status == .ok)
+                let again = try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "ana2@example.com", "password": "copper-lantern-77"], token: access)
+                #expect(again.status == .conflict)
+                #expect(again.string("error") == "email_exists")
+            }
+        }
+    }
+}
