@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
     ],
     targets: [
         // C shims: system libraries found through pkg-config.
@@ -78,6 +80,17 @@ let package = Package(
         ),
 
         // Background workers: the delivery dispatcher (later: purge, webhooks).
+        // Sign in with Apple and Google: ID tokens verified against the providers' JWKS.
+        .target(
+            name: "LedgerProviders",
+            dependencies: [
+                "LedgerCore", "LedgerCrypto", "LedgerIdentity", "LedgerAccounts",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         .target(
             name: "LedgerWorkers",
             dependencies: [
@@ -93,6 +106,7 @@ let package = Package(
             name: "LedgerServer",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
+                "LedgerProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -117,7 +131,11 @@ let package = Package(
 
         .target(
             name: "LedgerTestSupport",
-            dependencies: ["LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto"],
+            dependencies: [
+                "LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             path: "Tests/LedgerTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -163,6 +181,14 @@ let package = Package(
                 "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerProvidersTests",
+            dependencies: [
+                "LedgerProviders", "LedgerAccounts", "LedgerCore", "LedgerCrypto", "LedgerTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: swiftSettings
         ),

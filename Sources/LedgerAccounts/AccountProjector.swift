@@ -14,15 +14,16 @@ enum AccountProjector {
                 """
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
                                       password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
-                                      phone_e164, phone_region)
-                VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7, $8, lower($8), $9, $10, $11, $12)
+                                      phone_e164, phone_region, apple_subject, google_subject)
+                VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7, $8, lower($8), $9, $10, $11, $12, $13, $14)
                 ON CONFLICT (account_id) DO UPDATE SET
                     version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
                     email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
                     password_changed_at = EXCLUDED.password_changed_at, display_name = EXCLUDED.display_name,
                     handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
                     handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
-                    phone_region = EXCLUDED.phone_region
+                    phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
+                    google_subject = EXCLUDED.google_subject
                 """,
                 [
                     .uuid(state.accountID), .int(state.version), state.email.map { .text($0) } ?? .null,
@@ -30,6 +31,8 @@ enum AccountProjector {
                     state.passwordChangedAt.map { .timestamp($0) } ?? .null, state.displayName.map { .text($0) } ?? .null,
                     state.handle.map { .text($0) } ?? .null, .bool(state.handleIsTemporary), .timestamp(createdAt),
                     state.phone.map { .text($0) } ?? .null, state.phoneRegion.map { .text($0) } ?? .null,
+                    state.providerSubjects[.apple].map { .text($0) } ?? .null,
+                    state.providerSubjects[.google].map { .text($0) } ?? .null,
                 ])
         } catch let error as PostgresError where error.code == .uniqueViolation {
             throw ClaimTaken(constraint: error.constraint)

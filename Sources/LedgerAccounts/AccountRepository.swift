@@ -27,6 +27,9 @@ public protocol AccountRepository: Sendable {
     /// Whether nobody holds this handle (ignoring case).
     func isHandleFree(_ handle: Handle) async throws -> Bool
 
+    /// The account a provider subject (`sub`) is linked to.
+    func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID?
+
     /// The account whose sign-in phone is this E.164 number.
     func phoneOwner(_ e164: String) async throws -> UUID?
 
@@ -73,7 +76,7 @@ public struct Introspection: Sendable, Equatable {
 
 /// A unique claim (email, handle) was already held when the command tried to take it.
 public struct ClaimTaken: Error, Sendable, Equatable {
-    public enum Claim: Sendable { case email, handle, phone }
+    public enum Claim: Sendable { case email, handle, phone, apple, google }
     public let claim: Claim
 
     public init(claim: Claim) {
@@ -83,6 +86,7 @@ public struct ClaimTaken: Error, Sendable, Equatable {
     /// The claim behind a unique violation of the `accounts` projection.
     init(constraint: String?) {
         let name = constraint ?? ""
-        claim = name.contains("handle") ? .handle : name.contains("phone") ? .phone : .email
+        claim = name.contains("handle") ? .handle : name.contains("phone") ? .phone
+            : name.contains("apple") ? .apple : name.contains("google") ? .google : .email
     }
 }

@@ -15,11 +15,16 @@ public struct AccountSummary: Sendable, Equatable {
     /// E.164 and the picked region, when the account signs in by phone.
     public let phone: String?
     public let phoneRegion: String?
+    public let appleLinked: Bool
+    public let googleLinked: Bool
 
     public init(
         accountID: UUID, email: String?, emailVerified: Bool, hasPassword: Bool, passwordChangedAt: Date?,
-        displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?, phone: String?, phoneRegion: String?
+        displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?, phone: String?, phoneRegion: String?,
+        appleLinked: Bool, googleLinked: Bool
     ) {
+        self.appleLinked = appleLinked
+        self.googleLinked = googleLinked
         self.phone = phone
         self.phoneRegion = phoneRegion
         self.accountID = accountID
@@ -39,6 +44,7 @@ public struct AccountSummary: Sendable, Equatable {
             accountID: state.accountID, email: state.email, emailVerified: state.emailVerified, hasPassword: state.hasPassword,
             passwordChangedAt: state.passwordChangedAt, displayName: state.displayName, handle: state.handle,
             handleIsTemporary: state.handleIsTemporary, createdAt: state.createdAt, phone: state.phone,
-            phoneRegion: state.phoneRegion)
+            phoneRegion: state.phoneRegion, appleLinked: state.providerSubjects[.apple] != nil,
+            googleLinked: state.providerSubjects[.google] != nil)
     }
 }

@@ -90,6 +90,12 @@ public struct PostgresAccountRepository: AccountRepository {
             "SELECT 1 FROM accounts WHERE handle_normalized = $1", [.text(handle.normalized)]).rowCount == 0
     }
 
+    public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {
+        let column = provider == .apple ? "apple_subject" : "google_subject"
+        let rows = try await store.client.query("SELECT account_id FROM accounts WHERE \(column) = $1", [.text(subject)])
+        return rows.rowCount == 0 ? nil : try rows[0].uuid(0)
+    }
+
     public func phoneOwner(_ e164: String) async throws -> UUID? {
         try await store.client.withConnection { try await phoneOwner(e164, on: $0) }
     }
@@ -108,7 +114,8 @@ public struct PostgresAccountRepository: AccountRepository {
         let rows = try await store.client.query(
             """
             SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
-                   a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region
+                   a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
+                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL
             FROM sessions s JOIN accounts a ON a.account_id = s.account_id
             WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
             """,
@@ -119,7 +126,7 @@ public struct PostgresAccountRepository: AccountRepository {
             accountID: id, email: row.string(1), emailVerified: try row.bool(2) ?? false, hasPassword: try row.bool(3) ?? false,
             passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
             handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
-            phoneRegion: row.string(10))
+            phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false)
     }
 
     public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {

@@ -38,6 +38,44 @@ public enum AccountCommand: Sendable, Equatable {
     case confirmEmailChange(linkID: UUID, revertLink: NewLink)
     /// The old address's revert link was used: the address comes back and every session ends.
     case revertEmail(linkID: UUID)
+    /// A new account whose first sign-in method is an Apple or Google identity.
+    case registerByProvider(ProviderRegistration)
+    /// Connects a verified provider identity (idempotent for the same subject).
+    case linkProvider(ProviderIdentityClaim)
+    /// Disconnects a provider: never the last sign-in method, and only with re-auth.
+    case unlinkProvider(IdentityProvider, sessionID: UUID, reauthTokenHash: String?)
+
+    /// A provider identity as a verified ID token gave it.
+    public struct ProviderIdentityClaim: Sendable, Equatable {
+        public var provider: IdentityProvider
+        public var subject: String
+        public var email: String?
+        public var emailVerified: Bool
+
+        public init(provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool) {
+            self.provider = provider
+            self.subject = subject
+            self.email = email
+            self.emailVerified = emailVerified
+        }
+    }
+
+    public struct ProviderRegistration: Sendable, Equatable {
+        public var identity: ProviderIdentityClaim
+        /// The account's email: the provider's address when it is free, else none.
+        public var email: EmailAddress?
+        public var displayName: String?
+        public var handle: Handle
+        public var session: NewSession
+
+        public init(identity: ProviderIdentityClaim, email: EmailAddress?, displayName: String?, handle: Handle, session: NewSession) {
+            self.identity = identity
+            self.email = email
+            self.displayName = displayName
+            self.handle = handle
+            self.session = session
+        }
+    }
 
     public struct PhoneRegistration: Sendable, Equatable {
         public var phone: PhoneNumber

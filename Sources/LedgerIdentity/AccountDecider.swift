@@ -165,7 +165,48 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             throw IdentityError.linkExpired
         }
         return [.emailReverted(.init(email: link.email, linkID: linkID))] + revokeSessions(state, reason: "email_reverted", except: nil)
+
+    case .registerByProvider(let registration):
+        guard !state.exists else { throw IdentityError(.accountExists, "This account already exists.") }
+        let identity = registration.identity
+        var events: [AccountEvent] = [
+            .registered(.init(email: registration.email?.value, displayName: registration.displayName, method: identity.provider.rawValue)),
+            providerLinked(identity),
+            .handleClaimed(.init(handle: registration.handle.value, temporary: true)),
+        ]
+        if let email = registration.email, identity.emailVerified, email.normalized == identity.email?.lowercased() {
+            events.append(.emailVerified(.init(email: email.value)))
+        }
+        return events + [sessionStarted(registration.session)]
+
+    case .linkProvider(let identity):
+        try requireAccount(state)
+        if let linked = state.providerSubjects[identity.provider] {
+            guard linked == identity.subject else {
+                throw IdentityError(.providerInUse, "Another \(identity.provider.displayName) account is already connected. Disconnect it first.")
+            }
+            return []
+        }
+        return [providerLinked(identity)]
+
+    case .unlinkProvider(let provider, let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard let subject = state.providerSubjects[provider] else {
+            throw IdentityError(.notLinked, "\(provider.displayName) is not connected.")
+        }
+        // The last-method check comes before re-auth: no grant makes a disconnect to zero methods possible.
+        guard state.signInMethods != [provider.signInMethod] else {
+            throw IdentityError(
+                .lastMethod,
+                "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect \(provider.displayName).")
+        }
+        try state.requireReauth(provider.disconnectAction, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        return [.providerUnlinked(.init(provider: provider, subject: subject))]
     }
+}
+
+private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim) -> AccountEvent {
+    .providerLinked(.init(provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified))
 }
 
 /// Revocations of every active session but `kept`, oldest first.

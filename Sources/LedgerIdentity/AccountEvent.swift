@@ -28,6 +28,8 @@ public enum AccountEvent: Sendable, Equatable {
     case emailChangeRequested(EmailLinkSent)
     case emailChanged(EmailChanged)
     case emailReverted(EmailReverted)
+    case providerLinked(ProviderLinked)
+    case providerUnlinked(ProviderUnlinked)
 
     public struct Registered: Codable, Sendable, Equatable {
         public var email: String?
@@ -204,6 +206,8 @@ extension AccountEvent {
         case .emailChangeRequested: return "email.change_requested"
         case .emailChanged: return "email.changed"
         case .emailReverted: return "email.reverted"
+        case .providerLinked: return "provider.linked"
+        case .providerUnlinked: return "provider.unlinked"
         }
     }
 
@@ -246,6 +250,8 @@ extension AccountEvent {
         case .emailAdded(let value): return value
         case .emailChanged(let value): return value
         case .emailReverted(let value): return value
+        case .providerLinked(let value): return value
+        case .providerUnlinked(let value): return value
         case .emailVerified(let value): return value
         case .sessionStarted(let value): return value
         case .sessionRefreshed(let value): return value
@@ -287,6 +293,8 @@ extension AccountEvent {
         case "email.change_requested": return .emailChangeRequested(try decoder.decode(EmailLinkSent.self, from: data))
         case "email.changed": return .emailChanged(try decoder.decode(EmailChanged.self, from: data))
         case "email.reverted": return .emailReverted(try decoder.decode(EmailReverted.self, from: data))
+        case "provider.linked": return .providerLinked(try decoder.decode(ProviderLinked.self, from: data))
+        case "provider.unlinked": return .providerUnlinked(try decoder.decode(ProviderUnlinked.self, from: data))
         default: return nil
         }
     }

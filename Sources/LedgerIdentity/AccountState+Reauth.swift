@@ -6,6 +6,7 @@ extension AccountState {
         var methods: [SignInMethod] = []
         if phone != nil { methods.append(.phone) }
         if email != nil && hasPassword { methods.append(.password) }
+        for provider in IdentityProvider.allCases where providerSubjects[provider] != nil { methods.append(provider.signInMethod) }
         return methods
     }
 
@@ -15,6 +16,7 @@ extension AccountState {
         if email != nil && hasPassword { methods.append(.password) }
         if phone != nil { methods.append(.phone) }
         if email != nil { methods.append(.emailLink) }
+        for provider in IdentityProvider.allCases where providerSubjects[provider] != nil { methods.append(provider.reauthMethod) }
         return methods
     }
 

@@ -16,6 +16,8 @@ public struct AccountState: Sendable, Equatable {
     /// E.164, when the account signs in by phone.
     public var phone: String?
     public var phoneRegion: String?
+    /// The linked Apple and Google subjects (`sub`).
+    public var providerSubjects: [IdentityProvider: String] = [:]
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
     public var sessions: [UUID: Session] = [:]
@@ -160,6 +162,10 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
                 id: changed.revertLinkID, purpose: .emailRevert, email: previous, expiresAt: changed.revertExpiresAt,
                 sessionID: nil)
         }
+    case .providerLinked(let linked):
+        state.providerSubjects[linked.provider] = linked.subject
+    case .providerUnlinked(let unlinked):
+        state.providerSubjects[unlinked.provider] = nil
     case .emailReverted(let reverted):
         state.email = reverted.email
         state.emailVerified = true

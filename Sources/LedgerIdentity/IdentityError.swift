@@ -22,6 +22,9 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let noPassword = Code("no_password")
         public static let emailExists = Code("email_exists")
         public static let emailTaken = Code("email_taken")
+        public static let providerInUse = Code("provider_in_use")
+        public static let notLinked = Code("not_linked")
+        public static let lastMethod = Code("last_method")
     }
 
     public let code: Code

@@ -209,8 +209,8 @@ struct AuthMethodsBody: Encodable {
         try container.encode(state.phoneRegion, forKey: .phoneRegion)
         try container.encode(state.email, forKey: .email)
         try container.encode(state.hasPassword, forKey: .hasPassword)
-        try container.encode(false, forKey: .appleLinked)
-        try container.encode(false, forKey: .googleLinked)
+        try container.encode(state.appleLinked, forKey: .appleLinked)
+        try container.encode(state.googleLinked, forKey: .googleLinked)
         try container.encode(state.emailVerified, forKey: .emailVerified)
         try container.encode(state.passwordChangedAt.map(RFC3339.format), forKey: .passwordChangedAt)
     }

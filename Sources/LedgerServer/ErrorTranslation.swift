@@ -56,7 +56,11 @@ enum ErrorTranslation {
             case .email: return APIError(.conflict, .init("email_taken"), "This email is already in use. Log in instead.")
             case .handle: return APIError(.conflict, .init("handle_taken"), "This handle is taken.")
             case .phone: return APIError(.conflict, .init("phone_taken"), "This number is already in use by another account.")
+            case .apple, .google:
+                return APIError(.conflict, .init("provider_in_use"), "This account is already connected to another account.")
             }
+        case is InvalidIdentityToken:
+            return APIError(.unauthorized, .init("invalid_token"), "The sign-in could not be verified. Try again.")
         case let failure as AccountService.ValidationFailure:
             let errors = failure.problems.map { problem in
                 JSONValue.object([

@@ -5,6 +5,7 @@ import LedgerCrypto
 import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
+import LedgerProviders
 
 /// What the routes need, built once at start-up from the configuration and shared by every
 /// request.
@@ -17,6 +18,7 @@ public struct LedgerServices: Sendable {
     public let accounts: AccountService
     public let otp: OTPService
     public let reauth: ReauthService
+    public let providers: ProviderService
     public let apiKeys: APIKeys
     /// The OpenAPI document to serve, when it was found.
     public var openAPI: OpenAPIController?
@@ -25,6 +27,9 @@ public struct LedgerServices: Sendable {
         configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore, migrator: SchemaMigrator,
         clock: any LedgerClock, masterKey: MasterKey
     ) throws {
+        let verifier = JWKSIdentityTokenVerifier(
+            apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
+            google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock)
         let repository = PostgresAccountRepository(store: eventStore, clock: clock)
         let accounts = AccountService(
             repository: repository,
@@ -42,6 +47,8 @@ public struct LedgerServices: Sendable {
             otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,
             codeKey: masterKey.derivedKey(label: "otp-code"), reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.reauth = ReauthService(accounts: accounts, lifetime: TimeInterval(configuration.reauthTTLSeconds))
+        self.providers = ProviderService(
+            accounts: accounts, verifier: verifier, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.openAPI = OpenAPIController.load()
         self.configuration = configuration

@@ -72,12 +72,20 @@ struct AccountStateTests {
             .reauthGranted(.init(grantID: UUID(), sessionID: UUID(), method: "phone", tokenHash: "cc", expiresAt: now, linkID: UUID())),
             .reauthFailed(.init(sessionID: UUID(), method: "password")),
             .reauthLinkSent(.init(email: "a@b.co", linkID: UUID(), expiresAt: now, tokenHash: "dd", sessionID: UUID())),
+            .emailAdded(.init(email: "a@b.co")),
+            .emailChangeRequested(.init(email: "n@b.co", linkID: UUID(), expiresAt: now, tokenHash: "ee", sessionID: UUID())),
+            .emailChanged(.init(
+                email: "n@b.co", previousEmail: "a@b.co", previousEmailVerified: true, linkID: UUID(), revertLinkID: UUID(),
+                revertExpiresAt: now, revertTokenHash: "ff")),
+            .emailReverted(.init(email: "a@b.co", linkID: UUID())),
+            .providerLinked(.init(provider: .apple, subject: "001.x", email: nil, emailVerified: false)),
+            .providerUnlinked(.init(provider: .google, subject: "g-1")),
         ]
         for event in events {
             let decoded = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload())
             #expect(decoded == event)
         }
-        #expect(try AccountEvent.decode(type: "provider.linked", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+        #expect(try AccountEvent.decode(type: "hold.placed", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
         let otpEvents: [OTPEvent] = [
             .issued(.init(
                 accountID: UUID(), sessionID: nil, purpose: .signIn, phone: "+995511200300", region: "GE", codeHash: "ee",

@@ -1,0 +1,35 @@
+import Foundation
+import LedgerIdentity
+
+/// Verifies Apple and Google ID tokens (signature, issuer, audience, expiry, nonce).
+public protocol IdentityTokenVerifier: Sendable {
+    /// The token's identity, or `InvalidIdentityToken` for anything that does not verify.
+    func verify(_ idToken: String, provider: IdentityProvider, nonce: String?) async throws -> ProviderIdentity
+}
+
+/// An ID token that does not verify; the reason goes to the log, never to the client.
+public struct InvalidIdentityToken: Error, Sendable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { "invalid identity token: \(reason)" }
+}
+
+/// What a verified ID token says about its user.
+public struct ProviderIdentity: Sendable, Equatable {
+    public let provider: IdentityProvider
+    /// The provider's stable user id (`sub`).
+    public let subject: String
+    public let email: String?
+    /// The provider vouches for the address.
+    public let emailVerified: Bool
+    /// An Apple private-relay address (`…@privaterelay.appleid.com`): never linked by email.
+    public let isPrivateRelay: Bool
+
+    public init(provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, isPrivateRelay: Bool) {
+        self.provider = provider
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+        self.isPrivateRelay = isPrivateRelay
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+
+/// Sign in with Apple and Google, linking and disconnecting them, and re-auth by them
+/// (API.md "Changes", "Re-auth"; CH07 §3.1–3.4).
+public struct ProviderService: Sendable {
+    let accounts: AccountService
+    let verifier: any IdentityTokenVerifier
+    let reauthLifetime: TimeInterval
+    var repository: any AccountRepository { accounts.repository }
+    var clock: any LedgerClock { accounts.clock }
+
+    public init(accounts: AccountService, verifier: any IdentityTokenVerifier, reauthLifetime: TimeInterval = 900) {
+        self.accounts = accounts
+        self.verifier = verifier
+        self.reauthLifetime = reauthLifetime
+    }
+
+    /// Signs in the account the identity is linked to; else links it to the account holding
+    /// the same address when both sides vouch for that address (the provider says verified,
+    /// and the account verified it too: no pre-account hijacking; Apple private-relay
+    /// addresses never link); else creates an account. Returns whether one was created.
+    public func signIn(
+        _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?
+    ) async throws -> (AccountService.Session, created: Bool) {
+        let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
+        let claim = AccountCommand.ProviderIdentityClaim(
+            provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
+        for _ in 0..<3 {
+            if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
+                return (try await startSession(owner, provider: provider, device: device), false)
+            }
+            if let owner = try await linkableAccount(identity) {
+                do {
+                    _ = try await repository.execute(owner) { _ in .linkProvider(claim) }
+                    return (try await startSession(owner, provider: provider, device: device), false)
+                } catch let error as IdentityError where error.code == .providerInUse {
+                    // That account has another identity of this provider: a new account instead.
+                }
+            }
+            let email = try await identity.email.flatMap(EmailAddress.init).asyncFilter { try await repository.isEmailFree($0) }
+            let tokens = try IssuedTokens.issue(now: clock.now())
+            let sessionID = UUID()
+            do {
+                let (state, _) = try await repository.execute(UUID()) { _ in
+                    .registerByProvider(.init(
+                        identity: claim, email: email, displayName: displayName,
+                        handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 },
+                        session: .init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes)))
+                }
+                return (accounts.session(state, sessionID, tokens), true)
+            } catch is ClaimTaken {
+                continue  // a concurrent sign-in took the subject, the address or the handle: look again
+            }
+        }
+        throw IdentityError(.providerInUse, "This \(provider.displayName) account could not be signed in. Try again.")
+    }
+
+    /// The account an identity may be linked to by email, if any.
+    private func linkableAccount(_ identity: ProviderIdentity) async throws -> UUID? {
+        guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
+              let found = try await repository.credentials(forEmail: email.normalized)
+        else { return nil }
+        let state = try await repository.load(found.accountID)
+        return state.emailVerified ? found.accountID : nil
+    }
+
+    private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?) async throws -> AccountService.Session {
+        let tokens = try IssuedTokens.issue(now: clock.now())
+        let sessionID = UUID()
+        let (state, _) = try await repository.execute(accountID) { _ in
+            .startSession(.init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes))
+        }
+        return accounts.session(state, sessionID, tokens)
+    }
+
+    /// Connects a provider to the signed-in account; `provider_in_use` when the identity
+    /// belongs to another account (which one is never said).
+    public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String) async throws -> AccountState {
+        let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
+        if let owner = try await repository.providerOwner(provider, subject: identity.subject), owner != session.accountID {
+            throw Self.inUse(provider)
+        }
+        do {
+            return try await repository.execute(session.accountID) { _ in
+                .linkProvider(.init(
+                    provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified))
+            }.0
+        } catch let taken as ClaimTaken where taken.claim == .apple || taken.claim == .google {
+            throw Self.inUse(provider)
+        }
+    }
+
+    /// Disconnects a provider: `409 last_method` when it is the only sign-in method (checked
+    /// inside the append's transaction, so two racing disconnects cannot leave none), then the
+    /// re-auth guard.
+    public func disconnect(_ session: SessionRef, _ provider: IdentityProvider, reauthToken: String?) async throws -> AccountState {
+        try await repository.execute(session.accountID) { _ in
+            .unlinkProvider(provider, sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash))
+        }.0
+    }
+
+    /// "Verify it's you" by signing in again with the linked provider.
+    public func reauth(_ session: SessionRef, _ provider: IdentityProvider, idToken: String) async throws -> ReauthGrantToken {
+        let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
+        let state = try await repository.load(session.accountID)
+        guard state.providerSubjects[provider] == identity.subject else {
+            throw InvalidIdentityToken("the token is for another \(provider.rawValue) account")
+        }
+        let issued = try ReauthGrantToken.issue(method: provider.reauthMethod, lifetime: reauthLifetime)
+        let (after, _) = try await repository.execute(session.accountID) { _ in .grantReauth(sessionID: session.sessionID, issued.grant) }
+        return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
+    }
+
+    static func inUse(_ provider: IdentityProvider) -> IdentityError {
+        IdentityError(.providerInUse, "This \(provider.displayName) account is already connected to another account.")
+    }
+}
+
+extension Optional {
+    /// The value when `isIncluded` says so.
+    func asyncFilter(_ isIncluded: (Wrapped) async throws -> Bool) async rethrows -> Wrapped? {
+        guard let value = self, try await isIncluded(value) else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+/// Sign in with Apple and Google; linking, disconnecting, and re-auth by them.
+public struct ProviderController: Sendable {
+    let providers: ProviderService
+    let auth: AuthController
+
+    public init(providers: ProviderService, accounts: AccountService) {
+        self.providers = providers
+        self.auth = AuthController(accounts: accounts)
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        for provider in IdentityProvider.allCases {
+            routes.post("/auth/\(provider.rawValue)") { request, context in
+                let body = try await request.decodeJSON(ProviderSignInRequest.self, context: context)
+                let (session, created) = try await providers.signIn(
+                    provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
+                    device: request.headers[.userAgent])
+                return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
+            }
+            routes.post("/auth/reauth/\(provider.rawValue)") { request, context in
+                let session = try await auth.authenticate(request)
+                let body = try await request.decodeJSON(ProviderTokenRequest.self, context: context)
+                return JSONResponse(.ok, ReauthController.grantBody(try await providers.reauth(session, provider, idToken: body.idToken)))
+            }
+        }
+        routes.post("/me/auth-methods/link") { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(LinkRequest.self, context: context)
+            let state = try await providers.link(session, try Self.provider(body.provider), idToken: body.idToken)
+            return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+        }
+        routes.post("/me/auth-methods/disconnect") { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(DisconnectRequest.self, context: context)
+            let state = try await providers.disconnect(
+                session, try Self.provider(body.provider), reauthToken: request.headers[.xReauthToken])
+            return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+        }
+        return routes
+    }
+
+    static func provider(_ raw: String) throws -> IdentityProvider {
+        guard let provider = IdentityProvider(rawValue: raw) else {
+            throw APIError(.unprocessableContent, .init("invalid_provider"), "Use apple or google.")
+        }
+        return provider
+    }
+}
+
+/// `{id_token, nonce?, display_name?}`: a name the app got from the provider (Apple gives it
+/// once); a missing one never blocks.
+struct ProviderSignInRequest: Decodable {
+    let idToken: String
+    let nonce: String?
+    let displayName: String?
+    enum CodingKeys: String, CodingKey { case idToken = "id_token", nonce, displayName = "display_name" }
+}
+
+struct ProviderTokenRequest: Decodable {
+    let idToken: String
+    enum CodingKeys: String, CodingKey { case idToken = "id_token" }
+}
+
+struct LinkRequest: Decodable {
+    let provider: String
+    let idToken: String
+    enum CodingKeys: String, CodingKey { case provider, idToken = "id_token" }
+}
+
+struct DisconnectRequest: Decodable {
+    let provider: String
+}

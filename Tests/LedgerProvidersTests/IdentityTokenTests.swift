@@ -1,0 +1,98 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+import LedgerProviders
+import LedgerTestSupport
+import Testing
+
+@Suite("Apple and Google ID tokens")
+struct IdentityTokenTests {
+    let clock = ManualClock(Date())
+
+    func verifier(_ apple: TestIdentityIssuer, clientIDs: [String]? = nil) -> JWKSIdentityTokenVerifier {
+        JWKSIdentityTokenVerifier(
+            apple: .apple(jwks: apple.jwksPath, clientIDs: clientIDs ?? [apple.audience]),
+            google: .google(jwks: apple.jwksPath, clientIDs: ["google-client"]), clock: clock)
+    }
+
+    func apple() async throws -> TestIdentityIssuer {
+        try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.app")
+    }
+
+    func expectInvalid(_ verifier: JWKSIdentityTokenVerifier, _ token: String, provider: IdentityProvider = .apple, nonce: String? = nil) async {
+        await #expect(throws: InvalidIdentityToken.self) { try await verifier.verify(token, provider: provider, nonce: nonce) }
+    }
+
+    @Test("good RS256 and ES256 tokens verify and say who, which address, and whether it is verified")
+    func good() async throws {
+        let issuer = try await apple()
+        let verifier = verifier(issuer)
+        let rsa = try await verifier.verify(
+            try await issuer.token(subject: "001.apple", email: "ana@example.com", emailVerified: true), provider: .apple, nonce: nil)
+        #expect(rsa == ProviderIdentity(provider: .apple, subject: "001.apple", email: "ana@example.com", emailVerified: true, isPrivateRelay: false))
+        let ec = try await verifier.verify(
+            try await issuer.token(subject: "002", email: "x1@privaterelay.appleid.com", keyID: TestIdentityIssuer.ecKeyID),
+            provider: .apple, nonce: nil)
+        #expect(ec.subject == "002" && ec.isPrivateRelay && !ec.emailVerified)
+    }
+
+    @Test("expired (beyond a minute of leeway), wrong audience, wrong issuer, and no configured client ids are refused")
+    func claims() async throws {
+        let issuer = try await apple()
+        let verifier = verifier(issuer)
+        _ = try await verifier.verify(try await issuer.token(subject: "s", expires: clock.now().addingTimeInterval(-30)), provider: .apple, nonce: nil)
+        await expectInvalid(verifier, try await issuer.token(subject: "s", expires: clock.now().addingTimeInterval(-61)))
+        await expectInvalid(verifier, try await issuer.token(subject: "s", audience: "someone.else"))
+        await expectInvalid(verifier, try await issuer.token(subject: "s", issuer: "https://accounts.google.com"))
+        await expectInvalid(verifier, try await issuer.token(subject: "s", issuedAt: clock.now().addingTimeInterval(3600)))
+        // An Apple token is not a Google token.
+        await expectInvalid(verifier, try await issuer.token(subject: "s"), provider: .google)
+        await expectInvalid(self.verifier(issuer, clientIDs: []), try await issuer.token(subject: "s"))
+    }
+
+    @Test("a tampered signature, a re-signed payload, and alg none are refused")
+    func forgeries() async throws {
+        let issuer = try await apple()
+        let verifier = verifier(issuer)
+        let token = try await issuer.token(subject: "s", email: "ana@example.com", emailVerified: true)
+        let parts = token.split(separator: ".").map(String.init)
+        var signature = Array(parts[2])
+        signature[10] = signature[10] == "A" ? "B" : "A"
+        await expectInvalid(verifier, parts[0] + "." + parts[1] + "." + String(signature))
+        let otherPayload = try await issuer.token(subject: "someone-else").split(separator: ".").map(String.init)[1]
+        await expectInvalid(verifier, parts[0] + "." + otherPayload + "." + parts[2])
+        let none = Base64URL.encode(Array(#"{"alg":"none","kid":"rsa-1","typ":"JWT"}"#.utf8))
+        await expectInvalid(verifier, none + "." + parts[1] + ".")
+        let hs256 = Base64URL.encode(Array(#"{"alg":"HS256","kid":"rsa-1","typ":"JWT"}"#.utf8))
+        await expectInvalid(verifier, hs256 + "." + parts[1] + "." + parts[2])
+        await expectInvalid(verifier, "not-a-jwt")
+    }
+
+    @Test("an unknown key id re-reads the JWKS, at most once a minute: a rotated key works after that")
+    func rotation() async throws {
+        let issuer = try await apple()
+        try issuer.publish([TestIdentityIssuer.rsaKeyID])
+        let verifier = verifier(issuer)
+        _ = try await verifier.verify(try await issuer.token(subject: "s"), provider: .apple, nonce: nil)
+        let rotated = try await issuer.token(subject: "s", keyID: TestIdentityIssuer.ecKeyID)
+        await expectInvalid(verifier, rotated)
+        try issuer.publish([TestIdentityIssuer.rsaKeyID, TestIdentityIssuer.ecKeyID])
+        clock.advance(by: 30)
+        await expectInvalid(verifier, rotated)  // read 30 s ago: not again yet
+        clock.advance(by: 30)
+        _ = try await verifier.verify(rotated, provider: .apple, nonce: nil)
+    }
+
+    @Test("the nonce must match when the app sends one: raw (Google) or its SHA-256 (Apple)")
+    func nonce() async throws {
+        let issuer = try await apple()
+        let verifier = verifier(issuer)
+        let hashed = Hex.encode(LedgerCrypto.SHA256.hash(Array("raw-nonce-1".utf8)))
+        _ = try await verifier.verify(try await issuer.token(subject: "s", nonce: hashed), provider: .apple, nonce: "raw-nonce-1")
+        _ = try await verifier.verify(try await issuer.token(subject: "s", nonce: "raw-nonce-1"), provider: .apple, nonce: "raw-nonce-1")
+        await expectInvalid(verifier, try await issuer.token(subject: "s", nonce: "other"), nonce: "raw-nonce-1")
+        await expectInvalid(verifier, try await issuer.token(subject: "s"), nonce: "raw-nonce-1")
+    }
+}
