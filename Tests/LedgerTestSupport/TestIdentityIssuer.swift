@@ -1,6 +1,7 @@
 import CryptoExtras
 import Foundation
 import JWTKit
+import LedgerCore
 
 /// Plays Apple or Google for the tests: its own RSA (RS256) and P-256 (ES256) keys, a JWKS
 /// file the service reads, and ID tokens signed with either key.
@@ -37,7 +38,7 @@ public struct TestIdentityIssuer: Sendable {
         if keyIDs.contains(Self.rsaKeyID) {
             keys.append([
                 "kty": "RSA", "kid": Self.rsaKeyID, "alg": "RS256", "use": "sig",
-                "n": Self.base64URL(rsaPublic.modulus), "e": Self.base64URL(rsaPublic.exponent),
+                "n": Base64URL.encode(Array(rsaPublic.modulus)), "e": Base64URL.encode(Array(rsaPublic.exponent)),
             ])
         }
         if keyIDs.contains(Self.ecKeyID) {
@@ -57,11 +58,6 @@ public struct TestIdentityIssuer: Sendable {
             iat: Int(issuedAt.timeIntervalSince1970), nonce: nonce, email: email, email_verified: emailVerified,
             is_private_email: isPrivateEmail)
         return try await signers.sign(claims, kid: JWKIdentifier(string: keyID))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
     struct Claims: JWTPayload {
