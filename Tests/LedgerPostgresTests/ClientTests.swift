@@ -44,7 +44,7 @@ struct ClientTests {
         struct Abort: Error {}
         try await TestPostgres.withDatabase(migrated: false) { db in
             try await db.client.query("CREATE TABLE t (v int)")
-            try await db.client.transaction { try await $0.query("INSERT INTO t VALUES (1)") }
+            _ = try await db.client.transaction { try await $0.query("INSERT INTO t VALUES (1)") }
             await #expect(throws: Abort.self) {
                 try await db.client.transaction { connection in
                     try await connection.query("INSERT INTO t VALUES (2)")
@@ -126,7 +126,7 @@ struct ClientTests {
             var iterator = wakeups.makeAsyncIterator()
             _ = await iterator.next()  // the wake-up of the first connect
             try await db.client.query("SELECT pg_notify('ledger_test', '')")
-            let woke = await iterator.next()
+            let woke: Void? = await iterator.next()
             #expect(woke != nil)
         }
     }

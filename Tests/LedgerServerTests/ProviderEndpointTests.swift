@@ -78,7 +78,7 @@ struct ProviderEndpointTests {
             _ = try await signUp(client, email: "bo@example.com")
             let separate = try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-bo", email: "bo@example.com", verified: true)])
             #expect(separate.status == .created)
-            let hub = try await call(client, .get, "/me/auth-methods", token: try #require(separate.string("access_token")))
+            let hub = try await call(client, .get, "/me/auth-methods", token: separate.string("access_token") ?? "")
             #expect(hub.body["email"] is NSNull)
             // A provider that does not vouch for the address does not link either.
             let unverified = try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-ana-2", email: "ana@example.com", verified: false)])
