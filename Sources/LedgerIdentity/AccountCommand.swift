@@ -44,6 +44,9 @@ public enum AccountCommand: Sendable, Equatable {
     case linkProvider(ProviderIdentityClaim)
     /// Disconnects a provider: never the last sign-in method, and only with re-auth.
     case unlinkProvider(IdentityProvider, sessionID: UUID, reauthTokenHash: String?)
+    /// A backend reports (or updates) a hold; the same content again changes nothing.
+    case placeHold(Hold)
+    case releaseHold(ref: String)
 
     /// A provider identity as a verified ID token gave it.
     public struct ProviderIdentityClaim: Sendable, Equatable {

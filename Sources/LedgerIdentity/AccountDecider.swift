@@ -202,6 +202,14 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         try state.requireReauth(provider.disconnectAction, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.providerUnlinked(.init(provider: provider, subject: subject))]
+
+    case .placeHold(let hold):
+        try requireAccount(state)
+        return state.holds[hold.ref] == hold ? [] : [.holdPlaced(hold)]
+
+    case .releaseHold(let ref):
+        try requireAccount(state)
+        return state.holds[ref] == nil ? [] : [.holdReleased(.init(ref: ref))]
     }
 }
 

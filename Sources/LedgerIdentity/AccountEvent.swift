@@ -30,6 +30,8 @@ public enum AccountEvent: Sendable, Equatable {
     case emailReverted(EmailReverted)
     case providerLinked(ProviderLinked)
     case providerUnlinked(ProviderUnlinked)
+    case holdPlaced(Hold)
+    case holdReleased(HoldReleased)
 
     public struct Registered: Codable, Sendable, Equatable {
         public var email: String?
@@ -171,6 +173,14 @@ public enum AccountEvent: Sendable, Equatable {
         }
     }
 
+    public struct HoldReleased: Codable, Sendable, Equatable {
+        public var ref: String
+
+        public init(ref: String) {
+            self.ref = ref
+        }
+    }
+
     public struct ProfileUpdated: Codable, Sendable, Equatable {
         public var displayName: String?
         enum CodingKeys: String, CodingKey { case displayName = "display_name" }
@@ -208,6 +218,8 @@ extension AccountEvent {
         case .emailReverted: return "email.reverted"
         case .providerLinked: return "provider.linked"
         case .providerUnlinked: return "provider.unlinked"
+        case .holdPlaced: return "hold.placed"
+        case .holdReleased: return "hold.released"
         }
     }
 
@@ -252,6 +264,8 @@ extension AccountEvent {
         case .emailReverted(let value): return value
         case .providerLinked(let value): return value
         case .providerUnlinked(let value): return value
+        case .holdPlaced(let value): return value
+        case .holdReleased(let value): return value
         case .emailVerified(let value): return value
         case .sessionStarted(let value): return value
         case .sessionRefreshed(let value): return value
@@ -295,6 +309,8 @@ extension AccountEvent {
         case "email.reverted": return .emailReverted(try decoder.decode(EmailReverted.self, from: data))
         case "provider.linked": return .providerLinked(try decoder.decode(ProviderLinked.self, from: data))
         case "provider.unlinked": return .providerUnlinked(try decoder.decode(ProviderUnlinked.self, from: data))
+        case "hold.placed": return .holdPlaced(try decoder.decode(Hold.self, from: data))
+        case "hold.released": return .holdReleased(try decoder.decode(HoldReleased.self, from: data))
         default: return nil
         }
     }

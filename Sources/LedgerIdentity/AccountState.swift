@@ -18,6 +18,8 @@ public struct AccountState: Sendable, Equatable {
     public var phoneRegion: String?
     /// The linked Apple and Google subjects (`sub`).
     public var providerSubjects: [IdentityProvider: String] = [:]
+    /// What backends report as blocking deletion, by reference.
+    public var holds: [String: Hold] = [:]
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
     public var sessions: [UUID: Session] = [:]
@@ -162,6 +164,10 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
                 id: changed.revertLinkID, purpose: .emailRevert, email: previous, expiresAt: changed.revertExpiresAt,
                 sessionID: nil)
         }
+    case .holdPlaced(let hold):
+        state.holds[hold.ref] = hold
+    case .holdReleased(let released):
+        state.holds[released.ref] = nil
     case .providerLinked(let linked):
         state.providerSubjects[linked.provider] = linked.subject
     case .providerUnlinked(let unlinked):

@@ -1,0 +1,74 @@
+import Foundation
+
+/// An amount of money: `{ "currency": "EUR", "minor": 32050 }`.
+public struct Money: Codable, Sendable, Equatable {
+    public var currency: String
+    /// In the currency's minor unit (cents).
+    public var minor: Int64
+
+    public init(currency: String, minor: Int64) {
+        self.currency = currency
+        self.minor = minor
+    }
+}
+
+/// Why a backend says the account cannot be deleted yet (seeds: Delete blockers).
+public enum HoldKind: String, Codable, Sendable, CaseIterable {
+    case upcomingSession = "upcoming_session"
+    case upcomingBooking = "upcoming_booking"
+    case pendingPayout = "pending_payout"
+    case dispute
+
+    /// The seeds' priority: sessions and bookings, then payout, then the rest.
+    public var priority: Int {
+        switch self {
+        case .upcomingSession: return 0
+        case .upcomingBooking: return 1
+        case .pendingPayout: return 2
+        case .dispute: return 3
+        }
+    }
+}
+
+/// One hold a backend reported, by its reference (idempotent per `ref`).
+public struct Hold: Codable, Sendable, Equatable {
+    public var ref: String
+    public var kind: HoldKind
+    public var startsAt: Date?
+    public var title: String?
+    public var amount: Money?
+    public var releasesAt: Date?
+    enum CodingKeys: String, CodingKey {
+        case ref, kind, startsAt = "starts_at", title, amount, releasesAt = "releases_at"
+    }
+
+    public init(ref: String, kind: HoldKind, startsAt: Date? = nil, title: String? = nil, amount: Money? = nil, releasesAt: Date? = nil) {
+        self.ref = ref
+        self.kind = kind
+        self.startsAt = startsAt
+        self.title = title
+        self.amount = amount
+        self.releasesAt = releasesAt
+    }
+}
+
+/// The holds of one kind, as the blocker screen shows them.
+public struct DeletionBlocker: Sendable, Equatable {
+    public var kind: HoldKind
+    /// Sessions and bookings by start, payouts by release.
+    public var items: [Hold]
+}
+
+extension AccountState {
+    /// What stands in the way of deleting the account, in the seeds' priority order; empty
+    /// means the deletion may proceed.
+    public var deletionBlockers: [DeletionBlocker] {
+        Dictionary(grouping: holds.values, by: \.kind)
+            .sorted { $0.key.priority < $1.key.priority }
+            .map { kind, items in
+                DeletionBlocker(kind: kind, items: items.sorted {
+                    ($0.startsAt ?? $0.releasesAt ?? .distantPast, $0.ref) < ($1.startsAt ?? $1.releasesAt ?? .distantPast, $1.ref)
+                })
+            }
+    }
+}

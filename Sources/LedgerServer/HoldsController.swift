@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+/// Holds reported by backends (`holds:write`) and the deletion preflight (API.md "Deletion").
+public struct HoldsController: Sendable {
+    let accounts: AccountService
+    let keys: APIKeys
+    let auth: AuthController
+
+    public init(accounts: AccountService, keys: APIKeys) {
+        self.accounts = accounts
+        self.keys = keys
+        self.auth = AuthController(accounts: accounts)
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        routes.put("/accounts/:id/holds/:ref") { request, context in
+            try await IntrospectionController.authorize(request, keys: keys, scope: .holdsWrite)
+            let (accountID, ref) = try Self.target(context)
+            let body = try await request.decodeJSON(HoldRequest.self, context: context)
+            guard let kind = HoldKind(rawValue: body.kind) else {
+                throw APIError(.unprocessableContent, .init("invalid_kind"), "Use upcoming_session, upcoming_booking, pending_payout or dispute.")
+            }
+            let hold = Hold(
+                ref: ref, kind: kind, startsAt: try Self.date(body.startsAt, "starts_at"), title: body.title, amount: body.amount,
+                releasesAt: try Self.date(body.releasesAt, "releases_at"))
+            try await accounts.placeHold(accountID, hold)
+            return JSONResponse(.ok, Self.holdBody(hold, accountID: accountID))
+        }
+        routes.delete("/accounts/:id/holds/:ref") { request, context in
+            try await IntrospectionController.authorize(request, keys: keys, scope: .holdsWrite)
+            let (accountID, ref) = try Self.target(context)
+            try await accounts.releaseHold(accountID, ref: ref)
+            return Response(status: .noContent)
+        }
+        routes.get("/me/delete-preflight") { request, _ in
+            let session = try await auth.authenticate(request)
+            let blockers = try await accounts.deletionPreflight(session.accountID)
+            return JSONResponse(.ok, ["blockers": .array(blockers.map(Self.blockerBody))])
+        }
+        return routes
+    }
+
+    static func target(_ context: LedgerRequestContext) throws -> (UUID, String) {
+        guard let accountID = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
+            throw APIError(.notFound, .init("no_account"), "No account found.")
+        }
+        guard let ref = context.parameters.get("ref"), (1...200).contains(ref.count) else {
+            throw APIError(.unprocessableContent, .init("invalid_ref"), "A hold reference is 1–200 characters.")
+        }
+        return (accountID, ref)
+    }
+
+    static func date(_ text: String?, _ field: String) throws -> Date? {
+        guard let text else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            throw APIError(.unprocessableContent, .init("invalid_date"), "\(field) must be an RFC 3339 time.")
+        }
+        return date
+    }
+
+    static func holdBody(_ hold: Hold, accountID: UUID? = nil) -> [String: JSONValue] {
+        var object: [String: JSONValue] = ["ref": .string(hold.ref), "kind": .string(hold.kind.rawValue)]
+        if let accountID { object["account_id"] = .string(accountID.lowercased) }
+        object["starts_at"] = hold.startsAt.map { .string(RFC3339.format($0)) } ?? .null
+        object["title"] = hold.title.map(JSONValue.string) ?? .null
+        object["amount"] = hold.amount.map { .object(["currency": .string($0.currency), "minor": .int($0.minor)]) } ?? .null
+        object["releases_at"] = hold.releasesAt.map { .string(RFC3339.format($0)) } ?? .null
+        return object
+    }
+
+    /// `{kind, count, items, total?}`: payouts carry their total per currency when there is one currency.
+    static func blockerBody(_ blocker: DeletionBlocker) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "kind": .string(blocker.kind.rawValue), "count": .int(Int64(blocker.items.count)),
+            "items": .array(blocker.items.map { .object(holdBody($0)) }),
+        ]
+        let amounts = blocker.items.compactMap(\.amount)
+        if let currency = amounts.first?.currency, amounts.allSatisfy({ $0.currency == currency }) {
+            object["total"] = .object(["currency": .string(currency), "minor": .int(amounts.reduce(0) { $0 + $1.minor })])
+        }
+        return .object(object)
+    }
+}
+
+/// `{kind, starts_at?, title?, amount?, releases_at?}`.
+struct HoldRequest: Decodable {
+    let kind: String
+    let startsAt: String?
+    let title: String?
+    let amount: Money?
+    let releasesAt: String?
+    enum CodingKeys: String, CodingKey { case kind, startsAt = "starts_at", title, amount, releasesAt = "releases_at" }
+}

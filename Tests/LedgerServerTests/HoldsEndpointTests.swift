@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerAccounts
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+@Suite("HTTP: holds and the deletion preflight", .timeLimit(.minutes(2)))
+struct HoldsEndpointTests {
+    @Test("holds are idempotent per ref; the preflight lists them in the seeds' priority order")
+    func holdsAndPreflight() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let writer = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
+            let reader = try await services.apiKeys.create(name: "audit", scopes: [.auditRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                func put(_ ref: String, _ body: [String: Any], key: String? = nil) async throws -> Answer {
+                    try await call(
+                        client, .put, "/accounts/\(accountID)/holds/\(ref)", body, token: key ?? writer,
+                        path: "/accounts/{id}/holds/{ref}")
+                }
+                #expect(try await call(client, .get, "/me/delete-preflight", token: access).body["blockers"] as? [Any] != nil)
+                #expect(try await put("p1", ["kind": "pending_payout", "amount": ["currency": "EUR", "minor": 24550]]).status == .ok)
+                #expect(try await put("p2", ["kind": "pending_payout", "amount": ["currency": "EUR", "minor": 7500], "releases_at": "2026-09-22T08:00:00Z"]).status == .ok)
+                #expect(try await put("d1", ["kind": "dispute", "title": "Chargeback"]).status == .ok)
+                let second = ["kind": "upcoming_session", "starts_at": "2026-09-29T18:30:00Z", "title": "Group · Tennis (4 athletes)"]
+                let first = try await put("s2", second)
+                #expect(first.status == .ok && first.string("ref") == "s2" && first.string("account_id") == accountID)
+                #expect(try await put("s1", ["kind": "upcoming_session", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel with Anna M."]).status == .ok)
+                #expect(try await put("b1", ["kind": "upcoming_booking", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel with Coach Maria"]).status == .ok)
+                // The same hold again appends nothing.
+                let before = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
+                #expect(try await put("s2", second).status == .ok)
+                let after = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
+                #expect(try before[0].int(0) == after[0].int(0))
+
+                let preflight = try await call(client, .get, "/me/delete-preflight", token: access)
+                let blockers = try #require(preflight.body["blockers"] as? [[String: Any]])
+                #expect(blockers.compactMap { $0["kind"] as? String } == ["upcoming_session", "upcoming_booking", "pending_payout", "dispute"])
+                #expect(blockers[0]["count"] as? Int == 2)
+                #expect((blockers[0]["items"] as? [[String: Any]])?.compactMap { $0["ref"] as? String } == ["s1", "s2"])
+                #expect((blockers[2]["total"] as? [String: Any])?["minor"] as? Int == 32050)
+
+                #expect(try await call(client, .delete, "/accounts/\(accountID)/holds/s1", token: writer, path: "/accounts/{id}/holds/{ref}").status == .noContent)
+                #expect(try await call(client, .delete, "/accounts/\(accountID)/holds/s1", token: writer, path: "/accounts/{id}/holds/{ref}").status == .noContent)
+                let fewer = try await call(client, .get, "/me/delete-preflight", token: access)
+                #expect(((fewer.body["blockers"] as? [[String: Any]])?.first?["count"] as? Int) == 1)
+
+                // Keys and input.
+                #expect(try await put("x", ["kind": "dispute"], key: reader).status == .forbidden)
+                #expect(try await put("x", ["kind": "dispute"], key: "lk_wrong").status == .unauthorized)
+                #expect(try await put("x", ["kind": "party"]).status == .unprocessableContent)
+                #expect(try await put("x", ["kind": "dispute", "starts_at": "tomorrow"]).status == .unprocessableContent)
+                let unknown = try await call(
+                    client, .put, "/accounts/\(UUID())/holds/x", ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
+                #expect(unknown.status == .notFound)
+            }
+        }
+    }
+}
