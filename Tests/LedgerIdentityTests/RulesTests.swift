@@ -80,12 +80,14 @@ struct AccountStateTests {
             .emailReverted(.init(email: "a@b.co", linkID: UUID())),
             .providerLinked(.init(provider: .apple, subject: "001.x", email: nil, emailVerified: false)),
             .providerUnlinked(.init(provider: .google, subject: "g-1")),
+            .holdPlaced(.init(ref: "b-1", kind: .pendingPayout, amount: .init(currency: "EUR", minor: 32050), releasesAt: now)),
+            .holdReleased(.init(ref: "b-1")),
         ]
         for event in events {
             let decoded = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload())
             #expect(decoded == event)
         }
-        #expect(try AccountEvent.decode(type: "hold.placed", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+        #expect(try AccountEvent.decode(type: "account.purged", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
         let otpEvents: [OTPEvent] = [
             .issued(.init(
                 accountID: UUID(), sessionID: nil, purpose: .signIn, phone: "+995511200300", region: "GE", codeHash: "ee",
