@@ -7,7 +7,7 @@ import LedgerPostgres
 /// exactly the rows the incremental path wrote (DESIGN §3).
 public enum AccountProjections {
     /// The tables rebuilt; operational tables (outbox, throttles, API keys) are not projections.
-    static let tables = ["accounts", "sessions", "spent_refresh_tokens", "email_links", "otp_requests"]
+    static let tables = ["accounts", "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "signup_cooldowns"]
 
     /// Rebuilds every account and OTP request in one transaction; returns how many accounts
     /// were replayed.

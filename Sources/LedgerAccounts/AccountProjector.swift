@@ -14,8 +14,10 @@ enum AccountProjector {
                 """
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
                                       password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
-                                      phone_e164, phone_region, apple_subject, google_subject)
-                VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7, $8, lower($8), $9, $10, $11, $12, $13, $14)
+                                      phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after)
+                VALUES ($1, $2, $3, CASE WHEN $15::timestamptz IS NULL THEN lower($3) END, $4, $5, $6, $7, $8, lower($8), $9, $10,
+                        CASE WHEN $15::timestamptz IS NULL THEN $11 END, $12,
+                        CASE WHEN $15::timestamptz IS NULL THEN $13 END, CASE WHEN $15::timestamptz IS NULL THEN $14 END, $15, $16)
                 ON CONFLICT (account_id) DO UPDATE SET
                     version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
                     email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
@@ -23,7 +25,8 @@ enum AccountProjector {
                     handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
                     handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
                     phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
-                    google_subject = EXCLUDED.google_subject
+                    google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
+                    purge_after = EXCLUDED.purge_after
                 """,
                 [
                     .uuid(state.accountID), .int(state.version), state.email.map { .text($0) } ?? .null,
@@ -33,9 +36,21 @@ enum AccountProjector {
                     state.phone.map { .text($0) } ?? .null, state.phoneRegion.map { .text($0) } ?? .null,
                     state.providerSubjects[.apple].map { .text($0) } ?? .null,
                     state.providerSubjects[.google].map { .text($0) } ?? .null,
+                    state.deletedAt.map { .timestamp($0) } ?? .null, state.purgeAfter.map { .timestamp($0) } ?? .null,
                 ])
         } catch let error as PostgresError where error.code == .uniqueViolation {
             throw ClaimTaken(constraint: error.constraint)
+        }
+        for case .deletionScheduled(let scheduled) in events {
+            for key in scheduled.cooldownKeys {
+                try await connection.query(
+                    """
+                    INSERT INTO signup_cooldowns (key_hmac, account_id, until) VALUES ($1, $2, $3)
+                    ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
+                        account_id = EXCLUDED.account_id
+                    """,
+                    [.bytea(Hex.decode(key) ?? []), .uuid(state.accountID), .timestamp(scheduled.cooldownUntil)])
+            }
         }
         for sessionID in changedSessions(events) {
             guard let session = state.sessions[sessionID] else { continue }

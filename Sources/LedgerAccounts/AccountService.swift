@@ -12,11 +12,14 @@ public struct AccountService: Sendable {
     let clock: any LedgerClock
     let links: EmailLinks
     let throttle: LoginThrottle?
+    let retention: Retention
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
-        clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle? = nil
+        clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle? = nil,
+        retention: Retention = Retention(cooldownKey: Array("account-ledger/development-cooldown-key".utf8))
     ) {
+        self.retention = retention
         self.throttle = throttle
         self.links = links
         self.repository = repository
@@ -61,6 +64,7 @@ public struct AccountService: Sendable {
             problems.append(.init(field: "display_name", code: "too_long", message: "Use at most 100 characters."))
         }
         guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
+        try await checkCooldown(.email(email.normalized))
         let requestedHandle = handle
 
         let passwordHash = try await hasher.hash(password)

@@ -63,7 +63,12 @@ public struct OTPService: Sendable {
         } else {
             guard !purpose.needsSession else { throw IdentityError.signInRequired }
             guard let phone else { throw ValidationFailure(problems: [Self.invalidPhone]) }
-            accountID = try await repository.phoneOwner(phone.e164) ?? UUID()
+            if let owner = try await repository.phoneOwner(phone.e164) {
+                accountID = owner
+            } else {
+                try await accounts.checkCooldown(.phone(phone.e164))
+                accountID = UUID()
+            }
         }
         if purpose.needsSession, let session {
             let state = try await repository.load(session.accountID)

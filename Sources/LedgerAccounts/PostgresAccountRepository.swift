@@ -90,6 +90,12 @@ public struct PostgresAccountRepository: AccountRepository {
             "SELECT 1 FROM accounts WHERE handle_normalized = $1", [.text(handle.normalized)]).rowCount == 0
     }
 
+    public func cooldown(keyHash: [UInt8], at time: Date) async throws -> Date? {
+        let rows = try await store.client.query(
+            "SELECT until FROM signup_cooldowns WHERE key_hmac = $1 AND until > $2", [.bytea(keyHash), .timestamp(time)])
+        return rows.rowCount == 0 ? nil : try rows[0].date(0)
+    }
+
     public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {
         let column = provider == .apple ? "apple_subject" : "google_subject"
         let rows = try await store.client.query("SELECT account_id FROM accounts WHERE \(column) = $1", [.text(subject)])

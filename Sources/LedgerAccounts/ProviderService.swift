@@ -40,7 +40,16 @@ public struct ProviderService: Sendable {
                     // That account has another identity of this provider: a new account instead.
                 }
             }
-            let email = try await identity.email.flatMap(EmailAddress.init).asyncFilter { try await repository.isEmailFree($0) }
+            try await accounts.checkCooldown(.provider(provider, identity.subject))
+            let email = try await identity.email.flatMap(EmailAddress.init).asyncFilter { address in
+                guard try await repository.isEmailFree(address) else { return false }
+                do {
+                    try await accounts.checkCooldown(.email(address.normalized))
+                    return true
+                } catch let error as IdentityError where error.code == .signupCooldown {
+                    return false
+                }
+            }
             let tokens = try IssuedTokens.issue(now: clock.now())
             let sessionID = UUID()
             do {

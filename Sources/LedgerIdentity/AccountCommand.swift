@@ -47,6 +47,8 @@ public enum AccountCommand: Sendable, Equatable {
     /// A backend reports (or updates) a hold; the same content again changes nothing.
     case placeHold(Hold)
     case releaseHold(ref: String)
+    /// Deletes the account: re-auth, no blockers, then every session ends.
+    case deleteAccount(sessionID: UUID, reauthTokenHash: String?, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String])
 
     /// A provider identity as a verified ID token gave it.
     public struct ProviderIdentityClaim: Sendable, Equatable {

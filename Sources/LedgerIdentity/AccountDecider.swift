@@ -204,13 +204,28 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         return [.providerUnlinked(.init(provider: provider, subject: subject))]
 
     case .placeHold(let hold):
+        guard !state.isDeleted else { throw IdentityError.accountDeleted }
         try requireAccount(state)
         return state.holds[hold.ref] == hold ? [] : [.holdPlaced(hold)]
 
     case .releaseHold(let ref):
         try requireAccount(state)
         return state.holds[ref] == nil ? [] : [.holdReleased(.init(ref: ref))]
+
+    case .deleteAccount(let sessionID, let reauthTokenHash, let purgeDelay, let cooldown, let cooldownKeys):
+        try requireAccount(state)
+        try state.requireReauth(.deleteAccount, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        let blockers = state.deletionBlockers
+        guard blockers.isEmpty else { throw DeletionBlocked(blockers: blockers) }
+        return [.deletionScheduled(.init(
+            purgeAfter: now.addingTimeInterval(purgeDelay), cooldownUntil: now.addingTimeInterval(cooldown), cooldownKeys: cooldownKeys))]
+            + revokeSessions(state, reason: "account_deleted", except: nil)
     }
+}
+
+/// A deletion refused because backends still hold the account (`409 deletion_blocked`).
+public struct DeletionBlocked: Error, Sendable, Equatable {
+    public let blockers: [DeletionBlocker]
 }
 
 private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim) -> AccountEvent {
@@ -242,7 +257,7 @@ private func checkLinkRate(_ state: AccountState, _ purpose: AccountState.Pendin
 }
 
 private func requireAccount(_ state: AccountState) throws {
-    guard state.exists else { throw IdentityError(.noAccount, "No account found.") }
+    guard state.exists, !state.isDeleted else { throw IdentityError(.noAccount, "No account found.") }
 }
 
 private func sessionStarted(_ session: AccountCommand.NewSession) -> AccountEvent {

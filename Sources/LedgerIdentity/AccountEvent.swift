@@ -32,6 +32,7 @@ public enum AccountEvent: Sendable, Equatable {
     case providerUnlinked(ProviderUnlinked)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
+    case deletionScheduled(DeletionScheduled)
 
     public struct Registered: Codable, Sendable, Equatable {
         public var email: String?
@@ -173,6 +174,24 @@ public enum AccountEvent: Sendable, Equatable {
         }
     }
 
+    /// The account is deleted: signed out everywhere, purged after `purge_after`, and its
+    /// identifiers (as keyed hashes) may not register again before `cooldown_until`.
+    public struct DeletionScheduled: Codable, Sendable, Equatable {
+        public var purgeAfter: Date
+        public var cooldownUntil: Date
+        /// HMAC-SHA256 (hex) of `email:…`, `phone:…`, `apple:…`, `google:…`.
+        public var cooldownKeys: [String]
+        enum CodingKeys: String, CodingKey {
+            case purgeAfter = "purge_after", cooldownUntil = "cooldown_until", cooldownKeys = "cooldown_keys"
+        }
+
+        public init(purgeAfter: Date, cooldownUntil: Date, cooldownKeys: [String]) {
+            self.purgeAfter = purgeAfter
+            self.cooldownUntil = cooldownUntil
+            self.cooldownKeys = cooldownKeys
+        }
+    }
+
     public struct HoldReleased: Codable, Sendable, Equatable {
         public var ref: String
 
@@ -220,6 +239,7 @@ extension AccountEvent {
         case .providerUnlinked: return "provider.unlinked"
         case .holdPlaced: return "hold.placed"
         case .holdReleased: return "hold.released"
+        case .deletionScheduled: return "account.deletion_scheduled"
         }
     }
 
@@ -266,6 +286,7 @@ extension AccountEvent {
         case .providerUnlinked(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
+        case .deletionScheduled(let value): return value
         case .emailVerified(let value): return value
         case .sessionStarted(let value): return value
         case .sessionRefreshed(let value): return value
@@ -311,6 +332,7 @@ extension AccountEvent {
         case "provider.unlinked": return .providerUnlinked(try decoder.decode(ProviderUnlinked.self, from: data))
         case "hold.placed": return .holdPlaced(try decoder.decode(Hold.self, from: data))
         case "hold.released": return .holdReleased(try decoder.decode(HoldReleased.self, from: data))
+        case "account.deletion_scheduled": return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: data))
         default: return nil
         }
     }

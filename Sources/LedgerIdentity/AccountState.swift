@@ -20,6 +20,8 @@ public struct AccountState: Sendable, Equatable {
     public var providerSubjects: [IdentityProvider: String] = [:]
     /// What backends report as blocking deletion, by reference.
     public var holds: [String: Hold] = [:]
+    public var deletedAt: Date?
+    public var purgeAfter: Date?
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
     public var sessions: [UUID: Session] = [:]
@@ -29,6 +31,7 @@ public struct AccountState: Sendable, Equatable {
     public var linkSendTimes: [PendingLink.Purpose: [Date]] = [:]
 
     public var exists: Bool { createdAt != nil }
+    public var isDeleted: Bool { deletedAt != nil }
     public var hasPassword: Bool { passwordHash != nil }
 
     public struct Session: Sendable, Equatable {
@@ -164,6 +167,9 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
                 id: changed.revertLinkID, purpose: .emailRevert, email: previous, expiresAt: changed.revertExpiresAt,
                 sessionID: nil)
         }
+    case .deletionScheduled(let scheduled):
+        state.deletedAt = recordedAt
+        state.purgeAfter = scheduled.purgeAfter
     case .holdPlaced(let hold):
         state.holds[hold.ref] = hold
     case .holdReleased(let released):

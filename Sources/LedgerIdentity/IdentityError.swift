@@ -25,6 +25,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let providerInUse = Code("provider_in_use")
         public static let notLinked = Code("not_linked")
         public static let lastMethod = Code("last_method")
+        public static let accountDeleted = Code("account_deleted")
+        public static let signupCooldown = Code("signup_cooldown")
     }
 
     public let code: Code
@@ -47,6 +49,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public static let linkExpired = IdentityError(.linkExpired, "This link has expired")
     public static let invalidCredentials = IdentityError(.invalidCredentials, "Incorrect email or password.")
     public static let reauthRequired = IdentityError(.reauthRequired, "Verify it's you to continue.")
+    public static let accountDeleted = IdentityError(.accountDeleted, "This account has been deleted.")
     public static let signInRequired = IdentityError(.signInRequired, "Sign in to continue.")
     public static let codeExpired = IdentityError(.codeExpired, "Code expired. Request a new one.")
 

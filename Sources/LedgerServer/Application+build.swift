@@ -24,7 +24,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
     router.addRoutes(CountriesController().endpoints)
     router.addRoutes(CredentialsController(accounts: services.accounts).endpoints)
-    router.addRoutes(HoldsController(accounts: services.accounts, keys: services.apiKeys).endpoints)
+    router.addRoutes(DeletionController(accounts: services.accounts, keys: services.apiKeys).endpoints)
     router.addRoutes(ProviderController(providers: services.providers, accounts: services.accounts).endpoints)
     router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts, trustedProxies: trustedProxies).endpoints)
     router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts, trustedProxies: trustedProxies).endpoints)

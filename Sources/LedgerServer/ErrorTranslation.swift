@@ -38,6 +38,7 @@ enum ErrorTranslation {
             case .noAccount: return APIError(.notFound, .init("no_account"), error.message)
             case .notFound: return APIError(.notFound, .notFound, error.message)
             case .signInRequired: return AuthController.unauthorized
+            case .accountDeleted: return APIError(.gone, .init("account_deleted"), error.message)
             case .reauthRequired: return APIError(.forbidden, .init("reauth_required"), error.message)
             case .codeExpired: return APIError(.gone, .init("code_expired"), error.message)
             case .incorrectCode:
@@ -59,6 +60,10 @@ enum ErrorTranslation {
             case .apple, .google:
                 return APIError(.conflict, .init("provider_in_use"), "This account is already connected to another account.")
             }
+        case let blocked as DeletionBlocked:
+            return APIError(
+                .conflict, .init("deletion_blocked"), "Clear what still needs you before deleting your account.",
+                extra: ["blockers": .array(blocked.blockers.map(DeletionController.blockerBody))])
         case is InvalidIdentityToken:
             return APIError(.unauthorized, .init("invalid_token"), "The sign-in could not be verified. Try again.")
         case let failure as AccountService.ValidationFailure:

@@ -41,7 +41,10 @@ public struct LedgerServices: Sendable {
                 client: client,
                 policy: .init(
                     maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
-                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit)))
+                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit)),
+            retention: Retention(
+                purgeDelay: TimeInterval(configuration.purgeAfterSeconds), cooldown: TimeInterval(configuration.signupCooldownSeconds),
+                cooldownKey: masterKey.derivedKey(label: "signup-cooldown")))
         self.accounts = accounts
         self.otp = OTPService(
             otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,

@@ -71,4 +71,20 @@ struct ChangeDecideTests {
             phoneOnly, .addEmailAndPassword(EmailAddress("b@example.com")!, passwordHash: "h", verificationLink: link), now: now))
         #expect(after.email == "b@example.com" && after.hasPassword && !after.emailVerified && after.signInMethods == [.password])
     }
+
+    @Test("deletion: never without a grant, blocked by holds, then every session ends and nothing more is accepted")
+    func deletion() throws {
+        let state = try account()
+        let delete = AccountCommand.deleteAccount(sessionID: current, reauthTokenHash: "g", purgeDelay: 2_592_000, cooldown: 604_800, cooldownKeys: ["k"])
+        #expect(throws: IdentityError.reauthRequired) {
+            try decide(state, .deleteAccount(sessionID: current, reauthTokenHash: nil, purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now)
+        }
+        let held = fold(state, try decide(state, .placeHold(Hold(ref: "p", kind: .pendingPayout)), now: now))
+        #expect(throws: DeletionBlocked.self) { try decide(held, delete, now: now) }
+        let deleted = fold(state, try decide(state, delete, now: now))
+        #expect(deleted.isDeleted && deleted.purgeAfter == now.addingTimeInterval(2_592_000))
+        #expect(deleted.sessions.values.allSatisfy { !$0.isActive })
+        #expect(throws: IdentityError.accountDeleted) { try decide(deleted, .placeHold(Hold(ref: "p", kind: .dispute)), now: now) }
+        #expect(throws: IdentityError.self) { try decide(deleted, delete, now: now) }
+    }
 }

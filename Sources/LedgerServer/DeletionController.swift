@@ -4,8 +4,9 @@ import Hummingbird
 import LedgerAccounts
 import LedgerIdentity
 
-/// Holds reported by backends (`holds:write`) and the deletion preflight (API.md "Deletion").
-public struct HoldsController: Sendable {
+/// Holds reported by backends (`holds:write`), the deletion preflight, and the deletion
+/// itself (API.md "Deletion").
+public struct DeletionController: Sendable {
     let accounts: AccountService
     let keys: APIKeys
     let auth: AuthController
@@ -41,6 +42,14 @@ public struct HoldsController: Sendable {
             let session = try await auth.authenticate(request)
             let blockers = try await accounts.deletionPreflight(session.accountID)
             return JSONResponse(.ok, ["blockers": .array(blockers.map(Self.blockerBody))])
+        }
+        routes.delete("/me") { request, _ in
+            let session = try await auth.authenticate(request)
+            let state = try await accounts.deleteAccount(session, reauthToken: request.headers[.xReauthToken])
+            return JSONResponse(.accepted, [
+                "deleted_at": state.deletedAt.map { .string(RFC3339.format($0)) } ?? .null,
+                "purge_after": state.purgeAfter.map { .string(RFC3339.format($0)) } ?? .null,
+            ])
         }
         return routes
     }

@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerAccounts
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+@Suite("HTTP: account deletion and the re-signup cooldown", .timeLimit(.minutes(3)))
+struct DeletionEndpointTests {
+    @Test("deletion: re-auth, blocked by holds, then sessions revoked, purge in 30 days, holds refused with 410")
+    func deletion() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let writer = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let other = try await signIn(client, email: "ana@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                let holdPath = "/accounts/\(accountID)/holds/s1"
+                #expect(try await call(client, .delete, "/me", token: access).status == .forbidden)
+                let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+                _ = try await call(client, .put, holdPath, ["kind": "upcoming_session", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel"], token: writer, path: "/accounts/{id}/holds/{ref}")
+                let blocked = try await call(client, .delete, "/me", token: access, reauth: reauth)
+                #expect(blocked.status == .conflict)
+                #expect(blocked.string("error") == "deletion_blocked")
+                #expect(((blocked.body["blockers"] as? [[String: Any]])?.first?["kind"] as? String) == "upcoming_session")
+                _ = try await call(client, .delete, holdPath, token: writer, path: "/accounts/{id}/holds/{ref}")
+                let deleted = try await call(client, .delete, "/me", token: access, reauth: reauth)
+                #expect(deleted.status == .accepted)
+                let deletedAt = try #require(deleted.string("deleted_at").flatMap(RFC3339Parse.date))
+                let purgeAfter = try #require(deleted.string("purge_after").flatMap(RFC3339Parse.date))
+                #expect(purgeAfter.timeIntervalSince(deletedAt) == 2_592_000)
+                for token in [access, other] { #expect(try await call(client, .get, "/me", token: token).status == .unauthorized) }
+                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .unauthorized)
+                let late = try await call(client, .put, holdPath, ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
+                #expect(late.status == .gone)
+                #expect(late.string("error") == "account_deleted")
+                // No identifier of the account is kept in the clear on the cooldown list.
+                let keys = try await db.client.query("SELECT count(*) FROM signup_cooldowns WHERE position('ana' IN encode(key_hmac, 'escape')) > 0")
+                #expect(try keys[0].int(0) == 0)
+            }
+        }
+    }
+
+    @Test("the email and number of a deleted account may not sign up again until 7 days have passed")
+    func cooldown() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+                #expect(try await call(client, .delete, "/me", token: access, reauth: reauth).status == .accepted)
+                db.clock.advance(by: 7 * 86400 - 3600)
+                let email = try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"])
+                #expect(email.status == .conflict)
+                #expect(email.string("error") == "signup_cooldown")
+                let phone = try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"])
+                #expect(phone.status == .conflict)
+                #expect(phone.string("error") == "signup_cooldown")
+                db.clock.advance(by: 3601)
+                #expect(try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .created)
+                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).status == .accepted)
+            }
+        }
+    }
+
+    @Test("a hold racing a deletion either blocks it or is refused with 410: never lost in between")
+    func holdRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let writer = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                var outcomes: Set<String> = []
+                for round in 0..<8 {
+                    let access = try await signUp(client, email: "user\(round)@example.com")
+                    let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                    let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+                    async let hold = call(
+                        client, .put, "/accounts/\(accountID)/holds/b\(round)", ["kind": "upcoming_booking"], token: writer,
+                        path: "/accounts/{id}/holds/{ref}")
+                    async let deletion = call(client, .delete, "/me", token: access, reauth: reauth)
+                    let (holdStatus, deletionStatus) = try await (hold.status, deletion.status)
+                    #expect(
+                        (holdStatus == .ok && deletionStatus == .conflict) || (holdStatus == .gone && deletionStatus == .accepted),
+                        "round \(round): hold \(holdStatus), deletion \(deletionStatus)")
+                    outcomes.insert("\(holdStatus.code)/\(deletionStatus.code)")
+                }
+                #expect(outcomes.isSubset(of: ["200/409", "410/202"]))
+            }
+        }
+    }
+}
+
+enum RFC3339Parse {
+    static func date(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
+}
