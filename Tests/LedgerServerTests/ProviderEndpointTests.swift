@@ -154,4 +154,20 @@ struct ProviderEndpointTests {
             #expect((hub.body["apple_linked"] as? Bool == true) != (hub.body["google_linked"] as? Bool == true))
         }
     }
+
+    @Test("a deleted account's Apple identity may not sign up again for 7 days")
+    func cooldown() async throws {
+        try await withApp { client, providers in
+            let created = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "ana@example.com", verified: true)])
+            let access = try #require(created.string("access_token"))
+            let reauth = try #require(try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-1")], token: access).string("reauth_token"))
+            #expect(try await call(client, .delete, "/me", token: access, reauth: reauth).status == .accepted)
+            providers.db.clock.advance(by: 6 * 86400)
+            let refused = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")])
+            #expect(refused.status == .conflict)
+            #expect(refused.string("error") == "signup_cooldown")
+            providers.db.clock.advance(by: 86401)
+            #expect(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).status == .created)
+        }
+    }
 }
