@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "LedgerWorkers",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerAccounts",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -120,7 +120,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
-                "LedgerWorkers",
+                "LedgerIdentity", "LedgerWorkers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -158,6 +158,7 @@ let package = Package(
             name: "LedgerWorkersTests",
             dependencies: [
                 "LedgerWorkers", "LedgerAccounts", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres", "LedgerCore",
+                "LedgerEventStore", "LedgerIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -22,6 +22,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.")
     var host: String = "0.0.0.0"
 
+    @Flag(help: "Also run the purge worker in this process (a pass a minute).")
+    var purge = false
+
     @Flag(help: "Apply pending migrations before serving (always on for the development cluster).")
     var migrate = false
 
@@ -89,6 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")
         }
         let dispatcher = Task { await DeliveryDispatcher(client: client, sink: sink, clock: clock, store: eventStore).run() }
+        let purgeWorker = purge ? Task { await PurgeWorker(store: eventStore, clock: clock).run() } : nil
         let app = buildApplication(services, logger: logger)
         logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
         do {
@@ -98,6 +102,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         dispatcher.cancel()
         _ = await dispatcher.value
+        purgeWorker?.cancel()
+        _ = await purgeWorker?.value
         listener.stop()
         await client.shutdown()
         logger.info("stopped")

@@ -33,6 +33,7 @@ public enum AccountEvent: Sendable, Equatable {
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
     case deletionScheduled(DeletionScheduled)
+    case purged(Purged)
 
     public struct Registered: Codable, Sendable, Equatable {
         public var email: String?
@@ -192,6 +193,18 @@ public enum AccountEvent: Sendable, Equatable {
         }
     }
 
+    /// The account's data key was destroyed and its personal data removed from every
+    /// projection. Written unencrypted and without personal data, so it stays readable.
+    public struct Purged: Codable, Sendable, Equatable {
+        /// The deletion this purge completes.
+        public var deletedAt: Date?
+        enum CodingKeys: String, CodingKey { case deletedAt = "deleted_at" }
+
+        public init(deletedAt: Date?) {
+            self.deletedAt = deletedAt
+        }
+    }
+
     public struct HoldReleased: Codable, Sendable, Equatable {
         public var ref: String
 
@@ -240,6 +253,7 @@ extension AccountEvent {
         case .holdPlaced: return "hold.placed"
         case .holdReleased: return "hold.released"
         case .deletionScheduled: return "account.deletion_scheduled"
+        case .purged: return "account.purged"
         }
     }
 
@@ -287,6 +301,7 @@ extension AccountEvent {
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
         case .deletionScheduled(let value): return value
+        case .purged(let value): return value
         case .emailVerified(let value): return value
         case .sessionStarted(let value): return value
         case .sessionRefreshed(let value): return value
@@ -333,6 +348,7 @@ extension AccountEvent {
         case "hold.placed": return .holdPlaced(try decoder.decode(Hold.self, from: data))
         case "hold.released": return .holdReleased(try decoder.decode(HoldReleased.self, from: data))
         case "account.deletion_scheduled": return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: data))
+        case "account.purged": return .purged(try decoder.decode(Purged.self, from: data))
         default: return nil
         }
     }

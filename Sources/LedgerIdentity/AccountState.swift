@@ -22,6 +22,7 @@ public struct AccountState: Sendable, Equatable {
     public var holds: [String: Hold] = [:]
     public var deletedAt: Date?
     public var purgeAfter: Date?
+    public var purgedAt: Date?
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
     public var sessions: [UUID: Session] = [:]
@@ -167,6 +168,9 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
                 id: changed.revertLinkID, purpose: .emailRevert, email: previous, expiresAt: changed.revertExpiresAt,
                 sessionID: nil)
         }
+    case .purged(let purged):
+        state.purgedAt = recordedAt
+        state.deletedAt = state.deletedAt ?? purged.deletedAt ?? recordedAt
     case .deletionScheduled(let scheduled):
         state.deletedAt = recordedAt
         state.purgeAfter = scheduled.purgeAfter

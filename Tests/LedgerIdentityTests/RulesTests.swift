@@ -82,12 +82,14 @@ struct AccountStateTests {
             .providerUnlinked(.init(provider: .google, subject: "g-1")),
             .holdPlaced(.init(ref: "b-1", kind: .pendingPayout, amount: .init(currency: "EUR", minor: 32050), releasesAt: now)),
             .holdReleased(.init(ref: "b-1")),
+            .deletionScheduled(.init(purgeAfter: now, cooldownUntil: now, cooldownKeys: ["ab"])),
+            .purged(.init(deletedAt: now)),
         ]
         for event in events {
             let decoded = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload())
             #expect(decoded == event)
         }
-        #expect(try AccountEvent.decode(type: "account.purged", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+        #expect(try AccountEvent.decode(type: "account.archived", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
         let otpEvents: [OTPEvent] = [
             .issued(.init(
                 accountID: UUID(), sessionID: nil, purpose: .signIn, phone: "+995511200300", region: "GE", codeHash: "ee",

@@ -1,0 +1,101 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerEventStore
+import LedgerIdentity
+import LedgerPostgres
+import Logging
+
+/// Purges deleted accounts whose `purge_after` has passed (DESIGN.md §3, API.md "Deletion").
+///
+/// Each account is purged in one transaction: append `account.purged` (unencrypted, no
+/// personal data), destroy the account's data key (its payloads become unreadable everywhere,
+/// backups included, while the hash chain still verifies), and delete what the projections and
+/// the outbox hold about it. A crash at any point rolls the whole purge back, so the next pass
+/// simply does it again; `FOR UPDATE SKIP LOCKED` on the schedule lets several workers run at
+/// once without purging one account twice.
+public struct PurgeWorker: Sendable {
+    let store: EventStore
+    let clock: any LedgerClock
+    let logger: Logger
+    /// Called between the key's destruction and the projection clean-up: tests throw here to
+    /// play a crash at the worst moment.
+    let afterKeyDestruction: (@Sendable (UUID) throws -> Void)?
+    /// Tables whose rows about a purged account are removed.
+    static let accountTables = ["sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "accounts"]
+
+    public init(
+        store: EventStore, clock: any LedgerClock, logger: Logger = Logger(label: "ledger.purge"),
+        afterKeyDestruction: (@Sendable (UUID) throws -> Void)? = nil
+    ) {
+        self.afterKeyDestruction = afterKeyDestruction
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Accounts due now, oldest first (for `--dry-run`).
+    public func due(limit: Int = 1000) async throws -> [(accountID: UUID, purgeAfter: Date)] {
+        let rows = try await store.client.query(
+            "SELECT account_id, purge_after FROM accounts WHERE purge_after <= $1 ORDER BY purge_after LIMIT $2",
+            [.timestamp(clock.now()), .int(Int64(limit))])
+        return try rows.rows.compactMap { row in
+            guard let id = try row.uuid(0), let due = try row.date(1) else { return nil }
+            return (id, due)
+        }
+    }
+
+    /// Purges one due account; nil when none is due (or every due one is taken by another worker).
+    public func purgeNext() async throws -> UUID? {
+        let now = clock.now()
+        let purged: UUID? = try await store.client.transaction { connection in
+            let rows = try await connection.query(
+                """
+                SELECT account_id, deleted_at FROM accounts WHERE purge_after <= $1
+                ORDER BY purge_after LIMIT 1 FOR UPDATE SKIP LOCKED
+                """,
+                [.timestamp(now)])
+            guard rows.rowCount == 1, let accountID = try rows[0].uuid(0) else { return nil }
+            try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
+            let version = try await connection.query("SELECT version FROM streams WHERE stream_id = $1", [.uuid(accountID)])
+            let event = AccountEvent.purged(.init(deletedAt: try rows[0].date(1)))
+            try await store.append(
+                to: accountID, streamType: "account", subjectID: nil,
+                expected: .exact(version.rowCount == 1 ? try version[0].int(0) ?? 0 : 0),
+                events: [NewEvent(type: event.type, schemaVersion: event.schemaVersion, payload: try event.encodedPayload())],
+                recordedAt: now, on: connection)
+            try await store.keyring.destroy(subjectID: accountID, at: now, on: connection)
+            try afterKeyDestruction?(accountID)
+            for table in Self.accountTables {
+                try await connection.query("DELETE FROM \(table) WHERE account_id = $1", [.uuid(accountID)])
+            }
+            return accountID
+        }
+        if purged != nil { store.committed() }
+        return purged
+    }
+
+    /// Purges until nothing is due (or `limit` accounts); reports each one.
+    @discardableResult
+    public func runOnce(limit: Int = .max, progress: (Int, UUID) -> Void = { _, _ in }) async throws -> Int {
+        var count = 0
+        while count < limit, let accountID = try await purgeNext() {
+            count += 1
+            progress(count, accountID)
+        }
+        return count
+    }
+
+    /// Passes every `interval` until cancelled.
+    public func run(interval: Duration = .seconds(60)) async {
+        while !Task.isCancelled {
+            do {
+                let purged = try await runOnce()
+                if purged > 0 { logger.info("purged accounts", metadata: ["count": "\(purged)"]) }
+            } catch {
+                logger.warning("purge pass failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+}
