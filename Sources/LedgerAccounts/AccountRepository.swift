@@ -1,4 +1,5 @@
 import Foundation
+import LedgerEventStore
 import LedgerIdentity
 
 /// Where accounts live: their streams and the projections that index them.
@@ -11,6 +12,9 @@ public protocol AccountRepository: Sendable {
     func execute(
         _ accountID: UUID, outbox: [OutboxMessage], _ command: @Sendable (AccountState) throws -> AccountCommand
     ) async throws -> (AccountState, [AccountEvent])
+
+    /// The account's stream, decrypted where its key lives.
+    func history(_ accountID: UUID) async throws -> [RecordedEvent]
 
     /// The account's current state (empty when it does not exist).
     func load(_ accountID: UUID) async throws -> AccountState

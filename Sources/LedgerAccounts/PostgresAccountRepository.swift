@@ -45,6 +45,10 @@ public struct PostgresAccountRepository: AccountRepository {
         return (after, events)
     }
 
+    public func history(_ accountID: UUID) async throws -> [RecordedEvent] {
+        try await store.readStream(accountID)
+    }
+
     public func load(_ accountID: UUID) async throws -> AccountState {
         try await store.client.withConnection { try await load(accountID, on: $0) }
     }

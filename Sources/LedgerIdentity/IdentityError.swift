@@ -27,6 +27,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let lastMethod = Code("last_method")
         public static let accountDeleted = Code("account_deleted")
         public static let signupCooldown = Code("signup_cooldown")
+        public static let exportNotAllowed = Code("export_requires_verification")
     }
 
     public let code: Code

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
+import LedgerEventStore
 import LedgerIdentity
 
 /// Holds reported by backends (`holds:write`), the deletion preflight, and the deletion
@@ -43,6 +44,14 @@ public struct DeletionController: Sendable {
             let blockers = try await accounts.deletionPreflight(session.accountID)
             return JSONResponse(.ok, ["blockers": .array(blockers.map(Self.blockerBody))])
         }
+        routes.get("/me/export") { request, _ in
+            let session = try await auth.authenticate(request)
+            let events = try await accounts.export(session.accountID)
+            return JSONResponse(.ok, [
+                "account_id": .string(session.accountID.lowercased),
+                "events": .array(try events.map(Self.exportedEvent)),
+            ])
+        }
         routes.delete("/me") { request, _ in
             let session = try await auth.authenticate(request)
             let state = try await accounts.deleteAccount(session, reauthToken: request.headers[.xReauthToken])
@@ -52,6 +61,19 @@ public struct DeletionController: Sendable {
             ])
         }
         return routes
+    }
+
+    /// `{event_id, type, schema_version, version, recorded_at, data}` with secrets' hashes left out.
+    static func exportedEvent(_ event: RecordedEvent) throws -> JSONValue {
+        var data = JSONValue.null
+        if let payload = event.payload, case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(payload)) {
+            data = .object(fields.filter { !AccountService.isRedactedInExport($0.key) })
+        }
+        return .object([
+            "event_id": .string(event.eventID.lowercased), "type": .string(event.type),
+            "schema_version": .int(Int64(event.schemaVersion)), "version": .int(event.streamVersion),
+            "recorded_at": .string(RFC3339.format(event.recordedAt)), "data": data,
+        ])
     }
 
     static func target(_ context: LedgerRequestContext) throws -> (UUID, String) {

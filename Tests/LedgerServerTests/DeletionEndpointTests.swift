@@ -93,6 +93,32 @@ struct DeletionEndpointTests {
     }
 }
 
+@Suite("HTTP: data export", .timeLimit(.minutes(2)))
+struct ExportEndpointTests {
+    @Test("the account's own events, decrypted, without secrets' hashes; only after the address is proven")
+    func export() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                let refused = try await call(client, .get, "/me/export", token: access)
+                #expect(refused.status == .forbidden)
+                #expect(refused.string("error") == "export_requires_verification")
+                #expect(try await call(client, .post, "/auth/email/verify", ["token": try await outboxToken(db, template: "verify_email")]).status == .ok)
+                let export = try await call(client, .get, "/me/export", token: access)
+                #expect(export.status == .ok)
+                let events = try #require(export.body["events"] as? [[String: Any]])
+                #expect(events.first?["type"] as? String == "account.registered")
+                #expect((events.first?["data"] as? [String: Any])?["email"] as? String == "ana@example.com")
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
+                #expect(!text.contains("password_hash") && !text.contains("_sha256") && !text.contains("$scrypt$"))
+                #expect(events.map { $0["version"] as? Int } == Array(1...events.count).map { $0 })
+                let phoneOnly = try await phoneSignIn(client, db, "+995511200300")
+                #expect(try await call(client, .get, "/me/export", token: phoneOnly).status == .ok)
+            }
+        }
+    }
+}
+
 enum RFC3339Parse {
     static func date(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
 }
