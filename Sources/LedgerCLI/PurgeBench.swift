@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerCrypto
+import LedgerEventStore
+import LedgerPostgres
+import LedgerServer
+import LedgerWorkers
+
+/// `ledger bench purge`: creates deleted accounts of ~20 events each, due for purge, then times
+/// purging them all with the given number of workers.
+struct PurgeBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "purge", abstract: "Accounts purged/s with N workers.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "Deleted accounts to create and purge.") var accounts = 10_000
+    @Option(help: "Concurrent purge workers.") var workers = 1
+
+    func run() async throws {
+        let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
+        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 16))
+        let masterKey = try benchMasterKey()
+        try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
+        // The accounts are made 31 days in the past, so their purge is due now.
+        let past = ManualClock(Date().addingTimeInterval(-31 * 86400))
+        let pastStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: past)
+        let service = AccountService(
+            repository: PostgresAccountRepository(store: pastStore, clock: past),
+            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: past)
+        let reauth = ReauthService(accounts: service)
+        let runID = UUID().uuidString.prefix(8).lowercased()
+        let setupStarted = Date()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<8 {
+                group.addTask {
+                    for index in stride(from: lane, to: accounts, by: 8) {
+                        try await Self.deletedAccount(service, reauth, email: "bench-\(runID)-\(index)@example.org")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let events = try await client.query("SELECT count(*) FROM events e JOIN accounts a ON a.account_id = e.stream_id WHERE a.purge_after IS NOT NULL")
+        let perAccount = Double(try events[0].int(0) ?? 0) / Double(max(accounts, 1))
+        print(String(format: "bench purge setup accounts=%d events_per_account=%.1f seconds=%.1f", accounts, perAccount, Date().timeIntervalSince(setupStarted)))
+
+        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: SystemClock())
+        let started = ContinuousClock.now
+        let purged = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<workers {
+                group.addTask { try await PurgeWorker(store: store, clock: SystemClock()).runOnce() }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(String(
+            format: "bench purge workers=%d accounts=%d seconds=%.2f accounts_per_s=%.0f peak_rss_mib=%.1f",
+            workers, purged, seconds, Double(purged) / seconds, peakRSSMiB()))
+        await client.shutdown()
+    }
+
+    /// Sign-up (5 events), 5 sign-ins and 5 refreshes, a re-auth grant, and the deletion with
+    /// its 6 revocations: 23 events.
+    static func deletedAccount(_ service: AccountService, _ reauth: ReauthService, email: String) async throws {
+        let first = try await service.signUp(email: email, password: "bench-password-42", displayName: "Bench", handle: nil, device: nil)
+        for _ in 0..<5 {
+            let session = try await service.signIn(email: email, password: "bench-password-42", device: nil)
+            _ = try await service.refresh(session.refreshToken)
+        }
+        let ref = SessionRef(accountID: first.accountID, sessionID: first.sessionID)
+        let grant = try await reauth.withPassword(ref, password: "bench-password-42", clientAddress: nil)
+        _ = try await service.deleteAccount(ref, reauthToken: grant.token)
+    }
+}
