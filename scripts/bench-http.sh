@@ -6,23 +6,15 @@
 #   LEDGER_EXTRA_PACKAGES=wrk scripts/bench-http.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} wrk" source scripts/setup.sh
+LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} wrk" source scripts/bench-setup.sh
 seconds="${1:-15}"
-swift build -c release --product ledger >&2
-ledger=.build/release/ledger
-
-source scripts/pg-cluster.sh
 work=$(mktemp -d /tmp/ledger-bench-http.XXXXXX)
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; stop_cluster; rm -rf "$work"; }
 trap cleanup EXIT
-start_cluster durable 200
-as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres ledger
-export DATABASE_URL="postgresql://postgres@127.0.0.1:$PG_CLUSTER_PORT/ledger"
-export LEDGER_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
+bench_start
 export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning
 http_port=$((20000 + RANDOM % 30000))
 
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%dT%H:%MZ)"
 "$ledger" bench scrypt --seconds 10
 
 "$ledger" migrate >/dev/null

@@ -7,20 +7,13 @@
 #   scripts/bench-otp.sh [SECONDS] [CONNECTIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/setup.sh
+source scripts/bench-setup.sh
 seconds="${1:-15}"
 connections="${2:-32}"
-swift build -c release --product ledger >&2
-ledger=.build/release/ledger
-
-source scripts/pg-cluster.sh
 work=$(mktemp -d /tmp/ledger-bench-otp.XXXXXX)
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; stop_cluster; rm -rf "$work"; }
 trap cleanup EXIT
-start_cluster durable 200
-as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres ledger
-export DATABASE_URL="postgresql://postgres@127.0.0.1:$PG_CLUSTER_PORT/ledger"
-export LEDGER_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
+bench_start
 export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning
 http_port=$((20000 + RANDOM % 20000))
 receiver_port=$((http_port + 1))
@@ -30,7 +23,6 @@ receiver_port=$((http_port + 1))
 export LEDGER_DELIVERY_WEBHOOK_URL="http://127.0.0.1:$receiver_port/deliveries"
 export LEDGER_TRUSTED_PROXIES=127.0.0.1/32 LEDGER_OTP_RESEND_LIMIT=1000000 LEDGER_OTP_RESEND_INTERVAL_SECONDS=0
 
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%dT%H:%MZ)"
 "$ledger" migrate >/dev/null
 "$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
 server=$!

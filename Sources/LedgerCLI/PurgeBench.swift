@@ -64,13 +64,13 @@ struct PurgeBench: AsyncParsableCommand {
     /// Sign-up (5 events), 5 sign-ins and 5 refreshes, a re-auth grant, and the deletion with
     /// its 6 revocations: 23 events.
     static func deletedAccount(_ service: AccountService, _ reauth: ReauthService, email: String) async throws {
-        let first = try await service.signUp(email: email, password: "bench-password-42", displayName: "Bench", handle: nil, device: nil)
+        let first = try await service.signUp(email: email, password: "maple-lighthouse-58", displayName: "Bench", handle: nil, device: nil)
         for _ in 0..<5 {
-            let session = try await service.signIn(email: email, password: "bench-password-42", device: nil)
+            let session = try await service.signIn(email: email, password: "maple-lighthouse-58", device: nil)
             _ = try await service.refresh(session.refreshToken)
         }
         let ref = SessionRef(accountID: first.accountID, sessionID: first.sessionID)
-        let grant = try await reauth.withPassword(ref, password: "bench-password-42", clientAddress: nil)
+        let grant = try await reauth.withPassword(ref, password: "maple-lighthouse-58", clientAddress: nil)
         _ = try await service.deleteAccount(ref, reauthToken: grant.token)
     }
 }

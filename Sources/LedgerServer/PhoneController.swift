@@ -48,9 +48,9 @@ public struct PhoneController: Sendable {
                 return JSONResponse(.ok, ReauthController.grantBody(grant))
             }
         }
-        routes.delete("/auth/phone/otp/:id") { request, context in
+        routes.delete("/auth/phone/otp/:request_id") { request, context in
             let session = try await auth.optionalSession(request)
-            try await otp.cancel(requestID: context.parameters.get("id") ?? "", session: session)
+            try await otp.cancel(requestID: context.parameters.get("request_id") ?? "", session: session)
             return Response(status: .noContent)
         }
         return routes
