@@ -170,4 +170,34 @@ struct ProviderEndpointTests {
             #expect(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).status == .created)
         }
     }
+
+    @Test("the JWKS is fetched from a URL too, and fetched again for a new key id")
+    func jwksOverHTTP() async throws {
+        try await TestPostgres.withDatabase { db in
+            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
+            try apple.publish([TestIdentityIssuer.rsaKeyID])
+            let jwksRouter = Router()
+            jwksRouter.get("/auth/keys") { _, _ -> Response in
+                let data = try Data(contentsOf: URL(fileURLWithPath: apple.jwksPath))
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
+            }
+            try await Application(router: jwksRouter).test(.live) { jwksServer in
+                let port = try #require(jwksServer.port)
+                let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                    $0.appleJWKS = "http://127.0.0.1:\(port)/auth/keys"
+                    $0.appleClientIDs = [apple.audience]
+                }
+                try await Application(router: buildRouter(services)).test(.router) { client in
+                    func token(_ keyID: String) async throws -> String {
+                        try await apple.token(
+                            subject: "a-url", expires: db.clock.now().addingTimeInterval(600), issuedAt: db.clock.now(), keyID: keyID)
+                    }
+                    #expect(try await call(client, .post, "/auth/apple", ["id_token": try await token(TestIdentityIssuer.rsaKeyID)]).status == .created)
+                    try apple.publish([TestIdentityIssuer.rsaKeyID, TestIdentityIssuer.ecKeyID])
+                    db.clock.advance(by: 61)
+                    #expect(try await call(client, .post, "/auth/apple", ["id_token": try await token(TestIdentityIssuer.ecKeyID)]).status == .ok)
+                }
+            }
+        }
+    }
 }
