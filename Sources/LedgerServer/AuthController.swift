@@ -53,7 +53,7 @@ public struct AuthController: Sendable {
         }
         routes.post("/auth/password/forgot") { request, context in
             let body = try await request.decodeJSON(ForgotRequest.self, context: context)
-            try await ProfileController.single { try await accounts.forgotPassword(email: body.email) }
+            try await ErrorTranslation.singleRule { try await accounts.forgotPassword(email: body.email) }
             return JSONResponse(.accepted, [:])
         }
         routes.post("/auth/password/reset") { request, context in

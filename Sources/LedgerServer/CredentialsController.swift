@@ -32,7 +32,7 @@ public struct CredentialsController: Sendable {
         routes.post("/auth/email/request-change") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(EmailChangeRequest.self, context: context)
-            try await ProfileController.single {
+            try await ErrorTranslation.singleRule {
                 try await accounts.requestEmailChange(session, newEmail: body.newEmail, reauthToken: request.headers[.xReauthToken])
             }
             return JSONResponse(.accepted, [:])

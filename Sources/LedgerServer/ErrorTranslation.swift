@@ -92,6 +92,17 @@ enum ErrorTranslation {
         }
     }
 
+    /// A call whose input breaks one named rule (`invalid_email` "Enter a valid email address.",
+    /// `invalid_phone`, as API.md names them) answers that rule as the top-level `422`.
+    static func singleRule<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let failure as AccountService.ValidationFailure where failure.problems.count == 1 {
+            let problem = failure.problems[0]
+            throw APIError(.unprocessableContent, .init(problem.code), problem.message)
+        }
+    }
+
     static func response(for error: any Error, request: Request, context: LedgerRequestContext) throws -> Response {
         if let apiError = apiError(for: error) {
             return try apiError.response(from: request, context: context)

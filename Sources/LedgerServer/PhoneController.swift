@@ -23,7 +23,7 @@ public struct PhoneController: Sendable {
             let session = try await auth.optionalSession(request)
             let client = ClientAddress.resolve(
                 remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
-            let requested = try await ProfileController.single {
+            let requested = try await ErrorTranslation.singleRule {
                 try await otp.request(
                     phone: body.phone, country: body.country, purpose: body.purpose, session: session,
                     reauthToken: request.headers[.xReauthToken], clientAddress: client)

@@ -26,13 +26,13 @@ public struct ProfileController: Sendable {
         }
         routes.get("/handles/available") { request, _ in
             let handle = request.uri.queryParameters["handle"].map(String.init) ?? ""
-            let available = try await Self.single { try await accounts.isHandleAvailable(handle) }
+            let available = try await ErrorTranslation.singleRule { try await accounts.isHandleAvailable(handle) }
             return JSONResponse(.ok, ["available": .bool(available)])
         }
         routes.get("/auth/email-available") { request, _ in
             _ = try await auth.authenticate(request)
             let email = request.uri.queryParameters["email"].map(String.init) ?? ""
-            let available = try await Self.single { try await accounts.isEmailAvailable(email) }
+            let available = try await ErrorTranslation.singleRule { try await accounts.isEmailAvailable(email) }
             return JSONResponse(.ok, ["available": .bool(available)])
         }
         routes.get("/me/sessions") { request, _ in
@@ -68,17 +68,6 @@ public struct ProfileController: Sendable {
             ])
         }
         return routes
-    }
-
-    /// A query parameter's one rule, answered as a top-level `422` with the rule's code and copy
-    /// (`invalid_email` "Enter a valid email address.").
-    static func single<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let failure as AccountService.ValidationFailure where failure.problems.count == 1 {
-            let problem = failure.problems[0]
-            throw APIError(.unprocessableContent, .init(problem.code), problem.message)
-        }
     }
 }
 

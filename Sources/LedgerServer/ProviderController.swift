@@ -16,20 +16,10 @@ public struct ProviderController: Sendable {
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
-        for provider in IdentityProvider.allCases {
-            routes.post("/auth/\(provider.rawValue)") { request, context in
-                let body = try await request.decodeJSON(ProviderSignInRequest.self, context: context)
-                let (session, created) = try await providers.signIn(
-                    provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
-                    device: request.headers[.userAgent])
-                return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
-            }
-            routes.post("/auth/reauth/\(provider.rawValue)") { request, context in
-                let session = try await auth.authenticate(request)
-                let body = try await request.decodeJSON(ProviderTokenRequest.self, context: context)
-                return JSONResponse(.ok, ReauthController.grantBody(try await providers.reauth(session, provider, idToken: body.idToken)))
-            }
-        }
+        routes.post("/auth/apple", use: signIn(.apple))
+        routes.post("/auth/google", use: signIn(.google))
+        routes.post("/auth/reauth/apple", use: reauth(.apple))
+        routes.post("/auth/reauth/google", use: reauth(.google))
         routes.post("/me/auth-methods/link") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(LinkRequest.self, context: context)
@@ -44,6 +34,26 @@ public struct ProviderController: Sendable {
             return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
         }
         return routes
+    }
+
+    /// `POST /auth/apple|google`: `200` for an existing (or linked) account, `201` for a new one.
+    func signIn(_ provider: IdentityProvider) -> @Sendable (Request, LedgerRequestContext) async throws -> JSONResponse {
+        { request, context in
+            let body = try await request.decodeJSON(ProviderSignInRequest.self, context: context)
+            let (session, created) = try await providers.signIn(
+                provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
+                device: request.headers[.userAgent])
+            return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
+        }
+    }
+
+    /// `POST /auth/reauth/apple|google`: a grant when the token is the linked identity's.
+    func reauth(_ provider: IdentityProvider) -> @Sendable (Request, LedgerRequestContext) async throws -> JSONResponse {
+        { request, context in
+            let session = try await auth.authenticate(request)
+            let body = try await request.decodeJSON(ProviderTokenRequest.self, context: context)
+            return JSONResponse(.ok, ReauthController.grantBody(try await providers.reauth(session, provider, idToken: body.idToken)))
+        }
     }
 
     static func provider(_ raw: String) throws -> IdentityProvider {
