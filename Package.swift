@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // C shims: system libraries found through pkg-config.
@@ -111,6 +112,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -139,6 +141,7 @@ let package = Package(
             path: "Tests/LedgerTestSupport",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LedgerCryptoTests",
             dependencies: ["LedgerCrypto", "LedgerCore"],
@@ -182,6 +185,7 @@ let package = Package(
                 "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

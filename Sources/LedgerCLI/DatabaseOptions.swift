@@ -35,6 +35,26 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
+extension DatabaseOptions {
+    /// Runs `body` with an event store that can open payloads (`LEDGER_MASTER_KEY` is required).
+    func withStore<T>(
+        _ configuration: LedgerConfiguration, maximumConnections: Int = 2, _ body: (EventStore) async throws -> T
+    ) async throws -> T {
+        guard let text = configuration.masterKey else {
+            throw ValidationError("set LEDGER_MASTER_KEY: payloads must be opened")
+        }
+        let masterKey: MasterKey
+        do {
+            masterKey = try MasterKey(base64: text)
+        } catch {
+            throw ValidationError("LEDGER_MASTER_KEY must be base64 of 32 bytes")
+        }
+        return try await withClient(configuration, maximumConnections: maximumConnections) { client in
+            try await body(EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey)))
+        }
+    }
+}
+
 /// The master key from `LEDGER_MASTER_KEY`, or the development key kept under `.ledger/`.
 enum MasterKeySource {
     static let developmentKeyPath = ".ledger/dev-master-key"

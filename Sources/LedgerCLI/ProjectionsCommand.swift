@@ -18,16 +18,32 @@ struct ProjectionsCommand: AsyncParsableCommand {
 
         func run() async throws {
             Ledger.bootstrapLogging()
-            let configuration = try LedgerConfiguration.fromEnvironment()
-            guard let masterKey = configuration.masterKey else {
-                throw ValidationError("set LEDGER_MASTER_KEY: payloads must be opened to rebuild")
-            }
-            try await database.withClient(configuration, maximumConnections: 2) { client in
-                let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey(base64: masterKey)))
+            try await database.withStore(try LedgerConfiguration.fromEnvironment()) { store in
                 let started = ContinuousClock.now
-                let accounts = try await AccountProjections.rebuild(store: store)
-                print("rebuilt the projections of \(accounts) account(s) in \(ContinuousClock.now - started)")
+                let bar = ProgressBar(label: "rebuild")
+                let last = LastProgress()
+                let accounts = try await AccountProjections.rebuild(store: store) { progress in
+                    last.value = progress
+                    bar.update(done: progress.streamsDone, total: progress.streamsTotal, detail: "streams, \(progress.events) events")
+                }
+                bar.finish()
+                let elapsed = ContinuousClock.now - started
+                let seconds = max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 1e-6)
+                let summary = last.value
+                print(String(
+                    format: "rebuilt %d stream(s) (%d account(s)) from %d event(s) in %.2f s: %.0f events/s",
+                    summary.streamsDone, accounts, summary.events, seconds, Double(summary.events) / seconds))
             }
         }
+    }
+}
+
+/// The last progress a rebuild reported, for its summary line.
+private final class LastProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = AccountProjections.Progress()
+    var value: AccountProjections.Progress {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }

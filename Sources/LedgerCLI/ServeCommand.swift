@@ -92,6 +92,9 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")
         }
         let dispatcher = Task { await DeliveryDispatcher(client: client, sink: sink, clock: clock, store: eventStore).run() }
+        let webhooks = Task {
+            await EventWebhookDispatcher(subscriptions: services.subscriptions, store: eventStore, clock: clock).run()
+        }
         let purgeWorker = purge ? Task { await PurgeWorker(store: eventStore, clock: clock).run() } : nil
         let app = buildApplication(services, logger: logger)
         logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
@@ -102,6 +105,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         dispatcher.cancel()
         _ = await dispatcher.value
+        webhooks.cancel()
+        _ = await webhooks.value
         purgeWorker?.cancel()
         _ = await purgeWorker?.value
         listener.stop()

@@ -69,6 +69,21 @@ extension EventStore {
         return FeedPage(events: events, nextCursor: events.last?.cursor ?? cursor)
     }
 
+    /// The cursor of the newest event the feed shows now (`.start` when it shows none): where a
+    /// follower that wants only new events begins.
+    public func headCursor() async throws -> FeedCursor {
+        let rows = try await client.query(
+            """
+            SELECT tx_id::text, global_position FROM events
+            WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY tx_id DESC, global_position DESC LIMIT 1
+            """)
+        guard rows.rowCount == 1, let transaction = rows[0].string(0).flatMap(UInt64.init), let position = try rows[0].int(1) else {
+            return .start
+        }
+        return FeedCursor(transactionID: transaction, position: position)
+    }
+
     /// Decodes rows of `selectColumns`, opening payloads with keys read in the same call.
     func decode(_ result: PostgresResult, on connection: PostgresConnection) async throws -> [RecordedEvent] {
         let rowCount = result.rowCount

@@ -16,18 +16,24 @@ public func buildApplication(_ services: LedgerServices, logger: Logger) -> some
 /// Every route of the API, behind the request-id and error middleware.
 public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
-    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
     router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
     let trustedProxies = services.configuration.trustedProxies.compactMap(CIDR.init)
     router.addRoutes(AuthController(accounts: services.accounts, trustedProxies: trustedProxies).endpoints)
-    router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeys).endpoints)
+    router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
     router.addRoutes(CountriesController().endpoints)
     router.addRoutes(CredentialsController(accounts: services.accounts).endpoints)
-    router.addRoutes(DeletionController(accounts: services.accounts, keys: services.apiKeys).endpoints)
+    router.addRoutes(DeletionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(ProviderController(providers: services.providers, accounts: services.accounts).endpoints)
     router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts, trustedProxies: trustedProxies).endpoints)
     router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts, trustedProxies: trustedProxies).endpoints)
+    router.addRoutes(EventsController(store: services.eventStore, keys: services.apiKeyGuard).endpoints)
+    router.addRoutes(AuditController(audit: services.audit, keys: services.apiKeyGuard, clock: services.clock).endpoints)
+    router.addRoutes(SubscriptionsController(subscriptions: services.subscriptions, keys: services.apiKeyGuard).endpoints)
+    router.addRoutes(
+        MetricsController(metrics: services.metrics, client: services.client, subscriptions: services.subscriptions, clock: services.clock)
+            .endpoints)
     if let openAPI = services.openAPI { router.addRoutes(openAPI.endpoints) }
     return router
 }

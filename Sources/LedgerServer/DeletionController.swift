@@ -9,10 +9,10 @@ import LedgerIdentity
 /// itself (API.md "Deletion").
 public struct DeletionController: Sendable {
     let accounts: AccountService
-    let keys: APIKeys
+    let keys: APIKeyGuard
     let auth: AuthController
 
-    public init(accounts: AccountService, keys: APIKeys) {
+    public init(accounts: AccountService, keys: APIKeyGuard) {
         self.accounts = accounts
         self.keys = keys
         self.auth = AuthController(accounts: accounts)
@@ -21,7 +21,7 @@ public struct DeletionController: Sendable {
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.put("/accounts/:id/holds/:ref") { request, context in
-            try await IntrospectionController.authorize(request, keys: keys, scope: .holdsWrite)
+            try await keys.authorize(request, scope: .holdsWrite)
             let (accountID, ref) = try Self.target(context)
             let body = try await request.decodeJSON(HoldRequest.self, context: context)
             guard let kind = HoldKind(rawValue: body.kind) else {
@@ -34,7 +34,7 @@ public struct DeletionController: Sendable {
             return JSONResponse(.ok, Self.holdBody(hold, accountID: accountID))
         }
         routes.delete("/accounts/:id/holds/:ref") { request, context in
-            try await IntrospectionController.authorize(request, keys: keys, scope: .holdsWrite)
+            try await keys.authorize(request, scope: .holdsWrite)
             let (accountID, ref) = try Self.target(context)
             try await accounts.releaseHold(accountID, ref: ref)
             return Response(status: .noContent)

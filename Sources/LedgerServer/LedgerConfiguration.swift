@@ -38,6 +38,9 @@ public struct LedgerConfiguration: Sendable {
     public var supportEmail = "support@321.fit"
     /// Connections in the PostgreSQL pool.
     public var databaseMaxConnections = 16
+    /// Requests per second one API key may make to one instance (a burst of twice that is
+    /// allowed); 0 turns the limit off (beyond API.md: `LEDGER_API_KEY_RATE_LIMIT`).
+    public var apiKeyRateLimit = 1000
 
     public init() {}
 
@@ -90,6 +93,7 @@ public struct LedgerConfiguration: Sendable {
         configuration.googleJWKS = string("LEDGER_GOOGLE_JWKS") ?? configuration.googleJWKS
         configuration.appleClientIDs = list("LEDGER_APPLE_CLIENT_IDS") ?? []
         configuration.googleClientIDs = list("LEDGER_GOOGLE_CLIENT_IDS") ?? []
+        try integer("LEDGER_API_KEY_RATE_LIMIT", &configuration.apiKeyRateLimit)
         try integer("LEDGER_DB_MAX_CONNECTIONS", &configuration.databaseMaxConnections, minimum: 1)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL

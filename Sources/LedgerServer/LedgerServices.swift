@@ -20,6 +20,11 @@ public struct LedgerServices: Sendable {
     public let reauth: ReauthService
     public let providers: ProviderService
     public let apiKeys: APIKeys
+    /// The API-key check of every service call, with its per-key rate limit.
+    public let apiKeyGuard: APIKeyGuard
+    public let audit: AccountAudit
+    public let metrics = LedgerMetrics()
+    public let subscriptions: WebhookSubscriptions
     /// The OpenAPI document to serve, when it was found.
     public var openAPI: OpenAPIController?
 
@@ -53,6 +58,9 @@ public struct LedgerServices: Sendable {
         self.providers = ProviderService(
             accounts: accounts, verifier: verifier, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
+        self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
+        self.audit = AccountAudit(store: eventStore)
+        self.subscriptions = try WebhookSubscriptions(store: eventStore, masterKey: masterKey, clock: clock)
         self.openAPI = OpenAPIController.load()
         self.configuration = configuration
         self.client = client

@@ -11,7 +11,12 @@ import Logging
 public struct RequestIDMiddleware: RouterMiddleware {
     public typealias Context = LedgerRequestContext
 
-    public init() {}
+    /// Where request latencies go (none in router tests that do not ask for it).
+    let metrics: LedgerMetrics?
+
+    public init(metrics: LedgerMetrics? = nil) {
+        self.metrics = metrics
+    }
 
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -29,6 +34,9 @@ public struct RequestIDMiddleware: RouterMiddleware {
         }
         response.headers[.requestID] = requestID
         let elapsed = ContinuousClock.now - started
+        metrics?.observeRequest(
+            route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: Int(response.status.code),
+            duration: elapsed)
         context.logger.info(
             "request",
             metadata: [

@@ -38,8 +38,8 @@ public struct LogDeliverySink: DeliverySink {
     }
 }
 
-/// POSTs each message as JSON (API.md's delivery payload) to the operator's bridge. With a
-/// secret, `X-Ledger-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`.
+/// POSTs each message as JSON (API.md's delivery payload) to the operator's bridge, signed
+/// (`WebhookSignature`) when a secret is set.
 public struct WebhookDeliverySink: DeliverySink {
     let url: String
     let secret: String?
@@ -60,20 +60,12 @@ public struct WebhookDeliverySink: DeliverySink {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "X-Ledger-Delivery-Id", value: message.id.uuidString.lowercased())
         if let secret {
-            request.headers.add(name: "X-Ledger-Signature", value: Self.signature(secret: secret, body: body, at: clock.now()))
+            request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body, at: clock.now()))
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await httpClient.execute(request, timeout: .seconds(10))
         guard (200..<300).contains(response.status.code) else {
             throw DeliveryError("the webhook answered \(response.status.code)")
         }
-    }
-
-    /// `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`: receivers recompute it,
-    /// compare in constant time, and refuse timestamps older than a few minutes (replays).
-    public static func signature(secret: String, body: [UInt8], at time: Date) -> String {
-        let timestamp = String(Int(time.timeIntervalSince1970))
-        let mac = HMACSHA256.authenticate(key: Array(secret.utf8), message: Array((timestamp + ".").utf8) + body)
-        return "t=\(timestamp),v1=\(Hex.encode(mac))"
     }
 }

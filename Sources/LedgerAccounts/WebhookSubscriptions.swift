@@ -1,0 +1,202 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerEventStore
+import LedgerPostgres
+
+/// Webhook subscriptions in PostgreSQL: created and read by admins, claimed and advanced by
+/// the dispatchers. A subscription's secret is stored sealed under a key derived from the
+/// master key, since it must be read back to sign.
+public struct WebhookSubscriptions: Sendable {
+    let store: EventStore
+    let secretKey: DataKey
+    let clock: any LedgerClock
+
+    public init(store: EventStore, masterKey: MasterKey, clock: any LedgerClock) throws {
+        self.store = store
+        self.secretKey = try DataKey(bytes: masterKey.derivedKey(label: "webhook-subscription-secret"))
+        self.clock = clock
+    }
+
+    var client: PostgresClient { store.client }
+
+    static let columns = """
+        id, url, array_to_string(types, ','), created_at, cursor_tx::text, cursor_position, status, paused_reason,
+        consecutive_failures, next_attempt_at, last_error, last_error_at, last_success_at, delivered_events
+        """
+
+    /// A new subscription following the feed from `after` (default: from now on). Every broken
+    /// rule is reported at once (`ValidationFailure`): an absolute http(s) URL, event types,
+    /// and a secret of 16–256 characters.
+    public func create(url: String, types: [String]?, secret: String, after: FeedCursor?) async throws -> WebhookSubscription {
+        let problems = Self.problems(url: url, types: types, secret: secret)
+        guard problems.isEmpty else { throw AccountService.ValidationFailure(problems: problems) }
+        let id = UUID()
+        var start = FeedCursor.start
+        if let after { start = after } else { start = try await store.headCursor() }
+        let rows = try await client.query(
+            """
+            INSERT INTO webhook_subscriptions (id, url, types, secret_sealed, created_at, cursor_tx, cursor_position, next_attempt_at)
+            VALUES ($1, $2, $3::text[], $4, $5, $6::xid8, $7, $5)
+            RETURNING \(Self.columns)
+            """,
+            [.uuid(id), .text(url), types.map { .text("{" + $0.joined(separator: ",") + "}") } ?? .null,
+             .bytea(try secretKey.seal(Array(secret.utf8), eventID: id)), .timestamp(clock.now()),
+             .text(String(start.transactionID)), .int(start.position)])
+        return try Self.subscription(rows[0])
+    }
+
+    static func problems(url: String, types: [String]?, secret: String) -> [AccountService.ValidationFailure.Problem] {
+        var problems: [AccountService.ValidationFailure.Problem] = []
+        let parsed = URL(string: url)
+        if url.count > 2000 || !["http", "https"].contains(parsed?.scheme?.lowercased() ?? "") || (parsed?.host ?? "").isEmpty {
+            problems.append(.init(field: "url", code: "invalid_url", message: "Enter an absolute http or https URL."))
+        }
+        if let types, types.isEmpty || !types.allSatisfy(NewEvent.isValidType) {
+            problems.append(.init(field: "types", code: "invalid_types", message: "List event types such as account.registered."))
+        }
+        if !(16...256).contains(secret.count) {
+            problems.append(.init(field: "secret", code: "invalid_secret", message: "The secret must be 16 to 256 characters."))
+        }
+        return problems
+    }
+
+    /// The live (not deleted) subscription with this id.
+    public func get(_ id: UUID) async throws -> WebhookSubscription? {
+        let rows = try await client.query(
+            "SELECT \(Self.columns) FROM webhook_subscriptions WHERE id = $1 AND deleted_at IS NULL", [.uuid(id)])
+        return rows.rowCount == 1 ? try Self.subscription(rows[0]) : nil
+    }
+
+    public func list() async throws -> [WebhookSubscription] {
+        try await client.query(
+            "SELECT \(Self.columns) FROM webhook_subscriptions WHERE deleted_at IS NULL ORDER BY created_at, id"
+        ).rows.map(Self.subscription)
+    }
+
+    /// Stops deliveries for good; false when there was no such subscription.
+    public func delete(_ id: UUID) async throws -> Bool {
+        try await client.query(
+            "UPDATE webhook_subscriptions SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL",
+            [.uuid(id), .timestamp(clock.now())]
+        ).affectedRows == 1
+    }
+
+    /// Pauses, or resumes (failure count cleared, next attempt now); nil when there is no such subscription.
+    public func setStatus(_ id: UUID, _ status: WebhookSubscription.Status, reason: String? = nil) async throws -> WebhookSubscription? {
+        let rows = try await client.query(
+            """
+            UPDATE webhook_subscriptions
+               SET status = $2, paused_reason = $3,
+                   consecutive_failures = CASE WHEN $2 = 'active' THEN 0 ELSE consecutive_failures END,
+                   next_attempt_at = CASE WHEN $2 = 'active' THEN $4 ELSE next_attempt_at END
+             WHERE id = $1 AND deleted_at IS NULL
+            RETURNING \(Self.columns)
+            """,
+            [.uuid(id), .text(status.rawValue), reason.map(PostgresParameter.text) ?? .null, .timestamp(clock.now())])
+        return rows.rowCount == 1 ? try Self.subscription(rows[0]) : nil
+    }
+
+    /// Events after the subscription's cursor that it has not received (counted up to `cap`).
+    public func lag(_ subscription: WebhookSubscription, cap: Int = 100_000) async throws -> Int64 {
+        var parameters: [PostgresParameter] = [
+            .text(String(subscription.cursor.transactionID)), .int(subscription.cursor.position), .int(Int64(cap)),
+        ]
+        var typeFilter = ""
+        if let types = subscription.types {
+            typeFilter = "AND event_type = ANY($4::text[])"
+            parameters.append(.text("{" + types.joined(separator: ",") + "}"))
+        }
+        let rows = try await client.query(
+            """
+            SELECT count(*) FROM (SELECT 1 FROM events
+             WHERE (tx_id, global_position) > ($1::xid8, $2) \(typeFilter) LIMIT $3) AS behind
+            """,
+            parameters)
+        return try rows[0].int(0) ?? 0
+    }
+
+    // MARK: - For the dispatchers
+
+    /// A due subscription this dispatcher now holds for `lease`, with its secret; nil when none is due.
+    /// The lease keeps other instances off it, so one sender at a time keeps commit order.
+    /// `skipping` are subscriptions this pass already served (caught up), so it moves on.
+    public func claimDue(
+        owner: UUID, lease: TimeInterval, skipping: Set<UUID> = []
+    ) async throws -> (WebhookSubscription, secret: String)? {
+        let now = clock.now()
+        let rows = try await client.query(
+            """
+            UPDATE webhook_subscriptions SET lease_owner = $1, lease_until = $3
+             WHERE id = (SELECT id FROM webhook_subscriptions
+                          WHERE deleted_at IS NULL AND status = 'active' AND next_attempt_at <= $2
+                            AND (lease_until IS NULL OR lease_until < $2 OR lease_owner = $1)
+                            AND id <> ALL ($4::uuid[])
+                          ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING \(Self.columns), secret_sealed
+            """,
+            [.uuid(owner), .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
+             .text("{" + skipping.map(\.lowercased).joined(separator: ",") + "}")])
+        guard rows.rowCount == 1 else { return nil }
+        let subscription = try Self.subscription(rows[0])
+        guard let sealed = try rows[0].bytes(14) else { return nil }
+        let secret = String(decoding: try secretKey.open(sealed, eventID: subscription.id), as: UTF8.self)
+        return (subscription, secret)
+    }
+
+    /// A batch was acknowledged: the cursor moves past it, the failure count clears and the lease
+    /// is renewed. Only the lease holder may move it; false when the lease was lost.
+    public func recordDelivered(
+        _ id: UUID, owner: UUID, through cursor: FeedCursor, count: Int, lease: TimeInterval
+    ) async throws -> Bool {
+        try await client.query(
+            """
+            UPDATE webhook_subscriptions
+               SET cursor_tx = $3::xid8, cursor_position = $4, delivered_events = delivered_events + $5,
+                   consecutive_failures = 0, last_success_at = $6, lease_until = $7
+             WHERE id = $1 AND lease_owner = $2
+            """,
+            [.uuid(id), .uuid(owner), .text(String(cursor.transactionID)), .int(cursor.position), .int(Int64(count)),
+             .timestamp(clock.now()), .timestamp(clock.now().addingTimeInterval(lease))]
+        ).affectedRows == 1
+    }
+
+    /// A delivery failed: back off, and pause after `policy.pauseAfterFailures` in a row.
+    public func recordFailure(
+        _ id: UUID, owner: UUID, error: String, policy: WebhookSubscription.Policy
+    ) async throws {
+        let now = clock.now()
+        try await client.query(
+            """
+            UPDATE webhook_subscriptions
+               SET consecutive_failures = consecutive_failures + 1, last_error = $3, last_error_at = $4,
+                   next_attempt_at = $4 + make_interval(secs => least($6::float8, $5::float8 * power(2, consecutive_failures))),
+                   status = CASE WHEN consecutive_failures + 1 >= $7 THEN 'paused' ELSE status END,
+                   paused_reason = CASE WHEN consecutive_failures + 1 >= $7 THEN 'failing' ELSE paused_reason END,
+                   lease_owner = NULL, lease_until = NULL
+             WHERE id = $1 AND lease_owner = $2
+            """,
+            [.uuid(id), .uuid(owner), .text(String(error.prefix(500))), .timestamp(now), .text(String(policy.initialBackoff)),
+             .text(String(policy.maximumBackoff)), .int(Int64(policy.pauseAfterFailures))])
+    }
+
+    /// Gives the lease back once the subscription is caught up.
+    public func release(_ id: UUID, owner: UUID) async throws {
+        try await client.query(
+            "UPDATE webhook_subscriptions SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
+            [.uuid(id), .uuid(owner)])
+    }
+
+    static func subscription(_ row: PostgresRow) throws -> WebhookSubscription {
+        guard let id = try row.uuid(0), let url = row.string(1), let createdAt = try row.date(3),
+              let transaction = row.string(4).flatMap(UInt64.init), let position = try row.int(5),
+              let status = row.string(6).flatMap(WebhookSubscription.Status.init(rawValue:)),
+              let failures = try row.int(8), let nextAttempt = try row.date(9), let delivered = try row.int(13)
+        else { throw PostgresError(.decoding, message: "a webhook_subscriptions row has an unexpected NULL") }
+        return WebhookSubscription(
+            id: id, url: url, types: row.string(2).map { $0.split(separator: ",").map(String.init) }, createdAt: createdAt,
+            cursor: FeedCursor(transactionID: transaction, position: position), status: status, pausedReason: row.string(7),
+            consecutiveFailures: Int(failures), nextAttemptAt: nextAttempt, lastError: row.string(10),
+            lastErrorAt: try row.date(11), lastSuccessAt: try row.date(12), deliveredEvents: delivered)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerCrypto
+
+/// Checks a service call's `Authorization: Bearer <api_key>`: `401 invalid_api_key` for a
+/// missing, wrong or revoked key, `403 insufficient_scope` for a key without the scope, and
+/// `429 rate_limited` past the key's rate on this instance.
+public struct APIKeyGuard: Sendable {
+    let keys: APIKeys
+    let limiter: TokenBucketLimiter?
+
+    /// - Parameter requestsPerSecond: per key and instance; 0 means unlimited.
+    public init(keys: APIKeys, requestsPerSecond: Int) {
+        self.keys = keys
+        self.limiter = requestsPerSecond > 0
+            ? TokenBucketLimiter(rate: Double(requestsPerSecond), burst: Double(2 * requestsPerSecond)) : nil
+    }
+
+    public func authorize(_ request: Request, scope: APIKeys.Scope) async throws {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw APIError(.unauthorized, .init("invalid_api_key"), "An API key is required.", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        let key = String(header.dropFirst(7))
+        do {
+            try await keys.authorize(key, scope: scope)
+        } catch APIKeyError.unknown {
+            throw APIError(.unauthorized, .init("invalid_api_key"), "The API key is not valid.", headers: [.wwwAuthenticate: "Bearer"])
+        } catch APIKeyError.missingScope {
+            throw APIError(.forbidden, .init("insufficient_scope"), "The API key lacks the \(scope.rawValue) scope.")
+        }
+        // Counted after the key is known good, so wrong keys cannot exhaust a real key's budget.
+        if let limiter, let wait = limiter.take(SHA256.hash(Array(key.utf8))) {
+            let retryAfter = max(1, Int(wait.rounded(.up)))
+            throw APIError(
+                .tooManyRequests, .init("rate_limited"), "Too many requests for this API key. Slow down.",
+                extra: ["retry_after": .int(Int64(retryAfter))], headers: [.retryAfter: String(retryAfter)])
+        }
+    }
+}
+
+/// Token buckets by key: `rate` tokens a second up to `burst`; one token a call.
+final class TokenBucketLimiter: @unchecked Sendable {
+    private let lock = NSLock()
+    private let rate: Double
+    private let burst: Double
+    private var buckets: [[UInt8]: (tokens: Double, updated: ContinuousClock.Instant)] = [:]
+
+    init(rate: Double, burst: Double) {
+        self.rate = rate
+        self.burst = burst
+    }
+
+    /// Takes a token; nil when there was one, else the seconds until there will be.
+    func take(_ key: [UInt8]) -> Double? {
+        let now = ContinuousClock.now
+        return lock.withLock {
+            var bucket = buckets[key] ?? (burst, now)
+            let elapsed = bucket.updated.duration(to: now)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(burst, bucket.tokens + seconds * rate)
+            bucket.updated = now
+            defer {
+                if buckets.count > 10_000 { buckets.removeAll() }
+                buckets[key] = bucket
+            }
+            guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / rate }
+            bucket.tokens -= 1
+            return nil
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Prometheus
+
+/// The service's Prometheus registry: request latency by route, written by the request
+/// middleware, and the operational gauges `/metrics` refreshes on every scrape.
+///
+/// Owned by `LedgerServices` rather than bootstrapped globally, so several instances in one
+/// process (the tests run two) keep their own figures.
+public final class LedgerMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    static let latencyBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
+        .seconds(5), .seconds(10), .seconds(30),
+    ]
+
+    public init() {}
+
+    /// One answered request. `route` is the matched route's pattern (`/accounts/{id}/events`),
+    /// never the raw path, so ids and tokens never become label values.
+    func observeRequest(route: String, method: String, status: Int, duration: Duration) {
+        registry.makeDurationHistogram(
+            descriptor: .init(
+                namespace: "ledger", metricName: "http_request_duration", unitName: "seconds",
+                helpText: "Time to answer a request, by route, method and status."),
+            labels: [("route", route), ("method", method), ("status", String(status))],
+            buckets: Self.latencyBuckets
+        ).record(duration)
+    }
+
+    /// Sets a gauge (created on first use).
+    func set(_ name: String, _ help: String, _ value: Double, labels: [(String, String)] = []) {
+        registry.makeGauge(descriptor: .init(namespace: "ledger", metricName: name, unitName: "", helpText: help), labels: labels)
+            .set(value)
+    }
+}

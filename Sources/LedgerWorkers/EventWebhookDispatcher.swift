@@ -1,0 +1,118 @@
+import AsyncHTTPClient
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerEventStore
+import Logging
+import NIOCore
+
+/// Pushes the event feed to webhook subscriptions: each subscription's events in commit order,
+/// in batches, at least once (its cursor moves only after a 2xx), signed (`WebhookSignature`).
+/// A failure backs off exponentially; sustained failure pauses the subscription.
+///
+/// Any number of instances may run this: a subscription is served by the holder of its lease
+/// only, so they never double-send under normal operation. (A sender that stalls past its
+/// lease may overlap the next holder's first batch once; receivers drop event ids they have
+/// already seen.)
+public struct EventWebhookDispatcher: Sendable {
+    let subscriptions: WebhookSubscriptions
+    let store: EventStore
+    let httpClient: HTTPClient
+    let policy: WebhookSubscription.Policy
+    let clock: any LedgerClock
+    let logger: Logger
+    /// This dispatcher's identity in leases.
+    let owner = UUID()
+    static let lease: TimeInterval = 60
+    static let requestTimeout: TimeAmount = .seconds(10)
+
+    public init(
+        subscriptions: WebhookSubscriptions, store: EventStore, httpClient: HTTPClient = .shared,
+        policy: WebhookSubscription.Policy = .init(), clock: any LedgerClock, logger: Logger = Logger(label: "ledger.webhooks")
+    ) {
+        self.subscriptions = subscriptions
+        self.store = store
+        self.httpClient = httpClient
+        self.policy = policy
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Serves every due subscription until each is caught up or failed; returns the events delivered.
+    @discardableResult
+    public func runOnce() async throws -> Int {
+        var delivered = 0
+        var served = Set<UUID>()
+        while let (subscription, secret) = try await subscriptions.claimDue(owner: owner, lease: Self.lease, skipping: served) {
+            served.insert(subscription.id)
+            delivered += try await serve(subscription, secret: secret)
+        }
+        return delivered
+    }
+
+    /// Runs until cancelled: a pass on every commit this process makes or hears of, and at
+    /// least every `interval` (retries fall due with time).
+    public func run(interval: Duration = .seconds(1)) async {
+        while !Task.isCancelled {
+            let generation = store.commitGeneration
+            do {
+                try await runOnce()
+            } catch {
+                logger.error("webhook pass failed", metadata: ["error": "\(type(of: error))"])
+            }
+            await store.waitForCommit(after: generation, timeout: interval)
+        }
+    }
+
+    /// Sends batches until the subscription is caught up (lease released) or a POST fails.
+    func serve(_ subscription: WebhookSubscription, secret: String) async throws -> Int {
+        var cursor = subscription.cursor
+        var delivered = 0
+        while !Task.isCancelled {
+            let page = try await store.readAll(after: cursor, limit: policy.batchSize, types: subscription.types)
+            guard let last = page.events.last else { break }
+            do {
+                try await post(page.events, to: subscription, secret: secret)
+            } catch {
+                let reason = (error as? WebhookPushError)?.description ?? "the request failed: \(type(of: error))"
+                logger.warning("webhook push failed", metadata: ["subscription": "\(subscription.id)", "reason": "\(reason)"])
+                try await subscriptions.recordFailure(subscription.id, owner: owner, error: reason, policy: policy)
+                return delivered
+            }
+            guard try await subscriptions.recordDelivered(
+                subscription.id, owner: owner, through: last.cursor, count: page.events.count, lease: Self.lease)
+            else { return delivered }
+            delivered += page.events.count
+            cursor = last.cursor
+        }
+        try await subscriptions.release(subscription.id, owner: owner)
+        return delivered
+    }
+
+    /// `{"subscription_id": …, "events": [ … as GET /events … ]}`.
+    func post(_ events: [RecordedEvent], to subscription: WebhookSubscription, secret: String) async throws {
+        var body = Array(#"{"subscription_id":""#.utf8)
+        body.append(contentsOf: subscription.id.lowercased.utf8)
+        body.append(contentsOf: #"","events":"#.utf8)
+        body.append(contentsOf: EventDocument.jsonArray(events))
+        body.append(UInt8(ascii: "}"))
+        var request = HTTPClientRequest(url: subscription.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "X-Ledger-Subscription-Id", value: subscription.id.lowercased)
+        request.headers.add(name: "X-Ledger-Delivery-Id", value: UUID().lowercased)
+        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body, at: clock.now()))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+        // Read (a bounded part of) the answer so the connection can be reused.
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        guard (200..<300).contains(response.status.code) else {
+            throw WebhookPushError(description: "the endpoint answered \(response.status.code)")
+        }
+    }
+}
+
+/// A push the receiver did not acknowledge.
+struct WebhookPushError: Error, CustomStringConvertible {
+    let description: String
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerAccounts
+import LedgerEventStore
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+/// Follows `GET /events` from `after` until a page comes back empty; returns every event seen.
+func followFeed(
+    _ client: some TestClientProtocol, key: String, after: String? = nil, limit: Int = 3, types: String? = nil
+) async throws -> (events: [[String: Any]], cursor: String?) {
+    var seen: [[String: Any]] = []
+    var cursor = after
+    while true {
+        var uri = "/events?limit=\(limit)"
+        if let cursor { uri += "&after=\(cursor)" }
+        if let types { uri += "&types=\(types)" }
+        let page = try await call(client, .get, uri, token: key, path: "/events")
+        #expect(page.status == .ok, "\(page.body)")
+        let events = try #require(page.body["events"] as? [[String: Any]])
+        let next = try #require(page.string("next_cursor"))
+        if events.isEmpty {
+            if let cursor { #expect(next == cursor) }
+            return (seen, next)
+        }
+        #expect(next == events.last?["cursor"] as? String)
+        seen += events
+        cursor = next
+    }
+}
+
+@Suite("HTTP: the event feed", .timeLimit(.minutes(3)))
+struct EventsEndpointTests {
+    @Test("pages follow the cursor: every event once, in commit order, stream versions in order, no secrets' hashes")
+    func feedPages() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            let holds = try await services.apiKeys.create(name: "holds", scopes: [.holdsWrite]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                _ = try await signUp(client, email: "ana@example.com")
+                _ = try await signUp(client, email: "bob@example.com")
+                let stored = Int(try #require(try await db.client.query("SELECT count(*) FROM events")[0].int(0)))
+                try await services.eventStore.waitForFeed(count: stored)
+
+                let (seen, _) = try await followFeed(client, key: reader)
+                let ids = seen.compactMap { $0["event_id"] as? String }
+                let commitOrder = try await db.client.query("SELECT event_id FROM events ORDER BY tx_id, global_position")
+                #expect(ids == (try commitOrder.rows.map { try #require(try $0.uuid(0)).lowercased }))
+                var versions: [String: Int] = [:]
+                for event in seen {
+                    let stream = try #require(event["stream_id"] as? String)
+                    let version = try #require(event["version"] as? Int)
+                    #expect(version == (versions[stream] ?? 0) + 1)
+                    versions[stream] = version
+                    let data = try #require(event["data"] as? [String: Any])
+                    #expect(!data.keys.contains { $0 == "password_hash" || $0.hasSuffix("_sha256") }, "\(event["type"] ?? "")")
+                    #expect(event["redacted"] as? Bool == false)
+                }
+                let registered = seen.filter { $0["type"] as? String == "account.registered" }
+                #expect(registered.count == 2)
+                #expect((registered.first?["data"] as? [String: Any])?["email"] as? String == "ana@example.com")
+                #expect(registered.first?["account_id"] as? String == registered.first?["stream_id"] as? String)
+
+                // A type filter keeps only those types, still in commit order.
+                let (filtered, _) = try await followFeed(client, key: reader, limit: 100, types: "account.registered,email.verified")
+                #expect(filtered.compactMap { $0["event_id"] as? String } == registered.compactMap { $0["event_id"] as? String })
+
+                // Bad input and keys.
+                func status(_ uri: String, key: String? = reader) async throws -> Answer {
+                    try await call(client, .get, uri, token: key, path: "/events")
+                }
+                let badCursor = try await status("/events?after=not-a-cursor")
+                #expect(badCursor.status == .badRequest && badCursor.string("error") == "invalid_cursor")
+                for query in ["limit=0", "limit=ten", "types=Account%20Registered", "wait=-1", "wait=soon"] {
+                    let answer = try await status("/events?\(query)")
+                    #expect(answer.status == .badRequest && answer.string("error") == "invalid_request", "\(query)")
+                }
+                #expect(try await status("/events", key: nil).status == .unauthorized)
+                let wrong = try await status("/events", key: "lk_wrong")
+                #expect(wrong.status == .unauthorized && wrong.string("error") == "invalid_api_key")
+                let scope = try await status("/events", key: holds)
+                #expect(scope.status == .forbidden && scope.string("error") == "insufficient_scope")
+            }
+        }
+    }
+
+    @Test("an empty page with wait returns as soon as an event is committed")
+    func longPoll() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let (_, end) = try await followFeed(client, key: reader)
+                let waiting = Task {
+                    try await call(client, .get, "/events?wait=30&after=\(try #require(end))", token: reader, path: "/events")
+                }
+                try await Task.sleep(for: .milliseconds(200))
+                _ = try await signUp(client, email: "ana@example.com")
+                let answer = try await waiting.value
+                let events = try #require(answer.body["events"] as? [[String: Any]])
+                #expect(events.first?["type"] as? String == "account.registered")
+
+                // Nothing new: the wait ends empty with the same cursor.
+                let (_, last) = try await followFeed(client, key: reader)
+                let idle = try await call(client, .get, "/events?wait=0.3&after=\(try #require(last))", token: reader, path: "/events")
+                #expect((idle.body["events"] as? [Any])?.isEmpty == true && idle.string("next_cursor") == last)
+            }
+        }
+    }
+
+    @Test("a purged account's events stay in the feed with data null and redacted true")
+    func redactedAfterShredding() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead, .auditRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                let shredded = try await db.client.withConnection { connection in
+                    try await services.eventStore.keyring.destroy(
+                        subjectID: try #require(UUID(uuidString: accountID)), at: db.clock.now(), on: connection)
+                }
+                #expect(shredded)
+                let history = try await call(client, .get, "/accounts/\(accountID)/events", token: reader, path: "/accounts/{id}/events")
+                let events = try #require(history.body["events"] as? [[String: Any]])
+                #expect(!events.isEmpty)
+                for event in events {
+                    #expect(event["redacted"] as? Bool == true && event["data"] is NSNull && event["type"] is String)
+                }
+            }
+        }
+    }
+
+    @Test("a key past its rate answers 429 rate_limited with retry_after")
+    func rateLimit() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock) { $0.apiKeyRateLimit = 1 }
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            let second = try await services.apiKeys.create(name: "second", scopes: [.eventsRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                var statuses: [HTTPResponse.Status] = []
+                var limited: Answer?
+                for _ in 0..<4 {
+                    let answer = try await call(client, .get, "/events", token: reader)
+                    statuses.append(answer.status)
+                    if answer.status == .tooManyRequests { limited = answer }
+                }
+                // A burst of twice the rate, then 429.
+                #expect(statuses.prefix(2).allSatisfy { $0 == .ok })
+                let answer = try #require(limited)
+                #expect(answer.string("error") == "rate_limited")
+                #expect((answer.body["retry_after"] as? Int ?? 0) >= 1 && answer.headers[.retryAfter] != nil)
+                // Each key has its own budget.
+                #expect(try await call(client, .get, "/events", token: second).status == .ok)
+            }
+        }
+    }
+}
