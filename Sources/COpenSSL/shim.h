@@ -9,4 +9,6 @@
 #include <openssl/err.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
 #endif

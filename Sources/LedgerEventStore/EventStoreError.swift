@@ -8,6 +8,7 @@ public struct EventStoreError: Error, CustomStringConvertible, Sendable {
             case invalidEvent = "invalid_event"
             case invalidCursor = "invalid_cursor"
             case undecryptable = "undecryptable"
+            case malformedCheckpoint = "malformed_checkpoint"
         }
 
         let base: Base
@@ -25,6 +26,8 @@ public struct EventStoreError: Error, CustomStringConvertible, Sendable {
         public static let invalidCursor = Code(.invalidCursor)
         /// A payload could not be decrypted (wrong master key, tampered ciphertext).
         public static let undecryptable = Code(.undecryptable)
+        /// A checkpoint document that does not parse, or has a field of the wrong form.
+        public static let malformedCheckpoint = Code(.malformedCheckpoint)
 
         public var description: String { base.rawValue }
     }
