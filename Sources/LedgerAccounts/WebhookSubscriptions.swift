@@ -169,8 +169,8 @@ public struct WebhookSubscriptions: Sendable {
         try await client.query(
             """
             UPDATE webhook_subscriptions
-               SET consecutive_failures = consecutive_failures + 1, last_error = $3, last_error_at = $4,
-                   next_attempt_at = $4 + make_interval(secs => least($6::float8, $5::float8 * power(2, consecutive_failures))),
+               SET consecutive_failures = consecutive_failures + 1, last_error = $3, last_error_at = $4::timestamptz,
+                   next_attempt_at = $4::timestamptz + make_interval(secs => least($6::float8, $5::float8 * power(2, consecutive_failures))),
                    status = CASE WHEN consecutive_failures + 1 >= $7 THEN 'paused' ELSE status END,
                    paused_reason = CASE WHEN consecutive_failures + 1 >= $7 THEN 'failing' ELSE paused_reason END,
                    lease_owner = NULL, lease_until = NULL

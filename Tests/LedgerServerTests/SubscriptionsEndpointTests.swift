@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+@Suite("HTTP: webhook subscriptions and /metrics", .timeLimit(.minutes(2)))
+struct SubscriptionsEndpointTests {
+    @Test("admins create, read, pause, resume and delete subscriptions; the secret is never shown")
+    func lifecycle() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let admin = try await services.apiKeys.create(name: "ops", scopes: [.admin]).key
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let secret = "whsec-0123456789abcdef"
+                let created = try await call(
+                    client, .post, "/subscriptions",
+                    ["url": "https://hooks.example.net/ledger", "types": ["account.registered"], "secret": secret], token: admin)
+                #expect(created.status == .created)
+                #expect(created.string("status") == "active" && created.body["lag_events"] as? Int == 0)
+                #expect(!created.body.values.contains { ($0 as? String) == secret })
+                let id = try #require(created.string("id"))
+                let path = "/subscriptions/{id}"
+                _ = try await signUp(client, email: "ana@example.com")
+                let read = try await call(client, .get, "/subscriptions/\(id)", token: admin, path: path)
+                #expect(read.status == .ok && (read.body["types"] as? [String]) == ["account.registered"])
+                let paused = try await call(client, .post, "/subscriptions/\(id)/pause", token: admin, path: "/subscriptions/{id}/pause")
+                #expect(paused.string("status") == "paused" && paused.string("paused_reason") == "operator")
+                let resumed = try await call(client, .post, "/subscriptions/\(id)/resume", token: admin, path: "/subscriptions/{id}/resume")
+                #expect(resumed.string("status") == "active")
+                let list = try await call(client, .get, "/subscriptions", token: admin)
+                #expect((list.body["subscriptions"] as? [[String: Any]])?.count == 1)
+
+                let invalid = try await call(client, .post, "/subscriptions", ["url": "nope", "secret": "short"], token: admin)
+                #expect(invalid.status == .unprocessableContent)
+                #expect((invalid.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["invalid_url", "invalid_secret"])
+                #expect(try await call(client, .post, "/subscriptions", ["url": 5], token: admin).status == .badRequest)
+                #expect(try await call(client, .get, "/subscriptions", token: reader).status == .forbidden)
+                #expect(try await call(client, .delete, "/subscriptions/\(id)", token: admin, path: path).status == .noContent)
+                #expect(try await call(client, .get, "/subscriptions/\(id)", token: admin, path: path).status == .notFound)
+                #expect(try await call(client, .delete, "/subscriptions/\(id)", token: admin, path: path).status == .notFound)
+            }
+        }
+    }
+
+    @Test("/metrics shows request latency by route and the operational gauges")
+    func metrics() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                _ = try await signUp(client, email: "ana@example.com")
+                let text = try await client.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    return String(buffer: response.body)
+                }
+                #expect(text.contains(#"ledger_http_request_duration_seconds_bucket{route="/auth/email/signup",method="POST",status="201""#))
+                for gauge in ["ledger_events_appended_total", "ledger_feed_held_back_events", "ledger_outbox_backlog_messages",
+                              "ledger_purge_due_accounts", "ledger_purged_accounts_total"] {
+                    #expect(text.contains("\n\(gauge) ") || text.hasPrefix("\(gauge) "), "\(gauge)")
+                }
+                let appended = text.split(separator: "\n").first { $0.hasPrefix("ledger_events_appended_total ") }
+                #expect((appended?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0)
+                #expect(text.contains("ledger_outbox_backlog_messages 1"))
+                #expect(!text.contains("example.com"))
+            }
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerCore
+import LedgerEventStore
+import LedgerTestSupport
+import LedgerWorkers
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Testing
+
+/// A webhook receiver on loopback: keeps every push it accepts, and answers 503 while told to fail.
+final class EventReceiver: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pushes: [(signature: String, body: [UInt8])] = []
+    private var failing = 0
+    private var attempts = 0
+
+    /// The next `count` pushes fail (`Int.max`: every push).
+    func fail(_ count: Int) { lock.withLock { failing = count } }
+    var accepted: [(signature: String, body: [UInt8])] { lock.withLock { pushes } }
+    var attemptCount: Int { lock.withLock { attempts } }
+
+    /// Event ids of every accepted push, in arrival order.
+    var eventIDs: [String] {
+        accepted.flatMap { push -> [String] in
+            let object = (try? JSONSerialization.jsonObject(with: Data(push.body))) as? [String: Any]
+            return (object?["events"] as? [[String: Any]] ?? []).compactMap { $0["event_id"] as? String }
+        }
+    }
+
+    func receive(signature: String, body: [UInt8]) -> HTTPResponse.Status {
+        lock.withLock {
+            attempts += 1
+            if failing > 0 {
+                if failing != .max { failing -= 1 }
+                return .serviceUnavailable
+            }
+            pushes.append((signature, body))
+            return .noContent
+        }
+    }
+
+    /// Runs `body` with the receiver listening; the client it is given is closed before the server stops.
+    func serve(_ body: (_ url: String, _ client: HTTPClient) async throws -> Void) async throws {
+        let router = Router()
+        router.post("/hook") { request, _ -> HTTPResponse.Status in
+            let bytes = try await request.body.collect(upTo: 4 << 20)
+            return self.receive(signature: request.headers[HTTPField.Name("X-Ledger-Signature")!] ?? "", body: Array(buffer: bytes))
+        }
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
+        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "event-receiver"))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await services.run() }
+            var ports = portStream.makeAsyncIterator()
+            let port = try #require(await ports.next())
+            do {
+                try await body("http://127.0.0.1:\(port)/hook", client)
+            } catch {
+                try await client.shutdown()
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+            try await client.shutdown()
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
+        }
+    }
+}
+
+@Suite("Webhook subscriptions", .timeLimit(.minutes(3)))
+struct EventWebhookDispatcherTests {
+    static let secret = "whsec-0123456789abcdef"
+
+    /// Signs up `count` accounts and waits until the feed shows all their events.
+    func writeEvents(_ db: TestDatabase, store: EventStore, accounts count: Int, prefix: String) async throws {
+        let service = try accountService(db)
+        for index in 0..<count {
+            _ = try await service.signUp(
+                email: "\(prefix)\(index)@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+        }
+        let total = Int(try await db.client.query("SELECT count(*) FROM events")[0].int(0) ?? 0)
+        try await store.waitForFeed(count: total)
+    }
+
+    func commitOrder(_ db: TestDatabase) async throws -> [String] {
+        try await db.client.query("SELECT event_id FROM events ORDER BY tx_id, global_position").rows.map {
+            try #require(try $0.uuid(0)).lowercased
+        }
+    }
+
+    @Test("pushes in commit order, signed; retries with doubling backoff; pauses after sustained failure; resumes")
+    func orderRetryPause() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock)
+            var policy = WebhookSubscription.Policy()
+            policy.pauseAfterFailures = 3
+            policy.batchSize = 4
+            let receiver = EventReceiver()
+            try await receiver.serve { url, client in
+                let dispatcher = EventWebhookDispatcher(
+                    subscriptions: subscriptions, store: store, httpClient: client, policy: policy, clock: db.clock)
+                let subscription = try await subscriptions.create(url: url, types: nil, secret: Self.secret, after: .start)
+                try await writeEvents(db, store: store, accounts: 3, prefix: "hook")
+
+                // Two failures: 1 s, then 2 s of backoff; nothing is sent before the time comes.
+                receiver.fail(2)
+                #expect(try await dispatcher.runOnce() == 0)
+                var state = try #require(try await subscriptions.get(subscription.id))
+                #expect(state.consecutiveFailures == 1 && state.lastError == "the endpoint answered 503")
+                #expect(state.nextAttemptAt == db.clock.now().addingTimeInterval(1))
+                #expect(try await dispatcher.runOnce() == 0 && receiver.attemptCount == 1)
+                db.clock.advance(by: 1)
+                #expect(try await dispatcher.runOnce() == 0)
+                state = try #require(try await subscriptions.get(subscription.id))
+                #expect(state.consecutiveFailures == 2 && state.nextAttemptAt == db.clock.now().addingTimeInterval(2))
+                db.clock.advance(by: 2)
+                let expected = try await commitOrder(db)
+                #expect(try await dispatcher.runOnce() == expected.count)
+                #expect(receiver.eventIDs == expected)
+                state = try #require(try await subscriptions.get(subscription.id))
+                #expect(state.consecutiveFailures == 0 && state.deliveredEvents == Int64(expected.count))
+                #expect(try await subscriptions.lag(state) == 0)
+                for push in receiver.accepted {
+                    #expect(WebhookSignature.isValid(push.signature, secret: Self.secret, body: push.body, now: db.clock.now()))
+                    #expect(!WebhookSignature.isValid(push.signature, secret: "another-secret-value", body: push.body, now: db.clock.now()))
+                    #expect(!WebhookSignature.isValid(push.signature, secret: Self.secret, body: push.body, now: db.clock.now().addingTimeInterval(600)))
+                }
+
+                // Sustained failure pauses it; paused, nothing is sent however long we wait.
+                receiver.fail(.max)
+                try await writeEvents(db, store: store, accounts: 1, prefix: "later")
+                for _ in 0..<3 {
+                    _ = try await dispatcher.runOnce()
+                    db.clock.advance(by: 3600)
+                }
+                state = try #require(try await subscriptions.get(subscription.id))
+                #expect(state.status == .paused && state.pausedReason == "failing" && state.consecutiveFailures == 3)
+                let attempts = receiver.attemptCount
+                #expect(try await dispatcher.runOnce() == 0 && receiver.attemptCount == attempts)
+                #expect(try await subscriptions.lag(state) > 0)
+
+                // Resumed, it delivers what was missed, exactly once.
+                receiver.fail(0)
+                #expect(try await subscriptions.setStatus(subscription.id, .active)?.status == .active)
+                _ = try await dispatcher.runOnce()
+                let all = try await commitOrder(db)
+                #expect(receiver.eventIDs == all)
+            }
+        }
+    }
+
+    @Test("two dispatchers on one subscription never send an event twice; a type filter keeps only its types")
+    func leasesAndTypes() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock)
+            let everything = EventReceiver()
+            let registrations = EventReceiver()
+            try await everything.serve { allURL, allClient in
+                try await registrations.serve { typedURL, typedClient in
+                    _ = try await subscriptions.create(url: allURL, types: nil, secret: Self.secret, after: .start)
+                    _ = try await subscriptions.create(url: typedURL, types: ["account.registered"], secret: Self.secret, after: .start)
+                    try await writeEvents(db, store: store, accounts: 6, prefix: "lease")
+                    let first = EventWebhookDispatcher(subscriptions: subscriptions, store: store, httpClient: allClient, clock: db.clock)
+                    let second = EventWebhookDispatcher(subscriptions: subscriptions, store: store, httpClient: typedClient, clock: db.clock)
+                    async let a = first.runOnce()
+                    async let b = second.runOnce()
+                    _ = try await (a, b)
+                    _ = try await first.runOnce()
+                    let expected = try await commitOrder(db)
+                    #expect(everything.eventIDs == expected)
+                    let registered = try await db.client.query(
+                        "SELECT event_id FROM events WHERE event_type = 'account.registered' ORDER BY tx_id, global_position")
+                    #expect(registrations.eventIDs == (try registered.rows.map { try #require(try $0.uuid(0)).lowercased }))
+                }
+            }
+        }
+    }
+
+    @Test("a subscription's rules are all reported at once")
+    func validation() async throws {
+        try await TestPostgres.withDatabase { db in
+            let subscriptions = try WebhookSubscriptions(store: db.eventStore(), masterKey: db.masterKey, clock: db.clock)
+            await #expect(throws: AccountService.ValidationFailure.self) {
+                _ = try await subscriptions.create(url: "ftp://x", types: ["Not A Type"], secret: "short", after: nil)
+            }
+            do {
+                _ = try await subscriptions.create(url: "/relative", types: [], secret: "short", after: nil)
+            } catch let failure as AccountService.ValidationFailure {
+                #expect(failure.problems.map(\.code) == ["invalid_url", "invalid_types", "invalid_secret"])
+            }
+            #expect(try await subscriptions.list().isEmpty)
+        }
+    }
+}
