@@ -12,7 +12,7 @@ work=$(mktemp -d /tmp/ledger-bench-http.XXXXXX)
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; stop_cluster; rm -rf "$work"; }
 trap cleanup EXIT
 bench_start
-export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning
+export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
 http_port=$((20000 + RANDOM % 30000))
 
 "$ledger" bench scrypt --seconds 10

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Event API benchmarks (issue 7) against a release build and a private local PostgreSQL
+# (default durability): GET /events read over HTTP through 1,000,000 events (10,000 a page,
+# following next_cursor), and the same 1,000,000 events through GET /events/stream (SSE).
+# The in-process feed read of the same events (`ledger bench feed`) is printed beside them.
+#
+#   scripts/bench-events.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/bench-setup.sh
+work=$(mktemp -d /tmp/ledger-bench-events.XXXXXX)
+cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; stop_cluster; rm -rf "$work"; }
+trap cleanup EXIT
+bench_start
+export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
+http_port=$((20000 + RANDOM % 30000))
+
+"$ledger" migrate >/dev/null
+"$ledger" bench feed --events 1000000
+"$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
+server=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
+key=$("$ledger" keys create --name bench --scope events:read | tail -1)
+
+python3 - "$http_port" "$key" <<'PY'
+import http.client, socket, sys, time
+port, key = int(sys.argv[1]), sys.argv[2]
+headers = {"Authorization": "Bearer " + key}
+
+def pages():
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    cursor, events, size = "", 0, 0
+    while True:
+        conn.request("GET", "/events?limit=10000" + (("&after=" + cursor) if cursor else ""), headers=headers)
+        body = conn.getresponse().read()
+        count = body.count(b'"event_id"')
+        if count == 0:
+            return events, size
+        events += count
+        size += len(body)
+        start = body.rindex(b'"next_cursor":"') + len(b'"next_cursor":"')
+        cursor = body[start:body.index(b'"', start)].decode()
+
+pages()  # warm the caches once
+started = time.monotonic()
+events, size = pages()
+seconds = time.monotonic() - started
+print(f"bench http GET /events events={events} page=10000 seconds={seconds:.2f} events_per_s={events / seconds:.0f} mib={size / 1048576:.0f}")
+
+sock = socket.create_connection(("127.0.0.1", port))
+sock.settimeout(10)
+sock.sendall(f"GET /events/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n".encode())
+started = time.monotonic()
+seen, tail, total = 0, b"", 0
+while seen < events:
+    try:
+        chunk = sock.recv(1 << 20)
+    except socket.timeout:
+        break
+    if not chunk:
+        break
+    total += len(chunk)
+    data = tail + chunk
+    seen += data.count(b"\nid: ") - tail.count(b"\nid: ")
+    tail = data[-8:]
+seconds = time.monotonic() - started
+sock.close()
+print(f"bench sse GET /events/stream events={seen} seconds={seconds:.2f} events_per_s={seen / seconds:.0f} mib={total / 1048576:.0f}")
+PY
+echo "service RSS: $(awk '/VmHWM/{print $2/1024 " MiB peak"}' /proc/$server/status)"
