@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
 import NIOCore
@@ -52,7 +53,16 @@ struct SubscriptionsEndpointTests {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
             try await Application(router: buildRouter(services)).test(.router) { client in
-                _ = try await signUp(client, email: "ana@example.com")
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(UUID(uuidString: try await call(client, .get, "/me", token: access).string("account_id") ?? ""))
+                let other = try await signUp(client, email: "bob@example.com")
+                let otherID = try #require(UUID(uuidString: try await call(client, .get, "/me", token: other).string("account_id") ?? ""))
+                // One account due for purge, one already purged (its data key destroyed).
+                try await db.client.query(
+                    "UPDATE accounts SET deleted_at = $2, purge_after = $2 WHERE account_id = $1", [.uuid(accountID), .timestamp(db.clock.now())])
+                _ = try await db.client.withConnection { connection in
+                    try await services.eventStore.keyring.destroy(subjectID: otherID, at: db.clock.now(), on: connection)
+                }
                 let text = try await client.execute(uri: "/metrics", method: .get) { response in
                     #expect(response.status == .ok)
                     return String(buffer: response.body)
@@ -64,7 +74,9 @@ struct SubscriptionsEndpointTests {
                 }
                 let appended = text.split(separator: "\n").first { $0.hasPrefix("ledger_events_appended_total ") }
                 #expect((appended?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0)
-                #expect(text.contains("ledger_outbox_backlog_messages 1"))
+                #expect(text.contains("ledger_outbox_backlog_messages 2"))
+                #expect(text.contains("ledger_purge_due_accounts 1"))
+                #expect(text.contains("ledger_purged_accounts_total 1"))
                 #expect(!text.contains("example.com"))
             }
         }
