@@ -122,7 +122,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
-                "LedgerIdentity", "LedgerWorkers",
+                "LedgerIdentity", "LedgerWorkers", "LedgerProviders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

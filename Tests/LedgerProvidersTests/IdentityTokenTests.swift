@@ -96,3 +96,37 @@ struct IdentityTokenTests {
         await expectInvalid(verifier, try await issuer.token(subject: "s"), nonce: "raw-nonce-1")
     }
 }
+
+@Suite("Development identity issuer")
+struct DevelopmentIdentityIssuerTests {
+    @Test("its tokens verify against the JWKS it writes, for Apple and Google; its key is reused")
+    func tokensVerify() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dev-idp-\(UUID().uuidString)")
+        let keyPath = directory.appendingPathComponent("key.pem").path
+        let jwksPath = directory.appendingPathComponent("jwks.json").path
+        let issuer = try DevelopmentIdentityIssuer(keyPath: keyPath, jwksPath: jwksPath)
+        let verifier = JWKSIdentityTokenVerifier(
+            apple: .apple(jwks: jwksPath, clientIDs: [DevelopmentIdentityIssuer.audience]),
+            google: .google(jwks: jwksPath, clientIDs: [DevelopmentIdentityIssuer.audience]), clock: SystemClock())
+        let apple = try await verifier.verify(
+            try await issuer.token(provider: .apple, subject: "dev-apple-1", email: "dev@example.com", emailVerified: true, nonce: "n1"),
+            provider: .apple, nonce: "n1")
+        #expect(apple.subject == "dev-apple-1" && apple.email == "dev@example.com" && apple.emailVerified)
+        let google = try await verifier.verify(
+            try await issuer.token(provider: .google, subject: "dev-google-1", email: nil, emailVerified: false, nonce: nil),
+            provider: .google, nonce: nil)
+        #expect(google.subject == "dev-google-1" && google.email == nil)
+        // A second issuer on the same files signs with the same key.
+        let again = try DevelopmentIdentityIssuer(keyPath: keyPath, jwksPath: jwksPath)
+        _ = try await verifier.verify(
+            try await again.token(provider: .apple, subject: "dev-apple-2", email: nil, emailVerified: false, nonce: nil),
+            provider: .apple, nonce: nil)
+        // An Apple token is not a Google token.
+        await #expect(throws: InvalidIdentityToken.self) {
+            try await verifier.verify(
+                try await issuer.token(provider: .apple, subject: "x", email: nil, emailVerified: false, nonce: nil),
+                provider: .google, nonce: nil)
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
