@@ -41,21 +41,20 @@ public struct APIKeyGuard: Sendable {
 }
 
 /// Token buckets by key: `rate` tokens a second up to `burst`; one token a call.
-final class TokenBucketLimiter: @unchecked Sendable {
+public final class TokenBucketLimiter: @unchecked Sendable {
     private let lock = NSLock()
     private let rate: Double
     private let burst: Double
     private var buckets: [[UInt8]: (tokens: Double, updated: ContinuousClock.Instant)] = [:]
 
-    init(rate: Double, burst: Double) {
+    public init(rate: Double, burst: Double) {
         self.rate = rate
         self.burst = burst
     }
 
-    /// Takes a token; nil when there was one, else the seconds until there will be.
-    func take(_ key: [UInt8]) -> Double? {
-        let now = ContinuousClock.now
-        return lock.withLock {
+    /// Takes a token at `now`; nil when there was one, else the seconds until there will be.
+    public func take(_ key: [UInt8], now: ContinuousClock.Instant = .now) -> Double? {
+        lock.withLock {
             var bucket = buckets[key] ?? (burst, now)
             let elapsed = bucket.updated.duration(to: now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
