@@ -61,8 +61,10 @@ public struct APIKeys: Sendable {
     }
 
     /// Whether `key` is live and has `scope` (or `admin`). Throws `unknown` for a wrong or
-    /// revoked key, `missingScope` for a key without the scope.
-    public func authorize(_ key: String, scope: Scope) async throws {
+    /// revoked key, `missingScope` for a key without the scope. Returns the key's SHA-256, its
+    /// identity for per-key accounting such as rate limits.
+    @discardableResult
+    public func authorize(_ key: String, scope: Scope) async throws -> [UInt8] {
         let hash = SHA256.hash(Array(key.utf8))
         let scopes: Set<String>
         if let cached = cache.get(hash) {
@@ -75,6 +77,7 @@ public struct APIKeys: Sendable {
             cache.set(hash, scopes)
         }
         guard scopes.contains(scope.rawValue) || scopes.contains(Scope.admin.rawValue) else { throw APIKeyError.missingScope }
+        return hash
     }
 }
 

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerCrypto
 
 /// Checks a service call's `Authorization: Bearer <api_key>`: `401 invalid_api_key` for a
 /// missing, wrong or revoked key, `403 insufficient_scope` for a key without the scope, and
@@ -22,16 +21,16 @@ public struct APIKeyGuard: Sendable {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
             throw APIError(.unauthorized, .init("invalid_api_key"), "An API key is required.", headers: [.wwwAuthenticate: "Bearer"])
         }
-        let key = String(header.dropFirst(7))
+        let keyHash: [UInt8]
         do {
-            try await keys.authorize(key, scope: scope)
+            keyHash = try await keys.authorize(String(header.dropFirst(7)), scope: scope)
         } catch APIKeyError.unknown {
             throw APIError(.unauthorized, .init("invalid_api_key"), "The API key is not valid.", headers: [.wwwAuthenticate: "Bearer"])
         } catch APIKeyError.missingScope {
             throw APIError(.forbidden, .init("insufficient_scope"), "The API key lacks the \(scope.rawValue) scope.")
         }
         // Counted after the key is known good, so wrong keys cannot exhaust a real key's budget.
-        if let limiter, let wait = limiter.take(SHA256.hash(Array(key.utf8))) {
+        if let limiter, let wait = limiter.take(keyHash) {
             let retryAfter = max(1, Int(wait.rounded(.up)))
             throw APIError(
                 .tooManyRequests, .init("rate_limited"), "Too many requests for this API key. Slow down.",
