@@ -189,6 +189,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Fault runs: the `ledger` executable killed and PostgreSQL restarted under load.
+        .testTarget(
+            name: "LedgerFaultTests",
+            dependencies: [
+                "LedgerTestSupport", "LedgerPostgres", "LedgerCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LedgerProvidersTests",
             dependencies: [

@@ -17,7 +17,8 @@ echo "test: PostgreSQL on 127.0.0.1:$PG_CLUSTER_PORT ($PG_CLUSTER_DIR)" >&2
 
 export LEDGER_TEST_PG_PORT=$PG_CLUSTER_PORT
 status=0
-swift test "$@" 2>&1 | tee "$output" || status=$?
+# The fault runs (Tests/LedgerFaultTests) start the `ledger` executable itself.
+{ swift build --product ledger && swift test "$@"; } 2>&1 | tee "$output" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 
 # Secrets the tests send; none may appear in what the run printed.

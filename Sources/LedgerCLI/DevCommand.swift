@@ -7,7 +7,7 @@ import LedgerProviders
 /// against a development service (never production).
 struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "dev", abstract: "Development helpers (never for production).", subcommands: [IDToken.self])
+        commandName: "dev", abstract: "Development helpers (never for production).", subcommands: [IDToken.self, AppendLoadCommand.self])
 
     struct IDToken: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

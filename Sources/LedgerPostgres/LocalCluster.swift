@@ -138,8 +138,8 @@ public final class LocalCluster: Sendable {
             message: "no PostgreSQL server found (initdb); install it with: apt-get install -y postgresql")
     }
 
-    /// A port nothing listens on right now.
-    static func freePort() throws -> Int {
+    /// A loopback port nothing listens on right now.
+    public static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw LocalClusterError(message: "cannot open a socket to find a free port") }
         defer { close(descriptor) }

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The `ledger` executable run as a separate process, for tests that must kill it the hard way.
+///
+/// Started with posix_spawn (Foundation's `Process` can hang under Swift concurrency on Linux),
+/// with its own environment and its output in a file the test can read afterwards.
+public final class LedgerProcess: @unchecked Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The `ledger` built next to the test bundle (`swift build` and `swift test` put both in
+    /// the same products folder).
+    public static func executable() throws -> String {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for candidate in [products, products.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("ledger").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw Failure(description: "no ledger executable beside \(products.path): run `swift build --product ledger` first")
+    }
+
+    public let pid: pid_t
+    public let outputPath: String
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    /// Starts `ledger arguments…` with `environment` added to this process's own.
+    public init(_ arguments: [String], environment: [String: String]) throws {
+        let executable = try Self.executable()
+        outputPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ledger-process-\(UUID().uuidString).log").path
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        self.pid = pid
+    }
+
+    deinit {
+        if exitStatus == nil {
+            _ = Glibc.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+        }
+        unlink(outputPath)
+    }
+
+    /// What the process printed so far.
+    public var output: String {
+        (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Sends `signal` (SIGKILL: no shutdown code runs at all) and reaps the process.
+    public func kill(_ signal: Int32 = SIGKILL) async {
+        _ = Glibc.kill(pid, signal)
+        _ = await exited()
+    }
+
+    /// Blocks the calling thread until the process ends; its exit code, or 128 + the signal.
+    @discardableResult
+    public func waitForExit() -> Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        exitStatus = code
+        return code
+    }
+
+    /// Waits for the process to end on a thread of its own, so Swift concurrency's few
+    /// threads stay free meanwhile.
+    public func exited() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.waitForExit()) }
+        }
+    }
+
+    /// Runs `ledger arguments…` to completion; its exit code and output.
+    public static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+        let process = try LedgerProcess(arguments, environment: environment)
+        let status = await process.exited()
+        return (status, process.output)
+    }
+}
