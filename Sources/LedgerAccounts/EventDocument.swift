@@ -25,32 +25,39 @@ public enum EventDocument {
 
     /// Appends the event's JSON to `output`.
     public static func append(_ event: RecordedEvent, to output: inout [UInt8]) {
-        func field(_ name: String, first: Bool = false) {
-            if !first { output.append(UInt8(ascii: ",")) }
-            output.append(UInt8(ascii: "\""))
+        func field(_ name: String) {
+            output.append(contentsOf: ",\"".utf8)
             output.append(contentsOf: name.utf8)
             output.append(contentsOf: "\":".utf8)
         }
-        func string(_ name: String, _ value: String, first: Bool = false) {
-            field(name, first: first)
+        func string(_ name: String, _ value: String) {
+            field(name)
             JSONObjectFilter.appendString(value, to: &output)
         }
-        output.append(UInt8(ascii: "{"))
-        string("cursor", event.cursor.token, first: true)
-        string("event_id", event.eventID.lowercased)
-        string("account_id", (event.subjectID ?? event.streamID).lowercased)
-        string("stream_id", event.streamID.lowercased)
+        func uuid(_ name: String, _ value: UUID) {
+            field(name)
+            output.append(UInt8(ascii: "\""))
+            value.appendLowercased(to: &output)
+            output.append(UInt8(ascii: "\""))
+        }
+        output.append(contentsOf: #"{"cursor":""#.utf8)
+        event.cursor.appendToken(to: &output)
+        output.append(UInt8(ascii: "\""))
+        uuid("event_id", event.eventID)
+        uuid("account_id", event.subjectID ?? event.streamID)
+        uuid("stream_id", event.streamID)
         string("type", event.type)
         field("schema_version")
-        output.append(contentsOf: String(event.schemaVersion).utf8)
+        output.appendDecimal(Int64(event.schemaVersion))
         field("version")
-        output.append(contentsOf: String(event.streamVersion).utf8)
-        string("recorded_at", RFC3339.format(event.recordedAt))
+        output.appendDecimal(event.streamVersion)
+        field("recorded_at")
+        output.append(UInt8(ascii: "\""))
+        RFC3339.append(event.recordedAt, to: &output)
+        output.append(UInt8(ascii: "\""))
         field("data")
         if let payload = event.payload {
-            if let data = JSONObjectFilter.filtered(payload, dropping: isSecretField) {
-                output.append(contentsOf: data)
-            } else {
+            if !JSONObjectFilter.append(payload, to: &output, dropping: isSecretField) {
                 output.append(contentsOf: "null".utf8)
                 string("data_base64", Data(payload).base64EncodedString())
             }
@@ -76,7 +83,12 @@ public enum EventDocument {
         return output
     }
 
-    static func isSecretField(_ name: Substring) -> Bool {
-        AccountService.isRedactedInExport(String(name))
+    private static let secretFieldNames = AccountService.exportRedactedFields.map { Array($0.utf8) }
+    private static let secretFieldSuffix = Array("_sha256".utf8)
+
+    /// `AccountService.isRedactedInExport` on the name's bytes, without making a `String`.
+    static func isSecretField(_ name: ArraySlice<UInt8>) -> Bool {
+        name.count >= secretFieldSuffix.count && name.suffix(secretFieldSuffix.count).elementsEqual(secretFieldSuffix)
+            || secretFieldNames.contains { $0.count == name.count && $0.elementsEqual(name) }
     }
 }

@@ -1,14 +1,11 @@
 /// Lower-case hexadecimal encoding and decoding of bytes.
 public enum Hex {
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    static let lowercaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
+        out.appendLowercaseHex(bytes)
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -7,12 +7,28 @@ public enum JSONObjectFilter {
     /// allowed). Field names are compared as written (escapes are not decoded), which is
     /// enough for the ASCII names this service writes.
     public static func filtered(_ bytes: [UInt8], dropping drop: (Substring) -> Bool) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        let wellFormed = append(bytes, to: &output) { drop(Substring(decoding: $0, as: UTF8.self)) }
+        return wellFormed ? output : nil
+    }
+
+    /// Appends the filtered object to `output` (the form the event feed uses: no allocation per
+    /// field). Returns false and leaves `output` as it was when `bytes` are not exactly one
+    /// well-formed JSON object.
+    public static func append(_ bytes: [UInt8], to output: inout [UInt8], dropping drop: (ArraySlice<UInt8>) -> Bool) -> Bool {
+        let originalCount = output.count
+        if appendFiltered(bytes, to: &output, dropping: drop) { return true }
+        output.removeSubrange(originalCount...)
+        return false
+    }
+
+    private static func appendFiltered(_ bytes: [UInt8], to output: inout [UInt8], dropping drop: (ArraySlice<UInt8>) -> Bool) -> Bool {
         var scanner = Scanner(bytes: bytes)
         scanner.skipWhitespace()
-        guard scanner.peek() == UInt8(ascii: "{") else { return nil }
+        guard scanner.peek() == UInt8(ascii: "{") else { return false }
         scanner.index += 1
-        var output: [UInt8] = [UInt8(ascii: "{")]
-        output.reserveCapacity(bytes.count)
+        output.append(UInt8(ascii: "{"))
         var wroteField = false
         scanner.skipWhitespace()
         if scanner.peek() == UInt8(ascii: "}") {
@@ -21,17 +37,16 @@ public enum JSONObjectFilter {
             while true {
                 scanner.skipWhitespace()
                 let nameStart = scanner.index
-                guard scanner.skipString() else { return nil }
+                guard scanner.skipString() else { return false }
                 let nameEnd = scanner.index
                 scanner.skipWhitespace()
-                guard scanner.peek() == UInt8(ascii: ":") else { return nil }
+                guard scanner.peek() == UInt8(ascii: ":") else { return false }
                 scanner.index += 1
                 scanner.skipWhitespace()
                 let valueStart = scanner.index
-                guard scanner.skipValue(depth: 0) else { return nil }
+                guard scanner.skipValue(depth: 0) else { return false }
                 let valueEnd = scanner.index
-                let name = Substring(decoding: bytes[(nameStart + 1)..<(nameEnd - 1)], as: UTF8.self)
-                if !drop(name) {
+                if !drop(bytes[(nameStart + 1)..<(nameEnd - 1)]) {
                     if wroteField { output.append(UInt8(ascii: ",")) }
                     output.append(contentsOf: bytes[nameStart..<nameEnd])
                     output.append(UInt8(ascii: ":"))
@@ -39,15 +54,15 @@ public enum JSONObjectFilter {
                     wroteField = true
                 }
                 scanner.skipWhitespace()
-                switch scanner.peek() {
-                case UInt8(ascii: ","): scanner.index += 1
-                case UInt8(ascii: "}"): scanner.index += 1
-                    return scanner.atEndAfterWhitespace() ? output + [UInt8(ascii: "}")] : nil
-                default: return nil
-                }
+                guard let separator = scanner.peek() else { return false }
+                scanner.index += 1
+                if separator == UInt8(ascii: "}") { break }
+                guard separator == UInt8(ascii: ",") else { return false }
             }
         }
-        return scanner.atEndAfterWhitespace() ? output + [UInt8(ascii: "}")] : nil
+        guard scanner.atEndAfterWhitespace() else { return false }
+        output.append(UInt8(ascii: "}"))
+        return true
     }
 
     /// Appends `text` to `output` as a JSON string literal.
@@ -93,13 +108,16 @@ public enum JSONObjectFilter {
             guard peek() == UInt8(ascii: "\"") else { return false }
             index += 1
             let start = index
+            var asciiOnly = true
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    let valid = String(validating: bytes[start..<index], as: UTF8.self) != nil
+                    // Validating UTF-8 costs a String; ASCII (nearly every payload) needs none.
+                    let valid = asciiOnly || String(validating: bytes[start..<index], as: UTF8.self) != nil
                     index += 1
                     return valid
                 }
+                if byte >= 0x80 { asciiOnly = false }
                 if byte < 0x20 { return false }
                 if byte == UInt8(ascii: "\\") {
                     index += 1
@@ -107,8 +125,14 @@ public enum JSONObjectFilter {
                     if escaped == UInt8(ascii: "u") {
                         guard index + 4 < bytes.count, bytes[(index + 1)...(index + 4)].allSatisfy(\.isHexDigit) else { return false }
                         index += 4
-                    } else if !Array("\"\\/bfnrt".utf8).contains(escaped) {
-                        return false
+                    } else {
+                        switch escaped {
+                        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                            break
+                        default:
+                            return false
+                        }
                     }
                 }
                 index += 1

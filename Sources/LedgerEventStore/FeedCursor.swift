@@ -17,7 +17,19 @@ public struct FeedCursor: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// The opaque form: base64url of `v1.<tx>.<position>`.
     public var token: String {
-        Base64URL.encode(Array("v1.\(transactionID).\(position)".utf8))
+        var output: [UInt8] = []
+        appendToken(to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `token` to `output` (the feed writes one per event).
+    public func appendToken(to output: inout [UInt8]) {
+        var plain: [UInt8] = Array("v1.".utf8)
+        plain.reserveCapacity(44)
+        plain.appendDecimal(transactionID)
+        plain.append(UInt8(ascii: "."))
+        plain.appendDecimal(position)
+        Base64URL.append(plain, to: &output)
     }
 
     /// Parses a token written by `token`.

@@ -7,9 +7,31 @@ import LedgerCore
 public enum RFC3339 {
     /// UTC, with microseconds when there are any.
     public static func format(_ date: Date) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(27)
+        append(date, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `format(date)` to `output`.
+    public static func append(_ date: Date, to output: inout [UInt8]) {
         let time = UTCTime(date)
-        let base = time.dateAndTime(separator: "T")
-        return time.microsecond == 0 ? base + "Z" : base + "." + time.microsecondDigits + "Z"
+        output.appendDecimal(Int64(time.year), width: 4)
+        output.append(UInt8(ascii: "-"))
+        output.appendDecimal(Int64(time.month), width: 2)
+        output.append(UInt8(ascii: "-"))
+        output.appendDecimal(Int64(time.day), width: 2)
+        output.append(UInt8(ascii: "T"))
+        output.appendDecimal(Int64(time.hour), width: 2)
+        output.append(UInt8(ascii: ":"))
+        output.appendDecimal(Int64(time.minute), width: 2)
+        output.append(UInt8(ascii: ":"))
+        output.appendDecimal(Int64(time.second), width: 2)
+        if time.microsecond != 0 {
+            output.append(UInt8(ascii: "."))
+            output.appendDecimal(time.microsecond, width: 6)
+        }
+        output.append(UInt8(ascii: "Z"))
     }
 
     /// Reads `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`t`/`z` and a space separator too);

@@ -125,7 +125,11 @@ public struct EventsController: Sendable {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(page.events.count * 600)
                 for event in page.events {
-                    bytes.append(contentsOf: "id: \(event.cursor.token)\nevent: \(event.type)\ndata: ".utf8)
+                    bytes.append(contentsOf: "id: ".utf8)
+                    event.cursor.appendToken(to: &bytes)
+                    bytes.append(contentsOf: "\nevent: ".utf8)
+                    bytes.append(contentsOf: event.type.utf8)
+                    bytes.append(contentsOf: "\ndata: ".utf8)
                     EventDocument.append(event, to: &bytes)
                     bytes.append(contentsOf: "\n\n".utf8)
                 }

@@ -1,3 +1,4 @@
+import Foundation
 import LedgerCore
 import Testing
 
@@ -31,10 +32,50 @@ struct JSONObjectFilterTests {
         #expect(filter(deep) == nil)
     }
 
+    @Test("appending leaves the output untouched when the bytes are not one object")
+    func appendRollsBack() {
+        var output = Array("prefix:".utf8)
+        #expect(!JSONObjectFilter.append(Array(#"{"a":1,"b":[}"#.utf8), to: &output, dropping: { _ in false }))
+        #expect(String(decoding: output, as: UTF8.self) == "prefix:")
+        #expect(JSONObjectFilter.append(Array(#"{"a":1,"x_sha256":"y"}"#.utf8), to: &output, dropping: { $0.elementsEqual("x_sha256".utf8) }))
+        #expect(String(decoding: output, as: UTF8.self) == #"prefix:{"a":1}"#)
+    }
+
     @Test("strings are escaped for JSON")
     func escapes() {
         var output: [UInt8] = []
         JSONObjectFilter.appendString("a\"b\\c\n\u{01}é", to: &output)
         #expect(String(decoding: output, as: UTF8.self) == #""a\"b\\c\u000a\u0001é""#)
+    }
+}
+
+@Suite("Byte output")
+struct ByteOutputTests {
+    @Test("decimals are zero-padded to their width and negative numbers keep their sign")
+    func decimals() {
+        var output: [UInt8] = []
+        output.appendDecimal(Int64(7), width: 2)
+        output.appendDecimal(Int64(0))
+        output.appendDecimal(Int64(-42), width: 4)
+        output.appendDecimal(UInt64.max)
+        output.appendDecimal(Int64(123_456), width: 6)
+        #expect(String(decoding: output, as: UTF8.self) == "070-004218446744073709551615123456")
+    }
+
+    @Test("base64url matches Foundation's base64 with the URL alphabet and no padding", arguments: 0..<8)
+    func base64URL(length: Int) {
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 251) }
+        let expected = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(Base64URL.encode(bytes) == expected)
+        #expect(Base64URL.decode(expected) == bytes)
+    }
+
+    @Test("a UUID's lower-case form is Foundation's, lower-cased")
+    func uuid() {
+        for _ in 0..<20 {
+            let id = UUID()
+            #expect(id.lowercased == id.uuidString.lowercased())
+        }
     }
 }
