@@ -8,7 +8,7 @@ import LedgerPostgres
 public struct PostgresAccountRepository: AccountRepository {
     let store: EventStore
     let clock: any LedgerClock
-    static let streamType = "account"
+    public static let streamType = "account"
 
     public init(store: EventStore, clock: any LedgerClock) {
         self.store = store
@@ -39,7 +39,7 @@ public struct PostgresAccountRepository: AccountRepository {
             to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
             events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
             recordedAt: now, on: connection)
-        let after = events.reduce(state) { evolve($0, $1, at: now) }
+        let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, events: events, at: now, on: connection)
         for message in outbox { try await Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
         return (after, events)

@@ -7,7 +7,7 @@ protocol StoredEventFolding {
     associatedtype Event
     var version: Int64 { get set }
     static func decode(_ recorded: RecordedEvent, payload: [UInt8]) throws -> Event?
-    func evolved(_ event: Event, at recordedAt: Date) -> Self
+    mutating func evolve(with event: Event, at recordedAt: Date)
 }
 
 extension StoredEventFolding {
@@ -19,7 +19,7 @@ extension StoredEventFolding {
             version += 1
             return nil
         }
-        self = evolved(event, at: recorded.recordedAt)
+        evolve(with: event, at: recorded.recordedAt)
         return event
     }
 }
@@ -29,8 +29,8 @@ extension AccountState: StoredEventFolding {
         try AccountEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: payload)
     }
 
-    func evolved(_ event: AccountEvent, at recordedAt: Date) -> AccountState {
-        evolve(self, event, at: recordedAt)
+    mutating func evolve(with event: AccountEvent, at recordedAt: Date) {
+        LedgerIdentity.evolve(&self, event, at: recordedAt)
     }
 }
 
@@ -39,7 +39,7 @@ extension OTPChallenge: StoredEventFolding {
         try OTPEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: payload)
     }
 
-    func evolved(_ event: OTPEvent, at recordedAt: Date) -> OTPChallenge {
-        evolve(self, event, at: recordedAt)
+    mutating func evolve(with event: OTPEvent, at recordedAt: Date) {
+        self = LedgerIdentity.evolve(self, event, at: recordedAt)
     }
 }

@@ -81,13 +81,20 @@ public struct AccountState: Sendable, Equatable {
 
     /// Folds a whole history.
     public static func replay(_ accountID: UUID, _ events: [(AccountEvent, Date)]) -> AccountState {
-        events.reduce(AccountState(accountID: accountID)) { evolve($0, $1.0, at: $1.1) }
+        events.reduce(into: AccountState(accountID: accountID)) { evolve(&$0, $1.0, at: $1.1) }
     }
 }
 
 /// Applies one event: the only way state changes.
 public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: Date) -> AccountState {
-    var state = state
+    var next = state
+    evolve(&next, event, at: recordedAt)
+    return next
+}
+
+/// `evolve` in place, for folds over long streams: the state's collections (sessions, holds,
+/// links) are mutated where they are instead of copied once per event.
+public func evolve(_ state: inout AccountState, _ event: AccountEvent, at recordedAt: Date) {
     state.version += 1
     switch event {
     case .registered(let registered):
@@ -192,5 +199,4 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
     if case .passwordSet(let set) = event, set.reason == "reset" {
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }
     }
-    return state
 }
