@@ -17,43 +17,66 @@ public enum AccountProjections {
         public init() {}
     }
 
+    /// Streams read per round trip.
+    static let streamsPerRead = 500
+
     /// Rebuilds every account and OTP request in one transaction; returns how many accounts
-    /// were replayed. `progress` is told after every stream.
+    /// were replayed. `progress` is told after every batch of streams.
+    ///
+    /// Each stream is folded whole and projected once (`AccountProjector` writes from the
+    /// final state and each event's own time), so the rows are those the incremental path wrote.
     @discardableResult
     public static func rebuild(store: EventStore, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Int {
         try await store.client.transaction { connection in
             try await connection.query("TRUNCATE " + tables.joined(separator: ", "))
-            let streams = try await connection.query(
-                "SELECT stream_id FROM streams WHERE stream_type = $1 ORDER BY stream_id", [.text(PostgresAccountRepository.streamType)])
-            let requests = try await connection.query(
-                "SELECT stream_id FROM streams WHERE stream_type = $1 ORDER BY stream_id", [.text(PostgresOTPRepository.streamType)])
+            let accounts = try await streamIDs(ofType: PostgresAccountRepository.streamType, on: connection)
+            let requests = try await streamIDs(ofType: PostgresOTPRepository.streamType, on: connection)
             var status = Progress()
-            status.streamsTotal = streams.rowCount + requests.rowCount
-            var replayed = 0
-            for row in streams.rows {
-                guard let accountID = try row.uuid(0) else { continue }
+            status.streamsTotal = accounts.count + requests.count
+            try await forEachStream(accounts, store: store, status: &status, progress: progress, on: connection) { accountID, recorded in
                 var state = AccountState(accountID: accountID)
-                for recorded in try await store.readStream(accountID, on: connection) {
-                    status.events += 1
-                    guard let event = try state.apply(recorded) else { continue }
-                    try await AccountProjector.project(state, events: [event], at: recorded.recordedAt, on: connection)
+                var events: [(AccountEvent, Date)] = []
+                events.reserveCapacity(recorded.count)
+                for event in recorded {
+                    if let applied = try state.apply(event) { events.append((applied, event.recordedAt)) }
                 }
-                replayed += 1
-                status.streamsDone += 1
-                progress?(status)
+                try await AccountProjector.project(state, events: events, on: connection)
             }
-            for row in requests.rows {
-                guard let requestID = try row.uuid(0) else { continue }
+            try await forEachStream(requests, store: store, status: &status, progress: progress, on: connection) { requestID, recorded in
                 var challenge = OTPChallenge(requestID: requestID)
-                for recorded in try await store.readStream(requestID, on: connection) {
-                    status.events += 1
-                    guard let event = try challenge.apply(recorded) else { continue }
-                    try await OTPProjector.project(requestID, events: [event], at: recorded.recordedAt, clientAddress: nil, on: connection)
+                for event in recorded {
+                    guard let applied = try challenge.apply(event) else { continue }
+                    try await OTPProjector.project(requestID, events: [applied], at: event.recordedAt, clientAddress: nil, on: connection)
                 }
-                status.streamsDone += 1
-                progress?(status)
             }
-            return replayed
+            return accounts.count
+        }
+    }
+
+    private static func streamIDs(ofType type: String, on connection: PostgresConnection) async throws -> [UUID] {
+        let rows = try await connection.query("SELECT stream_id FROM streams WHERE stream_type = $1 ORDER BY stream_id", [.text(type)])
+        return try rows.rows.compactMap { try $0.uuid(0) }
+    }
+
+    /// Reads `streams` a batch at a time and hands each stream's events, in version order, to `body`.
+    private static func forEachStream(
+        _ streams: [UUID], store: EventStore, status: inout Progress, progress: (@Sendable (Progress) -> Void)?,
+        on connection: PostgresConnection, _ body: (UUID, ArraySlice<RecordedEvent>) async throws -> Void
+    ) async throws {
+        for batchStart in stride(from: 0, to: streams.count, by: streamsPerRead) {
+            let batch = Array(streams[batchStart..<min(batchStart + streamsPerRead, streams.count)])
+            let events = try await store.readStreams(batch, on: connection)
+            var start = events.startIndex
+            while start < events.endIndex {
+                let streamID = events[start].streamID
+                var end = start + 1
+                while end < events.endIndex && events[end].streamID == streamID { end += 1 }
+                try await body(streamID, events[start..<end])
+                start = end
+            }
+            status.events += events.count
+            status.streamsDone += batch.count
+            progress?(status)
         }
     }
 }

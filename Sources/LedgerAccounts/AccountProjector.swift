@@ -5,10 +5,18 @@ import LedgerPostgres
 
 /// Writes the projections of one account from its state after new events: the same rows a
 /// rebuild from the whole stream would write.
+///
+/// The rows depend only on the state after the events and on each event with its time, so a
+/// rebuild projects a whole stream in one call and gets what every write on the way wrote.
 enum AccountProjector {
+    /// A write's events, all recorded at `time`.
     static func project(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
+        try await project(state, events: events.map { ($0, time) }, on: connection)
+    }
+
+    static func project(_ state: AccountState, events: [(AccountEvent, Date)], on connection: PostgresConnection) async throws {
         guard let createdAt = state.createdAt else { return }
-        try await projectLinks(state, events: events, at: time, on: connection)
+        try await projectLinks(state, events: events, on: connection)
         do {
             try await connection.query(
                 """
@@ -41,7 +49,7 @@ enum AccountProjector {
         } catch let error as PostgresError where error.code == .uniqueViolation {
             throw ClaimTaken(constraint: error.constraint)
         }
-        for case .deletionScheduled(let scheduled) in events {
+        for case (.deletionScheduled(let scheduled), _) in events {
             for key in scheduled.cooldownKeys {
                 try await connection.query(
                     """
@@ -52,7 +60,7 @@ enum AccountProjector {
                     [.bytea(Hex.decode(key) ?? []), .uuid(state.accountID), .timestamp(scheduled.cooldownUntil)])
             }
         }
-        for sessionID in changedSessions(events) {
+        for sessionID in changedSessions(events.map(\.0)) {
             guard let session = state.sessions[sessionID] else { continue }
             try await connection.query(
                 """
@@ -84,13 +92,17 @@ enum AccountProjector {
     }
 
     /// The link index: new links by token hash; spent ones marked used.
-    static func projectLinks(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
-        for event in events {
+    static func projectLinks(_ state: AccountState, events: [(AccountEvent, Date)], on connection: PostgresConnection) async throws {
+        for (event, time) in events {
             switch event {
-            case .emailVerificationSent(let sent), .passwordResetRequested(let sent), .reauthLinkSent(let sent),
-                 .emailChangeRequested(let sent):
-                guard let purpose = state.pendingLinks[sent.linkID]?.purpose else { continue }
-                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, purpose, sent.expiresAt, on: connection)
+            case .emailVerificationSent(let sent):
+                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .verifyEmail, sent.expiresAt, on: connection)
+            case .passwordResetRequested(let sent):
+                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .passwordReset, sent.expiresAt, on: connection)
+            case .reauthLinkSent(let sent):
+                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .reauth, sent.expiresAt, on: connection)
+            case .emailChangeRequested(let sent):
+                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .emailChange, sent.expiresAt, on: connection)
             case .emailChanged(let changed):
                 for purpose in [AccountState.PendingLink.Purpose.emailChange, .verifyEmail] {
                     try await markLinksUsed(state.accountID, purpose, at: time, on: connection)
