@@ -3,6 +3,8 @@
 # (default durability): GET /events read over HTTP through 1,000,000 events (10,000 a page,
 # following next_cursor), and the same 1,000,000 events through GET /events/stream (SSE).
 # The in-process feed read of the same events (`ledger bench feed`) is printed beside them.
+# Then webhook delivery: a subscription from the start of the feed, pushed to a local receiver
+# (threaded Python, answers 204 at once), timed until all 1,000,000 events have arrived.
 #
 #   scripts/bench-events.sh
 set -euo pipefail
@@ -20,7 +22,7 @@ http_port=$((20000 + RANDOM % 30000))
 "$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
-key=$("$ledger" keys create --name bench --scope events:read | tail -1)
+key=$("$ledger" keys create --name bench --scope events:read,admin | tail -1)
 
 python3 - "$http_port" "$key" <<'PY'
 import http.client, socket, sys, time
@@ -66,5 +68,43 @@ while seen < events:
 seconds = time.monotonic() - started
 sock.close()
 print(f"bench sse GET /events/stream events={seen} seconds={seconds:.2f} events_per_s={seen / seconds:.0f} mib={total / 1048576:.0f}")
+PY
+receiver_port=$((20000 + RANDOM % 30000))
+python3 - "$http_port" "$key" "$receiver_port" <<'PY'
+import http.client, http.server, json, sys, threading, time
+port, key, receiver_port = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+state = {"events": 0, "posts": 0, "first": None, "last": None}
+lock = threading.Lock()
+class Receiver(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with lock:
+            state["first"] = state["first"] or time.monotonic()
+            state["events"] += body.count(b'"event_id"')
+            state["posts"] += 1
+            state["last"] = time.monotonic()
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", receiver_port), Receiver)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+conn = http.client.HTTPConnection("127.0.0.1", port)
+body = json.dumps({"url": f"http://127.0.0.1:{receiver_port}/hook", "secret": "bench-webhook-secret-0123456789", "after": "djEuMC4w"})
+conn.request("POST", "/subscriptions", body=body, headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+response = conn.getresponse()
+assert response.status == 201, (response.status, response.read()[:200])
+response.read()
+started = time.monotonic()
+while time.monotonic() - started < 600:
+    time.sleep(0.5)
+    with lock:
+        if state["events"] >= 1000000 or (state["last"] and time.monotonic() - state["last"] > 10):
+            break
+seconds = state["last"] - started
+print(f"bench webhooks events={state['events']} posts={state['posts']} seconds={seconds:.2f} events_per_s={state['events'] / seconds:.0f}")
+server.shutdown()
 PY
 echo "service RSS: $(awk '/VmHWM/{print $2/1024 " MiB peak"}' /proc/$server/status)"
