@@ -33,20 +33,26 @@ public enum AccountProjections {
             let requests = try await streamIDs(ofType: PostgresOTPRepository.streamType, on: connection)
             var status = Progress()
             status.streamsTotal = accounts.count + requests.count
-            try await forEachStream(accounts, store: store, status: &status, progress: progress, on: connection) { accountID, recorded in
-                var state = AccountState(accountID: accountID)
-                var events: [(AccountEvent, Date)] = []
-                events.reserveCapacity(recorded.count)
-                for event in recorded {
-                    if let applied = try state.apply(event) { events.append((applied, event.recordedAt)) }
+            try await forEachBatch(accounts, store: store, status: &status, progress: progress, on: connection) { batch in
+                var projector = AccountProjector()
+                for (accountID, recorded) in batch {
+                    var state = AccountState(accountID: accountID)
+                    var events: [(AccountEvent, Date)] = []
+                    events.reserveCapacity(recorded.count)
+                    for event in recorded {
+                        if let applied = try state.apply(event) { events.append((applied, event.recordedAt)) }
+                    }
+                    projector.add(state, events: events)
                 }
-                try await AccountProjector.project(state, events: events, on: connection)
+                try await projector.write(on: connection, earlierLinks: false)
             }
-            try await forEachStream(requests, store: store, status: &status, progress: progress, on: connection) { requestID, recorded in
-                var challenge = OTPChallenge(requestID: requestID)
-                for event in recorded {
-                    guard let applied = try challenge.apply(event) else { continue }
-                    try await OTPProjector.project(requestID, events: [applied], at: event.recordedAt, clientAddress: nil, on: connection)
+            try await forEachBatch(requests, store: store, status: &status, progress: progress, on: connection) { batch in
+                for (requestID, recorded) in batch {
+                    var challenge = OTPChallenge(requestID: requestID)
+                    for event in recorded {
+                        guard let applied = try challenge.apply(event) else { continue }
+                        try await OTPProjector.project(requestID, events: [applied], at: event.recordedAt, clientAddress: nil, on: connection)
+                    }
                 }
             }
             return accounts.count
@@ -58,22 +64,25 @@ public enum AccountProjections {
         return try rows.rows.compactMap { try $0.uuid(0) }
     }
 
-    /// Reads `streams` a batch at a time and hands each stream's events, in version order, to `body`.
-    private static func forEachStream(
+    /// Reads `streams` a batch at a time and hands each batch to `body`: every stream with its
+    /// events in version order.
+    private static func forEachBatch(
         _ streams: [UUID], store: EventStore, status: inout Progress, progress: (@Sendable (Progress) -> Void)?,
-        on connection: PostgresConnection, _ body: (UUID, ArraySlice<RecordedEvent>) async throws -> Void
+        on connection: PostgresConnection, _ body: ([(UUID, ArraySlice<RecordedEvent>)]) async throws -> Void
     ) async throws {
         for batchStart in stride(from: 0, to: streams.count, by: streamsPerRead) {
             let batch = Array(streams[batchStart..<min(batchStart + streamsPerRead, streams.count)])
             let events = try await store.readStreams(batch, on: connection)
+            var grouped: [(UUID, ArraySlice<RecordedEvent>)] = []
             var start = events.startIndex
             while start < events.endIndex {
                 let streamID = events[start].streamID
                 var end = start + 1
                 while end < events.endIndex && events[end].streamID == streamID { end += 1 }
-                try await body(streamID, events[start..<end])
+                grouped.append((streamID, events[start..<end]))
                 start = end
             }
+            try await body(grouped)
             status.events += events.count
             status.streamsDone += batch.count
             progress?(status)

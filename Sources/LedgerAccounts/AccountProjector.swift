@@ -3,160 +3,281 @@ import LedgerCore
 import LedgerIdentity
 import LedgerPostgres
 
-/// Writes the projections of one account from its state after new events: the same rows a
+/// Writes the projections of accounts from their state after new events: the same rows a
 /// rebuild from the whole stream would write.
 ///
-/// The rows depend only on the state after the events and on each event with its time, so a
-/// rebuild projects a whole stream in one call and gets what every write on the way wrote.
-enum AccountProjector {
-    /// A write's events, all recorded at `time`.
-    static func project(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
-        try await project(state, events: events.map { ($0, time) }, on: connection)
+/// The rows depend only on the state after the events and on each event with its time, so one
+/// write (a command's few events) and a rebuild (hundreds of whole streams) take the same path:
+/// `add` works the rows out in memory, `write` stores them with one statement per table
+/// (`jsonb_to_recordset`), however many accounts the batch holds.
+struct AccountProjector {
+    struct AccountRow: Encodable {
+        let account_id: UUID, version: Int64, email: String?, email_verified: Bool, password_hash: String?
+        let password_changed_at: Date?, display_name: String?, handle: String?, handle_is_temporary: Bool, created_at: Date
+        let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
+        let deleted_at: Date?, purge_after: Date?
     }
 
-    static func project(_ state: AccountState, events: [(AccountEvent, Date)], on connection: PostgresConnection) async throws {
-        guard let createdAt = state.createdAt else { return }
-        try await projectLinks(state, events: events, on: connection)
-        do {
-            try await connection.query(
-                """
-                INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
-                                      password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
-                                      phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after)
-                VALUES ($1, $2, $3, CASE WHEN $15::timestamptz IS NULL THEN lower($3) END, $4, $5, $6, $7, $8, lower($8), $9, $10,
-                        CASE WHEN $15::timestamptz IS NULL THEN $11 END, $12,
-                        CASE WHEN $15::timestamptz IS NULL THEN $13 END, CASE WHEN $15::timestamptz IS NULL THEN $14 END, $15, $16)
-                ON CONFLICT (account_id) DO UPDATE SET
-                    version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
-                    email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
-                    password_changed_at = EXCLUDED.password_changed_at, display_name = EXCLUDED.display_name,
-                    handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
-                    handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
-                    phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
-                    google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
-                    purge_after = EXCLUDED.purge_after
-                """,
-                [
-                    .uuid(state.accountID), .int(state.version), state.email.map { .text($0) } ?? .null,
-                    .bool(state.emailVerified), state.passwordHash.map { .text($0) } ?? .null,
-                    state.passwordChangedAt.map { .timestamp($0) } ?? .null, state.displayName.map { .text($0) } ?? .null,
-                    state.handle.map { .text($0) } ?? .null, .bool(state.handleIsTemporary), .timestamp(createdAt),
-                    state.phone.map { .text($0) } ?? .null, state.phoneRegion.map { .text($0) } ?? .null,
-                    state.providerSubjects[.apple].map { .text($0) } ?? .null,
-                    state.providerSubjects[.google].map { .text($0) } ?? .null,
-                    state.deletedAt.map { .timestamp($0) } ?? .null, state.purgeAfter.map { .timestamp($0) } ?? .null,
-                ])
-        } catch let error as PostgresError where error.code == .uniqueViolation {
-            throw ClaimTaken(constraint: error.constraint)
-        }
-        for case (.deletionScheduled(let scheduled), _) in events {
-            for key in scheduled.cooldownKeys {
-                try await connection.query(
-                    """
-                    INSERT INTO signup_cooldowns (key_hmac, account_id, until) VALUES ($1, $2, $3)
-                    ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
-                        account_id = EXCLUDED.account_id
-                    """,
-                    [.bytea(Hex.decode(key) ?? []), .uuid(state.accountID), .timestamp(scheduled.cooldownUntil)])
+    struct SessionRow: Encodable {
+        let session_id: UUID, account_id: UUID, method: String, device: String?
+        let access_token_sha256: String, refresh_token_sha256: String
+        let created_at: Date, last_used_at: Date, access_expires_at: Date, refresh_expires_at: Date
+        let revoked_at: Date?, revoked_reason: String?
+    }
+
+    struct SpentTokenRow: Encodable {
+        let refresh_token_sha256: String, session_id: UUID, account_id: UUID
+    }
+
+    struct CooldownRow: Encodable {
+        let key_hmac: String, account_id: UUID, until: Date
+    }
+
+    struct LinkRow: Encodable {
+        let token_sha256: String, link_id: UUID, account_id: UUID, purpose: String, expires_at: Date
+        var used_at: Date?
+    }
+
+    /// A link spent by an event: every unused link of a purpose, or one link.
+    enum LinkUse {
+        case purpose(UUID, AccountState.PendingLink.Purpose, Date)
+        case link(UUID, Date)
+
+        func matches(_ row: LinkRow) -> Bool {
+            switch self {
+            case .purpose(let accountID, let purpose, _): return row.account_id == accountID && row.purpose == purpose.rawValue
+            case .link(let linkID, _): return row.link_id == linkID
             }
         }
-        for sessionID in changedSessions(events.map(\.0)) {
+
+        var time: Date {
+            switch self {
+            case .purpose(_, _, let time), .link(_, let time): return time
+            }
+        }
+    }
+
+    private(set) var accounts: [AccountRow] = []
+    private var sessions: [SessionRow] = []
+    private var spentTokens: [SpentTokenRow] = []
+    private var cooldowns: [String: CooldownRow] = [:]
+    private var cooldownOrder: [String] = []
+    private var links: [LinkRow] = []
+    /// Uses in event order, for links stored by earlier writes.
+    private var linkUses: [LinkUse] = []
+
+    /// A write's events, all recorded at `time`.
+    static func project(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
+        var projector = AccountProjector()
+        projector.add(state, events: events.map { ($0, time) })
+        try await projector.write(on: connection, earlierLinks: true)
+    }
+
+    /// Works out the rows of one account from its state after `events`.
+    mutating func add(_ state: AccountState, events: [(AccountEvent, Date)]) {
+        guard let createdAt = state.createdAt else { return }
+        for (event, time) in events { addLinks(state.accountID, event, at: time) }
+        let live = state.deletedAt == nil
+        accounts.append(AccountRow(
+            account_id: state.accountID, version: state.version, email: state.email, email_verified: state.emailVerified,
+            password_hash: state.passwordHash, password_changed_at: state.passwordChangedAt, display_name: state.displayName,
+            handle: state.handle, handle_is_temporary: state.handleIsTemporary, created_at: createdAt,
+            phone_e164: live ? state.phone : nil, phone_region: state.phoneRegion,
+            apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
+            deleted_at: state.deletedAt, purge_after: state.purgeAfter))
+        for case (.deletionScheduled(let scheduled), _) in events {
+            for key in scheduled.cooldownKeys {
+                // As the upsert does: the longest cooldown wins, the latest account owns it.
+                if let earlier = cooldowns[key] {
+                    cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: max(earlier.until, scheduled.cooldownUntil))
+                } else {
+                    cooldownOrder.append(key)
+                    cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: scheduled.cooldownUntil)
+                }
+            }
+        }
+        for sessionID in Self.changedSessions(events.map(\.0)) {
             guard let session = state.sessions[sessionID] else { continue }
+            sessions.append(SessionRow(
+                session_id: session.id, account_id: state.accountID, method: session.method, device: session.device,
+                access_token_sha256: session.accessTokenHash, refresh_token_sha256: session.refreshTokenHash,
+                created_at: session.createdAt, last_used_at: session.lastUsedAt, access_expires_at: session.accessExpiresAt,
+                refresh_expires_at: session.refreshExpiresAt, revoked_at: session.revokedAt, revoked_reason: session.revokedReason))
+            for spent in session.spentRefreshHashes.sorted() {
+                spentTokens.append(SpentTokenRow(refresh_token_sha256: spent, session_id: session.id, account_id: state.accountID))
+            }
+        }
+    }
+
+    /// The link index: new links by token hash; spent ones marked used (those made in this
+    /// batch here, earlier ones by `write`).
+    private mutating func addLinks(_ accountID: UUID, _ event: AccountEvent, at time: Date) {
+        func insert(_ sent: AccountEvent.EmailLinkSent, _ purpose: AccountState.PendingLink.Purpose) {
+            insertLink(accountID, sent.tokenHash, sent.linkID, purpose, sent.expiresAt)
+        }
+        func use(_ purposes: [AccountState.PendingLink.Purpose]) {
+            for purpose in purposes { spend(.purpose(accountID, purpose, time)) }
+        }
+        switch event {
+        case .emailVerificationSent(let sent): insert(sent, .verifyEmail)
+        case .passwordResetRequested(let sent): insert(sent, .passwordReset)
+        case .reauthLinkSent(let sent): insert(sent, .reauth)
+        case .emailChangeRequested(let sent): insert(sent, .emailChange)
+        case .emailChanged(let changed):
+            use([.emailChange, .verifyEmail])
+            insertLink(accountID, changed.revertTokenHash, changed.revertLinkID, .emailRevert, changed.revertExpiresAt)
+        case .emailReverted: use([.emailChange, .emailRevert, .verifyEmail])
+        case .emailVerified: use([.verifyEmail])
+        case .passwordSet(let set) where set.reason == "reset": use([.passwordReset])
+        case .reauthGranted(let granted):
+            if let linkID = granted.linkID { spend(.link(linkID, time)) }
+        default: break
+        }
+    }
+
+    private mutating func insertLink(
+        _ accountID: UUID, _ tokenHash: String?, _ linkID: UUID, _ purpose: AccountState.PendingLink.Purpose, _ expiresAt: Date
+    ) {
+        guard let tokenHash, Hex.decode(tokenHash) != nil else { return }
+        links.append(LinkRow(
+            token_sha256: tokenHash, link_id: linkID, account_id: accountID, purpose: purpose.rawValue, expires_at: expiresAt))
+    }
+
+    private mutating func spend(_ use: LinkUse) {
+        linkUses.append(use)
+        for index in links.indices where links[index].used_at == nil && use.matches(links[index]) {
+            links[index].used_at = use.time
+        }
+    }
+
+    /// Stores the rows. `earlierLinks`: links stored by earlier writes may be spent by these
+    /// events (false for a rebuild, whose tables start empty and hold each account once).
+    func write(on connection: PostgresConnection, earlierLinks: Bool) async throws {
+        if earlierLinks {
+            // Earlier links predate every event here, so spending them first, in order, is exact.
+            for use in linkUses {
+                switch use {
+                case .purpose(let accountID, let purpose, let time):
+                    try await connection.query(
+                        "UPDATE email_links SET used_at = $3 WHERE account_id = $1 AND purpose = $2 AND used_at IS NULL",
+                        [.uuid(accountID), .text(purpose.rawValue), .timestamp(time)])
+                case .link(let linkID, let time):
+                    try await connection.query(
+                        "UPDATE email_links SET used_at = $2 WHERE link_id = $1 AND used_at IS NULL", [.uuid(linkID), .timestamp(time)])
+                }
+            }
+        }
+        if !accounts.isEmpty {
+            do {
+                try await connection.query(
+                    """
+                    INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
+                                          password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
+                                          phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after)
+                    SELECT r.account_id, r.version, r.email, CASE WHEN r.deleted_at IS NULL THEN lower(r.email) END, r.email_verified,
+                           r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
+                           r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after
+                    FROM jsonb_to_recordset($1::jsonb) AS r(
+                        account_id uuid, version bigint, email text, email_verified boolean, password_hash text,
+                        password_changed_at timestamptz, display_name text, handle text, handle_is_temporary boolean,
+                        created_at timestamptz, phone_e164 text, phone_region text, apple_subject text, google_subject text,
+                        deleted_at timestamptz, purge_after timestamptz)
+                    ON CONFLICT (account_id) DO UPDATE SET
+                        version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
+                        email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
+                        password_changed_at = EXCLUDED.password_changed_at, display_name = EXCLUDED.display_name,
+                        handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
+                        handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
+                        phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
+                        google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
+                        purge_after = EXCLUDED.purge_after
+                    """,
+                    [try Self.recordset(accounts)])
+            } catch let error as PostgresError where error.code == .uniqueViolation {
+                throw ClaimTaken(constraint: error.constraint)
+            }
+        }
+        if !cooldowns.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO signup_cooldowns (key_hmac, account_id, until)
+                SELECT decode(r.key_hmac, 'hex'), r.account_id, r.until
+                FROM jsonb_to_recordset($1::jsonb) AS r(key_hmac text, account_id uuid, until timestamptz)
+                ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
+                    account_id = EXCLUDED.account_id
+                """,
+                [try Self.recordset(cooldownOrder.compactMap { cooldowns[$0] })])
+        }
+        if !sessions.isEmpty {
             try await connection.query(
                 """
                 INSERT INTO sessions (session_id, account_id, method, device, access_token_sha256, refresh_token_sha256,
                                       created_at, last_used_at, access_expires_at, refresh_expires_at, revoked_at, revoked_reason)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                SELECT r.session_id, r.account_id, r.method, r.device, decode(r.access_token_sha256, 'hex'),
+                       decode(r.refresh_token_sha256, 'hex'), r.created_at, r.last_used_at, r.access_expires_at,
+                       r.refresh_expires_at, r.revoked_at, r.revoked_reason
+                FROM jsonb_to_recordset($1::jsonb) AS r(
+                    session_id uuid, account_id uuid, method text, device text, access_token_sha256 text, refresh_token_sha256 text,
+                    created_at timestamptz, last_used_at timestamptz, access_expires_at timestamptz, refresh_expires_at timestamptz,
+                    revoked_at timestamptz, revoked_reason text)
                 ON CONFLICT (session_id) DO UPDATE SET
                     access_token_sha256 = EXCLUDED.access_token_sha256, refresh_token_sha256 = EXCLUDED.refresh_token_sha256,
                     last_used_at = EXCLUDED.last_used_at, access_expires_at = EXCLUDED.access_expires_at,
                     refresh_expires_at = EXCLUDED.refresh_expires_at, revoked_at = EXCLUDED.revoked_at,
                     revoked_reason = EXCLUDED.revoked_reason
                 """,
-                [
-                    .uuid(session.id), .uuid(state.accountID), .text(session.method), session.device.map { .text($0) } ?? .null,
-                    .bytea(Hex.decode(session.accessTokenHash) ?? []), .bytea(Hex.decode(session.refreshTokenHash) ?? []),
-                    .timestamp(session.createdAt), .timestamp(session.lastUsedAt), .timestamp(session.accessExpiresAt),
-                    .timestamp(session.refreshExpiresAt), session.revokedAt.map { .timestamp($0) } ?? .null,
-                    session.revokedReason.map { .text($0) } ?? .null,
-                ])
-            for spent in session.spentRefreshHashes {
-                try await connection.query(
-                    """
-                    INSERT INTO spent_refresh_tokens (refresh_token_sha256, session_id, account_id) VALUES ($1, $2, $3)
-                    ON CONFLICT DO NOTHING
-                    """,
-                    [.bytea(Hex.decode(spent) ?? []), .uuid(session.id), .uuid(state.accountID)])
-            }
+                [try Self.recordset(sessions)])
+        }
+        if !spentTokens.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO spent_refresh_tokens (refresh_token_sha256, session_id, account_id)
+                SELECT decode(r.refresh_token_sha256, 'hex'), r.session_id, r.account_id
+                FROM jsonb_to_recordset($1::jsonb) AS r(refresh_token_sha256 text, session_id uuid, account_id uuid)
+                ON CONFLICT DO NOTHING
+                """,
+                [try Self.recordset(spentTokens)])
+        }
+        if !links.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at, used_at)
+                SELECT decode(r.token_sha256, 'hex'), r.link_id, r.account_id, r.purpose, r.expires_at, r.used_at
+                FROM jsonb_to_recordset($1::jsonb) AS r(
+                    token_sha256 text, link_id uuid, account_id uuid, purpose text, expires_at timestamptz, used_at timestamptz)
+                ON CONFLICT DO NOTHING
+                """,
+                [try Self.recordset(links)])
         }
     }
 
-    /// The link index: new links by token hash; spent ones marked used.
-    static func projectLinks(_ state: AccountState, events: [(AccountEvent, Date)], on connection: PostgresConnection) async throws {
-        for (event, time) in events {
-            switch event {
-            case .emailVerificationSent(let sent):
-                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .verifyEmail, sent.expiresAt, on: connection)
-            case .passwordResetRequested(let sent):
-                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .passwordReset, sent.expiresAt, on: connection)
-            case .reauthLinkSent(let sent):
-                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .reauth, sent.expiresAt, on: connection)
-            case .emailChangeRequested(let sent):
-                try await insertLink(state.accountID, sent.tokenHash, sent.linkID, .emailChange, sent.expiresAt, on: connection)
-            case .emailChanged(let changed):
-                for purpose in [AccountState.PendingLink.Purpose.emailChange, .verifyEmail] {
-                    try await markLinksUsed(state.accountID, purpose, at: time, on: connection)
-                }
-                try await insertLink(
-                    state.accountID, changed.revertTokenHash, changed.revertLinkID, .emailRevert, changed.revertExpiresAt, on: connection)
-            case .emailReverted:
-                for purpose in [AccountState.PendingLink.Purpose.emailChange, .emailRevert, .verifyEmail] {
-                    try await markLinksUsed(state.accountID, purpose, at: time, on: connection)
-                }
-            case .emailVerified:
-                try await markLinksUsed(state.accountID, .verifyEmail, at: time, on: connection)
-            case .passwordSet(let set) where set.reason == "reset":
-                try await markLinksUsed(state.accountID, .passwordReset, at: time, on: connection)
-            case .reauthGranted(let granted):
-                guard let linkID = granted.linkID else { continue }
-                try await connection.query(
-                    "UPDATE email_links SET used_at = $2 WHERE link_id = $1 AND used_at IS NULL", [.uuid(linkID), .timestamp(time)])
-            default:
-                continue
-            }
+    /// Rows as a JSON array parameter; times in RFC 3339 with microseconds, which PostgreSQL
+    /// reads exactly.
+    private static func recordset(_ rows: some Encodable) throws -> PostgresParameter {
+        .text(String(decoding: try encoder.encode(rows), as: UTF8.self))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.format(date))
         }
-    }
+        return encoder
+    }()
 
-    private static func insertLink(
-        _ accountID: UUID, _ tokenHash: String?, _ linkID: UUID, _ purpose: AccountState.PendingLink.Purpose, _ expiresAt: Date,
-        on connection: PostgresConnection
-    ) async throws {
-        guard let hash = tokenHash.flatMap({ Hex.decode($0) }) else { return }
-        try await connection.query(
-            """
-            INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT DO NOTHING
-            """,
-            [.bytea(hash), .uuid(linkID), .uuid(accountID), .text(purpose.rawValue), .timestamp(expiresAt)])
-    }
-
-    private static func markLinksUsed(
-        _ accountID: UUID, _ purpose: AccountState.PendingLink.Purpose, at time: Date, on connection: PostgresConnection
-    ) async throws {
-        try await connection.query(
-            "UPDATE email_links SET used_at = $3 WHERE account_id = $1 AND purpose = $2 AND used_at IS NULL",
-            [.uuid(accountID), .text(purpose.rawValue), .timestamp(time)])
-    }
-
-    private static func changedSessions(_ events: [AccountEvent]) -> Set<UUID> {
-        var changed = Set<UUID>()
+    private static func changedSessions(_ events: [AccountEvent]) -> [UUID] {
+        var changed: [UUID] = []
+        var seen = Set<UUID>()
         for event in events {
+            let sessionID: UUID
             switch event {
-            case .sessionStarted(let started): changed.insert(started.sessionID)
-            case .sessionRefreshed(let refreshed): changed.insert(refreshed.sessionID)
-            case .sessionRevoked(let revoked): changed.insert(revoked.sessionID)
-            default: break
+            case .sessionStarted(let started): sessionID = started.sessionID
+            case .sessionRefreshed(let refreshed): sessionID = refreshed.sessionID
+            case .sessionRevoked(let revoked): sessionID = revoked.sessionID
+            default: continue
             }
+            if seen.insert(sessionID).inserted { changed.append(sessionID) }
         }
         return changed
     }
