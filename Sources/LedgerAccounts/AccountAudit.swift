@@ -35,13 +35,12 @@ public struct AccountAudit: Sendable {
         var state = AccountState(accountID: accountID)
         var fromVersion: Int64 = 1
         let pageSize = 5000
-        reading: while true {
+        while true {
             let page = try await store.readStream(accountID, fromVersion: fromVersion, limit: pageSize)
-            for event in page {
-                if event.recordedAt > at { break reading }
-                _ = try state.apply(event)
-            }
-            if page.count < pageSize { break }
+            let cut = page.firstIndex { $0.recordedAt > at } ?? page.endIndex
+            let events = try await AccountState.decodeConcurrently(page[..<cut])
+            for (event, recorded) in zip(events, page[..<cut]) { state.apply(event, recordedAt: recorded.recordedAt) }
+            if cut < page.endIndex || page.count < pageSize { break }
             fromVersion += Int64(pageSize)
         }
         return state.version == 0 ? nil : PointInTime(at: at, state: state)

@@ -33,23 +33,25 @@ public enum AccountProjections {
             let requests = try await streamIDs(ofType: PostgresOTPRepository.streamType, on: connection)
             var status = Progress()
             status.streamsTotal = accounts.count + requests.count
-            try await forEachBatch(accounts, store: store, status: &status, progress: progress, on: connection) { batch in
+            try await forEachBatch(accounts, store: store, status: &status, progress: progress, on: connection) { recorded, streams in
+                let decoded = try await AccountState.decodeConcurrently(recorded[...])
                 var projector = AccountProjector()
-                for (accountID, recorded) in batch {
+                for (accountID, range) in streams {
                     var state = AccountState(accountID: accountID)
                     var events: [(AccountEvent, Date)] = []
-                    events.reserveCapacity(recorded.count)
-                    for event in recorded {
-                        if let applied = try state.apply(event) { events.append((applied, event.recordedAt)) }
+                    events.reserveCapacity(range.count)
+                    for index in range {
+                        state.apply(decoded[index], recordedAt: recorded[index].recordedAt)
+                        if let event = decoded[index] { events.append((event, recorded[index].recordedAt)) }
                     }
                     projector.add(state, events: events)
                 }
                 try await projector.write(on: connection, earlierLinks: false)
             }
-            try await forEachBatch(requests, store: store, status: &status, progress: progress, on: connection) { batch in
-                for (requestID, recorded) in batch {
+            try await forEachBatch(requests, store: store, status: &status, progress: progress, on: connection) { recorded, streams in
+                for (requestID, range) in streams {
                     var challenge = OTPChallenge(requestID: requestID)
-                    for event in recorded {
+                    for event in recorded[range] {
                         guard let applied = try challenge.apply(event) else { continue }
                         try await OTPProjector.project(requestID, events: [applied], at: event.recordedAt, clientAddress: nil, on: connection)
                     }
@@ -64,25 +66,25 @@ public enum AccountProjections {
         return try rows.rows.compactMap { try $0.uuid(0) }
     }
 
-    /// Reads `streams` a batch at a time and hands each batch to `body`: every stream with its
-    /// events in version order.
+    /// Reads `streams` a batch at a time and hands each batch to `body`: the events, and where
+    /// each stream's are among them (in version order).
     private static func forEachBatch(
         _ streams: [UUID], store: EventStore, status: inout Progress, progress: (@Sendable (Progress) -> Void)?,
-        on connection: PostgresConnection, _ body: ([(UUID, ArraySlice<RecordedEvent>)]) async throws -> Void
+        on connection: PostgresConnection, _ body: ([RecordedEvent], [(UUID, Range<Int>)]) async throws -> Void
     ) async throws {
         for batchStart in stride(from: 0, to: streams.count, by: streamsPerRead) {
             let batch = Array(streams[batchStart..<min(batchStart + streamsPerRead, streams.count)])
             let events = try await store.readStreams(batch, on: connection)
-            var grouped: [(UUID, ArraySlice<RecordedEvent>)] = []
+            var grouped: [(UUID, Range<Int>)] = []
             var start = events.startIndex
             while start < events.endIndex {
                 let streamID = events[start].streamID
                 var end = start + 1
                 while end < events.endIndex && events[end].streamID == streamID { end += 1 }
-                grouped.append((streamID, events[start..<end]))
+                grouped.append((streamID, start..<end))
                 start = end
             }
-            try await body(grouped)
+            try await body(events, grouped)
             status.events += events.count
             status.streamsDone += batch.count
             progress?(status)

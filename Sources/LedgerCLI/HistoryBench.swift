@@ -71,22 +71,23 @@ struct HistoryBench: AsyncParsableCommand {
         ]
         var sessions: [UUID] = []
         var openHolds: [String] = []
+        var step = 1
         while history.count < count {
-            let step = history.count
+            step += 1
             let at = start.addingTimeInterval(Double(step) * 60)
             switch step % 10 {
             case 0, 5:
                 let sessionID = UUID()
                 sessions.append(sessionID)
                 history.append(.sessionStarted(.init(
-                    sessionID: sessionID, method: "password", device: "iPhone", accessTokenHash: Hex.encode(SHA256.hash("a\(step)")),
-                    refreshTokenHash: Hex.encode(SHA256.hash("r\(step)")), accessExpiresAt: at.addingTimeInterval(900),
+                    sessionID: sessionID, method: "password", device: "iPhone", accessTokenHash: Hex.encode(SHA256.hash("a\(accountID)\(step)")),
+                    refreshTokenHash: Hex.encode(SHA256.hash("r\(accountID)\(step)")), accessExpiresAt: at.addingTimeInterval(900),
                     refreshExpiresAt: at.addingTimeInterval(2_592_000))))
             case 1, 2, 6, 7:
                 guard let sessionID = sessions.last else { continue }
                 history.append(.sessionRefreshed(.init(
-                    sessionID: sessionID, accessTokenHash: Hex.encode(SHA256.hash("a\(step)")),
-                    refreshTokenHash: Hex.encode(SHA256.hash("r\(step)")), accessExpiresAt: at.addingTimeInterval(900),
+                    sessionID: sessionID, accessTokenHash: Hex.encode(SHA256.hash("a\(accountID)\(step)")),
+                    refreshTokenHash: Hex.encode(SHA256.hash("r\(accountID)\(step)")), accessExpiresAt: at.addingTimeInterval(900),
                     refreshExpiresAt: at.addingTimeInterval(2_592_000))))
             case 3:
                 let ref = "booking-\(step)"
