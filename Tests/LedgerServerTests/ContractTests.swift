@@ -61,6 +61,7 @@ struct ContractTests {
                 try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { expectConforms($0, "post", "/auth/logout") }
                 try await client.execute(uri: "/openapi.yaml", method: .get) { response in
                     #expect(response.status == .ok)
+                    expectConforms(response, "get", "/openapi.yaml")
                     #expect(String(buffer: response.body).hasPrefix("openapi: 3.1.0"))
                 }
             }
@@ -75,6 +76,9 @@ struct ContractTests {
         #expect(!document.problems(path: "/nowhere", method: "get", status: 200, body: Data()).isEmpty)
         #expect(!document.problems(path: "/me", method: "get", status: 200, body: Data(#"{"account_id":"x"}"#.utf8)).isEmpty)
         #expect(document.problems(path: "/healthz", method: "get", status: 200, body: Data(#"{"status":"ok"}"#.utf8)).isEmpty)
+        // YAML: the served document parses to an object with `openapi`, `info` and `paths`.
+        #expect(!document.problems(path: "/openapi.yaml", method: "get", status: 200, body: Data("just text".utf8)).isEmpty)
+        #expect(document.problems(path: "/openapi.yaml", method: "get", status: 200, body: Data("openapi: 3.1.0\ninfo: {}\npaths: {}\n".utf8)).isEmpty)
     }
 }
 
