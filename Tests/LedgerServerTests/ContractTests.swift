@@ -103,4 +103,26 @@ struct CountriesEndpointTests {
             }
         }
     }
+
+    /// `Accept-Language: ;` used to crash the process (an index out of range), found by scripts/fuzz.sh.
+    @Test("a malformed Accept-Language is read as far as it names a language, and never crashes the service")
+    func malformedAcceptLanguage() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                let expectedFirst = [
+                    ";": "GE", ";;": "GE", ";q=0.5": "GE", ",;": "GE", " ; ": "GE", "*": "GE", "": "GE", ",": "GE",
+                    ";q=1, de-DE": "DE", "*, de-DE;q=0.5": "DE", ", de-DE": "DE",
+                ]
+                for (header, iso) in expectedFirst.sorted(by: { $0.key < $1.key }) {
+                    try await client.execute(uri: "/countries", method: .get, headers: [.acceptLanguage: header]) { response in
+                        expectConforms(response, "get", "/countries")
+                        #expect(response.status == .ok, "Accept-Language: \(header)")
+                        let list = try json(response)["countries"] as? [[String: Any]] ?? []
+                        #expect(list.first?["iso"] as? String == iso, "Accept-Language: \(header)")
+                    }
+                }
+            }
+        }
+    }
 }
