@@ -43,7 +43,11 @@ cleanup() {
     wait "$server_pid" 2>/dev/null || true
   fi
   if [ "$status" -ne 0 ] && [ -s "$server_log" ]; then
-    if grep -qE '^[^ ]+ (error|critical) ' "$server_log"; then
+    crash=$(grep -n -m1 -E 'Fatal error|Program crashed' "$server_log" | cut -d: -f1 || true)
+    if [ -n "$crash" ]; then
+      echo "fuzz: the service crashed:" >&2
+      sed -n "$crash,$((crash + 29))p" "$server_log" >&2
+    elif grep -qE '^[^ ]+ (error|critical) ' "$server_log"; then
       echo "fuzz: errors in the service's log (the last 40):" >&2
       grep -E '^[^ ]+ (error|critical) ' "$server_log" | tail -40 >&2
     else
@@ -128,6 +132,11 @@ subscription_id=$(curl -fsS -X POST "$url/subscriptions" -H 'Content-Type: appli
   json_field id)
 echo "\"$account_id\"" >"$work/accounts.dict"
 echo "\"$subscription_id\"" >"$work/subscriptions.dict"
+# Strings that parsers of lists, numbers and paths trip over, mixed into every generated string
+# parameter (query, header, path): separators alone, signs, overflows, special numbers.
+printf '"%s"\n' ';' ',' ';;' ',;' ';q=0' 'q=' '*' '=' '&' '%' '%%' '\\' '/' '..' '-' '_' ' ' '' \
+  '0' '-0' '-1' '1e309' '-1e309' 'NaN' 'Infinity' '9223372036854775808' '-9223372036854775809' \
+  'null' 'true' '[]' '{}' >"$work/edge.dict"
 
 cat >"$work/schemathesis.toml" <<'TOML'
 # No state carried over between runs (schemathesis would replay earlier failures first).
@@ -140,6 +149,10 @@ database = "none"
 [dictionaries]
 accounts = { from-file = "accounts.dict" }
 subscriptions = { from-file = "subscriptions.dict" }
+edge = { from-file = "edge.dict" }
+
+[generation.dictionaries]
+string = { dictionary = "edge", probability = 0.1 }
 
 [[operations]]
 include-path-regex = '^/accounts/\{id\}/'
