@@ -154,6 +154,13 @@ edge = { from-file = "edge.dict" }
 [generation.dictionaries]
 string = { dictionary = "edge", probability = 0.1 }
 
+# Every warning but the one saying that edge strings break formats (uuids, dates, emails): that
+# is what they are for.
+[warnings]
+display = ["missing_auth", "missing_test_data", "base_url_mismatch", "validation_mismatch", "missing_deserializer",
+  "unused_openapi_auth", "unsupported_regex", "method_not_allowed", "constants_extraction", "unmatched_filter",
+  "unresolvable_reference", "low_valid_rate", "rate_limited", "timeout_units"]
+
 [[operations]]
 include-path-regex = '^/accounts/\{id\}/'
 parameters = { "path.id" = { dictionary = "accounts", probability = 0.7 } }
