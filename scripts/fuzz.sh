@@ -36,6 +36,7 @@ own_cluster=0
 database=ledger_fuzz
 status=1
 cleanup() {
+  set +e # whatever fails here, the rest still has to be stopped and removed
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.2; done
