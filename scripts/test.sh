@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a private, throwaway PostgreSQL cluster:
 # installs missing packages, starts the cluster (as the postgres user when run as root),
-# runs `swift test`, and stops the cluster whatever happens. Afterwards it reads the whole
-# run's output (every log line the service wrote) for the secrets the tests use: a password,
-# an email address or a session token there fails the run.
+# runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh), and stops the cluster whatever
+# happens. Afterwards it reads the whole run's output (every log line the service wrote) for
+# the secrets the tests use: a password, an email address or a session token there fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -20,6 +20,14 @@ status=0
 # The fault runs (Tests/LedgerFaultTests) start the `ledger` executable itself.
 { swift build --product ledger && swift test "$@"; } 2>&1 | tee "$output" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
+
+# Then the HTTP fuzz (scripts/fuzz.sh) on the same cluster: always on a full run, on a targeted
+# run (`--filter …`) only with LEDGER_FUZZ=1. Its output and the service's log join the output
+# the secret scan below reads.
+if [ $# -eq 0 ] || [ "${LEDGER_FUZZ:-0}" = 1 ]; then
+  LEDGER_FUZZ_SERVER_LOG="$output" ./scripts/fuzz.sh 2>&1 | tee -a "$output" || status=$?
+  [ "$status" -eq 0 ] || exit "$status"
+fi
 
 # Secrets the tests send; none may appear in what the run printed.
 # Compiler diagnostics quote the tests' own source (`  79 |   …`): those lines are not output.

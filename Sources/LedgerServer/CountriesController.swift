@@ -14,8 +14,8 @@ public struct CountriesController: Sendable {
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.get("/countries") { request, _ in
-            let locale = request.uri.queryParameters["locale"].map(String.init) ?? request.headers[.acceptLanguage]?
-                .split(separator: ",").first.map { String($0.split(separator: ";")[0]).trimmingCharacters(in: .whitespaces) }
+            let locale = request.uri.queryParameters["locale"].map(String.init)
+                ?? AcceptLanguage.firstLanguage(request.headers[.acceptLanguage])
             let countries = catalog.ordered(locale: locale).map { country in
                 JSONValue.object([
                     "iso": .string(country.iso), "name": .string(country.name), "flag": .string(country.flag),

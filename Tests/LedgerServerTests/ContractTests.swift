@@ -61,6 +61,7 @@ struct ContractTests {
                 try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { expectConforms($0, "post", "/auth/logout") }
                 try await client.execute(uri: "/openapi.yaml", method: .get) { response in
                     #expect(response.status == .ok)
+                    expectConforms(response, "get", "/openapi.yaml")
                     #expect(String(buffer: response.body).hasPrefix("openapi: 3.1.0"))
                 }
             }
@@ -75,6 +76,9 @@ struct ContractTests {
         #expect(!document.problems(path: "/nowhere", method: "get", status: 200, body: Data()).isEmpty)
         #expect(!document.problems(path: "/me", method: "get", status: 200, body: Data(#"{"account_id":"x"}"#.utf8)).isEmpty)
         #expect(document.problems(path: "/healthz", method: "get", status: 200, body: Data(#"{"status":"ok"}"#.utf8)).isEmpty)
+        // YAML: the served document parses to an object with `openapi`, `info` and `paths`.
+        #expect(!document.problems(path: "/openapi.yaml", method: "get", status: 200, body: Data("just text".utf8)).isEmpty)
+        #expect(document.problems(path: "/openapi.yaml", method: "get", status: 200, body: Data("openapi: 3.1.0\ninfo: {}\npaths: {}\n".utf8)).isEmpty)
     }
 }
 
@@ -95,6 +99,28 @@ struct CountriesEndpointTests {
                 try await client.execute(uri: "/countries", method: .get, headers: [.acceptLanguage: "en-US,en;q=0.9"]) { response in
                     let list = try json(response)["countries"] as? [[String: Any]] ?? []
                     #expect(list.first?["iso"] as? String == "US")
+                }
+            }
+        }
+    }
+
+    /// `Accept-Language: ;` used to crash the process (an index out of range), found by scripts/fuzz.sh.
+    @Test("a malformed Accept-Language is read as far as it names a language, and never crashes the service")
+    func malformedAcceptLanguage() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                let expectedFirst = [
+                    ";": "GE", ";;": "GE", ";q=0.5": "GE", ",;": "GE", " ; ": "GE", "*": "GE", "": "GE", ",": "GE",
+                    ";q=1, de-DE": "DE", "*, de-DE;q=0.5": "DE", ", de-DE": "DE",
+                ]
+                for (header, iso) in expectedFirst.sorted(by: { $0.key < $1.key }) {
+                    try await client.execute(uri: "/countries", method: .get, headers: [.acceptLanguage: header]) { response in
+                        expectConforms(response, "get", "/countries")
+                        #expect(response.status == .ok, "Accept-Language: \(header)")
+                        let list = try json(response)["countries"] as? [[String: Any]] ?? []
+                        #expect(list.first?["iso"] as? String == iso, "Accept-Language: \(header)")
+                    }
                 }
             }
         }

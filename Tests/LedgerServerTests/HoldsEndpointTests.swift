@@ -62,4 +62,19 @@ struct HoldsEndpointTests {
             }
         }
     }
+
+    @Test("a reference over 200 characters is 422 invalid_ref for placing and for releasing (found by scripts/fuzz.sh)")
+    func overlongRef() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let writer = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let uri = "/accounts/\(UUID())/holds/\(String(repeating: "0", count: 201))"
+                let placed = try await call(client, .put, uri, ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
+                #expect(placed.status == .unprocessableContent && placed.string("error") == "invalid_ref")
+                let released = try await call(client, .delete, uri, token: writer, path: "/accounts/{id}/holds/{ref}")
+                #expect(released.status == .unprocessableContent && released.string("error") == "invalid_ref")
+            }
+        }
+    }
 }

@@ -6,7 +6,8 @@ import Yams
 
 /// The project's `openapi.yaml`, and a small JSON-Schema checker for the subset it uses
 /// (`$ref`, `oneOf`, `enum`, `type` — one or a list —, `required`, `properties`, `additionalProperties: false`,
-/// `const`, `items`, `maxLength`), so tests can hold every response to the document.
+/// `const`, `items`, `maxLength`), so tests can hold every response to the document: JSON bodies, and
+/// YAML ones (`/openapi.yaml`) as a client reads them after parsing.
 struct OpenAPIDocument: @unchecked Sendable {
     /// Read once and never mutated.
     let root: [String: Any]
@@ -29,13 +30,33 @@ struct OpenAPIDocument: @unchecked Sendable {
         guard let content = response["content"] as? [String: Any] else {
             return body.isEmpty ? [] : ["status \(status) documents no body, got \(body.count) bytes"]
         }
-        guard let media = content["application/json"] as? [String: Any], let schema = media["schema"] as? [String: Any] else {
-            return []
+        if let media = content["application/json"] as? [String: Any], let schema = media["schema"] as? [String: Any] {
+            guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+                return ["the body is not JSON"]
+            }
+            return validate(value, against: schema, at: "$")
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
-            return ["the body is not JSON"]
+        if let media = content["application/yaml"] as? [String: Any], let schema = media["schema"] as? [String: Any] {
+            guard let text = String(data: body, encoding: .utf8), let loaded = try? Yams.load(yaml: text) else {
+                return ["the body is not YAML"]
+            }
+            return validate(Self.jsonValue(loaded), against: schema, at: "$")
         }
-        return validate(value, against: schema, at: "$")
+        return []
+    }
+
+    /// A loaded YAML value as JSON (what a client parsing the YAML gets).
+    private static func jsonValue(_ value: Any?) -> JSONValue {
+        switch value {
+        case nil, is NSNull: return .null
+        case let value as Bool: return .bool(value)
+        case let value as Int: return .int(Int64(value))
+        case let value as Double: return .double(value)
+        case let value as String: return .string(value)
+        case let value as [Any]: return .array(value.map { jsonValue($0) })
+        case let value as [String: Any]: return .object(value.mapValues { jsonValue($0) })
+        case let value?: return .string(String(describing: value))
+        }
     }
 
     private func resolve(_ node: [String: Any]) -> [String: Any] {
