@@ -21,7 +21,7 @@ http_port=$((20000 + RANDOM % 30000))
 
 "$ledger" migrate >/dev/null
 "$ledger" bench history --accounts "$accounts" --events-per-account "$per_account" | tail -2 | head -1
-"$ledger" projections rebuild 2>/dev/null | tail -1
+"$ledger" projections rebuild | tail -1
 echo "accounts projected: $(psql -X -A -t -c 'SELECT count(*) FROM accounts'), sessions: $(psql -X -A -t -c 'SELECT count(*) FROM sessions')"
 
 # One long history, one event a minute.
