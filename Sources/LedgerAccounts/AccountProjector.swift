@@ -11,31 +11,63 @@ import LedgerPostgres
 /// `add` works the rows out in memory, `write` stores them with one statement per table
 /// (`jsonb_to_recordset`), however many accounts the batch holds.
 struct AccountProjector {
-    struct AccountRow: Encodable {
+    struct AccountRow: RecordsetRow {
         let account_id: UUID, version: Int64, email: String?, email_verified: Bool, password_hash: String?
         let password_changed_at: Date?, display_name: String?, handle: String?, handle_is_temporary: Bool, created_at: Date
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
         let deleted_at: Date?, purge_after: Date?
+
+        func write(to row: inout JSONRecordset) {
+            row.field("account_id", account_id); row.field("version", version); row.field("email", email)
+            row.field("email_verified", email_verified); row.field("password_hash", password_hash)
+            row.field("password_changed_at", password_changed_at); row.field("display_name", display_name)
+            row.field("handle", handle); row.field("handle_is_temporary", handle_is_temporary); row.field("created_at", created_at)
+            row.field("phone_e164", phone_e164); row.field("phone_region", phone_region); row.field("apple_subject", apple_subject)
+            row.field("google_subject", google_subject); row.field("deleted_at", deleted_at); row.field("purge_after", purge_after)
+        }
     }
 
-    struct SessionRow: Encodable {
+    struct SessionRow: RecordsetRow {
         let session_id: UUID, account_id: UUID, method: String, device: String?
         let access_token_sha256: String, refresh_token_sha256: String
         let created_at: Date, last_used_at: Date, access_expires_at: Date, refresh_expires_at: Date
         let revoked_at: Date?, revoked_reason: String?
+
+        func write(to row: inout JSONRecordset) {
+            row.field("session_id", session_id); row.field("account_id", account_id); row.field("method", method)
+            row.field("device", device); row.field("access_token_sha256", access_token_sha256)
+            row.field("refresh_token_sha256", refresh_token_sha256); row.field("created_at", created_at)
+            row.field("last_used_at", last_used_at); row.field("access_expires_at", access_expires_at)
+            row.field("refresh_expires_at", refresh_expires_at); row.field("revoked_at", revoked_at)
+            row.field("revoked_reason", revoked_reason)
+        }
     }
 
-    struct SpentTokenRow: Encodable {
+    struct SpentTokenRow: RecordsetRow {
         let refresh_token_sha256: String, session_id: UUID, account_id: UUID
+
+        func write(to row: inout JSONRecordset) {
+            row.field("refresh_token_sha256", refresh_token_sha256); row.field("session_id", session_id)
+            row.field("account_id", account_id)
+        }
     }
 
-    struct CooldownRow: Encodable {
+    struct CooldownRow: RecordsetRow {
         let key_hmac: String, account_id: UUID, until: Date
+
+        func write(to row: inout JSONRecordset) {
+            row.field("key_hmac", key_hmac); row.field("account_id", account_id); row.field("until", until)
+        }
     }
 
-    struct LinkRow: Encodable {
+    struct LinkRow: RecordsetRow {
         let token_sha256: String, link_id: UUID, account_id: UUID, purpose: String, expires_at: Date
         var used_at: Date?
+
+        func write(to row: inout JSONRecordset) {
+            row.field("token_sha256", token_sha256); row.field("link_id", link_id); row.field("account_id", account_id)
+            row.field("purpose", purpose); row.field("expires_at", expires_at); row.field("used_at", used_at)
+        }
     }
 
     /// A link spent by an event: every unused link of a purpose, or one link.
@@ -192,7 +224,7 @@ struct AccountProjector {
                         google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
                         purge_after = EXCLUDED.purge_after
                     """,
-                    [try Self.recordset(accounts)])
+                    [Self.recordset(accounts)])
             } catch let error as PostgresError where error.code == .uniqueViolation {
                 throw ClaimTaken(constraint: error.constraint)
             }
@@ -206,7 +238,7 @@ struct AccountProjector {
                 ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
                     account_id = EXCLUDED.account_id
                 """,
-                [try Self.recordset(cooldownOrder.compactMap { cooldowns[$0] })])
+                [Self.recordset(cooldownOrder.compactMap { cooldowns[$0] })])
         }
         if !sessions.isEmpty {
             try await connection.query(
@@ -226,7 +258,7 @@ struct AccountProjector {
                     refresh_expires_at = EXCLUDED.refresh_expires_at, revoked_at = EXCLUDED.revoked_at,
                     revoked_reason = EXCLUDED.revoked_reason
                 """,
-                [try Self.recordset(sessions)])
+                [Self.recordset(sessions)])
         }
         if !spentTokens.isEmpty {
             try await connection.query(
@@ -236,7 +268,7 @@ struct AccountProjector {
                 FROM jsonb_to_recordset($1::jsonb) AS r(refresh_token_sha256 text, session_id uuid, account_id uuid)
                 ON CONFLICT DO NOTHING
                 """,
-                [try Self.recordset(spentTokens)])
+                [Self.recordset(spentTokens)])
         }
         if !links.isEmpty {
             try await connection.query(
@@ -247,24 +279,16 @@ struct AccountProjector {
                     token_sha256 text, link_id uuid, account_id uuid, purpose text, expires_at timestamptz, used_at timestamptz)
                 ON CONFLICT DO NOTHING
                 """,
-                [try Self.recordset(links)])
+                [Self.recordset(links)])
         }
     }
 
-    /// Rows as a JSON array parameter; times in RFC 3339 with microseconds, which PostgreSQL
-    /// reads exactly.
-    private static func recordset(_ rows: some Encodable) throws -> PostgresParameter {
-        .text(String(decoding: try encoder.encode(rows), as: UTF8.self))
+    /// Rows as one JSON array parameter.
+    private static func recordset(_ rows: [some RecordsetRow]) -> PostgresParameter {
+        var recordset = JSONRecordset()
+        for row in rows { recordset.row(row.write) }
+        return recordset.parameter
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.format(date))
-        }
-        return encoder
-    }()
 
     private static func changedSessions(_ events: [AccountEvent]) -> [UUID] {
         var changed: [UUID] = []
