@@ -12,12 +12,9 @@ cd "$(dirname "$0")/.."
 source scripts/bench-setup.sh
 accounts=${1:-10000}
 per_account=${2:-100}
-work=$(mktemp -d /tmp/ledger-bench-audit.XXXXXX)
-cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; stop_cluster; rm -rf "$work"; }
-trap cleanup EXIT
+bench_workdir audit
 bench_start
 export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
-http_port=$((20000 + RANDOM % 30000))
 
 "$ledger" migrate >/dev/null
 "$ledger" bench history --accounts "$accounts" --events-per-account "$per_account" | tail -2 | head -1
@@ -26,9 +23,7 @@ echo "accounts projected: $(psql -X -A -t -c 'SELECT count(*) FROM accounts'), s
 
 # One long history, one event a minute.
 long_account=$("$ledger" bench history --accounts 1 --events-per-account 10000 --batch 1 --writers 1 | tail -1 | awk '{print $2}')
-"$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
+bench_serve
 key=$("$ledger" keys create --name bench --scope audit:read | tail -1)
 
 python3 - "$http_port" "$key" "$long_account" <<'PY'

@@ -10,18 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bench-setup.sh
-work=$(mktemp -d /tmp/ledger-bench-events.XXXXXX)
-cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; stop_cluster; rm -rf "$work"; }
-trap cleanup EXIT
+bench_workdir events
 bench_start
 export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
-http_port=$((20000 + RANDOM % 30000))
 
 "$ledger" migrate >/dev/null
 "$ledger" bench feed --events 1000000
-"$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
+bench_serve
 key=$("$ledger" keys create --name bench --scope events:read,admin | tail -1)
 
 python3 - "$http_port" "$key" <<'PY'

@@ -10,9 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/bench-setup.sh
 seconds="${1:-15}"
 connections="${2:-32}"
-work=$(mktemp -d /tmp/ledger-bench-otp.XXXXXX)
-cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; stop_cluster; rm -rf "$work"; }
-trap cleanup EXIT
+bench_workdir otp
 bench_start
 export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning
 http_port=$((20000 + RANDOM % 20000))
@@ -24,9 +22,7 @@ export LEDGER_DELIVERY_WEBHOOK_URL="http://127.0.0.1:$receiver_port/deliveries"
 export LEDGER_TRUSTED_PROXIES=127.0.0.1/32 LEDGER_OTP_RESEND_LIMIT=1000000 LEDGER_OTP_RESEND_INTERVAL_SECONDS=0
 
 "$ledger" migrate >/dev/null
-"$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
+bench_serve
 
 [ -n "${SKIP_CEILING:-}" ] || ../shared/bench/pg-ceiling write "$connections" "$seconds"
 for mode in ${MODES:-existing new}; do

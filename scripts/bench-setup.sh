@@ -14,3 +14,25 @@ bench_start() {
   export LEDGER_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
   echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%dT%H:%MZ); PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}')"
 }
+
+# A scratch directory in $work, removed on exit with the service (when started) and the cluster.
+bench_workdir() {
+  work=$(mktemp -d "/tmp/ledger-bench-$1.XXXXXX")
+  trap bench_cleanup EXIT
+}
+
+bench_cleanup() {
+  [ -n "${server:-}" ] && kill "$server" 2>/dev/null
+  wait 2>/dev/null
+  stop_cluster
+  rm -rf "$work"
+}
+
+# Starts `ledger serve` on 127.0.0.1:$http_port (a random port unless set), logging to
+# $work/serve.log, and waits until it is ready. Sets $server to its pid.
+bench_serve() {
+  http_port=${http_port:-$((20000 + RANDOM % 30000))}
+  "$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
+}

@@ -26,16 +26,20 @@ struct FaultRunTests {
         #expect(output.contains("0 broken"))
     }
 
+    /// A started server with four accounts, and a hold load ready to run against it.
+    static func serverWithLoad(databaseURL: String) async throws -> (ServerUnderTest, HoldWriteLoad) {
+        let server = try ServerUnderTest(databaseURL: databaseURL)
+        try await server.start()
+        let apiKey = try await server.createKey(scopes: "holds:write")
+        var accounts: [String] = []
+        for number in 0..<4 { accounts.append(try await server.signUp(number)) }
+        return (server, HoldWriteLoad(server: server, apiKey: apiKey, accounts: accounts))
+    }
+
     @Test("kill -9 of the server during writes: acknowledged writes survive once, retries add nothing", .timeLimit(.minutes(3)))
     func serverKilledDuringWrites() async throws {
         try await TestPostgres.withDatabase { db in
-            let server = try ServerUnderTest(databaseURL: db.url)
-            try await server.start()
-            let apiKey = try await server.createKey(scopes: "holds:write")
-            var accounts: [String] = []
-            for number in 0..<4 { accounts.append(try await server.signUp(number)) }
-
-            let load = HoldWriteLoad(server: server, apiKey: apiKey, accounts: accounts)
+            let (server, load) = try await Self.serverWithLoad(databaseURL: db.url)
             let writing = Task { await load.run(writers: 8, untilUnreachable: true) }
             try await load.waitForAcknowledgements(150)
             await server.kill()
@@ -59,13 +63,7 @@ struct FaultRunTests {
         let (migrated, migrateOutput) = try await LedgerProcess.run(["migrate"], environment: ["DATABASE_URL": cluster.url])
         try #require(migrated == 0, "ledger migrate failed: \(migrateOutput)")
 
-        let server = try ServerUnderTest(databaseURL: cluster.url)
-        try await server.start()
-        let apiKey = try await server.createKey(scopes: "holds:write")
-        var accounts: [String] = []
-        for number in 0..<4 { accounts.append(try await server.signUp(number)) }
-
-        let load = HoldWriteLoad(server: server, apiKey: apiKey, accounts: accounts)
+        let (server, load) = try await Self.serverWithLoad(databaseURL: cluster.url)
         let writing = Task { await load.run(writers: 8, untilUnreachable: false) }
         try await load.waitForAcknowledgements(100)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

@@ -1,14 +1,11 @@
 import Foundation
+import LedgerCore
 
 /// The `ledger` executable run as a separate process, for tests that must kill it the hard way.
 ///
 /// Started with posix_spawn (Foundation's `Process` can hang under Swift concurrency on Linux),
 /// with its own environment and its output in a file the test can read afterwards.
 public final class LedgerProcess: @unchecked Sendable {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     /// The `ledger` built next to the test bundle (`swift build` and `swift test` put both in
     /// the same products folder).
     public static func executable() throws -> String {
@@ -18,7 +15,7 @@ public final class LedgerProcess: @unchecked Sendable {
             let path = candidate.appendingPathComponent("ledger").path
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        throw Failure(description: "no ledger executable beside \(products.path): run `swift build --product ledger` first")
+        throw ChildProcess.Failure(description: "no ledger executable beside \(products.path): run `swift build --product ledger` first")
     }
 
     public let pid: pid_t
@@ -31,35 +28,13 @@ public final class LedgerProcess: @unchecked Sendable {
         let executable = try Self.executable()
         outputPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("ledger-process-\(UUID().uuidString).log").path
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-        var merged = ProcessInfo.processInfo.environment
-        merged.merge(environment) { _, new in new }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        self.pid = pid
+        pid = try ChildProcess.spawn(executable, arguments, environment: environment, outputPath: outputPath)
     }
 
     deinit {
         if exitStatus == nil {
             _ = Glibc.kill(pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
+            _ = ChildProcess.waitForExit(pid)
         }
         unlink(outputPath)
     }
@@ -81,9 +56,7 @@ public final class LedgerProcess: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let code = ChildProcess.waitForExit(pid)
         exitStatus = code
         return code
     }
