@@ -150,6 +150,10 @@ public enum AccountCommand: Sendable, Equatable {
     }
 
     public struct NewSession: Sendable, Equatable {
+        /// Longer device labels (the client's `User-Agent`) are cut: a label is for the session
+        /// list, and a 64 KiB header would otherwise sit in every event and projection row.
+        public static let maximumDeviceLength = 200
+
         public var sessionID: UUID
         public var method: String
         public var device: String?
@@ -158,7 +162,7 @@ public enum AccountCommand: Sendable, Equatable {
         public init(sessionID: UUID, method: String, device: String?, tokens: SessionTokens) {
             self.sessionID = sessionID
             self.method = method
-            self.device = device
+            self.device = device.map { String($0.prefix(Self.maximumDeviceLength)) }
             self.tokens = tokens
         }
     }

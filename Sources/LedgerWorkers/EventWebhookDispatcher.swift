@@ -58,6 +58,8 @@ public struct EventWebhookDispatcher: Sendable {
             do {
                 try await runOnce()
             } catch {
+                // A pass cut short by shutdown is not a failure.
+                if Task.isCancelled { break }
                 logger.error("webhook pass failed", metadata: ["error": "\(type(of: error))"])
             }
             await store.waitForCommit(after: generation, timeout: interval)

@@ -41,6 +41,16 @@ struct DecideTests {
         }
     }
 
+    @Test("a device label longer than 200 characters is cut to 200 before it reaches an event")
+    func longDeviceLabel() throws {
+        let label = String(repeating: "Mozilla/5.0 ", count: 1000)
+        let state = try registered()
+        let events = try decide(state, .startSession(.init(sessionID: UUID(), method: "email", device: label, tokens: tokens("9"))), now: now)
+        guard case .sessionStarted(let started) = events.first else { Issue.record("no session started: \(events)"); return }
+        #expect(started.device == String(label.prefix(200)))
+        #expect(AccountCommand.NewSession(sessionID: UUID(), method: "email", device: "ios", tokens: tokens("8")).device == "ios")
+    }
+
     @Test("refresh rotates the pair; presenting the spent token again revokes the session")
     func refreshRotationAndReuse() throws {
         let session = UUID()
