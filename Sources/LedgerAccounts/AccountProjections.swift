@@ -49,13 +49,16 @@ public enum AccountProjections {
                 try await projector.write(on: connection, earlierLinks: false)
             }
             try await forEachBatch(requests, store: store, status: &status, progress: progress, on: connection) { recorded, streams in
+                var projector = OTPProjector()
                 for (requestID, range) in streams {
                     var challenge = OTPChallenge(requestID: requestID)
+                    var events: [(OTPEvent, Date)] = []
                     for event in recorded[range] {
-                        guard let applied = try challenge.apply(event) else { continue }
-                        try await OTPProjector.project(requestID, events: [applied], at: event.recordedAt, clientAddress: nil, on: connection)
+                        if let applied = try challenge.apply(event) { events.append((applied, event.recordedAt)) }
                     }
+                    projector.add(requestID, events: events, clientAddress: nil)
                 }
+                try await projector.write(on: connection, earlierRows: false)
             }
             return accounts.count
         }

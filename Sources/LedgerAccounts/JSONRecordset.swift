@@ -34,8 +34,9 @@ struct JSONRecordset {
         JSONObjectFilter.appendString(value, to: &bytes)
     }
 
-    mutating func field(_ name: StaticString, _ value: UUID) {
+    mutating func field(_ name: StaticString, _ value: UUID?) {
         self.name(name)
+        guard let value else { return bytes.append(contentsOf: "null".utf8) }
         bytes.append(UInt8(ascii: "\""))
         value.appendLowercased(to: &bytes)
         bytes.append(UInt8(ascii: "\""))

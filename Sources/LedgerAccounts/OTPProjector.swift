@@ -2,31 +2,82 @@ import Foundation
 import LedgerIdentity
 import LedgerPostgres
 
-/// Writes the `otp_requests` rows of one request from its new events.
-enum OTPProjector {
+/// Writes the `otp_requests` rows of code requests from their events: one request's new
+/// events after a command, or whole streams in a rebuild, the same way (see `AccountProjector`).
+struct OTPProjector {
+    struct RequestRow: RecordsetRow {
+        let request_id: UUID, account_id: UUID, session_id: UUID?, purpose: String, phone_e164: String
+        let client_address: String?, created_at: Date, expires_at: Date
+        var closed_at: Date?
+
+        func write(to row: inout JSONRecordset) {
+            row.field("request_id", request_id); row.field("account_id", account_id); row.field("session_id", session_id)
+            row.field("purpose", purpose); row.field("phone_e164", phone_e164); row.field("client_address", client_address)
+            row.field("created_at", created_at); row.field("expires_at", expires_at); row.field("closed_at", closed_at)
+        }
+    }
+
+    private var rows: [RequestRow] = []
+    private var rowIndex: [UUID: Int] = [:]
+    /// Closings of requests stored by earlier writes, in event order.
+    private var earlierClosings: [(UUID, Date)] = []
+
+    /// A command's events, all recorded at `time`.
     static func project(
         _ requestID: UUID, events: [OTPEvent], at time: Date, clientAddress: String?, on connection: PostgresConnection
     ) async throws {
-        for event in events {
+        var projector = OTPProjector()
+        projector.add(requestID, events: events.map { ($0, time) }, clientAddress: clientAddress)
+        try await projector.write(on: connection, earlierRows: true)
+    }
+
+    /// Works out the row of one request from its events; the first closing event closes it.
+    mutating func add(_ requestID: UUID, events: [(OTPEvent, Date)], clientAddress: String?) {
+        for (event, time) in events {
             switch event {
             case .issued(let issued):
-                try await connection.query(
-                    """
-                    INSERT INTO otp_requests (request_id, account_id, session_id, purpose, phone_e164, client_address, created_at, expires_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (request_id) DO NOTHING
-                    """,
-                    [
-                        .uuid(requestID), .uuid(issued.accountID), issued.sessionID.map { .uuid($0) } ?? .null,
-                        .text(issued.purpose.rawValue), .text(issued.phone), clientAddress.map { .text($0) } ?? .null,
-                        .timestamp(time), .timestamp(issued.expiresAt),
-                    ])
+                guard rowIndex[requestID] == nil else { continue }
+                rowIndex[requestID] = rows.count
+                rows.append(RequestRow(
+                    request_id: requestID, account_id: issued.accountID, session_id: issued.sessionID,
+                    purpose: issued.purpose.rawValue, phone_e164: issued.phone, client_address: clientAddress,
+                    created_at: time, expires_at: issued.expiresAt))
             case .verified, .invalidated, .cancelled:
-                try await connection.query(
-                    "UPDATE otp_requests SET closed_at = $2 WHERE request_id = $1 AND closed_at IS NULL",
-                    [.uuid(requestID), .timestamp(time)])
+                if let index = rowIndex[requestID] {
+                    if rows[index].closed_at == nil { rows[index].closed_at = time }
+                } else {
+                    earlierClosings.append((requestID, time))
+                }
             case .failed:
                 continue
             }
         }
+    }
+
+    /// Stores the rows. `earlierRows`: the events may close requests stored by earlier writes
+    /// (false for a rebuild, which holds each request's whole stream).
+    func write(on connection: PostgresConnection, earlierRows: Bool) async throws {
+        if earlierRows {
+            for (requestID, time) in earlierClosings {
+                try await connection.query(
+                    "UPDATE otp_requests SET closed_at = $2 WHERE request_id = $1 AND closed_at IS NULL",
+                    [.uuid(requestID), .timestamp(time)])
+            }
+        }
+        guard !rows.isEmpty else { return }
+        var recordset = JSONRecordset()
+        for row in rows { recordset.row(row.write) }
+        try await connection.query(
+            """
+            INSERT INTO otp_requests (request_id, account_id, session_id, purpose, phone_e164, client_address,
+                                      created_at, expires_at, closed_at)
+            SELECT r.request_id, r.account_id, r.session_id, r.purpose, r.phone_e164, r.client_address,
+                   r.created_at, r.expires_at, r.closed_at
+            FROM jsonb_to_recordset($1::jsonb) AS r(
+                request_id uuid, account_id uuid, session_id uuid, purpose text, phone_e164 text, client_address text,
+                created_at timestamptz, expires_at timestamptz, closed_at timestamptz)
+            ON CONFLICT (request_id) DO NOTHING
+            """,
+            [recordset.parameter])
     }
 }
