@@ -89,7 +89,7 @@ struct AccountProjector {
         }
     }
 
-    private(set) var accounts: [AccountRow] = []
+    private var accounts: [AccountRow] = []
     private var sessions: [SessionRow] = []
     private var spentTokens: [SpentTokenRow] = []
     private var cooldowns: [String: CooldownRow] = [:]

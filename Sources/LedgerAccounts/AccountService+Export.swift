@@ -19,6 +19,16 @@ extension AccountService {
 
     /// Whether a payload field is left out of an export.
     public static func isRedactedInExport(_ field: String) -> Bool {
-        exportRedactedFields.contains(field) || field.hasSuffix("_sha256")
+        isRedactedInExport(utf8: ArraySlice(field.utf8))
+    }
+
+    private static let redactedFieldNames = exportRedactedFields.map { Array($0.utf8) }
+    private static let redactedFieldSuffix = Array("_sha256".utf8)
+
+    /// The same rule on a field name's bytes, for the event feed, which checks every field of
+    /// every payload it renders and so makes no `String` of the name.
+    static func isRedactedInExport(utf8 name: ArraySlice<UInt8>) -> Bool {
+        name.count >= redactedFieldSuffix.count && name.suffix(redactedFieldSuffix.count).elementsEqual(redactedFieldSuffix)
+            || redactedFieldNames.contains { $0.count == name.count && $0.elementsEqual(name) }
     }
 }

@@ -57,7 +57,7 @@ public enum EventDocument {
         output.append(UInt8(ascii: "\""))
         field("data")
         if let payload = event.payload {
-            if !JSONObjectFilter.append(payload, to: &output, dropping: isSecretField) {
+            if !JSONObjectFilter.append(payload, to: &output, dropping: AccountService.isRedactedInExport(utf8:)) {
                 output.append(contentsOf: "null".utf8)
                 string("data_base64", Data(payload).base64EncodedString())
             }
@@ -81,14 +81,5 @@ public enum EventDocument {
         }
         output.append(UInt8(ascii: "]"))
         return output
-    }
-
-    private static let secretFieldNames = AccountService.exportRedactedFields.map { Array($0.utf8) }
-    private static let secretFieldSuffix = Array("_sha256".utf8)
-
-    /// `AccountService.isRedactedInExport` on the name's bytes, without making a `String`.
-    static func isSecretField(_ name: ArraySlice<UInt8>) -> Bool {
-        name.count >= secretFieldSuffix.count && name.suffix(secretFieldSuffix.count).elementsEqual(secretFieldSuffix)
-            || secretFieldNames.contains { $0.count == name.count && $0.elementsEqual(name) }
     }
 }

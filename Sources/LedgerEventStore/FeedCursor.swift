@@ -24,8 +24,9 @@ public struct FeedCursor: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// Appends `token` to `output` (the feed writes one per event).
     public func appendToken(to output: inout [UInt8]) {
-        var plain: [UInt8] = Array("v1.".utf8)
+        var plain: [UInt8] = []
         plain.reserveCapacity(44)
+        plain.append(contentsOf: "v1.".utf8)
         plain.appendDecimal(transactionID)
         plain.append(UInt8(ascii: "."))
         plain.appendDecimal(position)
