@@ -109,14 +109,13 @@ extension OTPEvent {
 
     /// Reads a stored event; unknown types are nil.
     public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws -> OTPEvent? {
-        let data = Data(payload)
         let decoder = AccountEvent.decoder
         switch type {
-        case "phone.otp_issued": return .issued(try decoder.decode(Issued.self, from: data))
-        case "phone.otp_failed": return .failed(try decoder.decode(Failed.self, from: data))
-        case "phone.otp_verified": return .verified(try decoder.decode(Verified.self, from: data))
-        case "phone.otp_invalidated": return .invalidated(try decoder.decode(Invalidated.self, from: data))
-        case "phone.otp_cancelled": return .cancelled(try decoder.decode(Cancelled.self, from: data))
+        case "phone.otp_issued": return .issued(try decoder.decode(Issued.self, from: payload))
+        case "phone.otp_failed": return .failed(try decoder.decode(Failed.self, from: payload))
+        case "phone.otp_verified": return .verified(try decoder.decode(Verified.self, from: payload))
+        case "phone.otp_invalidated": return .invalidated(try decoder.decode(Invalidated.self, from: payload))
+        case "phone.otp_cancelled": return .cancelled(try decoder.decode(Cancelled.self, from: payload))
         default: return nil
         }
     }
