@@ -32,16 +32,8 @@ public struct AccountAudit: Sendable {
     /// The account folded up to `at` (the first event recorded after `at` ends the fold, so
     /// the state is always a prefix of the stream); nil when it had no event by then.
     public func state(_ accountID: UUID, at: Date) async throws -> PointInTime? {
-        var state = AccountState(accountID: accountID)
-        var fromVersion: Int64 = 1
-        let pageSize = 5000
-        while true {
-            let page = try await store.readStream(accountID, fromVersion: fromVersion, limit: pageSize)
-            let cut = page.firstIndex { $0.recordedAt > at } ?? page.endIndex
-            let events = try await AccountState.decodeConcurrently(page[..<cut])
-            for (event, recorded) in zip(events, page[..<cut]) { state.apply(event, recordedAt: recorded.recordedAt) }
-            if cut < page.endIndex || page.count < pageSize { break }
-            fromVersion += Int64(pageSize)
+        let state = try await store.client.withConnection { connection in
+            try await AccountSnapshots.fold(accountID, at: at, store: store, on: connection).state
         }
         return state.version == 0 ? nil : PointInTime(at: at, state: state)
     }

@@ -7,7 +7,9 @@ import LedgerPostgres
 /// exactly the rows the incremental path wrote (DESIGN §3).
 public enum AccountProjections {
     /// The tables rebuilt; operational tables (outbox, throttles, API keys) are not projections.
-    static let tables = ["accounts", "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "signup_cooldowns"]
+    static let tables = [
+        "accounts", "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "signup_cooldowns", "stream_snapshots",
+    ]
 
     /// How far a rebuild is: streams replayed of all, and events read so far.
     public struct Progress: Sendable {
@@ -25,6 +27,7 @@ public enum AccountProjections {
     ///
     /// Each stream is folded whole and projected once (`AccountProjector` writes from the
     /// final state and each event's own time), so the rows are those the incremental path wrote.
+    /// Snapshots are rewritten too: one every `AccountSnapshots.interval` versions.
     @discardableResult
     public static func rebuild(store: EventStore, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Int {
         try await store.client.transaction { connection in
@@ -36,17 +39,24 @@ public enum AccountProjections {
             try await forEachBatch(accounts, store: store, status: &status, progress: progress, on: connection) { recorded, streams in
                 let decoded = try await AccountState.decodeConcurrently(recorded[...])
                 var projector = AccountProjector()
+                var snapshots: [(AccountState, Date)] = []
                 for (accountID, range) in streams {
                     var state = AccountState(accountID: accountID)
                     var events: [(AccountEvent, Date)] = []
                     events.reserveCapacity(range.count)
+                    var lastRecordedAt = Date.distantPast
                     for index in range {
                         state.apply(decoded[index], recordedAt: recorded[index].recordedAt)
+                        lastRecordedAt = max(lastRecordedAt, recorded[index].recordedAt)
                         if let event = decoded[index] { events.append((event, recorded[index].recordedAt)) }
+                        if state.version % AccountSnapshots.interval == 0 { snapshots.append((state, lastRecordedAt)) }
                     }
                     projector.add(state, events: events)
                 }
                 try await projector.write(on: connection, earlierLinks: false)
+                for (state, lastRecordedAt) in snapshots where state.purgedAt == nil {
+                    try await AccountSnapshots.save(state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
+                }
             }
             try await forEachBatch(requests, store: store, status: &status, progress: progress, on: connection) { recorded, streams in
                 var projector = OTPProjector()

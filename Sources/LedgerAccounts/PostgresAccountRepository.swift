@@ -32,8 +32,11 @@ public struct PostgresAccountRepository: AccountRepository {
         on connection: PostgresConnection
     ) async throws -> (AccountState, [AccountEvent]) {
         try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
-        let state = try await load(accountID, on: connection)
+        let fold = try await AccountSnapshots.fold(accountID, at: nil, store: store, on: connection)
+        let state = fold.state
         let events = try decide(state, try command(state), now: now)
+        // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
+        try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)
         guard !events.isEmpty else { return (state, []) }
         try await store.append(
             to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
@@ -53,11 +56,9 @@ public struct PostgresAccountRepository: AccountRepository {
         try await store.client.withConnection { try await load(accountID, on: $0) }
     }
 
+    /// The account's current state, folded from its newest snapshot.
     func load(_ accountID: UUID, on connection: PostgresConnection) async throws -> AccountState {
-        let recorded = try await store.readStream(accountID, on: connection)
-        var state = AccountState(accountID: accountID)
-        for event in recorded { _ = try state.apply(event) }
-        return state
+        try await AccountSnapshots.fold(accountID, at: nil, store: store, on: connection).state
     }
 
     public func credentials(forEmail normalizedEmail: String) async throws -> (accountID: UUID, passwordHash: String?)? {

@@ -25,20 +25,30 @@ public struct DataKey: Sendable {
     /// a retried append of the same event yields the same ciphertext (idempotency compares
     /// digests), while a nonce is only ever repeated for the identical message.
     public func seal(_ plaintext: [UInt8], eventID: UUID) throws -> [UInt8] {
-        let eventBytes = eventID.bytes
-        let nonce = Array(HMACSHA256.authenticate(key: bytes, message: Self.nonceLabel + eventBytes + plaintext)
-            .prefix(AESGCM.nonceByteCount))
-        let sealed = try AESGCM.seal(key: bytes, nonce: nonce, plaintext: plaintext, additionalData: eventBytes)
-        return [Self.payloadFormat] + nonce + sealed
+        try seal(plaintext, associatedData: eventID.bytes)
     }
 
     /// Opens a payload sealed by `seal` for the same event id.
     public func open(_ ciphertext: [UInt8], eventID: UUID) throws -> [UInt8] {
+        try open(ciphertext, associatedData: eventID.bytes)
+    }
+
+    /// Seals anything else kept under the subject's key (a stream snapshot), bound to
+    /// `associatedData` (what it is and where it belongs), with the same synthetic nonce.
+    public func seal(_ plaintext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        let nonce = Array(HMACSHA256.authenticate(key: bytes, message: Self.nonceLabel + associatedData + plaintext)
+            .prefix(AESGCM.nonceByteCount))
+        let sealed = try AESGCM.seal(key: bytes, nonce: nonce, plaintext: plaintext, additionalData: associatedData)
+        return [Self.payloadFormat] + nonce + sealed
+    }
+
+    /// Opens what `seal(_:associatedData:)` sealed with the same associated data.
+    public func open(_ ciphertext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
         let headerCount = 1 + AESGCM.nonceByteCount
         guard ciphertext.count >= headerCount + AESGCM.tagByteCount, ciphertext[0] == Self.payloadFormat else {
             throw CryptoError(.malformedCiphertext, "payload has an unknown format")
         }
         let nonce = Array(ciphertext[1..<headerCount])
-        return try AESGCM.open(key: bytes, nonce: nonce, sealed: ciphertext[headerCount...], additionalData: eventID.bytes)
+        return try AESGCM.open(key: bytes, nonce: nonce, sealed: ciphertext[headerCount...], additionalData: associatedData)
     }
 }

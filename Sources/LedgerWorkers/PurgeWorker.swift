@@ -69,6 +69,8 @@ public struct PurgeWorker: Sendable {
             for table in Self.accountTables {
                 try await connection.query("DELETE FROM \(table) WHERE account_id = $1", [.uuid(accountID)])
             }
+            // Already unreadable without the key; deleted so nothing of the account's state stays.
+            try await connection.query("DELETE FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])
             return accountID
         }
         if purged != nil { store.committed() }

@@ -49,6 +49,10 @@ struct PurgeWorkerTests {
         try await TestPostgres.withDatabase { db in
             let fixture = try fixture(db)
             let accountID = try await deletedAccount(fixture, db, index: 1)
+            // A snapshot of the account's state (long accounts have them) goes with it.
+            try await db.client.query(
+                "INSERT INTO stream_snapshots (stream_id, version, format, last_recorded_at, sealed) VALUES ($1, 1, 1, now(), '\\x00')",
+                [.uuid(accountID)])
             let worker = PurgeWorker(store: fixture.store, clock: db.clock)
             db.clock.advance(by: 29 * 86400)
             #expect(try await worker.runOnce() == 0)
@@ -56,6 +60,7 @@ struct PurgeWorkerTests {
             #expect(try await worker.due().map(\.accountID) == [accountID])
             #expect(try await worker.runOnce() == 1)
             #expect(try await worker.runOnce() == 0)
+            #expect(try await db.client.query("SELECT count(*) FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])[0].int(0) == 0)
 
             // A raw scan of every table for the account's plaintext.
             let tables = try await db.client.query(

@@ -1,0 +1,77 @@
+import Foundation
+import LedgerCore
+import LedgerEventStore
+import LedgerIdentity
+import LedgerPostgres
+
+/// Folds of account streams that start from a snapshot: the state every `interval` versions,
+/// sealed with the account's data key (`stream_snapshots`). A command's load and a
+/// point-in-time read then fold fewer than `interval` events, however long the history.
+///
+/// Snapshots are derived data: a command's load stores one when it folded `interval` or more
+/// events past the newest, `projections rebuild` rewrites them all, a purge deletes them, and
+/// a snapshot that cannot be opened or read is ignored (the fold starts at version 1).
+public enum AccountSnapshots {
+    public static let interval: Int64 = 1000
+
+    /// The encoding of `AccountState` in snapshots. Bump it whenever the state's fields or
+    /// `evolve` change meaning: snapshots of another format are never used.
+    static let format = 1
+
+    /// A fold's result, and how much of it came from a snapshot.
+    struct Fold {
+        var state: AccountState
+        var snapshotVersion: Int64 = 0
+        /// The latest `recorded_at` folded (nil: no event).
+        var lastRecordedAt: Date?
+
+        /// Whether this fold went far enough past its snapshot to store a new one.
+        var deservesSnapshot: Bool {
+            state.version - snapshotVersion >= AccountSnapshots.interval && state.purgedAt == nil && lastRecordedAt != nil
+        }
+    }
+
+    /// The account as of its event recorded last by `at` (its latest version when nil); the
+    /// first event recorded after `at` ends the fold, so the state is always a prefix.
+    static func fold(_ accountID: UUID, at: Date?, store: EventStore, on connection: PostgresConnection) async throws -> Fold {
+        var fold = Fold(state: AccountState(accountID: accountID))
+        if let snapshot = try? await store.latestSnapshot(
+               streamID: accountID, subjectID: accountID, format: format, recordedBy: at, on: connection),
+           let state = try? decode(snapshot.state), state.accountID == accountID, state.version == snapshot.version {
+            fold = Fold(state: state, snapshotVersion: snapshot.version, lastRecordedAt: snapshot.lastRecordedAt)
+        }
+        while true {
+            let page = try await store.readStream(accountID, fromVersion: fold.state.version + 1, limit: Int(interval), on: connection)
+            let cut = at.flatMap { at in page.firstIndex { $0.recordedAt > at } } ?? page.endIndex
+            let events = try await AccountState.decodeConcurrently(page[..<cut])
+            for (event, recorded) in zip(events, page[..<cut]) {
+                fold.state.apply(event, recordedAt: recorded.recordedAt)
+                fold.lastRecordedAt = max(fold.lastRecordedAt ?? recorded.recordedAt, recorded.recordedAt)
+            }
+            if cut < page.endIndex || page.count < Int(interval) { return fold }
+        }
+    }
+
+    /// Stores the fold's state as a snapshot when it is due; a purged or keyless account
+    /// gets none.
+    static func saveIfDue(_ fold: Fold, store: EventStore, on connection: PostgresConnection) async throws {
+        guard fold.deservesSnapshot, let lastRecordedAt = fold.lastRecordedAt else { return }
+        try await save(fold.state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
+    }
+
+    static func save(_ state: AccountState, lastRecordedAt: Date, store: EventStore, on connection: PostgresConnection) async throws {
+        let snapshot = StreamSnapshot(version: state.version, lastRecordedAt: lastRecordedAt, state: try encode(state))
+        try await store.saveSnapshot(snapshot, streamID: state.accountID, subjectID: state.accountID, format: format, on: connection)
+    }
+
+    /// JSON with dates as numbers (`JSONEncoder`'s default), so every `Date` comes back exact.
+    static func encode(_ state: AccountState) throws -> [UInt8] {
+        Array(try JSONEncoder().encode(state))
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> AccountState {
+        try decoder.decode(AccountState.self, from: bytes)
+    }
+
+    private static let decoder = JSONPayloadDecoder(parseDate: RFC3339.parse)
+}
