@@ -15,6 +15,7 @@ public enum Hex {
     }
 
     public static func decode(utf8 chars: some Collection<UInt8>) -> [UInt8]? {
+        if let decoded = chars.withContiguousStorageIfAvailable({ decode(utf8: $0) }) { return decoded }
         guard chars.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(chars.count / 2)
@@ -29,6 +30,24 @@ public enum Hex {
             }
         }
         return out
+    }
+
+    /// The tight loop of `decode`: `bytea` cells in text format (hex) come through here.
+    public static func decode(utf8 chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard chars.count % 2 == 0 else { return nil }
+        let count = chars.count / 2
+        var valid = true
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count {
+                guard let high = nibble(chars[2 * index]), let low = nibble(chars[2 * index + 1]) else {
+                    valid = false
+                    break
+                }
+                buffer[index] = high << 4 | low
+                initialized = index + 1
+            }
+        }
+        return valid ? out : nil
     }
 
     @inline(__always)

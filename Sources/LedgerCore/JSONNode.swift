@@ -8,7 +8,8 @@ enum JSONNode {
     case number(String)
     case string(String)
     case array([JSONNode])
-    /// Members in document order; a repeated key is kept twice and the first one wins.
+    /// Members in document order. A repeated key is kept twice, and which of the two a lookup
+    /// finds is unspecified (the ledger never writes one).
     case object([(key: String, value: JSONNode)])
 
     var kind: String {

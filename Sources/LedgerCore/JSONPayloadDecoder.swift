@@ -108,10 +108,23 @@ extension NodeDecoder: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decode(type, node: node, key: nil) }
 }
 
-/// The members of an object, looked up by a linear scan: payload objects have a handful.
+/// The members of an object, found by a scan that starts after the last one found: fields are
+/// mostly read in the order they were written, and a dictionary (`[UUID: Session]` is keyed
+/// by the UUIDs' text) is read key by key in `allKeys` order, which is document order — so
+/// a lookup is usually one comparison, never a scan per key of a large object.
 struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: NodeDecoder
     let members: [(key: String, value: JSONNode)]
+    private let scan = ScanPosition()
+
+    init(decoder: NodeDecoder, members: [(key: String, value: JSONNode)]) {
+        self.decoder = decoder
+        self.members = members
+    }
+
+    private final class ScanPosition {
+        var next = 0
+    }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
@@ -120,7 +133,16 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func lookup(_ key: Key) -> JSONNode? {
         let name = key.stringValue
-        return members.first { $0.key == name }?.value
+        let count = members.count
+        var index = scan.next < count ? scan.next : 0
+        for _ in 0..<count {
+            if members[index].key == name {
+                scan.next = index + 1
+                return members[index].value
+            }
+            index = index + 1 == count ? 0 : index + 1
+        }
+        return nil
     }
 
     private func require(_ key: Key) throws -> JSONNode {

@@ -42,15 +42,16 @@ extension EventStore {
     public func latestSnapshot(
         streamID: UUID, subjectID: UUID, format: Int, recordedBy at: Date?, on connection: PostgresConnection
     ) async throws -> StreamSnapshot? {
-        let rows = try await connection.query(
+        // Binary results: a long account's sealed state is megabytes, which hex would double.
+        let rows = try await connection.queryBinary(
             """
             SELECT version, last_recorded_at, sealed FROM stream_snapshots
             WHERE stream_id = $1 AND format = $2 AND ($3::timestamptz IS NULL OR last_recorded_at <= $3)
             ORDER BY version DESC LIMIT 1
             """,
             [.uuid(streamID), .int(Int64(format)), at.map { .timestamp($0) } ?? .null])
-        guard rows.rowCount == 1, let version = try rows[0].int(0), let lastRecordedAt = try rows[0].date(1),
-              let sealed = try rows[0].bytes(2),
+        guard rows.rowCount == 1, let version = try rows[0].binaryInteger(0), let lastRecordedAt = try rows[0].binaryDate(1),
+              let sealed = rows[0].binaryBytes(2),
               let key = try await keyring.liveKeys(for: [subjectID], on: connection)[subjectID]
         else { return nil }
         let state = try key.open(sealed, associatedData: Self.snapshotBinding(streamID, version, format))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An account as its events leave it: the fold of its stream.
-public struct AccountState: Sendable, Equatable, Codable {
+public struct AccountState: Sendable, Equatable {
     public var accountID: UUID
     /// The stream version this state reflects (0: no account).
     public var version: Int64 = 0
@@ -35,7 +35,7 @@ public struct AccountState: Sendable, Equatable, Codable {
     public var isDeleted: Bool { deletedAt != nil }
     public var hasPassword: Bool { passwordHash != nil }
 
-    public struct Session: Sendable, Equatable, Codable {
+    public struct Session: Sendable, Equatable {
         public var id: UUID
         public var method: String
         public var device: String?
@@ -53,8 +53,8 @@ public struct AccountState: Sendable, Equatable, Codable {
         public var isActive: Bool { revokedAt == nil }
     }
 
-    public struct PendingLink: Sendable, Equatable, Codable {
-        public enum Purpose: String, Sendable, Hashable, Codable {
+    public struct PendingLink: Sendable, Equatable {
+        public enum Purpose: String, Sendable, Hashable {
             case verifyEmail = "verify_email", passwordReset = "password_reset", reauth = "reauth_link"
             case emailChange = "email_change", emailRevert = "email_revert"
         }
@@ -66,7 +66,7 @@ public struct AccountState: Sendable, Equatable, Codable {
         public var sessionID: UUID?
     }
 
-    public struct ReauthGrant: Sendable, Equatable, Codable {
+    public struct ReauthGrant: Sendable, Equatable {
         public var id: UUID
         public var sessionID: UUID
         public var method: String

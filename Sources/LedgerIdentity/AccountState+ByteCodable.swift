@@ -1,0 +1,146 @@
+import Foundation
+import LedgerCore
+
+// The snapshot encoding of an account's state. The fields are listed in declaration order;
+// `AccountStateCodecTests` fails when a type gains a field that is not listed here. Any change
+// to these lists (or to what `evolve` means) must bump `AccountSnapshots.format`.
+
+extension AccountState: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(accountID)
+        writer.write(version)
+        writer.write(createdAt)
+        writer.write(email)
+        writer.write(emailVerified)
+        writer.write(passwordHash)
+        writer.write(passwordChangedAt)
+        writer.write(displayName)
+        writer.write(handle)
+        writer.write(handleIsTemporary)
+        writer.write(phone)
+        writer.write(phoneRegion)
+        writer.write(providerSubjects)
+        writer.write(holds)
+        writer.write(deletedAt)
+        writer.write(purgeAfter)
+        writer.write(purgedAt)
+        writer.write(reauthGrants)
+        writer.write(sessions)
+        writer.write(pendingLinks)
+        writer.write(linkSendTimes)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(accountID: try reader.read())
+        version = try reader.read()
+        createdAt = try reader.read()
+        email = try reader.read()
+        emailVerified = try reader.read()
+        passwordHash = try reader.read()
+        passwordChangedAt = try reader.read()
+        displayName = try reader.read()
+        handle = try reader.read()
+        handleIsTemporary = try reader.read()
+        phone = try reader.read()
+        phoneRegion = try reader.read()
+        providerSubjects = try reader.read()
+        holds = try reader.read()
+        deletedAt = try reader.read()
+        purgeAfter = try reader.read()
+        purgedAt = try reader.read()
+        reauthGrants = try reader.read()
+        sessions = try reader.read()
+        pendingLinks = try reader.read()
+        linkSendTimes = try reader.read()
+    }
+}
+
+extension AccountState.Session: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(id)
+        writer.write(method)
+        writer.write(device)
+        writer.write(createdAt)
+        writer.write(lastUsedAt)
+        writer.write(accessTokenHash)
+        writer.write(refreshTokenHash)
+        writer.write(spentRefreshHashes)
+        writer.write(accessExpiresAt)
+        writer.write(refreshExpiresAt)
+        writer.write(revokedAt)
+        writer.write(revokedReason)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            id: try reader.read(), method: try reader.read(), device: try reader.read(), createdAt: try reader.read(),
+            lastUsedAt: try reader.read(), accessTokenHash: try reader.read(), refreshTokenHash: try reader.read(),
+            spentRefreshHashes: try reader.read(), accessExpiresAt: try reader.read(), refreshExpiresAt: try reader.read(),
+            revokedAt: try reader.read(), revokedReason: try reader.read())
+    }
+}
+
+extension AccountState.PendingLink: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(id)
+        writer.write(purpose)
+        writer.write(email)
+        writer.write(expiresAt)
+        writer.write(sessionID)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            id: try reader.read(), purpose: try reader.read(), email: try reader.read(), expiresAt: try reader.read(),
+            sessionID: try reader.read())
+    }
+}
+
+extension AccountState.PendingLink.Purpose: ByteCodable {}
+
+extension AccountState.ReauthGrant: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(id)
+        writer.write(sessionID)
+        writer.write(method)
+        writer.write(tokenHash)
+        writer.write(expiresAt)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            id: try reader.read(), sessionID: try reader.read(), method: try reader.read(), tokenHash: try reader.read(),
+            expiresAt: try reader.read())
+    }
+}
+
+extension Hold: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(ref)
+        writer.write(kind)
+        writer.write(startsAt)
+        writer.write(title)
+        writer.write(amount)
+        writer.write(releasesAt)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            ref: try reader.read(), kind: try reader.read(), startsAt: try reader.read(), title: try reader.read(),
+            amount: try reader.read(), releasesAt: try reader.read())
+    }
+}
+
+extension Money: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(currency)
+        writer.write(minor)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(currency: try reader.read(), minor: try reader.read())
+    }
+}
+
+extension HoldKind: ByteCodable {}
+extension IdentityProvider: ByteCodable {}
