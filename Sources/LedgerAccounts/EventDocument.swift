@@ -25,50 +25,55 @@ public enum EventDocument {
 
     /// Appends the event's JSON to `output`.
     public static func append(_ event: RecordedEvent, to output: inout [UInt8]) {
-        func field(_ name: String) {
-            output.append(contentsOf: ",\"".utf8)
-            output.append(contentsOf: name.utf8)
-            output.append(contentsOf: "\":".utf8)
-        }
-        func string(_ name: String, _ value: String) {
-            field(name)
-            JSONObjectFilter.appendString(value, to: &output)
-        }
-        func uuid(_ name: String, _ value: UUID) {
-            field(name)
-            output.append(UInt8(ascii: "\""))
-            value.appendLowercased(to: &output)
-            output.append(UInt8(ascii: "\""))
-        }
-        output.append(contentsOf: #"{"cursor":""#.utf8)
+        output.append(contentsOf: Literal.cursor)
         event.cursor.appendToken(to: &output)
-        output.append(UInt8(ascii: "\""))
-        uuid("event_id", event.eventID)
-        uuid("account_id", event.subjectID ?? event.streamID)
-        uuid("stream_id", event.streamID)
-        string("type", event.type)
-        field("schema_version")
+        output.append(contentsOf: Literal.eventID)
+        event.eventID.appendLowercased(to: &output)
+        output.append(contentsOf: Literal.accountID)
+        (event.subjectID ?? event.streamID).appendLowercased(to: &output)
+        output.append(contentsOf: Literal.streamID)
+        event.streamID.appendLowercased(to: &output)
+        output.append(contentsOf: Literal.type)
+        JSONObjectFilter.appendString(event.type, to: &output)
+        output.append(contentsOf: Literal.schemaVersion)
         output.appendDecimal(Int64(event.schemaVersion))
-        field("version")
+        output.append(contentsOf: Literal.version)
         output.appendDecimal(event.streamVersion)
-        field("recorded_at")
-        output.append(UInt8(ascii: "\""))
+        output.append(contentsOf: Literal.recordedAt)
         RFC3339.append(event.recordedAt, to: &output)
-        output.append(UInt8(ascii: "\""))
-        field("data")
+        output.append(contentsOf: Literal.data)
         if let payload = event.payload {
             if !JSONObjectFilter.append(payload, to: &output, dropping: AccountService.isRedactedInExport(utf8:)) {
-                output.append(contentsOf: "null".utf8)
-                string("data_base64", Data(payload).base64EncodedString())
+                output.append(contentsOf: Literal.null)
+                output.append(contentsOf: Literal.dataBase64)
+                JSONObjectFilter.appendString(Data(payload).base64EncodedString(), to: &output)
             }
         } else {
-            output.append(contentsOf: "null".utf8)
+            output.append(contentsOf: Literal.null)
         }
-        field("metadata")
-        output.append(contentsOf: event.metadataJSON.utf8)
-        field("redacted")
-        output.append(contentsOf: (event.isRedacted ? "true" : "false").utf8)
-        output.append(UInt8(ascii: "}"))
+        output.append(contentsOf: Literal.metadata)
+        var metadata = event.metadataJSON
+        metadata.withUTF8 { output.append(contentsOf: $0) }
+        output.append(contentsOf: event.isRedacted ? Literal.redactedTrue : Literal.redactedFalse)
+    }
+
+    /// The fixed parts of a document, as bytes: copying them is a `memcpy`, where appending a
+    /// `String`'s UTF-8 view went through the string machinery a dozen times an event.
+    private enum Literal {
+        static let cursor = Array(#"{"cursor":""#.utf8)
+        static let eventID = Array(#"","event_id":""#.utf8)
+        static let accountID = Array(#"","account_id":""#.utf8)
+        static let streamID = Array(#"","stream_id":""#.utf8)
+        static let type = Array(#"","type":"#.utf8)
+        static let schemaVersion = Array(#","schema_version":"#.utf8)
+        static let version = Array(#","version":"#.utf8)
+        static let recordedAt = Array(#","recorded_at":""#.utf8)
+        static let data = Array(#"","data":"#.utf8)
+        static let null = Array("null".utf8)
+        static let dataBase64 = Array(#","data_base64":"#.utf8)
+        static let metadata = Array(#","metadata":"#.utf8)
+        static let redactedTrue = Array(#","redacted":true}"#.utf8)
+        static let redactedFalse = Array(#","redacted":false}"#.utf8)
     }
 
     /// A JSON array of the events, for list answers.

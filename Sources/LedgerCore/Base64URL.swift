@@ -13,15 +13,29 @@ public enum Base64URL {
 
     /// Appends the encoding of `bytes` to `output`.
     public static func append<Bytes: Sequence>(_ bytes: Bytes, to output: inout [UInt8]) where Bytes.Element == UInt8 {
-        var iterator = bytes.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = second == nil ? nil : iterator.next()
-            let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+        if bytes.withContiguousStorageIfAvailable({ append($0, to: &output) }) != nil { return }
+        append(Array(bytes), to: &output)
+    }
+
+    /// The tight loop of `append` (every feed event carries a cursor token).
+    public static func append(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + (bytes.count * 4 + 2) / 3)
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var index = 0
+            while index + 3 <= bytes.count {
+                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                output.append(alphabet[Int(group >> 18 & 0x3F)])
+                output.append(alphabet[Int(group >> 12 & 0x3F)])
+                output.append(alphabet[Int(group >> 6 & 0x3F)])
+                output.append(alphabet[Int(group & 0x3F)])
+                index += 3
+            }
+            let left = bytes.count - index
+            guard left > 0 else { return }
+            let group = UInt32(bytes[index]) << 16 | (left == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
             output.append(alphabet[Int(group >> 18 & 0x3F)])
             output.append(alphabet[Int(group >> 12 & 0x3F)])
-            if second != nil { output.append(alphabet[Int(group >> 6 & 0x3F)]) }
-            if third != nil { output.append(alphabet[Int(group & 0x3F)]) }
+            if left == 2 { output.append(alphabet[Int(group >> 6 & 0x3F)]) }
         }
     }
 

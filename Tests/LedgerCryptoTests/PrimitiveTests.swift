@@ -99,6 +99,15 @@ struct EncodingTests {
         #expect(Hex.decode("abc") == nil)
         #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
         #expect(Base64URL.decode("a+b/") == nil)
+        for length in 0..<12 {
+            let input = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 37 + 250) }
+            let foundation = Data(input).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(input) == foundation)
+            #expect(Base64URL.encode(input.lazy.map { $0 }) == foundation)
+            #expect(Hex.decode(utf8: Array(Hex.encode(input).utf8)) == input)
+        }
+        #expect(Hex.decode(utf8: Array("0x".utf8)) == nil)
     }
 }
 
