@@ -36,29 +36,45 @@ public enum AccountProjections {
             let requests = try await streamIDs(ofType: PostgresOTPRepository.streamType, on: connection)
             var status = Progress()
             status.streamsTotal = accounts.count + requests.count
-            try await forEachBatch(accounts, store: store, status: &status, progress: progress, on: connection) { recorded, streams in
-                let decoded = try await AccountState.decodeConcurrently(recorded[...])
-                var projector = AccountProjector()
-                var snapshots: [(AccountState, Date)] = []
-                for (accountID, range) in streams {
-                    var state = AccountState(accountID: accountID)
-                    var events: [(AccountEvent, Date)] = []
-                    events.reserveCapacity(range.count)
-                    var lastRecordedAt = Date.distantPast
-                    for index in range {
-                        state.apply(decoded[index], recordedAt: recorded[index].recordedAt)
-                        lastRecordedAt = max(lastRecordedAt, recorded[index].recordedAt)
-                        if let event = decoded[index] { events.append((event, recorded[index].recordedAt)) }
-                        if state.version % AccountSnapshots.interval == 0 { snapshots.append((state, lastRecordedAt)) }
+            // Batch N is written while batch N+1 is folded: one write at a time on the
+            // transaction's connection, and none left running when this returns or throws.
+            var writing: Task<Void, any Error>?
+            do {
+                try await forEachBatch(
+                    accounts, store: store, status: &status, progress: progress, on: connection,
+                    prepare: { try await AccountState.decodeConcurrently($0[...]) }
+                ) { recorded, decoded, streams in
+                    var projector = AccountProjector()
+                    var snapshots: [(AccountState, Date)] = []
+                    for (accountID, range) in streams {
+                        var state = AccountState(accountID: accountID)
+                        var events: [(AccountEvent, Date)] = []
+                        events.reserveCapacity(range.count)
+                        var lastRecordedAt = Date.distantPast
+                        for index in range {
+                            state.apply(decoded[index], recordedAt: recorded[index].recordedAt)
+                            lastRecordedAt = max(lastRecordedAt, recorded[index].recordedAt)
+                            if let event = decoded[index] { events.append((event, recorded[index].recordedAt)) }
+                            if state.version % AccountSnapshots.interval == 0 { snapshots.append((state, lastRecordedAt)) }
+                        }
+                        projector.add(state, events: events)
                     }
-                    projector.add(state, events: events)
+                    try await writing?.value
+                    writing = Task { [projector, snapshots] in
+                        try await projector.write(on: connection, earlierLinks: false)
+                        for (state, lastRecordedAt) in snapshots where state.purgedAt == nil {
+                            try await AccountSnapshots.save(state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
+                        }
+                    }
                 }
-                try await projector.write(on: connection, earlierLinks: false)
-                for (state, lastRecordedAt) in snapshots where state.purgedAt == nil {
-                    try await AccountSnapshots.save(state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
-                }
+                try await writing?.value
+            } catch {
+                _ = try? await writing?.value
+                throw error
             }
-            try await forEachBatch(requests, store: store, status: &status, progress: progress, on: connection) { recorded, streams in
+            try await forEachBatch(
+                requests, store: store, status: &status, progress: progress, on: connection, prepare: { _ in }
+            ) { recorded, _, streams in
                 var projector = OTPProjector()
                 for (requestID, range) in streams {
                     var challenge = OTPChallenge(requestID: requestID)
@@ -79,15 +95,41 @@ public enum AccountProjections {
         return try rows.rows.compactMap { try $0.uuid(0) }
     }
 
-    /// Reads `streams` a batch at a time and hands each batch to `body`: the events, and where
-    /// each stream's are among them (in version order).
-    private static func forEachBatch(
+    /// Reads `streams` a batch at a time, `prepare`s each batch (decoding) and hands it to
+    /// `body` with where each stream's events are among them (in version order).
+    ///
+    /// Reading and preparing run one batch ahead on a second pooled connection, so this
+    /// process decodes batch N+1 while PostgreSQL writes batch N. Those reads are outside the
+    /// rebuild's transaction, which changes nothing they can see: an append that commits must
+    /// first write its projections, and the rebuild's `TRUNCATE` holds those tables until it
+    /// commits. With a pool of one connection, everything runs on `connection` in turn.
+    private static func forEachBatch<Prepared: Sendable>(
         _ streams: [UUID], store: EventStore, status: inout Progress, progress: (@Sendable (Progress) -> Void)?,
-        on connection: PostgresConnection, _ body: ([RecordedEvent], [(UUID, Range<Int>)]) async throws -> Void
+        on connection: PostgresConnection, prepare: @escaping @Sendable ([RecordedEvent]) async throws -> Prepared,
+        _ body: ([RecordedEvent], Prepared, [(UUID, Range<Int>)]) async throws -> Void
     ) async throws {
-        for batchStart in stride(from: 0, to: streams.count, by: streamsPerRead) {
-            let batch = Array(streams[batchStart..<min(batchStart + streamsPerRead, streams.count)])
-            let events = try await store.readStreams(batch, on: connection)
+        let batches = stride(from: 0, to: streams.count, by: streamsPerRead).map {
+            Array(streams[$0..<min($0 + streamsPerRead, streams.count)])
+        }
+        let readAhead = store.client.configuration.maximumConnections > 1
+        func load(_ batch: [UUID]) -> Task<([RecordedEvent], Prepared), any Error> {
+            Task {
+                let events = try await store.client.withConnection { try await store.readStreams(batch, on: $0) }
+                return (events, try await prepare(events))
+            }
+        }
+        var next = readAhead ? batches.first.map(load) : nil
+        defer { next?.cancel() }
+        for (index, batch) in batches.enumerated() {
+            let events: [RecordedEvent]
+            let prepared: Prepared
+            if let loading = next {
+                (events, prepared) = try await loading.value
+                next = index + 1 < batches.count ? load(batches[index + 1]) : nil
+            } else {
+                events = try await store.readStreams(batch, on: connection)
+                prepared = try await prepare(events)
+            }
             var grouped: [(UUID, Range<Int>)] = []
             var start = events.startIndex
             while start < events.endIndex {
@@ -97,7 +139,7 @@ public enum AccountProjections {
                 grouped.append((streamID, start..<end))
                 start = end
             }
-            try await body(events, grouped)
+            try await body(events, prepared, grouped)
             status.events += events.count
             status.streamsDone += batch.count
             progress?(status)
