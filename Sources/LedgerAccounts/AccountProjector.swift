@@ -9,7 +9,7 @@ import LedgerPostgres
 /// The rows depend only on the state after the events and on each event with its time, so one
 /// write (a command's few events) and a rebuild (hundreds of whole streams) take the same path:
 /// `add` works the rows out in memory, `write` stores them with one statement per table
-/// (`jsonb_to_recordset`), however many accounts the batch holds.
+/// (`json_to_recordset`), however many accounts the batch holds.
 struct AccountProjector {
     struct AccountRow: RecordsetRow {
         let account_id: UUID, version: Int64, email: String?, email_verified: Bool, password_hash: String?
@@ -209,7 +209,7 @@ struct AccountProjector {
                     SELECT r.account_id, r.version, r.email, CASE WHEN r.deleted_at IS NULL THEN lower(r.email) END, r.email_verified,
                            r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
                            r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after
-                    FROM jsonb_to_recordset($1::jsonb) AS r(
+                    FROM json_to_recordset($1::json) AS r(
                         account_id uuid, version bigint, email text, email_verified boolean, password_hash text,
                         password_changed_at timestamptz, display_name text, handle text, handle_is_temporary boolean,
                         created_at timestamptz, phone_e164 text, phone_region text, apple_subject text, google_subject text,
@@ -234,7 +234,7 @@ struct AccountProjector {
                 """
                 INSERT INTO signup_cooldowns (key_hmac, account_id, until)
                 SELECT decode(r.key_hmac, 'hex'), r.account_id, r.until
-                FROM jsonb_to_recordset($1::jsonb) AS r(key_hmac text, account_id uuid, until timestamptz)
+                FROM json_to_recordset($1::json) AS r(key_hmac text, account_id uuid, until timestamptz)
                 ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
                     account_id = EXCLUDED.account_id
                 """,
@@ -248,7 +248,7 @@ struct AccountProjector {
                 SELECT r.session_id, r.account_id, r.method, r.device, decode(r.access_token_sha256, 'hex'),
                        decode(r.refresh_token_sha256, 'hex'), r.created_at, r.last_used_at, r.access_expires_at,
                        r.refresh_expires_at, r.revoked_at, r.revoked_reason
-                FROM jsonb_to_recordset($1::jsonb) AS r(
+                FROM json_to_recordset($1::json) AS r(
                     session_id uuid, account_id uuid, method text, device text, access_token_sha256 text, refresh_token_sha256 text,
                     created_at timestamptz, last_used_at timestamptz, access_expires_at timestamptz, refresh_expires_at timestamptz,
                     revoked_at timestamptz, revoked_reason text)
@@ -265,7 +265,7 @@ struct AccountProjector {
                 """
                 INSERT INTO spent_refresh_tokens (refresh_token_sha256, session_id, account_id)
                 SELECT decode(r.refresh_token_sha256, 'hex'), r.session_id, r.account_id
-                FROM jsonb_to_recordset($1::jsonb) AS r(refresh_token_sha256 text, session_id uuid, account_id uuid)
+                FROM json_to_recordset($1::json) AS r(refresh_token_sha256 text, session_id uuid, account_id uuid)
                 ON CONFLICT DO NOTHING
                 """,
                 [Self.recordset(spentTokens)])
@@ -275,7 +275,7 @@ struct AccountProjector {
                 """
                 INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at, used_at)
                 SELECT decode(r.token_sha256, 'hex'), r.link_id, r.account_id, r.purpose, r.expires_at, r.used_at
-                FROM jsonb_to_recordset($1::jsonb) AS r(
+                FROM json_to_recordset($1::json) AS r(
                     token_sha256 text, link_id uuid, account_id uuid, purpose text, expires_at timestamptz, used_at timestamptz)
                 ON CONFLICT DO NOTHING
                 """,

@@ -3,7 +3,7 @@ import LedgerCore
 import LedgerIdentity
 import LedgerPostgres
 
-/// Rows for `jsonb_to_recordset($1::jsonb)`, written straight into bytes: a rebuild sends
+/// Rows for `json_to_recordset($1::json)`, written straight into bytes: a rebuild sends
 /// hundreds of thousands of rows, and `JSONEncoder` cost more than the inserts themselves.
 struct JSONRecordset {
     private var bytes: [UInt8] = [UInt8(ascii: "[")]

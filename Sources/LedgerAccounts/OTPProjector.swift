@@ -73,7 +73,7 @@ struct OTPProjector {
                                       created_at, expires_at, closed_at)
             SELECT r.request_id, r.account_id, r.session_id, r.purpose, r.phone_e164, r.client_address,
                    r.created_at, r.expires_at, r.closed_at
-            FROM jsonb_to_recordset($1::jsonb) AS r(
+            FROM json_to_recordset($1::json) AS r(
                 request_id uuid, account_id uuid, session_id uuid, purpose text, phone_e164 text, client_address text,
                 created_at timestamptz, expires_at timestamptz, closed_at timestamptz)
             ON CONFLICT (request_id) DO NOTHING
