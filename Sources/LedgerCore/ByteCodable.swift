@@ -103,6 +103,12 @@ extension ByteWriter {
     public mutating func writeCount(_ count: Int) {
         append(littleEndian: UInt32(count))
     }
+
+    /// A count, then each element (arrays and sets).
+    public mutating func writeElements<Elements: Collection>(_ elements: Elements) where Elements.Element: ByteCodable {
+        writeCount(elements.count)
+        for element in elements { element.write(to: &self) }
+    }
 }
 
 extension Int64: ByteCodable {
@@ -176,10 +182,7 @@ extension Optional: ByteCodable where Wrapped: ByteCodable {
 }
 
 extension Array: ByteCodable where Element: ByteCodable {
-    public func write(to writer: inout ByteWriter) {
-        writer.writeCount(count)
-        for element in self { element.write(to: &writer) }
-    }
+    public func write(to writer: inout ByteWriter) { writer.writeElements(self) }
 
     public init(from reader: inout ByteReader) throws {
         let count = try reader.readCount()
@@ -190,10 +193,7 @@ extension Array: ByteCodable where Element: ByteCodable {
 }
 
 extension Set: ByteCodable where Element: ByteCodable {
-    public func write(to writer: inout ByteWriter) {
-        writer.writeCount(count)
-        for element in self { element.write(to: &writer) }
-    }
+    public func write(to writer: inout ByteWriter) { writer.writeElements(self) }
 
     public init(from reader: inout ByteReader) throws {
         let count = try reader.readCount()
