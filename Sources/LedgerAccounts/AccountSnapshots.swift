@@ -33,22 +33,37 @@ public enum AccountSnapshots {
 
     /// The account as of its event recorded last by `at` (its latest version when nil); the
     /// first event recorded after `at` ends the fold, so the state is always a prefix.
+    ///
+    /// A command's load (`at` nil) reads the first page before asking for a snapshot, so the
+    /// short streams nearly every account has still cost one query; a point-in-time read,
+    /// rare and usually of a long history, asks for the snapshot first.
     static func fold(_ accountID: UUID, at: Date?, store: EventStore, on connection: PostgresConnection) async throws -> Fold {
+        func restored() async -> Fold? {
+            guard let snapshot = try? await store.latestSnapshot(
+                      streamID: accountID, subjectID: accountID, format: format, recordedBy: at, on: connection),
+                  let state = try? decode(snapshot.state), state.accountID == accountID, state.version == snapshot.version
+            else { return nil }
+            return Fold(state: state, snapshotVersion: snapshot.version, lastRecordedAt: snapshot.lastRecordedAt)
+        }
+        func page(after fold: Fold) async throws -> [RecordedEvent] {
+            try await store.readStream(accountID, fromVersion: fold.state.version + 1, limit: Int(interval), on: connection)
+        }
         var fold = Fold(state: AccountState(accountID: accountID))
-        if let snapshot = try? await store.latestSnapshot(
-               streamID: accountID, subjectID: accountID, format: format, recordedBy: at, on: connection),
-           let state = try? decode(snapshot.state), state.accountID == accountID, state.version == snapshot.version {
-            fold = Fold(state: state, snapshotVersion: snapshot.version, lastRecordedAt: snapshot.lastRecordedAt)
+        if at != nil, let snapshot = await restored() { fold = snapshot }
+        var events = try await page(after: fold)
+        if at == nil, events.count == Int(interval), let snapshot = await restored() {
+            fold = snapshot
+            events = try await page(after: fold)
         }
         while true {
-            let page = try await store.readStream(accountID, fromVersion: fold.state.version + 1, limit: Int(interval), on: connection)
-            let cut = at.flatMap { at in page.firstIndex { $0.recordedAt > at } } ?? page.endIndex
-            let events = try await AccountState.decodeConcurrently(page[..<cut])
-            for (event, recorded) in zip(events, page[..<cut]) {
+            let cut = at.flatMap { at in events.firstIndex { $0.recordedAt > at } } ?? events.endIndex
+            let decoded = try await AccountState.decodeConcurrently(events[..<cut])
+            for (event, recorded) in zip(decoded, events[..<cut]) {
                 fold.state.apply(event, recordedAt: recorded.recordedAt)
                 fold.lastRecordedAt = max(fold.lastRecordedAt ?? recorded.recordedAt, recorded.recordedAt)
             }
-            if cut < page.endIndex || page.count < Int(interval) { return fold }
+            if cut < events.endIndex || events.count < Int(interval) { return fold }
+            events = try await page(after: fold)
         }
     }
 

@@ -72,11 +72,11 @@ struct AccountSnapshotTests {
             let service = try db.accountService()
             let session = try await service.signUp(
                 email: "snap@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: "ios")
-            let times = try await grow(session.accountID, sessionID: session.sessionID, count: 1_150, store: store, db: db)
+            let times = try await grow(session.accountID, sessionID: session.sessionID, count: 2_150, store: store, db: db)
             let audit = AccountAudit(store: store)
             #expect(try await snapshotVersions(session.accountID, db).isEmpty)
 
-            // A command folds 1,150+ events and leaves a snapshot of what it loaded.
+            // A command folds 2,150+ events and leaves a snapshot of what it loaded.
             let loadedVersion = try await store.streamVersion(session.accountID)
             db.clock.advance(by: 60)
             _ = try await service.signIn(email: "snap@example.com", password: "violet-harbor-91", device: "web")
@@ -89,13 +89,13 @@ struct AccountSnapshotTests {
 
             // A rebuild replaces them with one every 1,000 versions.
             try await AccountProjections.rebuild(store: store)
-            #expect(try await snapshotVersions(session.accountID, db) == [AccountSnapshots.interval])
+            #expect(try await snapshotVersions(session.accountID, db) == [AccountSnapshots.interval, 2 * AccountSnapshots.interval])
             let expected = try await reference(session.accountID, at: nil, store: store)
             let expectedLate = try await reference(session.accountID, at: times[22], store: store)
             #expect(try await service.account(session.accountID) == expected)
 
-            // Proof that folds start from the snapshot: without the events it covers, the state
-            // is unchanged; an instant before the snapshot's last event cannot use it.
+            // Proof that folds start from the snapshot: without the events the first one covers,
+            // the state is unchanged; an instant before that snapshot's last event cannot use it.
             try await db.client.query(
                 "DELETE FROM events WHERE stream_id = $1 AND stream_version <= $2", [.uuid(session.accountID), .int(AccountSnapshots.interval)])
             #expect(try await service.account(session.accountID) == expected)
@@ -117,7 +117,7 @@ struct AccountSnapshotTests {
             let service = try db.accountService()
             let session = try await service.signUp(
                 email: "snap@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: "ios")
-            _ = try await grow(session.accountID, sessionID: session.sessionID, count: 1_000, store: store, db: db)
+            _ = try await grow(session.accountID, sessionID: session.sessionID, count: 1_100, store: store, db: db)
             try await AccountProjections.rebuild(store: store)
             #expect(try await snapshotVersions(session.accountID, db) == [1000])
             try await db.client.query("DELETE FROM events WHERE stream_id = $1 AND stream_version <= 10", [.uuid(session.accountID)])
