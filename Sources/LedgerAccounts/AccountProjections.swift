@@ -19,8 +19,8 @@ public enum AccountProjections {
         public init() {}
     }
 
-    /// Streams read per round trip.
-    static let streamsPerRead = 500
+    /// Streams read per round trip (a rebuild's batch).
+    public static let streamsPerRead = 500
 
     /// Rebuilds every account and OTP request in one transaction; returns how many accounts
     /// were replayed. `progress` is told after every batch of streams.
@@ -29,7 +29,9 @@ public enum AccountProjections {
     /// final state and each event's own time), so the rows are those the incremental path wrote.
     /// Snapshots are rewritten too: one every `AccountSnapshots.interval` versions.
     @discardableResult
-    public static func rebuild(store: EventStore, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Int {
+    public static func rebuild(
+        store: EventStore, streamsPerRead: Int = streamsPerRead, progress: (@Sendable (Progress) -> Void)? = nil
+    ) async throws -> Int {
         try await store.client.transaction { connection in
             try await connection.query("TRUNCATE " + tables.joined(separator: ", "))
             let accounts = try await streamIDs(ofType: PostgresAccountRepository.streamType, on: connection)
@@ -41,7 +43,7 @@ public enum AccountProjections {
             var writing: Task<Void, any Error>?
             do {
                 try await forEachBatch(
-                    accounts, store: store, status: &status, progress: progress, on: connection,
+                    accounts, batchSize: streamsPerRead, store: store, status: &status, progress: progress, on: connection,
                     prepare: { try await AccountState.decodeConcurrently($0[...]) }
                 ) { recorded, decoded, streams in
                     var projector = AccountProjector()
@@ -73,7 +75,8 @@ public enum AccountProjections {
                 throw error
             }
             try await forEachBatch(
-                requests, store: store, status: &status, progress: progress, on: connection, prepare: { _ in }
+                requests, batchSize: streamsPerRead, store: store, status: &status, progress: progress, on: connection,
+                prepare: { _ in }
             ) { recorded, _, streams in
                 var projector = OTPProjector()
                 for (requestID, range) in streams {
@@ -100,16 +103,17 @@ public enum AccountProjections {
     ///
     /// Reading and preparing run one batch ahead on a second pooled connection, so this
     /// process decodes batch N+1 while PostgreSQL writes batch N. Those reads are outside the
-    /// rebuild's transaction, which changes nothing they can see: an append that commits must
-    /// first write its projections, and the rebuild's `TRUNCATE` holds those tables until it
-    /// commits. With a pool of one connection, everything runs on `connection` in turn.
+    /// rebuild's transaction, which changes nothing they can see: the transaction is READ
+    /// COMMITTED, so a read inside it would also see every commit as it happens (and appends
+    /// that write projections wait for the rebuild's `TRUNCATE` locks anyway). With a pool of
+    /// one connection, everything runs on `connection` in turn.
     private static func forEachBatch<Prepared: Sendable>(
-        _ streams: [UUID], store: EventStore, status: inout Progress, progress: (@Sendable (Progress) -> Void)?,
+        _ streams: [UUID], batchSize: Int, store: EventStore, status: inout Progress, progress: (@Sendable (Progress) -> Void)?,
         on connection: PostgresConnection, prepare: @escaping @Sendable ([RecordedEvent]) async throws -> Prepared,
         _ body: ([RecordedEvent], Prepared, [(UUID, Range<Int>)]) async throws -> Void
     ) async throws {
-        let batches = stride(from: 0, to: streams.count, by: streamsPerRead).map {
-            Array(streams[$0..<min($0 + streamsPerRead, streams.count)])
+        let batches = stride(from: 0, to: streams.count, by: max(batchSize, 1)).map {
+            Array(streams[$0..<min($0 + max(batchSize, 1), streams.count)])
         }
         let readAhead = store.client.configuration.maximumConnections > 1
         func load(_ batch: [UUID]) -> Task<([RecordedEvent], Prepared), any Error> {

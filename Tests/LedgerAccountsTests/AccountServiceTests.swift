@@ -279,6 +279,9 @@ struct ProjectionRebuildTests {
             #expect(try await AccountProjections.rebuild(store: store) == 3)
             let after = try await Self.dump(db)
             #expect(after == before)
+            // One stream a batch: every batch read ahead and written behind the next fold.
+            #expect(try await AccountProjections.rebuild(store: store, streamsPerRead: 1) == 3)
+            #expect(try await Self.dump(db) == before)
         }
     }
 }
