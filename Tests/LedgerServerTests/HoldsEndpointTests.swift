@@ -56,6 +56,9 @@ struct HoldsEndpointTests {
                 #expect(try await put("x", ["kind": "dispute"], key: "lk_wrong").status == .unauthorized)
                 #expect(try await put("x", ["kind": "party"]).status == .unprocessableContent)
                 #expect(try await put("x", ["kind": "dispute", "starts_at": "tomorrow"]).status == .unprocessableContent)
+                // An explicit null is the same as leaving the field out (openapi.yaml allows both).
+                let nulls = try await put("n1", ["kind": "dispute", "starts_at": NSNull(), "title": NSNull(), "amount": NSNull(), "releases_at": NSNull()])
+                #expect(nulls.status == .ok && nulls.body["title"] is NSNull && nulls.body["releases_at"] is NSNull)
                 let unknown = try await call(
                     client, .put, "/accounts/\(UUID())/holds/x", ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
                 #expect(unknown.status == .notFound)
