@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Behaves like `JSONDecoder` for what the payloads use: unknown keys are ignored, a missing
 /// key is `keyNotFound`, `null` for a non-optional is `valueNotFound`, invalid JSON or UTF-8 is
-/// `dataCorrupted`. `UUID`s are read from their text in either case; `Date`s from a string by `parseDate`, or
-/// from a number as `JSONEncoder`'s default strategy writes them.
+/// `dataCorrupted`. `UUID`s are read from their text in either case; `Date`s from a string by
+/// `parseDate`, or from a number as `JSONEncoder`'s default strategy writes them.
 public struct JSONPayloadDecoder: Sendable {
     let parseDate: @Sendable (String) -> Date?
 
