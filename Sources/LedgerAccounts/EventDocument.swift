@@ -25,66 +25,72 @@ public enum EventDocument {
 
     /// Appends the event's JSON to `output`.
     public static func append(_ event: RecordedEvent, to output: inout [UInt8]) {
-        output.append(contentsOf: Literal.cursor)
+        output.append(literal: Literal.cursor)
         event.cursor.appendToken(to: &output)
-        output.append(contentsOf: Literal.eventID)
+        output.append(literal: Literal.eventID)
         event.eventID.appendLowercased(to: &output)
-        output.append(contentsOf: Literal.accountID)
+        output.append(literal: Literal.accountID)
         (event.subjectID ?? event.streamID).appendLowercased(to: &output)
-        output.append(contentsOf: Literal.streamID)
+        output.append(literal: Literal.streamID)
         event.streamID.appendLowercased(to: &output)
-        output.append(contentsOf: Literal.type)
+        output.append(literal: Literal.type)
         JSONObjectFilter.appendString(event.type, to: &output)
-        output.append(contentsOf: Literal.schemaVersion)
+        output.append(literal: Literal.schemaVersion)
         output.appendDecimal(Int64(event.schemaVersion))
-        output.append(contentsOf: Literal.version)
+        output.append(literal: Literal.version)
         output.appendDecimal(event.streamVersion)
-        output.append(contentsOf: Literal.recordedAt)
+        output.append(literal: Literal.recordedAt)
         RFC3339.append(event.recordedAt, to: &output)
-        output.append(contentsOf: Literal.data)
+        output.append(literal: Literal.data)
         if let payload = event.payload {
             if !JSONObjectFilter.append(payload, to: &output, dropping: AccountService.isRedactedInExport(utf8:)) {
-                output.append(contentsOf: Literal.null)
-                output.append(contentsOf: Literal.dataBase64)
+                output.append(literal: Literal.null)
+                output.append(literal: Literal.dataBase64)
                 JSONObjectFilter.appendString(Data(payload).base64EncodedString(), to: &output)
             }
         } else {
-            output.append(contentsOf: Literal.null)
+            output.append(literal: Literal.null)
         }
-        output.append(contentsOf: Literal.metadata)
+        output.append(literal: Literal.metadata)
         var metadata = event.metadataJSON
         metadata.withUTF8 { output.append(contentsOf: $0) }
-        output.append(contentsOf: event.isRedacted ? Literal.redactedTrue : Literal.redactedFalse)
+        output.append(literal: event.isRedacted ? Literal.redactedTrue : Literal.redactedFalse)
     }
 
-    /// The fixed parts of a document, as bytes: copying them is a `memcpy`, where appending a
+    /// The fixed parts of a document, as literals: copying them is a `memcpy`, where appending a
     /// `String`'s UTF-8 view went through the string machinery a dozen times an event.
     private enum Literal {
-        static let cursor = Array(#"{"cursor":""#.utf8)
-        static let eventID = Array(#"","event_id":""#.utf8)
-        static let accountID = Array(#"","account_id":""#.utf8)
-        static let streamID = Array(#"","stream_id":""#.utf8)
-        static let type = Array(#"","type":"#.utf8)
-        static let schemaVersion = Array(#","schema_version":"#.utf8)
-        static let version = Array(#","version":"#.utf8)
-        static let recordedAt = Array(#","recorded_at":""#.utf8)
-        static let data = Array(#"","data":"#.utf8)
-        static let null = Array("null".utf8)
-        static let dataBase64 = Array(#","data_base64":"#.utf8)
-        static let metadata = Array(#","metadata":"#.utf8)
-        static let redactedTrue = Array(#","redacted":true}"#.utf8)
-        static let redactedFalse = Array(#","redacted":false}"#.utf8)
+        static var cursor: StaticString { #"{"cursor":""# }
+        static var eventID: StaticString { #"","event_id":""# }
+        static var accountID: StaticString { #"","account_id":""# }
+        static var streamID: StaticString { #"","stream_id":""# }
+        static var type: StaticString { #"","type":"# }
+        static var schemaVersion: StaticString { #","schema_version":"# }
+        static var version: StaticString { #","version":"# }
+        static var recordedAt: StaticString { #","recorded_at":""# }
+        static var data: StaticString { #"","data":"# }
+        static var null: StaticString { "null" }
+        static var dataBase64: StaticString { #","data_base64":"# }
+        static var metadata: StaticString { #","metadata":"# }
+        static var redactedTrue: StaticString { #","redacted":true}"# }
+        static var redactedFalse: StaticString { #","redacted":false}"# }
     }
 
     /// A JSON array of the events, for list answers.
     public static func jsonArray(_ events: [RecordedEvent]) -> [UInt8] {
         var output: [UInt8] = [UInt8(ascii: "[")]
         output.reserveCapacity(events.count * 512)
-        for (index, event) in events.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            append(event, to: &output)
-        }
+        appendElements(events, to: &output, continuing: false)
         output.append(UInt8(ascii: "]"))
         return output
+    }
+
+    /// Appends the events as comma-separated array elements, with a leading comma when
+    /// `continuing` an array that already has elements.
+    public static func appendElements(_ events: [RecordedEvent], to output: inout [UInt8], continuing: Bool) {
+        for (index, event) in events.enumerated() {
+            if continuing || index > 0 { output.append(UInt8(ascii: ",")) }
+            append(event, to: &output)
+        }
     }
 }

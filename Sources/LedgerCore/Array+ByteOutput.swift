@@ -8,29 +8,32 @@ extension Array where Element == UInt8 {
     }
 
     public mutating func appendDecimal(_ value: UInt64, width: Int = 1) {
-        var digitCount = 1
-        var probe = value
-        while probe >= 10 {
-            probe /= 10
-            digitCount += 1
-        }
-        let start = count
-        let total = Swift.max(width, digitCount)
-        append(contentsOf: repeatElement(UInt8(ascii: "0"), count: total))
-        var rest = value
-        var index = start + total - 1
-        while rest > 0 {
-            self[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-            index -= 1
+        // Digits are written backwards into a stack buffer and copied once: appending a byte
+        // at a time pays a capacity and uniqueness check per digit.
+        Swift.withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var index = digits.count
+            repeat {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            for _ in 0..<Swift.max(0, width - (digits.count - index)) { append(UInt8(ascii: "0")) }
+            append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[index...]))
         }
     }
 
     /// Two lower-case hex digits per byte.
     public mutating func appendLowercaseHex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
         for byte in bytes {
-            append(Hex.lowercaseDigits[Int(byte >> 4)])
-            append(Hex.lowercaseDigits[Int(byte & 0x0F)])
+            append(Hex.lowercaseDigit(byte >> 4))
+            append(Hex.lowercaseDigit(byte & 0x0F))
         }
+    }
+
+    /// Appends a literal's UTF-8 bytes: a `memcpy` from the binary's constant data, with no
+    /// lazy global to check (the renderers' fixed parts).
+    public mutating func append(literal: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }

@@ -1,6 +1,10 @@
 /// Lower-case hexadecimal encoding and decoding of bytes.
 public enum Hex {
-    static let lowercaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// The lower-case digit of a nibble (0...15).
+    @inline(__always)
+    static func lowercaseDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+    }
 
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out: [UInt8] = []

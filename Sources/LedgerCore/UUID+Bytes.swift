@@ -16,16 +16,21 @@ extension UUID {
 
     /// Appends the lower-case form (`8-4-4-4-12` hex digits) to `output`.
     public func appendLowercased(to output: inout [UInt8]) {
+        // The 36 characters are laid out on the stack and copied once.
         withUnsafeBytes(of: uuid) { bytes in
-            output.appendLowercaseHex(bytes[0..<4])
-            output.append(UInt8(ascii: "-"))
-            output.appendLowercaseHex(bytes[4..<6])
-            output.append(UInt8(ascii: "-"))
-            output.appendLowercaseHex(bytes[6..<8])
-            output.append(UInt8(ascii: "-"))
-            output.appendLowercaseHex(bytes[8..<10])
-            output.append(UInt8(ascii: "-"))
-            output.appendLowercaseHex(bytes[10..<16])
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
+                var at = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    text[at] = Hex.lowercaseDigit(byte >> 4)
+                    text[at + 1] = Hex.lowercaseDigit(byte & 0x0F)
+                    at += 2
+                }
+                output.append(contentsOf: text)
+            }
         }
     }
 }

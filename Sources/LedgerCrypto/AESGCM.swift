@@ -8,7 +8,7 @@ public enum AESGCM {
 
     /// The cipher, fetched from the provider once: with OpenSSL 3, `EVP_aes_256_gcm()` makes
     /// every init look the algorithm up by name again.
-    nonisolated(unsafe) private static let cipher: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+    nonisolated(unsafe) static let cipher: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
 
     /// Encrypts `plaintext`; returns the ciphertext followed by the 16-byte tag.
     public static func seal(
@@ -51,46 +51,10 @@ public enum AESGCM {
     public static func open(
         key: [UInt8], nonce: [UInt8], sealed: some Collection<UInt8>, additionalData: [UInt8]
     ) throws -> [UInt8] {
-        try checkSizes(key: key, nonce: nonce)
-        guard sealed.count >= tagByteCount else {
-            throw CryptoError(.malformedCiphertext, "ciphertext shorter than its tag")
-        }
-        let sealedBytes = Array(sealed)
-        let cipherCount = sealedBytes.count - tagByteCount
-        var tag = Array(sealedBytes[cipherCount...])
-        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_DecryptInit_ex(context, cipher ?? EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
-            throw CryptoError.openSSL("EVP_DecryptInit_ex")
-        }
-        var length: Int32 = 0
-        if !additionalData.isEmpty {
-            guard EVP_DecryptUpdate(context, nil, &length, additionalData, Int32(additionalData.count)) == 1 else {
-                throw CryptoError.openSSL("EVP_DecryptUpdate(aad)")
-            }
-        }
-        var out = [UInt8](repeating: 0, count: cipherCount + tagByteCount)
-        var written: Int32 = 0
-        if cipherCount > 0 {
-            guard EVP_DecryptUpdate(context, &out, &written, sealedBytes, Int32(cipherCount)) == 1 else {
-                throw CryptoError.openSSL("EVP_DecryptUpdate")
-            }
-        }
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), &tag) == 1 else {
-            throw CryptoError.openSSL("EVP_CTRL_GCM_SET_TAG")
-        }
-        var finalLength: Int32 = 0
-        let finalOK = out.withUnsafeMutableBufferPointer { buffer in
-            EVP_DecryptFinal_ex(context, buffer.baseAddress! + Int(written), &finalLength)
-        }
-        guard finalOK == 1 else {
-            ERR_clear_error()
-            throw CryptoError(.authenticationFailed, "AES-GCM tag did not verify")
-        }
-        return Array(out.prefix(cipherCount))
+        try Opener(key: key).open(nonce: nonce[...], sealed: ArraySlice(sealed), additionalData: additionalData)
     }
 
-    private static func checkSizes(key: [UInt8], nonce: [UInt8]) throws {
+    static func checkSizes(key: [UInt8], nonce: [UInt8]) throws {
         guard key.count == keyByteCount else {
             throw CryptoError(.invalidKey, "AES-256-GCM needs a \(keyByteCount)-byte key, got \(key.count)")
         }

@@ -16,7 +16,7 @@ public struct DataKey: Sendable {
         try DataKey(bytes: SecureRandom.bytes(AESGCM.keyByteCount))
     }
 
-    private static let payloadFormat: UInt8 = 1
+    static let payloadFormat: UInt8 = 1
     private static let nonceLabel = Array("account-ledger/payload-nonce/".utf8)
 
     /// Seals an event payload, bound to its event id.
@@ -44,11 +44,31 @@ public struct DataKey: Sendable {
 
     /// Opens what `seal(_:associatedData:)` sealed with the same associated data.
     public func open(_ ciphertext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
-        let headerCount = 1 + AESGCM.nonceByteCount
-        guard ciphertext.count >= headerCount + AESGCM.tagByteCount, ciphertext[0] == Self.payloadFormat else {
-            throw CryptoError(.malformedCiphertext, "payload has an unknown format")
+        try makeOpener().open(ciphertext, associatedData: associatedData)
+    }
+
+    /// An opener for many payloads under this key (one OpenSSL context for all of them).
+    public func makeOpener() throws -> Opener {
+        try Opener(cipher: AESGCM.Opener(key: bytes))
+    }
+
+    /// Opens payloads sealed under one data key; not thread-safe.
+    public struct Opener {
+        let cipher: AESGCM.Opener
+
+        /// Opens a payload sealed by `seal` for the same event id.
+        public func open(_ ciphertext: [UInt8], eventID: UUID) throws -> [UInt8] {
+            try open(ciphertext, associatedData: eventID.bytes)
         }
-        let nonce = Array(ciphertext[1..<headerCount])
-        return try AESGCM.open(key: bytes, nonce: nonce, sealed: ciphertext[headerCount...], additionalData: associatedData)
+
+        /// Opens what `seal(_:associatedData:)` sealed with the same associated data.
+        public func open(_ ciphertext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+            let headerCount = 1 + AESGCM.nonceByteCount
+            guard ciphertext.count >= headerCount + AESGCM.tagByteCount, ciphertext[0] == DataKey.payloadFormat else {
+                throw CryptoError(.malformedCiphertext, "payload has an unknown format")
+            }
+            return try cipher.open(
+                nonce: ciphertext[1..<headerCount], sealed: ciphertext[headerCount...], additionalData: associatedData)
+        }
     }
 }

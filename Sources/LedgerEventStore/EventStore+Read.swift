@@ -107,6 +107,7 @@ extension EventStore {
             if let subject = try result[index].binaryUUID(7) { subjects.insert(subject) }
         }
         let keys = try await keyring.liveKeys(for: subjects, on: connection)
+        var openers: [UUID: DataKey.Opener] = [:]
         var events: [RecordedEvent] = []
         events.reserveCapacity(rowCount)
         for index in 0..<rowCount {
@@ -122,7 +123,9 @@ extension EventStore {
             if let subjectID {
                 if let key = keys[subjectID] {
                     do {
-                        payload = try key.open(stored, eventID: eventID)
+                        let opener = try openers[subjectID] ?? key.makeOpener()
+                        openers[subjectID] = opener
+                        payload = try opener.open(stored, eventID: eventID)
                     } catch {
                         throw EventStoreError(
                             .undecryptable, "the payload of event \(eventID) does not decrypt: it was altered")

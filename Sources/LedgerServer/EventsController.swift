@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import LedgerAccounts
 import LedgerEventStore
 import ServiceLifecycle
@@ -70,17 +71,24 @@ public struct EventsController: Sendable {
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
-        routes.get("/events") { request, _ in
+        routes.get("/events") { request, context in
             try await keys.authorize(request, scope: .eventsRead)
             let query = try FeedQuery(request)
-            let page = try await readWaiting(query)
-            var body = Array(#"{"events":"#.utf8)
-            body.append(contentsOf: EventDocument.jsonArray(page.events))
-            body.append(contentsOf: #","next_cursor":"#.utf8)
-            body.append(contentsOf: "\"\(page.nextCursor.token)\"}".utf8)
-            return Response(
-                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            let first = try await readWaiting(query, limit: min(query.limit, Self.sliceSize))
+            let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+            guard first.events.count == Self.sliceSize, query.limit > Self.sliceSize else {
+                var body = Array(#"{"events":["#.utf8)
+                EventDocument.appendElements(first.events, to: &body, continuing: false)
+                Self.appendPageEnd(first.nextCursor, to: &body)
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            }
+            let store = self.store
+            let logger = context.logger
+            let body = ResponseBody { writer in
+                try await Self.writeSlices(startingWith: first, query: query, store: store, logger: logger, to: &writer)
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: headers, body: body)
         }
         routes.get("/events/stream") { request, _ in
             try await keys.authorize(request, scope: .eventsRead)
@@ -98,32 +106,123 @@ public struct EventsController: Sendable {
         return routes
     }
 
-    /// One page after the query's cursor; when it is empty, waits up to `wait` seconds for one.
-    func readWaiting(_ query: FeedQuery) async throws -> FeedPage {
+    /// One page of at most `limit` events after the query's cursor; when it is empty, waits up
+    /// to `wait` seconds for one.
+    func readWaiting(_ query: FeedQuery, limit: Int) async throws -> FeedPage {
         let deadline = ContinuousClock.now + .milliseconds(Int(query.waitSeconds * 1000))
         while true {
             let generation = store.commitGeneration
-            let page = try await store.readAll(after: query.after, limit: query.limit, types: query.types)
+            let page = try await store.readAll(after: query.after, limit: limit, types: query.types)
             let now = ContinuousClock.now
             if !page.events.isEmpty || now >= deadline || Task.isCancelled || Task.isShuttingDownGracefully { return page }
             await store.waitForCommit(after: generation, timeout: min(Self.pollInterval, now.duration(to: deadline)))
         }
     }
 
+    /// Pages are read in slices of this many events, each as its own query.
+    static let sliceSize = 1000
+
+    /// Sends a page of more than one slice as it is read: the next slice is read and rendered
+    /// while this one is written, so PostgreSQL, the service and the client work at once
+    /// instead of in turn.
+    ///
+    /// Each slice is what a client following `next_cursor` with that limit would get, so the
+    /// page keeps the feed's guarantee. The first slice was read before the answer started, so
+    /// its errors get a normal error answer; a later slice that fails ends the page early at
+    /// the last event sent (a shorter page is always allowed), and the client's next request
+    /// meets the error from the start.
+    static func writeSlices(
+        startingWith first: FeedPage, query: FeedQuery, store: EventStore, logger: Logger,
+        to writer: inout any ResponseBodyWriter
+    ) async throws {
+        var nextCursor = first.nextCursor
+        var pending = RenderedSlice.read(
+            after: nextCursor, remaining: query.limit - first.events.count, types: query.types, store: store)
+        defer { pending?.cancel() }
+        var bytes = Array(#"{"events":["#.utf8)
+        EventDocument.appendElements(first.events, to: &bytes, continuing: false)
+        try await writer.write(ByteBuffer(bytes: bytes))
+        while let task = pending {
+            pending = nil
+            let slice: RenderedSlice
+            do {
+                slice = try await task.value
+            } catch {
+                logger.warning("a feed page ends early: a slice failed", metadata: ["error": "\(error)"])
+                break
+            }
+            nextCursor = slice.nextCursor
+            pending = slice.following
+            try await writer.write(ByteBuffer(bytes: slice.bytes))
+        }
+        bytes.removeAll()
+        appendPageEnd(nextCursor, to: &bytes)
+        try await writer.write(ByteBuffer(bytes: bytes))
+    }
+
+    /// A slice of a page, rendered as array elements that continue the page's array.
+    struct RenderedSlice: Sendable {
+        let nextCursor: FeedCursor
+        let bytes: [UInt8]
+        /// The read of the slice after this one, started as soon as this one's rows arrived
+        /// (so reading never waits for rendering); nil when this slice ends the page.
+        let following: Task<RenderedSlice, any Error>?
+
+        /// Reads and renders the next slice of a page that still has `remaining` events to go.
+        static func read(
+            after cursor: FeedCursor, remaining: Int, types: [String]?, store: EventStore
+        ) -> Task<RenderedSlice, any Error>? {
+            guard remaining > 0 else { return nil }
+            return Task {
+                let limit = min(remaining, sliceSize)
+                let page = try await store.readAll(after: cursor, limit: limit, types: types)
+                let following = page.events.count < limit || Task.isCancelled ? nil : read(
+                    after: page.nextCursor, remaining: remaining - limit, types: types, store: store)
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(page.events.count * 700)
+                EventDocument.appendElements(page.events, to: &bytes, continuing: true)
+                return RenderedSlice(nextCursor: page.nextCursor, bytes: bytes, following: following)
+            }
+        }
+    }
+
+    /// Closes the events array and the page object.
+    static func appendPageEnd(_ nextCursor: FeedCursor, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"],"next_cursor":""#.utf8)
+        nextCursor.appendToken(to: &bytes)
+        bytes.append(contentsOf: #""}"#.utf8)
+    }
+
     /// Writes events as they are committed, `id:` being each event's cursor, until the client
-    /// goes away or the server shuts down.
+    /// goes away or the server shuts down. While it catches up (full pages), the next page is
+    /// read while this one is written.
     static func stream(
         store: EventStore, from start: FeedCursor, types: [String]?, to writer: inout any ResponseBodyWriter
     ) async throws {
+        let pageSize = 1000
         var cursor = start
         var lastWrite = ContinuousClock.now
+        var prefetched: (generation: UInt64, read: Task<FeedPage, any Error>)?
+        defer { prefetched?.read.cancel() }
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(pageSize * 700)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let generation = store.commitGeneration
-            let page = try await store.readAll(after: cursor, limit: 1000, types: types)
+            let generation: UInt64
+            let page: FeedPage
+            if let (prefetchedGeneration, read) = prefetched {
+                prefetched = nil
+                (generation, page) = (prefetchedGeneration, try await read.value)
+            } else {
+                generation = store.commitGeneration
+                page = try await store.readAll(after: cursor, limit: pageSize, types: types)
+            }
             if !page.events.isEmpty {
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(page.events.count * 600)
+                cursor = page.nextCursor
+                if page.events.count == pageSize {
+                    let after = cursor
+                    prefetched = (store.commitGeneration, Task { try await store.readAll(after: after, limit: pageSize, types: types) })
+                }
                 for event in page.events {
                     bytes.append(contentsOf: "id: ".utf8)
                     event.cursor.appendToken(to: &bytes)
@@ -134,7 +233,7 @@ public struct EventsController: Sendable {
                     bytes.append(contentsOf: "\n\n".utf8)
                 }
                 try await writer.write(ByteBuffer(bytes: bytes))
-                cursor = page.nextCursor
+                bytes.removeAll(keepingCapacity: true)
                 lastWrite = .now
                 continue
             }

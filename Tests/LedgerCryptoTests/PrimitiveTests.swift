@@ -32,6 +32,26 @@ struct PrimitiveTests {
         #expect(throws: CryptoError.self) { try AESGCM.seal(key: [1, 2], nonce: nonce, plaintext: plaintext, additionalData: []) }
     }
 
+    @Test("one opener opens many messages under its key, and a failure leaves it usable")
+    func aesGCMOpener() throws {
+        let key = try DataKey.generate()
+        let opener = try key.makeOpener()
+        let messages = (0..<5).map { Array("payload \($0) of the page".utf8) }
+        let events = messages.map { _ in UUID() }
+        let sealed = try zip(messages, events).map { try key.seal($0, eventID: $1) }
+        var tampered = sealed[2]
+        tampered[tampered.count - 1] ^= 1
+        for (index, ciphertext) in sealed.enumerated() {
+            if index == 2 {
+                #expect(throws: CryptoError.self) { try opener.open(tampered, eventID: events[2]) }
+                #expect(throws: CryptoError.self) { try opener.open(ciphertext, eventID: events[1]) }
+            }
+            #expect(try opener.open(ciphertext, eventID: events[index]) == messages[index])
+        }
+        #expect(try opener.open(key.seal([], eventID: events[0]), eventID: events[0]) == [])
+        #expect(throws: CryptoError.self) { try opener.open(Array(sealed[0].prefix(20)), eventID: events[0]) }
+    }
+
     @Test("constant-time comparison")
     func constantTime() {
         #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))

@@ -89,6 +89,49 @@ struct EventsEndpointTests {
         }
     }
 
+    @Test("a page of several slices holds the same events as small pages, and a failing later slice ends it early")
+    func slicedPages() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            // 2,500 encrypted events on five streams: more than two slices.
+            for _ in 0..<5 {
+                let stream = UUID()
+                _ = try await services.eventStore.append(
+                    to: stream, streamType: "test", subjectID: stream, expected: .noStream,
+                    events: (0..<500).map { NewEvent(type: "test.sliced", payload: Array(#"{"n":\#($0)}"#.utf8)) })
+            }
+            try await services.eventStore.waitForFeed(count: 2500)
+            let commitOrder = try await db.client.query("SELECT event_id FROM events ORDER BY tx_id, global_position")
+                .rows.map { try #require(try $0.uuid(0)).lowercased }
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                func page(limit: Int, after: String? = nil) async throws -> (ids: [String], cursor: String?, status: HTTPResponse.Status) {
+                    let answer = try await call(
+                        client, .get, "/events?limit=\(limit)" + (after.map { "&after=\($0)" } ?? ""), token: reader, path: "/events")
+                    let events = answer.body["events"] as? [[String: Any]] ?? []
+                    if let last = events.last { #expect(answer.string("next_cursor") == last["cursor"] as? String) }
+                    return (events.compactMap { $0["event_id"] as? String }, answer.string("next_cursor"), answer.status)
+                }
+                let first = try await page(limit: 2200)
+                #expect(first.ids == Array(commitOrder.prefix(2200)))
+                let rest = try await page(limit: 10_000, after: first.cursor)
+                #expect(rest.ids == Array(commitOrder.dropFirst(2200)))
+                let (small, _) = try await followFeed(client, key: reader, limit: 700)
+                #expect(small.compactMap { $0["event_id"] as? String } == commitOrder)
+
+                // Alter the payload of the 1,501st event: the second slice fails to open it.
+                try await db.client.query(
+                    "UPDATE events SET payload = set_byte(payload, 20, get_byte(payload, 20) # 1) WHERE event_id = $1",
+                    [.uuid(try #require(UUID(uuidString: commitOrder[1500])))])
+                let shortened = try await page(limit: 3000)
+                #expect(shortened.status == .ok)
+                #expect(shortened.ids == Array(commitOrder.prefix(1000)))
+                let failing = try await page(limit: 3000, after: shortened.cursor)
+                #expect(failing.status == .internalServerError)
+            }
+        }
+    }
+
     @Test("an empty page with wait returns as soon as an event is committed")
     func longPoll() async throws {
         try await TestPostgres.withDatabase { db in
