@@ -34,6 +34,7 @@ public enum AccountProjections {
     ) async throws -> Int {
         try await store.client.transaction { connection in
             try await connection.query("TRUNCATE " + tables.joined(separator: ", "))
+            let indexes = try await SecondaryIndexes.drop(from: tables, on: connection)
             let accounts = try await streamIDs(ofType: PostgresAccountRepository.streamType, on: connection)
             let requests = try await streamIDs(ofType: PostgresOTPRepository.streamType, on: connection)
             var status = Progress()
@@ -63,7 +64,7 @@ public enum AccountProjections {
                     }
                     try await writing?.value
                     writing = Task { [projector, snapshots] in
-                        try await projector.write(on: connection, earlierLinks: false)
+                        try await projector.write(on: connection, into: .emptiedTables)
                         for (state, lastRecordedAt) in snapshots where state.purgedAt == nil {
                             try await AccountSnapshots.save(state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
                         }
@@ -87,8 +88,9 @@ public enum AccountProjections {
                     }
                     projector.add(requestID, events: events, clientAddress: nil)
                 }
-                try await projector.write(on: connection, earlierRows: false)
+                try await projector.write(on: connection, into: .emptiedTables)
             }
+            try await indexes.restore(on: connection)
             return accounts.count
         }
     }

@@ -102,7 +102,7 @@ struct AccountProjector {
     static func project(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
         var projector = AccountProjector()
         projector.add(state, events: events.map { ($0, time) })
-        try await projector.write(on: connection, earlierLinks: true)
+        try await projector.write(on: connection, into: .live)
     }
 
     /// Works out the rows of one account from its state after `events`.
@@ -182,10 +182,11 @@ struct AccountProjector {
         }
     }
 
-    /// Stores the rows. `earlierLinks`: links stored by earlier writes may be spent by these
-    /// events (false for a rebuild, whose tables start empty and hold each account once).
-    func write(on connection: PostgresConnection, earlierLinks: Bool) async throws {
-        if earlierLinks {
+    /// Stores the rows. On the live tables, links stored by earlier writes may be spent by
+    /// these events and rows are upserted; into a rebuild's emptied tables, plain inserts.
+    func write(on connection: PostgresConnection, into target: ProjectionTarget) async throws {
+        let live = target == .live
+        if live {
             // Earlier links predate every event here, so spending them first, in order, is exact.
             for use in linkUses {
                 switch use {
@@ -214,6 +215,7 @@ struct AccountProjector {
                         password_changed_at timestamptz, display_name text, handle text, handle_is_temporary boolean,
                         created_at timestamptz, phone_e164 text, phone_region text, apple_subject text, google_subject text,
                         deleted_at timestamptz, purge_after timestamptz)
+                    \(live ? """
                     ON CONFLICT (account_id) DO UPDATE SET
                         version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
                         email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
@@ -223,6 +225,7 @@ struct AccountProjector {
                         phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
                         google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
                         purge_after = EXCLUDED.purge_after
+                    """ : "")
                     """,
                     [Self.recordset(accounts)])
             } catch let error as PostgresError where error.code == .uniqueViolation {
@@ -252,11 +255,13 @@ struct AccountProjector {
                     session_id uuid, account_id uuid, method text, device text, access_token_sha256 text, refresh_token_sha256 text,
                     created_at timestamptz, last_used_at timestamptz, access_expires_at timestamptz, refresh_expires_at timestamptz,
                     revoked_at timestamptz, revoked_reason text)
+                \(live ? """
                 ON CONFLICT (session_id) DO UPDATE SET
                     access_token_sha256 = EXCLUDED.access_token_sha256, refresh_token_sha256 = EXCLUDED.refresh_token_sha256,
                     last_used_at = EXCLUDED.last_used_at, access_expires_at = EXCLUDED.access_expires_at,
                     refresh_expires_at = EXCLUDED.refresh_expires_at, revoked_at = EXCLUDED.revoked_at,
                     revoked_reason = EXCLUDED.revoked_reason
+                """ : "")
                 """,
                 [Self.recordset(sessions)])
         }
@@ -266,7 +271,7 @@ struct AccountProjector {
                 INSERT INTO spent_refresh_tokens (refresh_token_sha256, session_id, account_id)
                 SELECT decode(r.refresh_token_sha256, 'hex'), r.session_id, r.account_id
                 FROM json_to_recordset($1::json) AS r(refresh_token_sha256 text, session_id uuid, account_id uuid)
-                ON CONFLICT DO NOTHING
+                \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
                 [Self.recordset(spentTokens)])
         }
@@ -277,7 +282,7 @@ struct AccountProjector {
                 SELECT decode(r.token_sha256, 'hex'), r.link_id, r.account_id, r.purpose, r.expires_at, r.used_at
                 FROM json_to_recordset($1::json) AS r(
                     token_sha256 text, link_id uuid, account_id uuid, purpose text, expires_at timestamptz, used_at timestamptz)
-                ON CONFLICT DO NOTHING
+                \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
                 [Self.recordset(links)])
         }

@@ -28,7 +28,7 @@ struct OTPProjector {
     ) async throws {
         var projector = OTPProjector()
         projector.add(requestID, events: events.map { ($0, time) }, clientAddress: clientAddress)
-        try await projector.write(on: connection, earlierRows: true)
+        try await projector.write(on: connection, into: .live)
     }
 
     /// Works out the row of one request from its events; the first closing event closes it.
@@ -54,10 +54,10 @@ struct OTPProjector {
         }
     }
 
-    /// Stores the rows. `earlierRows`: the events may close requests stored by earlier writes
-    /// (false for a rebuild, which holds each request's whole stream).
-    func write(on connection: PostgresConnection, earlierRows: Bool) async throws {
-        if earlierRows {
+    /// Stores the rows. On the live tables, the events may close requests stored by earlier
+    /// writes; a rebuild holds each request's whole stream.
+    func write(on connection: PostgresConnection, into target: ProjectionTarget) async throws {
+        if target == .live {
             for (requestID, time) in earlierClosings {
                 try await connection.query(
                     "UPDATE otp_requests SET closed_at = $2 WHERE request_id = $1 AND closed_at IS NULL",
@@ -76,7 +76,7 @@ struct OTPProjector {
             FROM json_to_recordset($1::json) AS r(
                 request_id uuid, account_id uuid, session_id uuid, purpose text, phone_e164 text, client_address text,
                 created_at timestamptz, expires_at timestamptz, closed_at timestamptz)
-            ON CONFLICT (request_id) DO NOTHING
+            \(target == .live ? "ON CONFLICT (request_id) DO NOTHING" : "")
             """,
             [recordset.parameter])
     }

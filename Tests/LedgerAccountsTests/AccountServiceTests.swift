@@ -222,6 +222,18 @@ struct ProjectionRebuildTests {
         return lines
     }
 
+    /// The indexes of the projection tables, each marked with the constraint it backs.
+    static func indexes(_ db: TestDatabase) async throws -> [String] {
+        try await db.client.query(
+            """
+            SELECT i.indexdef || coalesce(' constraint ' || c.contype::text, '') FROM pg_indexes i
+            LEFT JOIN pg_constraint c ON c.conname = i.indexname
+            WHERE i.tablename = ANY('{accounts,sessions,spent_refresh_tokens,email_links,otp_requests,signup_cooldowns}')
+            ORDER BY 1
+            """
+        ).rows.map { $0.string(0) ?? "" }
+    }
+
     /// With the wall clock too: time moves between deciding and appending, and the replay must
     /// still see the times the incremental path used.
     @Test("a rebuild from the streams gives exactly the incremental projections", arguments: [false, true])
@@ -274,11 +286,15 @@ struct ProjectionRebuildTests {
             try await otp.cancel(requestID: dropped.requestID.uuidString, session: nil)
 
             let before = try await Self.dump(db)
+            let indexesBefore = try await Self.indexes(db)
+            #expect(indexesBefore.filter { $0.hasSuffix("constraint u") }.count >= 8)
             #expect(before.count >= 8)
             #expect(before.filter { $0.hasPrefix("otp_requests") }.count == 3)
             #expect(try await AccountProjections.rebuild(store: store) == 3)
             let after = try await Self.dump(db)
             #expect(after == before)
+            // The load drops the secondary indexes and unique constraints and builds them again.
+            #expect(try await Self.indexes(db) == indexesBefore)
             // One stream a batch: every batch read ahead and written behind the next fold.
             #expect(try await AccountProjections.rebuild(store: store, streamsPerRead: 1) == 3)
             #expect(try await Self.dump(db) == before)

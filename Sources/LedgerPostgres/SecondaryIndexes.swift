@@ -1,0 +1,45 @@
+/// The unique constraints and plain indexes of some tables (everything but their primary
+/// keys), dropped before a bulk load into those tables and built again after it.
+///
+/// Building an index once over loaded rows costs a fraction of inserting each row into it,
+/// above all for random keys such as token hashes. Primary keys stay: they are what
+/// `ON CONFLICT` clauses name. The definitions are read from the catalog, so they are exactly
+/// what the migrations created. Run inside the load's transaction: other sessions never see
+/// the tables without their indexes, and a failed load rolls the drops back.
+public struct SecondaryIndexes: Sendable {
+    /// Statements that rebuild what `drop` removed, in order.
+    public let restoreStatements: [String]
+
+    /// Drops the secondary indexes and unique constraints of `tables` (in the current schema).
+    public static func drop(from tables: [String], on connection: PostgresConnection) async throws -> SecondaryIndexes {
+        let tableList = "{" + tables.joined(separator: ",") + "}"
+        let rows = try await connection.query(
+            """
+            SELECT format('ALTER TABLE %I DROP CONSTRAINT %I', t.relname, c.conname),
+                   format('ALTER TABLE %I ADD CONSTRAINT %I %s', t.relname, c.conname, pg_get_constraintdef(c.oid))
+            FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+            WHERE c.contype = 'u' AND t.relname = ANY($1::text[]) AND pg_table_is_visible(t.oid)
+            UNION ALL
+            SELECT format('DROP INDEX %I', i.relname), pg_get_indexdef(x.indexrelid)
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+            WHERE t.relname = ANY($1::text[]) AND pg_table_is_visible(t.oid) AND NOT x.indisprimary
+              AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
+            """,
+            [.text(tableList)])
+        var restore: [String] = []
+        for row in rows.rows {
+            guard let dropStatement = row.string(0), let createStatement = row.string(1) else { continue }
+            try await connection.query(dropStatement)
+            restore.append(createStatement)
+        }
+        return SecondaryIndexes(restoreStatements: restore)
+    }
+
+    /// Builds the dropped indexes and constraints again; a duplicate in a unique column fails
+    /// here with a unique violation.
+    public func restore(on connection: PostgresConnection) async throws {
+        for statement in restoreStatements {
+            try await connection.query(statement)
+        }
+    }
+}
