@@ -9,7 +9,7 @@ import LedgerPostgres
 /// The rows depend only on the state after the events and on each event with its time, so one
 /// write (a command's few events) and a rebuild (hundreds of whole streams) take the same path:
 /// `add` works the rows out in memory, `write` stores them with one statement per table
-/// (`json_to_recordset`), however many accounts the batch holds.
+/// (`unnest` of binary arrays, `BinaryRecordset`), however many accounts the batch holds.
 struct AccountProjector {
     struct AccountRow: RecordsetRow {
         let account_id: UUID, version: Int64, email: String?, email_verified: Bool, password_hash: String?
@@ -17,7 +17,7 @@ struct AccountProjector {
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
         let deleted_at: Date?, purge_after: Date?
 
-        func write(to row: inout JSONRecordset) {
+        func write(to row: inout BinaryRecordset) {
             row.field("account_id", account_id); row.field("version", version); row.field("email", email)
             row.field("email_verified", email_verified); row.field("password_hash", password_hash)
             row.field("password_changed_at", password_changed_at); row.field("display_name", display_name)
@@ -33,10 +33,10 @@ struct AccountProjector {
         let created_at: Date, last_used_at: Date, access_expires_at: Date, refresh_expires_at: Date
         let revoked_at: Date?, revoked_reason: String?
 
-        func write(to row: inout JSONRecordset) {
+        func write(to row: inout BinaryRecordset) {
             row.field("session_id", session_id); row.field("account_id", account_id); row.field("method", method)
-            row.field("device", device); row.field("access_token_sha256", access_token_sha256)
-            row.field("refresh_token_sha256", refresh_token_sha256); row.field("created_at", created_at)
+            row.field("device", device); row.field("access_token_sha256", hex: access_token_sha256)
+            row.field("refresh_token_sha256", hex: refresh_token_sha256); row.field("created_at", created_at)
             row.field("last_used_at", last_used_at); row.field("access_expires_at", access_expires_at)
             row.field("refresh_expires_at", refresh_expires_at); row.field("revoked_at", revoked_at)
             row.field("revoked_reason", revoked_reason)
@@ -46,8 +46,8 @@ struct AccountProjector {
     struct SpentTokenRow: RecordsetRow {
         let refresh_token_sha256: String, session_id: UUID, account_id: UUID
 
-        func write(to row: inout JSONRecordset) {
-            row.field("refresh_token_sha256", refresh_token_sha256); row.field("session_id", session_id)
+        func write(to row: inout BinaryRecordset) {
+            row.field("refresh_token_sha256", hex: refresh_token_sha256); row.field("session_id", session_id)
             row.field("account_id", account_id)
         }
     }
@@ -55,8 +55,8 @@ struct AccountProjector {
     struct CooldownRow: RecordsetRow {
         let key_hmac: String, account_id: UUID, until: Date
 
-        func write(to row: inout JSONRecordset) {
-            row.field("key_hmac", key_hmac); row.field("account_id", account_id); row.field("until", until)
+        func write(to row: inout BinaryRecordset) {
+            row.field("key_hmac", hex: key_hmac); row.field("account_id", account_id); row.field("until", until)
         }
     }
 
@@ -64,8 +64,8 @@ struct AccountProjector {
         let token_sha256: String, link_id: UUID, account_id: UUID, purpose: String, expires_at: Date
         var used_at: Date?
 
-        func write(to row: inout JSONRecordset) {
-            row.field("token_sha256", token_sha256); row.field("link_id", link_id); row.field("account_id", account_id)
+        func write(to row: inout BinaryRecordset) {
+            row.field("token_sha256", hex: token_sha256); row.field("link_id", link_id); row.field("account_id", account_id)
             row.field("purpose", purpose); row.field("expires_at", expires_at); row.field("used_at", used_at)
         }
     }
@@ -201,6 +201,7 @@ struct AccountProjector {
             }
         }
         if !accounts.isEmpty {
+            let rows = BinaryRecordset(accounts)
             do {
                 try await connection.query(
                     """
@@ -210,11 +211,7 @@ struct AccountProjector {
                     SELECT r.account_id, r.version, r.email, CASE WHEN r.deleted_at IS NULL THEN lower(r.email) END, r.email_verified,
                            r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
                            r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after
-                    FROM json_to_recordset($1::json) AS r(
-                        account_id uuid, version bigint, email text, email_verified boolean, password_hash text,
-                        password_changed_at timestamptz, display_name text, handle text, handle_is_temporary boolean,
-                        created_at timestamptz, phone_e164 text, phone_region text, apple_subject text, google_subject text,
-                        deleted_at timestamptz, purge_after timestamptz)
+                    FROM \(rows.source)
                     \(live ? """
                     ON CONFLICT (account_id) DO UPDATE SET
                         version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
@@ -227,34 +224,31 @@ struct AccountProjector {
                         purge_after = EXCLUDED.purge_after
                     """ : "")
                     """,
-                    [Self.recordset(accounts)])
+                    rows.parameters)
             } catch let error as PostgresError where error.code == .uniqueViolation {
                 throw ClaimTaken(constraint: error.constraint)
             }
         }
         if !cooldowns.isEmpty {
+            let rows = BinaryRecordset(cooldownOrder.compactMap { cooldowns[$0] })
             try await connection.query(
                 """
                 INSERT INTO signup_cooldowns (key_hmac, account_id, until)
-                SELECT decode(r.key_hmac, 'hex'), r.account_id, r.until
-                FROM json_to_recordset($1::json) AS r(key_hmac text, account_id uuid, until timestamptz)
+                SELECT r.key_hmac, r.account_id, r.until FROM \(rows.source)
                 ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
                     account_id = EXCLUDED.account_id
                 """,
-                [Self.recordset(cooldownOrder.compactMap { cooldowns[$0] })])
+                rows.parameters)
         }
         if !sessions.isEmpty {
+            let rows = BinaryRecordset(sessions)
             try await connection.query(
                 """
                 INSERT INTO sessions (session_id, account_id, method, device, access_token_sha256, refresh_token_sha256,
                                       created_at, last_used_at, access_expires_at, refresh_expires_at, revoked_at, revoked_reason)
-                SELECT r.session_id, r.account_id, r.method, r.device, decode(r.access_token_sha256, 'hex'),
-                       decode(r.refresh_token_sha256, 'hex'), r.created_at, r.last_used_at, r.access_expires_at,
-                       r.refresh_expires_at, r.revoked_at, r.revoked_reason
-                FROM json_to_recordset($1::json) AS r(
-                    session_id uuid, account_id uuid, method text, device text, access_token_sha256 text, refresh_token_sha256 text,
-                    created_at timestamptz, last_used_at timestamptz, access_expires_at timestamptz, refresh_expires_at timestamptz,
-                    revoked_at timestamptz, revoked_reason text)
+                SELECT r.session_id, r.account_id, r.method, r.device, r.access_token_sha256, r.refresh_token_sha256,
+                       r.created_at, r.last_used_at, r.access_expires_at, r.refresh_expires_at, r.revoked_at, r.revoked_reason
+                FROM \(rows.source)
                 \(live ? """
                 ON CONFLICT (session_id) DO UPDATE SET
                     access_token_sha256 = EXCLUDED.access_token_sha256, refresh_token_sha256 = EXCLUDED.refresh_token_sha256,
@@ -263,36 +257,28 @@ struct AccountProjector {
                     revoked_reason = EXCLUDED.revoked_reason
                 """ : "")
                 """,
-                [Self.recordset(sessions)])
+                rows.parameters)
         }
         if !spentTokens.isEmpty {
+            let rows = BinaryRecordset(spentTokens)
             try await connection.query(
                 """
                 INSERT INTO spent_refresh_tokens (refresh_token_sha256, session_id, account_id)
-                SELECT decode(r.refresh_token_sha256, 'hex'), r.session_id, r.account_id
-                FROM json_to_recordset($1::json) AS r(refresh_token_sha256 text, session_id uuid, account_id uuid)
+                SELECT r.refresh_token_sha256, r.session_id, r.account_id FROM \(rows.source)
                 \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
-                [Self.recordset(spentTokens)])
+                rows.parameters)
         }
         if !links.isEmpty {
+            let rows = BinaryRecordset(links)
             try await connection.query(
                 """
                 INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at, used_at)
-                SELECT decode(r.token_sha256, 'hex'), r.link_id, r.account_id, r.purpose, r.expires_at, r.used_at
-                FROM json_to_recordset($1::json) AS r(
-                    token_sha256 text, link_id uuid, account_id uuid, purpose text, expires_at timestamptz, used_at timestamptz)
+                SELECT r.token_sha256, r.link_id, r.account_id, r.purpose, r.expires_at, r.used_at FROM \(rows.source)
                 \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
-                [Self.recordset(links)])
+                rows.parameters)
         }
-    }
-
-    /// Rows as one JSON array parameter.
-    private static func recordset(_ rows: [some RecordsetRow]) -> PostgresParameter {
-        var recordset = JSONRecordset()
-        for row in rows { recordset.row(row.write) }
-        return recordset.parameter
     }
 
     private static func changedSessions(_ events: [AccountEvent]) -> [UUID] {

@@ -10,7 +10,7 @@ struct OTPProjector {
         let client_address: String?, created_at: Date, expires_at: Date
         var closed_at: Date?
 
-        func write(to row: inout JSONRecordset) {
+        func write(to row: inout BinaryRecordset) {
             row.field("request_id", request_id); row.field("account_id", account_id); row.field("session_id", session_id)
             row.field("purpose", purpose); row.field("phone_e164", phone_e164); row.field("client_address", client_address)
             row.field("created_at", created_at); row.field("expires_at", expires_at); row.field("closed_at", closed_at)
@@ -65,19 +65,16 @@ struct OTPProjector {
             }
         }
         guard !rows.isEmpty else { return }
-        var recordset = JSONRecordset()
-        for row in rows { recordset.row(row.write) }
+        let recordset = BinaryRecordset(rows)
         try await connection.query(
             """
             INSERT INTO otp_requests (request_id, account_id, session_id, purpose, phone_e164, client_address,
                                       created_at, expires_at, closed_at)
             SELECT r.request_id, r.account_id, r.session_id, r.purpose, r.phone_e164, r.client_address,
                    r.created_at, r.expires_at, r.closed_at
-            FROM json_to_recordset($1::json) AS r(
-                request_id uuid, account_id uuid, session_id uuid, purpose text, phone_e164 text, client_address text,
-                created_at timestamptz, expires_at timestamptz, closed_at timestamptz)
+            FROM \(recordset.source)
             \(target == .live ? "ON CONFLICT (request_id) DO NOTHING" : "")
             """,
-            [recordset.parameter])
+            recordset.parameters)
     }
 }

@@ -36,4 +36,9 @@ extension Array where Element == UInt8 {
     public mutating func append(literal: StaticString) {
         append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
+
+    /// A fixed-width integer in network byte order (PostgreSQL's binary formats).
+    public mutating func appendBigEndian<Integer: FixedWidthInteger>(_ value: Integer) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
 }

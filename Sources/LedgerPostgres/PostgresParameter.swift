@@ -12,17 +12,25 @@ public enum PostgresParameter: Sendable, Hashable {
     case bytea([UInt8])
     /// Microsecond precision, sent as text in UTC.
     case timestamp(Date)
+    /// A value already in PostgreSQL's binary format for the type `typeOID` (such as an array
+    /// built by hand for `unnest`).
+    case binary(typeOID: UInt32, bytes: [UInt8])
 
     /// The parameter's type OID for PQprepare: bytea must be declared for binary transfer; the
     /// rest are sent as text and typed by the server from context.
     var typeOID: UInt32 {
-        if case .bytea = self { return 17 }
-        return 0
+        switch self {
+        case .bytea: return 17
+        case .binary(let typeOID, _): return typeOID
+        default: return 0
+        }
     }
 
     var isBinary: Bool {
-        if case .bytea = self { return true }
-        return false
+        switch self {
+        case .bytea, .binary: return true
+        default: return false
+        }
     }
 
     /// The bytes sent to the server; nil for SQL NULL.
@@ -35,6 +43,7 @@ public enum PostgresParameter: Sendable, Hashable {
         case .uuid(let value): return Array(value.lowercased.utf8)
         case .bytea(let value): return value
         case .timestamp(let value): return Array(PostgresTimestamp.format(value).utf8)
+        case .binary(_, let bytes): return bytes
         }
     }
 }

@@ -43,10 +43,8 @@ extension PostgresRow {
 
     /// `timestamptz`: microseconds since 2000-01-01 UTC on the wire.
     public func binaryDate(_ column: Int) throws -> Date? {
-        try binaryInteger(column).map { PostgresTimestamp.date(micros: $0 + Self.postgresEpochOffsetMicros) }
+        try binaryInteger(column).map { PostgresTimestamp.date(micros: $0 + PostgresTimestamp.postgresEpochOffsetMicros) }
     }
-
-    static let postgresEpochOffsetMicros: Int64 = 946_684_800 * 1_000_000
 
     static func bigEndian(_ cell: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var value: UInt64 = 0

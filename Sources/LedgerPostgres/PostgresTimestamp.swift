@@ -8,6 +8,14 @@ public enum PostgresTimestamp {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 
+    /// Microseconds since 2000-01-01 UTC: `timestamptz` in PostgreSQL's binary format.
+    public static func binaryMicros(_ date: Date) -> Int64 {
+        micros(date) - postgresEpochOffsetMicros
+    }
+
+    /// The Unix time of PostgreSQL's epoch, 2000-01-01 UTC, in microseconds.
+    static let postgresEpochOffsetMicros: Int64 = 946_684_800 * 1_000_000
+
     public static func date(micros: Int64) -> Date {
         Date(timeIntervalSince1970: Double(micros) / 1_000_000)
     }
