@@ -21,6 +21,8 @@ public enum AccountProjections {
 
     /// Streams read per round trip (a rebuild's batch).
     public static let streamsPerRead = 500
+    /// Batches read and decoded ahead of the fold, each on its own pooled connection.
+    static let readAheadDepth = 2
 
     /// Rebuilds every account and OTP request in one transaction; returns how many accounts
     /// were replayed. `progress` is told after every batch of streams.
@@ -34,7 +36,9 @@ public enum AccountProjections {
     ) async throws -> Int {
         try await store.client.transaction { connection in
             try await connection.query("TRUNCATE " + tables.joined(separator: ", "))
-            let indexes = try await SecondaryIndexes.drop(from: tables, on: connection)
+            // Its inserts are plain but for these two (`ON CONFLICT` on their primary keys).
+            let indexes = try await DeferredIndexes.drop(
+                from: tables, keepingPrimaryKeysOf: ["signup_cooldowns", "stream_snapshots"], on: connection)
             let accounts = try await streamIDs(ofType: PostgresAccountRepository.streamType, on: connection)
             let requests = try await streamIDs(ofType: PostgresOTPRepository.streamType, on: connection)
             var status = Progress()
@@ -103,8 +107,8 @@ public enum AccountProjections {
     /// Reads `streams` a batch at a time, `prepare`s each batch (decoding) and hands it to
     /// `body` with where each stream's events are among them (in version order).
     ///
-    /// Reading and preparing run one batch ahead on a second pooled connection, so this
-    /// process decodes batch N+1 while PostgreSQL writes batch N. Those reads are outside the
+    /// Reading and preparing run `readAheadDepth` batches ahead on other pooled connections, so
+    /// this process decodes batches N+1 and N+2 while PostgreSQL writes batch N. Those reads are outside the
     /// rebuild's transaction, which changes nothing they can see: the transaction is READ
     /// COMMITTED, so a read inside it would also see every commit as it happens (and appends
     /// that write projections wait for the rebuild's `TRUNCATE` locks anyway). With a pool of
@@ -124,14 +128,15 @@ public enum AccountProjections {
                 return (events, try await prepare(events))
             }
         }
-        var next = readAhead ? batches.first.map(load) : nil
-        defer { next?.cancel() }
+        // Two batches in flight smooth out the moments when PostgreSQL or this process lags.
+        var ahead = readAhead ? batches.prefix(readAheadDepth).map(load) : []
+        defer { for loading in ahead { loading.cancel() } }
         for (index, batch) in batches.enumerated() {
             let events: [RecordedEvent]
             let prepared: Prepared
-            if let loading = next {
-                (events, prepared) = try await loading.value
-                next = index + 1 < batches.count ? load(batches[index + 1]) : nil
+            if !ahead.isEmpty {
+                (events, prepared) = try await ahead.removeFirst().value
+                if index + readAheadDepth < batches.count { ahead.append(load(batches[index + readAheadDepth])) }
             } else {
                 events = try await store.readStreams(batch, on: connection)
                 prepared = try await prepare(events)

@@ -15,7 +15,7 @@ public enum Hex {
 
     /// Decodes hex digits (either case); nil when the text is not an even run of hex digits.
     public static func decode<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
-        decode(utf8: Array(text.utf8))
+        decode(utf8: text.utf8)
     }
 
     public static func decode(utf8 chars: some Collection<UInt8>) -> [UInt8]? {

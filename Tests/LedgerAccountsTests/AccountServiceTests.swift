@@ -288,12 +288,13 @@ struct ProjectionRebuildTests {
             let before = try await Self.dump(db)
             let indexesBefore = try await Self.indexes(db)
             #expect(indexesBefore.filter { $0.hasSuffix("constraint u") }.count >= 8)
+            #expect(indexesBefore.filter { $0.hasSuffix("constraint p") }.count == 6)
             #expect(before.count >= 8)
             #expect(before.filter { $0.hasPrefix("otp_requests") }.count == 3)
             #expect(try await AccountProjections.rebuild(store: store) == 3)
             let after = try await Self.dump(db)
             #expect(after == before)
-            // The load drops the secondary indexes and unique constraints and builds them again.
+            // The load drops the indexes and key constraints and builds them again.
             #expect(try await Self.indexes(db) == indexesBefore)
             // One stream a batch: every batch read ahead and written behind the next fold.
             #expect(try await AccountProjections.rebuild(store: store, streamsPerRead: 1) == 3)
