@@ -77,8 +77,7 @@ public struct EventsController: Sendable {
             let first = try await readWaiting(query, limit: min(query.limit, Self.sliceSize))
             let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
             guard first.events.count == Self.sliceSize, query.limit > Self.sliceSize else {
-                var body = Array(#"{"events":["#.utf8)
-                EventDocument.appendElements(first.events, to: &body, continuing: false)
+                var body = Self.pageOpening(first.events)
                 Self.appendPageEnd(first.nextCursor, to: &body)
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
             }
@@ -139,8 +138,7 @@ public struct EventsController: Sendable {
         var pending = RenderedSlice.read(
             after: nextCursor, remaining: query.limit - first.events.count, types: query.types, store: store)
         defer { pending?.cancel() }
-        var bytes = Array(#"{"events":["#.utf8)
-        EventDocument.appendElements(first.events, to: &bytes, continuing: false)
+        var bytes = pageOpening(first.events)
         try await writer.write(ByteBuffer(bytes: bytes))
         while let task = pending {
             pending = nil
@@ -184,6 +182,13 @@ public struct EventsController: Sendable {
                 return RenderedSlice(nextCursor: page.nextCursor, bytes: bytes, following: following)
             }
         }
+    }
+
+    /// A page object up to and including its first events.
+    static func pageOpening(_ events: [RecordedEvent]) -> [UInt8] {
+        var bytes = Array(#"{"events":["#.utf8)
+        EventDocument.appendElements(events, to: &bytes, continuing: false)
+        return bytes
     }
 
     /// Closes the events array and the page object.
