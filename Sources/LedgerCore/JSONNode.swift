@@ -117,7 +117,7 @@ enum JSONNode {
             let start = scanner.index
             guard scanner.skipString() else { throw failure("invalid string") }
             let content = scanner.bytes[(start + 1)..<(scanner.index - 1)]
-            guard content.contains(UInt8(ascii: "\\")) else { return String(decoding: content, as: UTF8.self) }
+            guard scanner.lastStringHadEscapes else { return String(decoding: content, as: UTF8.self) }
             return try unescaped(content)
         }
 

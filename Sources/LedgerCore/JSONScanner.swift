@@ -7,6 +7,8 @@ struct JSONScanner {
 
     let bytes: [UInt8]
     var index = 0
+    /// Whether the string `skipString` passed last had escapes (else its bytes are its text).
+    private(set) var lastStringHadEscapes = false
 
     func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -27,6 +29,7 @@ struct JSONScanner {
         index += 1
         let start = index
         var asciiOnly = true
+        lastStringHadEscapes = false
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -38,6 +41,7 @@ struct JSONScanner {
             if byte >= 0x80 { asciiOnly = false }
             if byte < 0x20 { return false }
             if byte == UInt8(ascii: "\\") {
+                lastStringHadEscapes = true
                 index += 1
                 guard let escaped = peek() else { return false }
                 if escaped == UInt8(ascii: "u") {

@@ -37,48 +37,60 @@ public enum RFC3339 {
     /// Reads `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`t`/`z` and a space separator too);
     /// fractions beyond microseconds are truncated. Nil for anything else.
     public static func parse(_ text: String) -> Date? {
-        var bytes = Array(text.utf8)[...]
+        // Every stored event has timestamps, so this reads the text's bytes in place.
+        if let parsed = text.utf8.withContiguousStorageIfAvailable({ parse(utf8: $0) }) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer { parse(utf8: $0) }
+    }
+
+    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var index = 0
         func number(_ count: Int) -> Int? {
-            guard bytes.count >= count else { return nil }
+            guard bytes.count - index >= count else { return nil }
             var value = 0
-            for byte in bytes.prefix(count) {
+            for position in index..<index + count {
+                let byte = bytes[position]
                 guard byte >= 48, byte <= 57 else { return nil }
                 value = value * 10 + Int(byte - 48)
             }
-            bytes = bytes.dropFirst(count)
+            index += count
             return value
         }
-        func expect(_ characters: String) -> Bool {
-            guard let first = bytes.first, characters.utf8.contains(first) else { return false }
-            bytes = bytes.dropFirst()
+        func expect(_ accepted: UInt8, _ alternative: UInt8? = nil, _ another: UInt8? = nil) -> Bool {
+            guard index < bytes.count else { return false }
+            let byte = bytes[index]
+            guard byte == accepted || byte == alternative || byte == another else { return false }
+            index += 1
             return true
         }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2), expect("Tt "),
-              let hour = number(2), expect(":"), let minute = number(2), expect(":"), let second = number(2),
+        guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")),
+              let day = number(2), expect(UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")),
+              let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
+              let second = number(2),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
         var micros = 0
-        if expect(".") {
+        if expect(UInt8(ascii: ".")) {
             var digits = 0
-            while let byte = bytes.first, byte >= 48, byte <= 57 {
-                if digits < 6 { micros = micros * 10 + Int(byte - 48) }
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                if digits < 6 { micros = micros * 10 + Int(bytes[index] - 48) }
                 digits += 1
-                bytes = bytes.dropFirst()
+                index += 1
             }
             guard digits > 0 else { return nil }
             for _ in digits..<max(digits, 6) { micros *= 10 }
         }
         var offset = 0
-        if expect("Zz") {
+        if expect(UInt8(ascii: "Z"), UInt8(ascii: "z")) {
             offset = 0
-        } else if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-            bytes = bytes.dropFirst()
-            guard let hours = number(2), expect(":"), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
+        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            let sign = bytes[index]
+            index += 1
+            guard let hours = number(2), expect(UInt8(ascii: ":")), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
             offset = (hours * 3600 + minutes * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
         } else {
             return nil
         }
-        guard bytes.isEmpty else { return nil }
+        guard index == bytes.count else { return nil }
         let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
     }
