@@ -3,7 +3,7 @@ import LedgerEventStore
 import LedgerIdentity
 
 /// A state folded from one stream's stored events (an account, an OTP request).
-protocol StoredEventFolding {
+protocol StoredEventFolding: SendableMetatype {
     associatedtype Event
     var version: Int64 { get set }
     static func decode(_ recorded: RecordedEvent, payload: [UInt8]) throws -> Event?
