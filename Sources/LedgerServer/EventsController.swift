@@ -163,7 +163,8 @@ public struct EventsController: Sendable {
         let nextCursor: FeedCursor
         let bytes: [UInt8]
         /// The read of the slice after this one, started as soon as this one's rows arrived
-        /// (so reading never waits for rendering); nil when this slice ends the page.
+        /// (so reading never waits for rendering); nil when this slice ends the page. When the
+        /// client goes away, reads already started run to the page's end at most and are dropped.
         let following: Task<RenderedSlice, any Error>?
 
         /// Reads and renders the next slice of a page that still has `remaining` events to go.
