@@ -20,20 +20,7 @@ public enum Hex {
 
     public static func decode(utf8 chars: some Collection<UInt8>) -> [UInt8]? {
         if let decoded = chars.withContiguousStorageIfAvailable({ decode(utf8: $0) }) { return decoded }
-        guard chars.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(chars.count / 2)
-        var high: UInt8?
-        for char in chars {
-            guard let value = nibble(char) else { return nil }
-            if let h = high {
-                out.append(h << 4 | value)
-                high = nil
-            } else {
-                high = value
-            }
-        }
-        return out
+        return Array(chars).withUnsafeBufferPointer { decode(utf8: $0) }
     }
 
     /// The tight loop of `decode`: `bytea` cells in text format (hex) come through here.
