@@ -34,7 +34,7 @@ public enum EventDocument {
         output.append(literal: Literal.streamID)
         event.streamID.appendLowercased(to: &output)
         output.append(literal: Literal.type)
-        JSONObjectFilter.appendString(event.type, to: &output)
+        output.appendJSONString(event.type)
         output.append(literal: Literal.schemaVersion)
         output.appendDecimal(Int64(event.schemaVersion))
         output.append(literal: Literal.version)
@@ -46,7 +46,7 @@ public enum EventDocument {
             if !JSONObjectFilter.append(payload, to: &output, dropping: AccountService.isRedactedInExport(utf8:)) {
                 output.append(literal: Literal.null)
                 output.append(literal: Literal.dataBase64)
-                JSONObjectFilter.appendString(Data(payload).base64EncodedString(), to: &output)
+                output.appendJSONString(Data(payload).base64EncodedString())
             }
         } else {
             output.append(literal: Literal.null)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerServer
 import Logging
 
 @main
@@ -16,7 +17,7 @@ struct Ledger: AsyncParsableCommand {
     static func bootstrapLogging() {
         let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

@@ -18,12 +18,12 @@ public struct APIKeyGuard: Sendable {
     }
 
     public func authorize(_ request: Request, scope: APIKeys.Scope) async throws {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+        guard let presented = request.bearerCredential else {
             throw APIError(.unauthorized, .init("invalid_api_key"), "An API key is required.", headers: [.wwwAuthenticate: "Bearer"])
         }
         let keyHash: [UInt8]
         do {
-            keyHash = try await keys.authorize(String(header.dropFirst(7)), scope: scope)
+            keyHash = try await keys.authorize(presented, scope: scope)
         } catch APIKeyError.unknown {
             throw APIError(.unauthorized, .init("invalid_api_key"), "The API key is not valid.", headers: [.wwwAuthenticate: "Bearer"])
         } catch APIKeyError.missingScope {

@@ -82,7 +82,7 @@ public struct PointInTimeBody: Encodable, Sendable {
         try container.encode(state.accountID.lowercased, forKey: .accountID)
         try container.encode(RFC3339.format(pointInTime.at), forKey: .at)
         try container.encode(state.version, forKey: .version)
-        try container.encode(AuthMethodsBody(AccountSummary(state)), forKey: .hub)
+        try container.encode(JSONValue.object(AuthMethodsBody(AccountSummary(state)).fields), forKey: .hub)
         var profile = container.nestedContainer(keyedBy: ProfileKeys.self, forKey: .profile)
         try profile.encode(state.displayName, forKey: .displayName)
         try profile.encode(state.handle, forKey: .handle)

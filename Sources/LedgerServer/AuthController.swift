@@ -62,10 +62,10 @@ public struct AuthController: Sendable {
             return JSONResponse(.ok, ["message": .string("Password updated. Sign in with your new password.")])
         }
         routes.get("/me") { request, _ in
-            try JSONResponse(.ok, encoding: MeBody(try await signedInAccount(request)))
+            JSONResponse(.ok, MeBody(try await signedInAccount(request)))
         }
         routes.get("/me/auth-methods") { request, _ in
-            try JSONResponse(.ok, encoding: AuthMethodsBody(try await signedInAccount(request)))
+            JSONResponse(.ok, AuthMethodsBody(try await signedInAccount(request)))
         }
         return routes
     }
@@ -91,8 +91,8 @@ public struct AuthController: Sendable {
     }
 
     static func bearerToken(_ request: Request) throws -> String {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw unauthorized }
-        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        guard let token = request.bearerCredential else { throw unauthorized }
+        return token
     }
 
     static let unauthorized = APIError(.unauthorized, .unauthorized, "Sign in to continue.", headers: [.wwwAuthenticate: "Bearer"])
@@ -170,48 +170,34 @@ struct SessionBody: Encodable {
 }
 
 /// `GET /me`.
-struct MeBody: Encodable {
+struct MeBody: JSONObjectBody {
     let state: AccountSummary
     init(_ state: AccountSummary) { self.state = state }
     init(_ state: AccountState) { self.state = AccountSummary(state) }
 
-    enum CodingKeys: String, CodingKey {
-        case accountID = "account_id", userID = "user_id", displayName = "display_name", handle
-        case handleIsTemporary = "handle_is_temporary", email, emailVerified = "email_verified", createdAt = "created_at"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(state.accountID.lowercased, forKey: .accountID)
-        try container.encode(state.accountID.lowercased, forKey: .userID)
-        try container.encode(state.displayName, forKey: .displayName)
-        try container.encode(state.handle, forKey: .handle)
-        try container.encode(state.handleIsTemporary, forKey: .handleIsTemporary)
-        try container.encode(state.email, forKey: .email)
-        try container.encode(state.emailVerified, forKey: .emailVerified)
-        try container.encode(state.createdAt.map(RFC3339.format), forKey: .createdAt)
+    var fields: [String: JSONValue] {
+        [
+            "account_id": .string(state.accountID.lowercased), "user_id": .string(state.accountID.lowercased),
+            "display_name": state.displayName.map(JSONValue.string) ?? .null, "handle": state.handle.map(JSONValue.string) ?? .null,
+            "handle_is_temporary": .bool(state.handleIsTemporary), "email": state.email.map(JSONValue.string) ?? .null,
+            "email_verified": .bool(state.emailVerified),
+            "created_at": state.createdAt.map { .string(RFC3339.format($0)) } ?? .null,
+        ]
     }
 }
 
 /// `GET /me/auth-methods`: `null` where not set.
-struct AuthMethodsBody: Encodable {
+struct AuthMethodsBody: JSONObjectBody {
     let state: AccountSummary
     init(_ state: AccountSummary) { self.state = state }
 
-    enum CodingKeys: String, CodingKey {
-        case phone, phoneRegion = "phone_region", email, hasPassword = "has_password", appleLinked = "apple_linked"
-        case googleLinked = "google_linked", emailVerified = "email_verified", passwordChangedAt = "password_changed_at"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(state.phone, forKey: .phone)
-        try container.encode(state.phoneRegion, forKey: .phoneRegion)
-        try container.encode(state.email, forKey: .email)
-        try container.encode(state.hasPassword, forKey: .hasPassword)
-        try container.encode(state.appleLinked, forKey: .appleLinked)
-        try container.encode(state.googleLinked, forKey: .googleLinked)
-        try container.encode(state.emailVerified, forKey: .emailVerified)
-        try container.encode(state.passwordChangedAt.map(RFC3339.format), forKey: .passwordChangedAt)
+    var fields: [String: JSONValue] {
+        [
+            "phone": state.phone.map(JSONValue.string) ?? .null, "phone_region": state.phoneRegion.map(JSONValue.string) ?? .null,
+            "email": state.email.map(JSONValue.string) ?? .null, "has_password": .bool(state.hasPassword),
+            "apple_linked": .bool(state.appleLinked), "google_linked": .bool(state.googleLinked),
+            "email_verified": .bool(state.emailVerified),
+            "password_changed_at": state.passwordChangedAt.map { .string(RFC3339.format($0)) } ?? .null,
+        ]
     }
 }

@@ -40,7 +40,7 @@ public struct CredentialsController: Sendable {
         routes.post("/auth/email/confirm-change") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
             let state = try await accounts.confirmEmailChange(token: body.token)
-            return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+            return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
         routes.post("/auth/email/revert") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)

@@ -33,11 +33,4 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .object(let value): try container.encode(value)
         }
     }
-
-    /// Compact JSON with sorted keys.
-    public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(self)) ?? Data("null".utf8))
-    }
 }

@@ -43,7 +43,7 @@ public struct PhoneController: Sendable {
             case .session(let signedIn, _):
                 return try JSONResponse(.ok, encoding: SessionBody(signedIn))
             case .account(let state):
-                return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+                return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
             case .reauth(let grant):
                 return JSONResponse(.ok, ReauthController.grantBody(grant))
             }

@@ -22,7 +22,7 @@ public struct ProfileController: Sendable {
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(ProfileRequest.self, context: context)
             let state = try await accounts.updateProfile(session.accountID, displayName: body.displayName, handle: body.handle)
-            return try JSONResponse(.ok, encoding: MeBody(state))
+            return JSONResponse(.ok, MeBody(state))
         }
         routes.get("/handles/available") { request, _ in
             let handle = request.uri.queryParameters["handle"].map(String.init) ?? ""

@@ -24,14 +24,14 @@ public struct ProviderController: Sendable {
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(LinkRequest.self, context: context)
             let state = try await providers.link(session, try Self.provider(body.provider), idToken: body.idToken)
-            return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+            return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
         routes.post("/me/auth-methods/disconnect") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(DisconnectRequest.self, context: context)
             let state = try await providers.disconnect(
                 session, try Self.provider(body.provider), reauthToken: request.headers[.xReauthToken])
-            return try JSONResponse(.ok, encoding: AuthMethodsBody(AccountSummary(state)))
+            return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
         return routes
     }

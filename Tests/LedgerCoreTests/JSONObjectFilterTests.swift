@@ -41,16 +41,21 @@ struct JSONObjectFilterTests {
         #expect(String(decoding: output, as: UTF8.self) == #"prefix:{"a":1}"#)
     }
 
-    @Test("strings are escaped for JSON")
-    func escapes() {
-        var output: [UInt8] = []
-        JSONObjectFilter.appendString("a\"b\\c\n\u{01}é", to: &output)
-        #expect(String(decoding: output, as: UTF8.self) == #""a\"b\\c\u000a\u0001é""#)
-    }
 }
 
 @Suite("Byte output")
 struct ByteOutputTests {
+    @Test("strings are escaped for JSON: quotes, backslashes and control characters, the rest as UTF-8")
+    func jsonStrings() {
+        var output: [UInt8] = []
+        output.appendJSONString("a\"b\\c\n\t\u{01}\u{1f}é/")
+        #expect(String(decoding: output, as: UTF8.self) == #""a\"b\\c\n\t\u0001\u001fé/""#)
+        output.removeAll()
+        output.appendJSONString("plain")
+        output.appendJSONString("")
+        #expect(String(decoding: output, as: UTF8.self) == #""plain""""#)
+    }
+
     @Test("decimals are zero-padded to their width and negative numbers keep their sign")
     func decimals() {
         var output: [UInt8] = []

@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Testing
+
+@testable import LedgerServer
+
+@Suite("Response rendering")
+struct ResponseRenderingTests {
+    @Test("JSONValue renders the bytes JSONEncoder wrote: sorted keys, escapes, whole doubles, nulls")
+    func jsonValueMatchesJSONEncoder() throws {
+        let value = JSONValue.object([
+            "zeta": .array([.int(-3), .int(Int64.max), .double(2), .double(1.5), .double(-0.25), .null, .bool(true), .bool(false)]),
+            "alpha": .string("quote \" backslash \\ slash / tab \t newline \n bell \u{07} é 👋"),
+            "nested": .object(["b": .object([:]), "a": .array([])]),
+            "empty": .string(""),
+        ])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = String(decoding: try encoder.encode(value), as: UTF8.self)
+        #expect(String(decoding: value.encoded(), as: UTF8.self) == expected)
+        #expect(String(decoding: JSONValue.double(.nan).encoded(), as: UTF8.self) == "null")
+    }
+
+    @Test("a bearer credential is read without the blanks around it; other schemes are none")
+    func bearerCredential() {
+        func credential(_ header: String?) -> String? {
+            var fields = HTTPFields()
+            if let header { fields[.authorization] = header }
+            return Request(head: .init(method: .get, scheme: "http", authority: "x", path: "/", headerFields: fields), body: .init(buffer: .init()))
+                .bearerCredential
+        }
+        #expect(credential("Bearer abc.def") == "abc.def")
+        #expect(credential("Bearer  \tabc \t") == "abc")
+        #expect(credential("Bearer    ") == nil)  // HTTP drops the trailing blanks, and "Bearer" alone has no credential
+        #expect(credential("Basic abc") == nil)
+        #expect(credential("bearer abc") == nil)
+        #expect(credential(nil) == nil)
+    }
+
+    @Test("deferred metadata writes the lines StreamLogHandler writes")
+    func deferredMetadataLogLines() {
+        let plain = LineCapture(), deferred = LineCapture()
+        var plainLogger = Logger(label: "test") { StreamLogHandler(label: $0, stream: plain, metadataProvider: nil) }
+        var deferredLogger = Logger(label: "test") {
+            DeferredMetadataLogHandler(StreamLogHandler(label: $0, stream: deferred, metadataProvider: nil))
+        }
+        plainLogger[metadataKey: "request_id"] = "r-1"
+        deferredLogger[metadataKey: "request_id"] = "r-1"
+        plainLogger[metadataKey: "b"] = "logger"
+        deferredLogger[metadataKey: "b"] = "logger"
+        plainLogger.info("hello", metadata: ["b": "statement", "a": "1"])
+        deferredLogger.info("hello", metadata: ["b": "statement", "a": "1"])
+        plainLogger.warning("plain")
+        deferredLogger.warning("plain")
+        plainLogger.logLevel = .error
+        deferredLogger.logLevel = .error
+        plainLogger.info("hidden")
+        deferredLogger.info("hidden")
+        #expect(deferred.lines.count == 2)
+        #expect(deferred.lines == plain.lines)
+        #expect(deferred.lines.first?.hasSuffix(" test: a=1 b=statement request_id=r-1 [LedgerServerTests] hello") == true)
+    }
+}
+
+/// Captures log lines without their timestamps.
+final class LineCapture: TextOutputStream, @unchecked Sendable {
+    private let lock = NSLock()
+    private var captured: [String] = []
+    var lines: [String] { lock.withLock { captured } }
+
+    func write(_ string: String) {
+        let line = string.split(separator: " ", maxSplits: 1).last.map(String.init) ?? string
+        lock.withLock { captured.append(line.trimmingCharacters(in: .newlines)) }
+    }
+}
