@@ -5,7 +5,9 @@ import Foundation
 /// `BlockingExecutor` threads, never from an event loop; one task uses it at a time.
 public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
-    private var preparedStatements: [String: String] = [:]
+    /// Statements prepared on this connection, by text, then by parameter types.
+    private var preparedStatements: [String: [(types: [Oid], name: String)]] = [:]
+    private var preparedStatementCount = 0
     /// Statements that completed since the pool last handed this connection out.
     var statementsSinceCheckout = 0
     let executor: BlockingExecutor
@@ -102,14 +104,17 @@ public final class PostgresConnection: @unchecked Sendable {
         return result
     }
 
+    /// The name of `sql` prepared for the parameters' types, preparing it on first use. Looked up
+    /// on every statement, so without building a key string.
     private func prepare(_ sql: String, _ parameters: [PostgresParameter], on handle: OpaquePointer) throws -> String {
-        let key = sql + "\u{0}" + parameters.map { String($0.typeOID) }.joined(separator: ",")
-        if let name = preparedStatements[key] { return name }
-        let name = "ledger_\(preparedStatements.count)"
+        let variants = preparedStatements[sql] ?? []
+        if let known = variants.first(where: { $0.types.elementsEqual(parameters.lazy.map(\.typeOID)) }) { return known.name }
+        let name = "ledger_\(preparedStatementCount)"
         let types = parameters.map { Oid($0.typeOID) }
         let result = PostgresResult(handle: PQprepare(handle, name, sql, Int32(types.count), types))
         try check(result, handle: handle)
-        preparedStatements[key] = name
+        preparedStatements[sql, default: []].append((types, name))
+        preparedStatementCount += 1
         return name
     }
 

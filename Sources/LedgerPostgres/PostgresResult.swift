@@ -82,7 +82,7 @@ public struct PostgresRow: Sendable {
 
     public func uuid(_ column: Int) throws -> UUID? {
         try result.withCell(index, column) { bytes -> UUID in
-            guard let value = UUID(uuidString: String(decoding: bytes, as: UTF8.self)) else {
+            guard let value = UUID(utf8: bytes) else {
                 throw decodingError(column, "a uuid")
             }
             return value

@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// The service's Prometheus registry: request latency by route, written by the request
 /// middleware, and the operational gauges `/metrics` refreshes on every scrape.
@@ -19,13 +20,26 @@ public final class LedgerMetrics: Sendable {
     /// One answered request. `route` is the matched route's pattern (`/accounts/{id}/events`),
     /// never the raw path, so ids and tokens never become label values.
     func observeRequest(route: String, method: String, status: Int, duration: Duration) {
-        registry.makeDurationHistogram(
+        let key = RequestSeries(route: route, method: method, status: status)
+        if let histogram = requestHistograms.withLock({ $0[key] }) { return histogram.record(duration) }
+        let histogram = registry.makeDurationHistogram(
             descriptor: .init(
                 namespace: "ledger", metricName: "http_request_duration", unitName: "seconds",
                 helpText: "Time to answer a request, by route, method and status."),
             labels: [("route", route), ("method", method), ("status", String(status))],
-            buckets: Self.latencyBuckets
-        ).record(duration)
+            buckets: Self.latencyBuckets)
+        requestHistograms.withLock { $0[key] = histogram }
+        histogram.record(duration)
+    }
+
+    /// The histograms already made, by their labels: the registry's own lookup builds the
+    /// descriptor and label strings first, on every request.
+    private let requestHistograms = Mutex<[RequestSeries: DurationHistogram]>([:])
+
+    private struct RequestSeries: Hashable {
+        let route: String
+        let method: String
+        let status: Int
     }
 
     /// Sets a gauge (created on first use).

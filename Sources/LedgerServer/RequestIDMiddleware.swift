@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerCore
 import Logging
 
 /// Gives every request an id (the caller's `X-Request-Id` when it is sane), puts it on the
@@ -22,7 +23,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let requestID = Self.acceptable(request.headers[.requestID]) ?? UUID().uuidString.lowercased()
+        let requestID = Self.acceptable(request.headers[.requestID]) ?? UUID().lowercased
         context.requestID = requestID
         context.logger[metadataKey: "request_id"] = .string(requestID)
         let started = ContinuousClock.now
