@@ -24,6 +24,7 @@ public final class PostgresClient: Sendable {
 
     public let configuration: Configuration
     let executor: BlockingExecutor
+    let readiness = SocketReadiness()
     private let pool: ConnectionPool
     let logger: Logger
 
@@ -35,10 +36,15 @@ public final class PostgresClient: Sendable {
         self.pool = ConnectionPool(maximum: configuration.maximumConnections)
     }
 
+    deinit {
+        readiness.shutdown()
+    }
+
     /// Closes every idle connection and refuses new checkouts.
     public func shutdown() async {
         await pool.close()
         await executor.shutdown()
+        readiness.shutdown()
     }
 
     /// Lends a connection to `body` and takes it back afterwards.
@@ -110,7 +116,7 @@ public final class PostgresClient: Sendable {
                 await pool.release(connection)
             case .openNew:
                 do {
-                    let connection = try await PostgresConnection.connect(url: configuration.url, executor: executor)
+                    let connection = try await PostgresConnection.connect(url: configuration.url, executor: executor, readiness: readiness)
                     return (connection, false)
                 } catch {
                     await pool.openFailed()

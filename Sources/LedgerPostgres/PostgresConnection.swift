@@ -11,21 +11,24 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Statements that completed since the pool last handed this connection out.
     var statementsSinceCheckout = 0
     let executor: BlockingExecutor
+    /// Where statements sent from a task await their results; nil for connections that only
+    /// run on threads of their own (the listener), whose statements all run on `executor`.
+    let readiness: SocketReadiness?
 
     /// Opens a connection and sets the session up (UTC, short idle-in-transaction timeout).
-    static func connect(url: String, executor: BlockingExecutor) async throws -> PostgresConnection {
-        try await executor.run { try connectSync(url: url, executor: executor) }
+    static func connect(url: String, executor: BlockingExecutor, readiness: SocketReadiness?) async throws -> PostgresConnection {
+        try await executor.run { try connectSync(url: url, executor: executor, readiness: readiness) }
     }
 
     /// The blocking form of `connect`, for threads of our own (the listener).
-    static func connectSync(url: String, executor: BlockingExecutor) throws -> PostgresConnection {
+    static func connectSync(url: String, executor: BlockingExecutor, readiness: SocketReadiness? = nil) throws -> PostgresConnection {
         let handle = PQconnectdb(url)
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             let message = handle.map { Self.lastError($0) } ?? "out of memory"
             PQfinish(handle)
             throw PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: \(message)")
         }
-        let connection = PostgresConnection(handle: handle, executor: executor)
+        let connection = PostgresConnection(handle: handle, executor: executor, readiness: readiness)
         // Transactions stay short (DESIGN §3): an abandoned one must not hold the feed back.
         try connection.executeSync(
             "SET TimeZone = 'UTC'; SET idle_in_transaction_session_timeout = '60s'; SET application_name = 'ledger'",
@@ -33,9 +36,10 @@ public final class PostgresConnection: @unchecked Sendable {
         return connection
     }
 
-    private init(handle: OpaquePointer, executor: BlockingExecutor) {
+    private init(handle: OpaquePointer, executor: BlockingExecutor, readiness: SocketReadiness?) {
         self.handle = handle
         self.executor = executor
+        self.readiness = readiness
     }
 
     deinit {
@@ -69,14 +73,74 @@ public final class PostgresConnection: @unchecked Sendable {
     /// several commands; statements with parameters are prepared once per connection.
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresParameter] = []) async throws -> PostgresResult {
-        try await executor.run { try self.executeSync(sql, parameters) }
+        try await execute(sql, parameters, binaryResult: false)
     }
 
     /// Runs a statement whose result columns come back in PostgreSQL's binary format: no
     /// text formatting on the server nor parsing here. Read it with `PostgresRow`'s
     /// `binary…` accessors. For the hot read paths (the feed, stream reads).
     public func queryBinary(_ sql: String, _ parameters: [PostgresParameter]) async throws -> PostgresResult {
-        try await executor.run { try self.executeSync(sql, parameters, binaryResult: true) }
+        try await execute(sql, parameters, binaryResult: true)
+    }
+
+    /// Parameters up to this size are sent from the calling task: they fit the socket's send
+    /// buffer, so libpq's write cannot block.
+    static let largestSendFromTask = 32 * 1024
+
+    /// Sends the statement from the calling task and awaits its result through `readiness`
+    /// when nothing in that can block: the statement has no parameters or is prepared on this
+    /// connection already, and its parameters are small. Anything else (preparing, bulk
+    /// parameters) runs on a blocking thread.
+    private func execute(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool) async throws -> PostgresResult {
+        let plain = parameters.isEmpty && !binaryResult
+        guard let readiness, let handle,
+              plain || preparedName(sql, parameters) != nil,
+              parameters.reduce(0, { $0 + ($1.wireBytes?.count ?? 0) }) <= Self.largestSendFromTask
+        else {
+            return try await executor.run { try self.executeSync(sql, parameters, binaryResult: binaryResult) }
+        }
+        let sent: Int32
+        if plain {
+            sent = PQsendQuery(handle, sql)
+        } else {
+            let name = preparedName(sql, parameters)!
+            sent = Self.withParameterArrays(parameters) { values, lengths, formats in
+                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, binaryResult ? 1 : 0)
+            }
+        }
+        guard sent == 1 else { throw sendFailure(handle) }
+        let result = try await awaitResult(handle, readiness: readiness)
+        try check(result, handle: handle)
+        statementsSinceCheckout += 1
+        return result
+    }
+
+    /// Reads results until libpq has no more for the statement sent, as `PQexec` does: the
+    /// first error if there was one, else the last result.
+    private func awaitResult(_ handle: OpaquePointer, readiness: SocketReadiness) async throws -> PostgresResult {
+        let socket = PQsocket(handle)
+        var outcome = PostgresResult(handle: nil)
+        while true {
+            while PQisBusy(handle) == 1 {
+                try await readiness.waitReadable(socket)
+                guard PQconsumeInput(handle) == 1 else {
+                    throw PostgresError(.connectionLost, message: Self.lastError(handle))
+                }
+            }
+            guard let raw = PQgetResult(handle) else { return outcome }
+            let result = PostgresResult(handle: raw)
+            let status = PQresultStatus(raw)
+            if outcome.handle == nil || PQresultStatus(outcome.handle) != PGRES_FATAL_ERROR { outcome = result }
+            // A COPY hands the connection over to the copy protocol: no further result follows.
+            if status == PGRES_COPY_IN || status == PGRES_COPY_OUT { return outcome }
+        }
+    }
+
+    private func sendFailure(_ handle: OpaquePointer) -> PostgresError {
+        if PQstatus(handle) != CONNECTION_OK {
+            return PostgresError(.connectionLost, message: Self.lastError(handle))
+        }
+        return PostgresError(.server, message: Self.lastError(handle))
     }
 
     /// Runs `body` on this connection's blocking thread: for tight loops of many statements
@@ -107,8 +171,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The name of `sql` prepared for the parameters' types, preparing it on first use. Looked up
     /// on every statement, so without building a key string.
     private func prepare(_ sql: String, _ parameters: [PostgresParameter], on handle: OpaquePointer) throws -> String {
-        let variants = preparedStatements[sql] ?? []
-        if let known = variants.first(where: { $0.types.elementsEqual(parameters.lazy.map(\.typeOID)) }) { return known.name }
+        if let known = preparedName(sql, parameters) { return known }
         let name = "ledger_\(preparedStatementCount)"
         let types = parameters.map { Oid($0.typeOID) }
         let result = PostgresResult(handle: PQprepare(handle, name, sql, Int32(types.count), types))
@@ -116,6 +179,10 @@ public final class PostgresConnection: @unchecked Sendable {
         preparedStatements[sql, default: []].append((types, name))
         preparedStatementCount += 1
         return name
+    }
+
+    private func preparedName(_ sql: String, _ parameters: [PostgresParameter]) -> String? {
+        preparedStatements[sql]?.first(where: { $0.types.elementsEqual(parameters.lazy.map(\.typeOID)) })?.name
     }
 
     private func check(_ result: PostgresResult, handle: OpaquePointer) throws {

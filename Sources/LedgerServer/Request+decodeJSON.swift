@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerCore
 
 extension Request {
     /// Reads a JSON body of at most 64 KiB into `type`. Too large → `413 payload_too_large`;
@@ -14,11 +15,16 @@ extension Request {
             throw APIError(.contentTooLarge, .payloadTooLarge, "The request body is larger than 64 KiB.")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+            return try Self.bodyDecoder.decode(T.self, from: Array(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw APIError(.badRequest, .invalidRequest, Self.describe(error))
         }
     }
+
+    /// The payload decoder rather than Foundation's: the same errors, at a fraction of the cost
+    /// per request. Dates come only as `JSONDecoder`'s default strategy reads them (numbers);
+    /// request bodies carry their times as RFC 3339 strings and parse them themselves.
+    private static let bodyDecoder = JSONPayloadDecoder(parseDate: { _ in nil })
 
     private static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
