@@ -85,7 +85,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Parameters up to this size are sent from the calling task: they fit the socket's send
     /// buffer, so libpq's write cannot block.
-    static let largestSendFromTask = 32 * 1024
+    public static let largestSendFromTask = 32 * 1024
 
     /// Sends the statement from the calling task and awaits its result through `readiness`
     /// when nothing in that can block: the statement has no parameters or is prepared on this

@@ -39,6 +39,31 @@ struct ClientTests {
         }
     }
 
+    @Test("statements awaited on the readiness thread: each caller gets its own answer, several commands the last or the first error, large parameters still run")
+    func statementsFromTasks() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            // Hundreds of callers over a handful of connections: after each connection's first
+            // (preparing) call, every statement is sent from its task and awaited through epoll.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for value in 0..<400 {
+                    group.addTask {
+                        let row = try await db.client.query("SELECT $1::bigint * 2, pg_backend_pid()", [.int(Int64(value))])[0]
+                        #expect(try row.int(0) == Int64(value) * 2)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await db.client.query("SELECT 1; SELECT 2")[0].int(0) == 2)
+            let second = await #expect(throws: PostgresError.self) { try await db.client.query("SELECT 1; SELEC 2; SELECT 3") }
+            #expect(second?.sqlState == "42601")
+            #expect(try await db.client.query("SELECT 4")[0].int(0) == 4)
+            let large = String(repeating: "ab", count: PostgresConnection.largestSendFromTask)
+            for _ in 0..<2 {
+                #expect(try await db.client.query("SELECT length($1::text)", [.text(large)])[0].int(0) == Int64(large.utf8.count))
+            }
+        }
+    }
+
     @Test("a transaction commits on return and rolls back on throw")
     func transactions() async throws {
         struct Abort: Error {}
