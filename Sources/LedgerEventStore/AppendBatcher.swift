@@ -39,15 +39,12 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    /// Serves the queue until it is empty. The flusher keeps one connection and works on its
-    /// blocking thread, so an append costs no thread hop besides its own wake-up.
+    /// Serves the queue until it is empty, on one connection.
     private func flush() async {
         do {
             try await client.withConnection { connection in
-                try await connection.withBlockingAccess { connection in
-                    while let batch = self.takeBatch() {
-                        self.execute(batch, on: connection)
-                    }
+                while let batch = self.takeBatch() {
+                    await self.execute(batch, on: connection)
                 }
             }
         } catch {
@@ -75,11 +72,11 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    private func execute(_ batch: [Waiter], on connection: PostgresConnection) {
+    private func execute(_ batch: [Waiter], on connection: PostgresConnection) async {
         var attempt = 0
         while true {
             do {
-                let results = try run(batch.map(\.append), on: connection)
+                let results = try await run(batch.map(\.append), on: connection)
                 wakeups.committed()
                 for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
                 return
@@ -97,14 +94,14 @@ final class AppendBatcher: @unchecked Sendable {
     }
 
     /// One round trip, one transaction; per-append outcomes.
-    private func run(_ appends: [PreparedAppend], on connection: PostgresConnection) throws -> [Result<AppendResult, any Error>] {
+    private func run(_ appends: [PreparedAppend], on connection: PostgresConnection) async throws -> [Result<AppendResult, any Error>] {
         let recordedAt = clock.now()
         if appends.count == 1 {
             let append = appends[0]
-            let rows = try connection.executeSync(PreparedAppend.singleSQL, append.singleParameters(recordedAt: recordedAt))
+            let rows = try await connection.query(PreparedAppend.singleSQL, append.singleParameters(recordedAt: recordedAt))
             return [.success(try append.result(rows[0]))]
         }
-        let rows = try connection.executeSync(
+        let rows = try await connection.query(
             PreparedAppend.batchSQL, PreparedAppend.batchParameters(appends, recordedAt: recordedAt))
         var outcomes: [Result<AppendResult, any Error>] = []
         for (index, append) in appends.enumerated() {

@@ -29,8 +29,10 @@ final class SocketReadiness: Sendable {
 
     /// Suspends until `socket` has something to read (or has failed: the caller's next libpq
     /// call finds out which). One waiter per socket at a time, as one task uses a connection.
-    /// Throws when the socket cannot be watched: closed, or this waiter shut down.
+    /// Throws `connectionLost` when the socket cannot be watched (closed), `poolClosed` once
+    /// shut down (a statement sent while the client shuts down).
     func waitReadable(_ socket: Int32) async throws {
+        var failure: Int32 = 0
         let armed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             guard !stopped.withLock({ $0 }) else { return continuation.resume(returning: false) }
             waiters.withLock { $0[socket] = continuation }
@@ -38,10 +40,14 @@ final class SocketReadiness: Sendable {
             var event = epoll_event(events: EPOLLIN.rawValue | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: socket))
             // MOD fails for a socket not registered yet, or registered under a number since reused.
             if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 && epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0 {
+                failure = errno
                 waiters.withLock { $0.removeValue(forKey: socket) }?.resume(returning: false)
             }
         }
-        guard armed else { throw PostgresError(.connectionLost, message: "the connection's socket cannot be watched") }
+        guard armed else {
+            if stopped.withLock({ $0 }) { throw PostgresError(.poolClosed, message: "the connection pool is shut down") }
+            throw PostgresError(.connectionLost, message: "the connection's socket \(socket) cannot be watched (errno \(failure))")
+        }
     }
 
     /// Stops the thread; waiters still suspended are resumed, and their libpq calls then fail
