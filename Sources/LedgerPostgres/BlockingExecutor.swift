@@ -1,7 +1,7 @@
 import NIOPosix
 
-/// The threads on which blocking libpq calls run, so they never stall an event loop or the
-/// Swift concurrency pool.
+/// The threads on which blocking libpq calls run (connecting, preparing, bulk sends, the
+/// listener), so they never stall an event loop or the Swift concurrency pool.
 public final class BlockingExecutor: Sendable {
     private let threadPool: NIOThreadPool
 

@@ -1,8 +1,12 @@
 import CLibPQ
 import Foundation
 
-/// One libpq connection. Its methods block, so the pool only calls them from its
-/// `BlockingExecutor` threads, never from an event loop; one task uses it at a time.
+/// One libpq connection; one task uses it at a time.
+///
+/// No libpq call here waits on the network from a task's thread: a statement that can be sent
+/// without blocking (small parameters, already prepared) is sent from the task, and its result
+/// is awaited through `SocketReadiness`; connecting, preparing and bulk parameters run on the
+/// `BlockingExecutor`'s threads.
 public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Statements prepared on this connection, by text, then by parameter types.
@@ -143,15 +147,10 @@ public final class PostgresConnection: @unchecked Sendable {
         return PostgresError(.server, message: Self.lastError(handle))
     }
 
-    /// Runs `body` on this connection's blocking thread: for tight loops of many statements
-    /// (bulk loads, benchmarks) that should not hop threads between statements.
-    public func withBlockingAccess<T: Sendable>(_ body: @Sendable @escaping (PostgresConnection) throws -> T) async throws -> T {
-        try await executor.run { try body(self) }
-    }
-
-    /// The blocking form of `query`, for use inside `withBlockingAccess`.
+    /// The blocking form of `query`: for threads of our own (the listener) and for what
+    /// `query` hands to the blocking executor.
     @discardableResult
-    public func executeSync(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool = false) throws -> PostgresResult {
+    func executeSync(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool = false) throws -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, message: "connection is closed") }
         let raw: OpaquePointer?
         if parameters.isEmpty && !binaryResult {
