@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// An event to append. `payload` is the plaintext (usually JSON); the store seals it.
 public struct NewEvent: Sendable, Hashable {
@@ -10,7 +11,7 @@ public struct NewEvent: Sendable, Hashable {
     public var payload: [UInt8]
     public var metadata: EventMetadata
 
-    public init(eventID: UUID = UUID(), type: String, schemaVersion: Int = 1, payload: [UInt8], metadata: EventMetadata = EventMetadata()) {
+    public init(eventID: UUID = .random(), type: String, schemaVersion: Int = 1, payload: [UInt8], metadata: EventMetadata = EventMetadata()) {
         self.eventID = eventID
         self.type = type
         self.schemaVersion = schemaVersion

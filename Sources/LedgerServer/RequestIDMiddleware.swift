@@ -23,7 +23,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let requestID = Self.acceptable(request.headers[.requestID]) ?? UUID().lowercased
+        let requestID = Self.acceptable(request.headers[.requestID]) ?? UUID.random().lowercased
         context.requestID = requestID
         context.logger[metadataKey: "request_id"] = .string(requestID)
         let started = ContinuousClock.now
