@@ -97,20 +97,20 @@ public final class PostgresConnection: @unchecked Sendable {
     /// parameters) runs on a blocking thread.
     private func execute(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool) async throws -> PostgresResult {
         let plain = parameters.isEmpty && !binaryResult
-        guard let readiness, let handle,
-              plain || preparedName(sql, parameters) != nil,
-              parameters.reduce(0, { $0 + ($1.wireBytes?.count ?? 0) }) <= Self.largestSendFromTask
+        let name = plain ? nil : preparedName(sql, parameters)
+        let wire = parameters.map(\.wireBytes)
+        guard let readiness, let handle, plain || name != nil,
+              wire.reduce(0, { $0 + ($1?.count ?? 0) }) <= Self.largestSendFromTask
         else {
             return try await executor.run { try self.executeSync(sql, parameters, binaryResult: binaryResult) }
         }
         let sent: Int32
-        if plain {
-            sent = PQsendQuery(handle, sql)
-        } else {
-            let name = preparedName(sql, parameters)!
-            sent = Self.withParameterArrays(parameters) { values, lengths, formats in
+        if let name {
+            sent = Self.withParameterArrays(parameters, wire: wire) { values, lengths, formats in
                 PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, binaryResult ? 1 : 0)
             }
+        } else {
+            sent = PQsendQuery(handle, sql)
         }
         guard sent == 1 else { throw sendFailure(handle) }
         let result = try await awaitResult(handle, readiness: readiness)
@@ -221,16 +221,17 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Lays the parameters out in one buffer and hands libpq stable pointers into it.
+    /// `wire` is `parameters.map(\.wireBytes)` when the caller has it already.
     private static func withParameterArrays<T>(
-        _ parameters: [PostgresParameter],
+        _ parameters: [PostgresParameter], wire: [[UInt8]?]? = nil,
         _ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<Int32>, UnsafePointer<Int32>) -> T
     ) -> T {
         var storage: [UInt8] = []
         var offsets: [Int?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
-        for parameter in parameters {
-            if let bytes = parameter.wireBytes {
+        for (index, parameter) in parameters.enumerated() {
+            if let bytes = wire.map({ $0[index] }) ?? parameter.wireBytes {
                 offsets.append(storage.count)
                 storage.append(contentsOf: bytes)
                 storage.append(0)
