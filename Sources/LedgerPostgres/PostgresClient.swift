@@ -24,6 +24,7 @@ public final class PostgresClient: Sendable {
 
     public let configuration: Configuration
     let executor: BlockingExecutor
+    /// Nil only when epoll is unavailable; every statement then runs on `executor`.
     let readiness = SocketReadiness()
     private let pool: ConnectionPool
     let logger: Logger
@@ -37,14 +38,14 @@ public final class PostgresClient: Sendable {
     }
 
     deinit {
-        readiness.shutdown()
+        readiness?.shutdown()
     }
 
     /// Closes every idle connection and refuses new checkouts.
     public func shutdown() async {
         await pool.close()
         await executor.shutdown()
-        readiness.shutdown()
+        readiness?.shutdown()
     }
 
     /// Lends a connection to `body` and takes it back afterwards.

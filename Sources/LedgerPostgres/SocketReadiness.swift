@@ -16,10 +16,18 @@ final class SocketReadiness: Sendable {
     private let stopped = Mutex(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init() {
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        wakeup = eventfd(0, Int32(EFD_CLOEXEC))
-        precondition(epoll >= 0 && wakeup >= 0, "epoll and eventfd are available on Linux")
+    /// Nil when the process cannot get an epoll or eventfd descriptor (out of descriptors):
+    /// the client then runs every statement on its blocking threads, as it did before.
+    init?() {
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let wakeup = eventfd(0, Int32(EFD_CLOEXEC))
+        guard epoll >= 0, wakeup >= 0 else {
+            if epoll >= 0 { close(epoll) }
+            if wakeup >= 0 { close(wakeup) }
+            return nil
+        }
+        self.epoll = epoll
+        self.wakeup = wakeup
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeup))
         epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event)
         let thread = Thread { [self] in run() }
