@@ -102,7 +102,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let readiness, let handle, plain || name != nil,
               wire.reduce(0, { $0 + ($1?.count ?? 0) }) <= Self.largestSendFromTask
         else {
-            return try await executor.run { try self.executeSync(sql, parameters, binaryResult: binaryResult) }
+            return try await executor.run { try self.executeSync(sql, parameters, binaryResult: binaryResult, wire: wire) }
         }
         let sent: Int32
         if let name {
@@ -148,16 +148,18 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// The blocking form of `query`: for threads of our own (the listener) and for what
-    /// `query` hands to the blocking executor.
+    /// `query` hands to the blocking executor (with `wire`, the parameters' bytes it has made).
     @discardableResult
-    func executeSync(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool = false) throws -> PostgresResult {
+    func executeSync(
+        _ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool = false, wire: [[UInt8]?]? = nil
+    ) throws -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, message: "connection is closed") }
         let raw: OpaquePointer?
         if parameters.isEmpty && !binaryResult {
             raw = PQexec(handle, sql)
         } else {
             let name = try prepare(sql, parameters, on: handle)
-            raw = Self.withParameterArrays(parameters) { values, lengths, formats in
+            raw = Self.withParameterArrays(parameters, wire: wire) { values, lengths, formats in
                 PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, binaryResult ? 1 : 0)
             }
         }

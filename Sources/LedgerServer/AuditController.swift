@@ -54,7 +54,7 @@ public struct AuditController: Sendable {
             var body: [String: JSONValue] = ["ok": .bool(verification.ok), "events": .int(Int64(verification.events))]
             if let bad = verification.firstBadVersion {
                 body["first_bad_version"] = .int(bad)
-                body["reason"] = verification.reason.map(JSONValue.string) ?? .null
+                body["reason"] = JSONValue(verification.reason)
             }
             return JSONResponse(.ok, body)
         }

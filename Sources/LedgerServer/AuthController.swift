@@ -178,10 +178,10 @@ struct MeBody: JSONObjectBody {
     var fields: [String: JSONValue] {
         [
             "account_id": .string(state.accountID.lowercased), "user_id": .string(state.accountID.lowercased),
-            "display_name": state.displayName.map(JSONValue.string) ?? .null, "handle": state.handle.map(JSONValue.string) ?? .null,
-            "handle_is_temporary": .bool(state.handleIsTemporary), "email": state.email.map(JSONValue.string) ?? .null,
+            "display_name": JSONValue(state.displayName), "handle": JSONValue(state.handle),
+            "handle_is_temporary": .bool(state.handleIsTemporary), "email": JSONValue(state.email),
             "email_verified": .bool(state.emailVerified),
-            "created_at": state.createdAt.map { .string(RFC3339.format($0)) } ?? .null,
+            "created_at": JSONValue(timestamp: state.createdAt),
         ]
     }
 }
@@ -193,11 +193,11 @@ struct AuthMethodsBody: JSONObjectBody {
 
     var fields: [String: JSONValue] {
         [
-            "phone": state.phone.map(JSONValue.string) ?? .null, "phone_region": state.phoneRegion.map(JSONValue.string) ?? .null,
-            "email": state.email.map(JSONValue.string) ?? .null, "has_password": .bool(state.hasPassword),
+            "phone": JSONValue(state.phone), "phone_region": JSONValue(state.phoneRegion),
+            "email": JSONValue(state.email), "has_password": .bool(state.hasPassword),
             "apple_linked": .bool(state.appleLinked), "google_linked": .bool(state.googleLinked),
             "email_verified": .bool(state.emailVerified),
-            "password_changed_at": state.passwordChangedAt.map { .string(RFC3339.format($0)) } ?? .null,
+            "password_changed_at": JSONValue(timestamp: state.passwordChangedAt),
         ]
     }
 }

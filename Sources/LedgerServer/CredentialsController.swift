@@ -46,7 +46,7 @@ public struct CredentialsController: Sendable {
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
             let state = try await accounts.revertEmail(token: body.token)
             return JSONResponse(.ok, [
-                "email": state.email.map(JSONValue.string) ?? .null,
+                "email": JSONValue(state.email),
                 "message": .string("Your email address is restored. Sign in again on every device."),
             ])
         }

@@ -56,8 +56,8 @@ public struct DeletionController: Sendable {
             let session = try await auth.authenticate(request)
             let state = try await accounts.deleteAccount(session, reauthToken: request.headers[.xReauthToken])
             return JSONResponse(.accepted, [
-                "deleted_at": state.deletedAt.map { .string(RFC3339.format($0)) } ?? .null,
-                "purge_after": state.purgeAfter.map { .string(RFC3339.format($0)) } ?? .null,
+                "deleted_at": JSONValue(timestamp: state.deletedAt),
+                "purge_after": JSONValue(timestamp: state.purgeAfter),
             ])
         }
         return routes
@@ -97,10 +97,10 @@ public struct DeletionController: Sendable {
     static func holdBody(_ hold: Hold, accountID: UUID? = nil) -> [String: JSONValue] {
         var object: [String: JSONValue] = ["ref": .string(hold.ref), "kind": .string(hold.kind.rawValue)]
         if let accountID { object["account_id"] = .string(accountID.lowercased) }
-        object["starts_at"] = hold.startsAt.map { .string(RFC3339.format($0)) } ?? .null
-        object["title"] = hold.title.map(JSONValue.string) ?? .null
+        object["starts_at"] = JSONValue(timestamp: hold.startsAt)
+        object["title"] = JSONValue(hold.title)
         object["amount"] = hold.amount.map { .object(["currency": .string($0.currency), "minor": .int($0.minor)]) } ?? .null
-        object["releases_at"] = hold.releasesAt.map { .string(RFC3339.format($0)) } ?? .null
+        object["releases_at"] = JSONValue(timestamp: hold.releasesAt)
         return object
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerIdentity
 
 /// A JSON value for bodies whose shape is not a fixed type (error extras, metadata).
 public enum JSONValue: Sendable, Hashable, Codable {
@@ -9,6 +10,16 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+
+    /// A string, or `null` when there is none.
+    public init(_ text: String?) {
+        self = text.map(JSONValue.string) ?? .null
+    }
+
+    /// An RFC 3339 time, or `null` when there is none.
+    public init(timestamp: Date?) {
+        self = timestamp.map { .string(RFC3339.format($0)) } ?? .null
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

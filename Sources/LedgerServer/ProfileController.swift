@@ -42,7 +42,7 @@ public struct ProfileController: Sendable {
                 JSONValue.object([
                     "id": .string(item.id.lowercased), "created_at": .string(RFC3339.format(item.createdAt)),
                     "last_used_at": .string(RFC3339.format(item.lastUsedAt)),
-                    "device": item.device.map(JSONValue.string) ?? .null, "current": .bool(item.id == session.sessionID),
+                    "device": JSONValue(item.device), "current": .bool(item.id == session.sessionID),
                 ])
             }
             return JSONResponse(.ok, ["sessions": .array(list)])

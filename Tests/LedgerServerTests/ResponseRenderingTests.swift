@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerIdentity
 import Logging
 import Testing
 
@@ -21,6 +22,9 @@ struct ResponseRenderingTests {
         let expected = String(decoding: try encoder.encode(value), as: UTF8.self)
         #expect(String(decoding: value.encoded(), as: UTF8.self) == expected)
         #expect(String(decoding: JSONValue.double(.nan).encoded(), as: UTF8.self) == "null")
+        #expect(JSONValue(nil as String?) == .null && JSONValue("a") == .string("a"))
+        #expect(JSONValue(timestamp: nil) == .null)
+        #expect(JSONValue(timestamp: Date(timeIntervalSince1970: 0)) == .string(RFC3339.format(Date(timeIntervalSince1970: 0))))
     }
 
     @Test("a bearer credential is read without the blanks around it; other schemes are none")
