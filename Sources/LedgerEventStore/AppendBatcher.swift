@@ -4,9 +4,20 @@ import LedgerPostgres
 
 /// Group commit for standalone appends.
 ///
-/// Up to `maximumFlushers` transactions are in flight; appends arriving while they are busy
-/// queue up, and the next free flusher takes all of them (up to `maximumBatch`) into one
-/// `ledger_append_batch` call. An idle store adds no latency: a lone append is sent at once.
+/// Appends arriving while a transaction is in flight queue up, and the flusher takes all of
+/// them (up to `maximumBatch`) into its next `ledger_append_batch` call. An idle store adds
+/// no latency: a lone append is sent at once.
+///
+/// One flusher at a time serves the queue: a commit costs a WAL flush, and two transactions
+/// in flight split the waiting appends into two smaller batches whose flushes queue behind
+/// each other (measured in BENCHMARKS.md, issue 2). A second flusher, up to
+/// `maximumFlushers`, starts only when the queue has made no progress for `stallThreshold`
+/// (the batch in flight waits on a stream lock, say), so that appends to other streams do
+/// not wait behind it.
+///
+/// After each batch a flusher yields once before taking the next, so that the writers it
+/// has just answered can queue their next appends: without that, the next batch would
+/// often be the one writer that was quickest, and the rest would wait a whole round trip.
 final class AppendBatcher: @unchecked Sendable {
     private typealias Waiter = (append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>)
 
@@ -18,6 +29,9 @@ final class AppendBatcher: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Waiter] = []
     private var flushers = 0
+    /// When a batch last started or finished.
+    private var lastProgress = ContinuousClock.now
+    private let stallThreshold: Duration = .milliseconds(5)
 
     init(client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, maximumFlushers: Int = 2, maximumBatch: Int = 64) {
         self.client = client
@@ -32,6 +46,11 @@ final class AppendBatcher: @unchecked Sendable {
             let startFlusher: Bool = lock.withLock {
                 pending.append((append, continuation))
                 guard flushers < maximumFlushers else { return false }
+                if flushers > 0 {
+                    let now = ContinuousClock.now
+                    guard now - lastProgress > stallThreshold else { return false }
+                    lastProgress = now
+                }
                 flushers += 1
                 return true
             }
@@ -45,6 +64,7 @@ final class AppendBatcher: @unchecked Sendable {
             try await client.withConnection { connection in
                 while let batch = self.takeBatch() {
                     await self.execute(batch, on: connection)
+                    await Task.yield()
                 }
             }
         } catch {
@@ -68,6 +88,7 @@ final class AppendBatcher: @unchecked Sendable {
             }
             let taken = Array(pending.prefix(maximumBatch))
             pending.removeFirst(taken.count)
+            lastProgress = ContinuousClock.now
             return taken
         }
     }
@@ -76,7 +97,8 @@ final class AppendBatcher: @unchecked Sendable {
         var attempt = 0
         while true {
             do {
-                let results = try await run(batch.map(\.append), on: connection)
+                let results = try await Self.run(batch.map(\.append), recordedAt: clock.now(), on: connection)
+                lock.withLock { lastProgress = ContinuousClock.now }
                 wakeups.committed()
                 for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
                 return
@@ -93,16 +115,25 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    /// One round trip, one transaction; per-append outcomes.
-    private func run(_ appends: [PreparedAppend], on connection: PostgresConnection) async throws -> [Result<AppendResult, any Error>] {
-        let recordedAt = clock.now()
+    /// One round trip, one transaction; per-append outcomes. (Two round trips when the
+    /// batch meets an event id stored before.)
+    static func run(
+        _ appends: [PreparedAppend], recordedAt: Date, on connection: PostgresConnection
+    ) async throws -> [Result<AppendResult, any Error>] {
         if appends.count == 1 {
             let append = appends[0]
             let rows = try await connection.query(PreparedAppend.singleSQL, append.singleParameters(recordedAt: recordedAt))
             return [.success(try append.result(rows[0]))]
         }
-        let rows = try await connection.query(
-            PreparedAppend.batchSQL, PreparedAppend.batchParameters(appends, recordedAt: recordedAt))
+        let parameters = PreparedAppend.batchParameters(appends, recordedAt: recordedAt)
+        let rows: PostgresResult
+        do {
+            rows = try await connection.query(PreparedAppend.batchSQL, parameters)
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            // An event id of the batch is stored already (a retried append, or an id reused):
+            // the set-based call rolled back, and the per-append one sorts out which is which.
+            rows = try await connection.query(PreparedAppend.eachSQL, parameters)
+        }
         var outcomes: [Result<AppendResult, any Error>] = []
         for (index, append) in appends.enumerated() {
             let row = rows[index]

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// What is recorded about an event besides its payload. Never personal data: it stays
 /// readable after a subject is purged.
@@ -31,11 +32,23 @@ public struct EventMetadata: Sendable, Hashable, Codable {
         case userAgentClass = "user_agent_class"
     }
 
-    /// Compact JSON with sorted keys.
+    /// Compact JSON with sorted keys, absent fields left out (what `JSONEncoder` writes with
+    /// `.sortedKeys`, rendered directly: every append renders it).
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+        let fields: [(key: String, value: String?)] = [
+            ("actor", actor), ("causation_id", causationID), ("correlation_id", correlationID),
+            ("ip_hash", ipHash), ("user_agent_class", userAgentClass),
+        ]
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        for (key, value) in fields {
+            guard let value else { continue }
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            bytes.appendJSONString(key)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.appendJSONString(value)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Reads the stored JSON text; unknown fields are ignored.

@@ -33,8 +33,8 @@ public final class EventStore: Sendable {
     /// Appends `events` to a stream atomically.
     ///
     /// Concurrent calls are group-committed (at most `appendTransactions` in flight): appends waiting at the same moment share one
-    /// transaction and one round trip (`ledger_append_batch`), each in its own subtransaction,
-    /// so one append's conflict never fails another.
+    /// transaction and one round trip (`ledger_append_batch`), and one append's conflict never
+    /// fails another.
     ///
     /// - Parameters:
     ///   - subjectID: whose data key seals the payloads (nil stores them unencrypted, for

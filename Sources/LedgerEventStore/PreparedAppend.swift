@@ -50,11 +50,19 @@ struct PreparedAppend: Sendable {
     static let singleSQL =
         "SELECT * FROM ledger_append($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[], $10, $11::int[], $12::jsonb)"
 
-    /// Several appends in one transaction.
-    static let batchSQL = """
-        SELECT * FROM ledger_append_batch($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::uuid[], $6::int[], $7,
-                                          $8::uuid[], $9::text[], $10::int[], $11, $12::int[], $13::jsonb)
+    /// Several appends in one transaction, set-based (schema/012).
+    static let batchSQL = batchCall("ledger_append_batch")
+
+    /// Several appends in one transaction, each in its own subtransaction: the way for a
+    /// batch that meets an event id stored before.
+    static let eachSQL = batchCall("ledger_append_each")
+
+    private static func batchCall(_ function: String) -> String {
         """
+        SELECT * FROM \(function)($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::uuid[], $6::int[], $7,
+                                  $8::uuid[], $9::text[], $10::int[], $11, $12::int[], $13::jsonb)
+        """
+    }
 
     /// Reads `first_version, last_version, first_position, last_position, replayed` from
     /// `row`, starting at column `offset` (1 for `ledger_append_batch`, whose column 0 is the ordinal).
@@ -109,10 +117,18 @@ enum PostgresArray {
     /// them (for free text such as stream types); the bare word NULL stays a NULL.
     static func literal(_ elements: [String], quoted: Bool = false) -> String {
         guard quoted else { return "{" + elements.joined(separator: ",") + "}" }
-        let escaped = elements.map { element in
-            "\"" + element.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
         }
-        return "{" + escaped.joined(separator: ",") + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

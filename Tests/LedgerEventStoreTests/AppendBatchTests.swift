@@ -1,0 +1,156 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+@testable import LedgerEventStore
+import LedgerPostgres
+import LedgerTestSupport
+import Testing
+
+/// The group-commit call itself (`AppendBatcher.run`, schema 012): each append of a batch
+/// is checked on its own, and the batches the set-based function does not take still get
+/// the answers one append at a time would give.
+@Suite("Event store: batched appends")
+struct AppendBatchTests {
+    static func append(
+        _ stream: UUID, _ expected: ExpectedVersion, subject: UUID? = nil, events: [NewEvent]? = nil, key: DataKey? = nil
+    ) throws -> PreparedAppend {
+        try PreparedAppend(
+            streamID: stream, streamType: "account", subjectID: subject, expected: expected,
+            events: events ?? [AppendTests.event()], key: key)
+    }
+
+    static func run(_ appends: [PreparedAppend], on db: TestDatabase) async throws -> [Result<AppendResult, any Error>] {
+        try await db.client.withConnection { connection in
+            try await AppendBatcher.run(appends, recordedAt: db.clock.now(), on: connection)
+        }
+    }
+
+    static func failure(_ outcome: Result<AppendResult, any Error>) -> EventStoreError? {
+        guard case .failure(let error) = outcome else { return nil }
+        return error as? EventStoreError
+    }
+
+    @Test("one batch: each append is checked alone, the rest are written in order and chained")
+    func eachAppendCheckedAlone() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let (existing, conflicting, shredded, fresh) = (UUID(), UUID(), UUID(), UUID())
+            for stream in [existing, conflicting, shredded] {
+                try await store.append(to: stream, streamType: "account", subjectID: stream, expected: .noStream, events: [AppendTests.event()])
+            }
+            let keys = try await db.client.withConnection { connection in
+                (try await store.keyring.dataKey(for: existing, on: connection), try await store.keyring.dataKey(for: fresh, on: connection))
+            }
+            try await db.client.withConnection { connection in
+                _ = try await store.keyring.destroy(subjectID: shredded, at: db.clock.now(), on: connection)
+            }
+
+            let outcomes = try await Self.run([
+                try Self.append(existing, .exact(1), subject: existing, key: keys.0),
+                try Self.append(conflicting, .exact(5)),
+                try Self.append(fresh, .noStream, subject: fresh, key: keys.1),
+                try Self.append(shredded, .any, subject: shredded),
+                try Self.append(UUID(), .streamExists),
+            ], on: db)
+
+            let written = outcomes.compactMap { try? $0.get() }
+            #expect(written.map(\.streamID) == [existing, fresh])
+            #expect(written.map(\.firstVersion) == [2, 1])
+            #expect(written.allSatisfy { !$0.replayed && $0.firstPosition == $0.lastPosition })
+            #expect(written[0].firstPosition < written[1].firstPosition)
+            #expect(Self.failure(outcomes[1])?.code == .wrongExpectedVersion)
+            #expect(Self.failure(outcomes[1])?.actualVersion == 1)
+            #expect(Self.failure(outcomes[3])?.code == .subjectKeyDestroyed)
+            #expect(Self.failure(outcomes[4])?.code == .wrongExpectedVersion)
+            #expect(Self.failure(outcomes[4])?.actualVersion == 0)
+
+            #expect(try await store.streamVersion(existing) == 2)
+            #expect(try await store.streamVersion(fresh) == 1)
+            #expect(try await store.streamVersion(conflicting) == 1)
+            #expect(try await store.streamVersion(shredded) == 1)
+            for stream in [existing, fresh] { #expect(try await store.verify(streamID: stream).ok) }
+            #expect(try await store.readStream(fresh).first?.payload == Array("{}".utf8))
+        }
+    }
+
+    @Test("a stream named twice in one batch is appended in turn, as two appends would be")
+    func streamNamedTwice() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            try await store.append(to: stream, streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()])
+            let outcomes = try await Self.run([
+                try Self.append(stream, .exact(1)), try Self.append(stream, .exact(2)), try Self.append(stream, .exact(2)),
+            ], on: db)
+            #expect(try outcomes[0].get().firstVersion == 2)
+            #expect(try outcomes[1].get().firstVersion == 3)
+            #expect(Self.failure(outcomes[2])?.actualVersion == 3)
+            #expect(try await store.verify(streamID: stream).ok)
+        }
+    }
+
+    @Test("a retried append in a batch gets its original result, whatever its expectation says now; a reused id fails alone")
+    func retriesInBatch() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let (stream, other, bystander) = (UUID(), UUID(), UUID())
+            let original = AppendTests.event()
+            let first = try await store.append(to: stream, streamType: "account", subjectID: nil, expected: .noStream, events: [original])
+
+            let outcomes = try await Self.run([
+                try Self.append(stream, .noStream, events: [original]),
+                try Self.append(other, .any, events: [NewEvent(eventID: original.eventID, type: "email.verified", payload: [])]),
+                try Self.append(bystander, .noStream),
+            ], on: db)
+            let replayed = try outcomes[0].get()
+            #expect(replayed.replayed)
+            #expect(replayed.firstVersion == first.firstVersion && replayed.firstPosition == first.firstPosition)
+            #expect(Self.failure(outcomes[1])?.code == .idempotencyConflict)
+            #expect(try outcomes[2].get().firstVersion == 1)
+            #expect(try await store.readStream(stream).count == 1)
+            #expect(try await store.streamVersion(other) == 0)
+        }
+    }
+
+    @Test("an event id named twice in one batch: the first append is written, the second refused")
+    func eventIDNamedTwice() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let (first, second) = (UUID(), UUID())
+            let shared = UUID.timeOrdered()
+            let appends = [
+                try Self.append(first, .noStream, events: [NewEvent(eventID: shared, type: "account.registered", payload: [])]),
+                try Self.append(second, .noStream, events: [NewEvent(eventID: shared, type: "account.registered", payload: [])]),
+            ]
+            // The set-based call refuses the batch as a whole...
+            let refused = await #expect(throws: PostgresError.self) {
+                try await db.client.withConnection { connection in
+                    try await connection.query(PreparedAppend.batchSQL, PreparedAppend.batchParameters(appends, recordedAt: db.clock.now()))
+                }
+            }
+            #expect(refused?.code == .uniqueViolation)
+            #expect(try await store.streamVersion(first) == 0)
+            // ...and the batcher answers each append as if it had been sent alone.
+            let outcomes = try await Self.run(appends, on: db)
+            #expect(try outcomes[0].get().firstVersion == 1)
+            #expect(Self.failure(outcomes[1])?.code == .idempotencyConflict)
+            #expect(try await store.streamVersion(second) == 0)
+        }
+    }
+
+    @Test("appends of several events share a batch with single ones")
+    func severalEventsInBatch() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let (long, short) = (UUID(), UUID())
+            let outcomes = try await Self.run([
+                try Self.append(long, .noStream, events: [AppendTests.event(), AppendTests.event("email.verified")]),
+                try Self.append(short, .noStream),
+            ], on: db)
+            #expect(try outcomes[0].get().lastVersion == 2)
+            #expect(try outcomes[1].get().lastVersion == 1)
+            #expect(try await store.readStream(long).map(\.type) == ["account.registered", "email.verified"])
+            #expect(try await store.verify(streamID: long).ok)
+        }
+    }
+}
