@@ -154,3 +154,80 @@ struct AppendBatchTests {
         }
     }
 }
+
+@Suite("Event store: append flushers")
+struct AppendFlusherTests {
+    /// A transaction holding a stream's lock (an account command, say) keeps a standalone
+    /// append to that stream waiting; appends to other streams must not wait with it.
+    @Test("an append waiting on a stream lock does not hold up appends to other streams", .timeLimit(.minutes(1)))
+    func stalledBatchDoesNotBlockOthers() async throws {
+        try await TestPostgres.withDatabase(maximumConnections: 6) { db in
+            let store = db.eventStore()
+            let locked = UUID()
+            let holding = AsyncStream<Void>.makeStream()
+            let release = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await db.client.transaction { connection in
+                    try await store.append(
+                        to: locked, streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()],
+                        on: connection)
+                    holding.continuation.yield()
+                    for await _ in release.stream { break }
+                }
+            }
+            for await _ in holding.stream { break }
+            let waiting = Task {
+                try await store.append(to: locked, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            // The first flusher is stuck behind the lock; these must still be written.
+            let others = try await withThrowingTaskGroup(of: AppendResult.self) { group in
+                for _ in 0..<5 {
+                    group.addTask {
+                        try await store.append(
+                            to: UUID(), streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()])
+                    }
+                }
+                return try await group.reduce(into: [AppendResult]()) { $0.append($1) }
+            }
+            #expect(others.count == 5 && others.allSatisfy { $0.firstVersion == 1 })
+            release.continuation.yield()
+            try await holder.value
+            #expect(try await waiting.value.firstVersion == 2)
+        }
+    }
+}
+
+@Suite("Event store: append arguments")
+struct AppendArgumentTests {
+    @Test("metadata JSON is what JSONEncoder writes with sorted keys")
+    func metadataJSON() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let samples = [
+            EventMetadata(),
+            EventMetadata(actor: "account:6f1c2a9e"),
+            EventMetadata(actor: "system:purge", correlationID: "c-1", causationID: "e/2", ipHash: "ab\"c\\d", userAgentClass: "ios"),
+            EventMetadata(correlationID: "tab\there\nnewline \u{1} ünï", userAgentClass: "web"),
+        ]
+        for metadata in samples {
+            #expect(metadata.json == String(decoding: try encoder.encode(metadata), as: UTF8.self))
+            #expect(EventMetadata(json: metadata.json) == metadata)
+        }
+    }
+
+    @Test("event types: lower snake case segments, at least two, dot-separated")
+    func eventTypes() {
+        for valid in ["account.registered", "phone.otp_issued", "a.b.c", "v2.x9"] { #expect(NewEvent.isValidType(valid)) }
+        for invalid in ["", "account", "account.", ".account", "account..x", "Account.registered", "account.9lives",
+                        "account._x", "account.re-registered", "account.régistered"] {
+            #expect(!NewEvent.isValidType(invalid), "\(invalid)")
+        }
+    }
+
+    @Test("array literals quote and escape free text")
+    func arrayLiterals() {
+        #expect(PostgresArray.literal(["a", "NULL"]) == "{a,NULL}")
+        #expect(PostgresArray.literal(["account", #"we"ird\"#, "ü"], quoted: true) == #"{"account","we\"ird\\","ü"}"#)
+    }
+}
