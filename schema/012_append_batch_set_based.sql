@@ -24,6 +24,7 @@ ALTER FUNCTION ledger_append_batch(uuid[], text[], text[], bigint[], uuid[], int
 --
 -- plan_cache_mode: the statement takes arrays, for which PostgreSQL would otherwise plan
 -- every call afresh; the generic plan is the right one (index probes per element).
+-- enable_seqscan: see ledger_append below.
 CREATE FUNCTION ledger_append_batch(
     p_stream_ids uuid[], p_stream_types text[], p_expected_kinds text[], p_expected_versions bigint[],
     p_subject_ids uuid[], p_event_counts int[], p_recorded_at timestamptz,
@@ -31,7 +32,7 @@ CREATE FUNCTION ledger_append_batch(
     p_payloads bytea, p_payload_lengths int[], p_metadata jsonb
 ) RETURNS TABLE (ordinal int, first_version bigint, last_version bigint, first_position bigint, last_position bigint,
                  replayed boolean, error_state text, error_detail text)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
 DECLARE
     v_appends int := coalesce(cardinality(p_stream_ids), 0);
     v_micros  text := ((extract(epoch FROM p_recorded_at) * 1000000)::bigint)::text;
@@ -122,3 +123,10 @@ BEGIN
          ORDER BY c.n;
 END;
 $$;
+
+-- A session plans these functions' statements once and keeps the plans. On a new store the
+-- tables are empty then, and PostgreSQL would keep scanning `events` whole for each event
+-- id lookup until autovacuum next analyzes it (about a minute of appends slowing down as
+-- the table grows). Every lookup here is by key: index scans only.
+ALTER FUNCTION ledger_append(uuid, text, text, bigint, uuid, timestamptz, uuid[], text[], int[], bytea, int[], jsonb)
+    SET enable_seqscan = off;
