@@ -62,7 +62,7 @@ struct AppendBench: AsyncParsableCommand {
     @Option(help: "Concurrent writers (one connection each).") var writers = 8
     @Option(help: "Seconds to run.") var seconds = 15.0
     @Option(help: "Events per append.") var batch = 1
-    @Option(help: "Append transactions in flight (group commit).") var transactions = 2
+    @Option(help: "Most append transactions in flight; past the first, only while the queue is stalled.") var transactions = 2
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())

@@ -13,7 +13,8 @@ import LedgerPostgres
 /// each other (measured in BENCHMARKS.md, issue 2). A second flusher, up to
 /// `maximumFlushers`, starts only when the queue has made no progress for `stallThreshold`
 /// (the batch in flight waits on a stream lock, say), so that appends to other streams do
-/// not wait behind it.
+/// not wait behind it: noticed by the next append, or by a watch task that runs while
+/// appends are queued.
 ///
 /// After each batch a flusher yields once before taking the next, so that the writers it
 /// has just answered can queue their next appends: without that, the next batch would
@@ -31,10 +32,16 @@ final class AppendBatcher: @unchecked Sendable {
     private var flushers = 0
     /// When a batch last started or finished.
     private var lastProgress = ContinuousClock.now
-    private let stallThreshold: Duration = .milliseconds(5)
+    private let stallThreshold: Duration
+    /// Whether a `watch()` task is running.
+    private var watching = false
 
-    init(client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, maximumFlushers: Int = 2, maximumBatch: Int = 64) {
+    init(
+        client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, maximumFlushers: Int = 2,
+        stallThreshold: Duration = .milliseconds(5), maximumBatch: Int = 64
+    ) {
         self.client = client
+        self.stallThreshold = stallThreshold
         self.clock = clock
         self.wakeups = wakeups
         self.maximumFlushers = max(1, min(maximumFlushers, client.configuration.maximumConnections))
@@ -43,18 +50,49 @@ final class AppendBatcher: @unchecked Sendable {
 
     func submit(_ append: PreparedAppend) async throws -> AppendResult {
         try await withCheckedThrowingContinuation { continuation in
-            let startFlusher: Bool = lock.withLock {
+            let (startFlusher, startWatch): (Bool, Bool) = lock.withLock {
                 pending.append((append, continuation))
-                guard flushers < maximumFlushers else { return false }
-                if flushers > 0 {
-                    let now = ContinuousClock.now
-                    guard now - lastProgress > stallThreshold else { return false }
-                    lastProgress = now
+                if flushers == 0 || startsFlusherWhenStalled() {
+                    flushers += 1
+                    return (true, false)
                 }
-                flushers += 1
-                return true
+                guard !watching, flushers < maximumFlushers else { return (false, false) }
+                watching = true
+                return (false, true)
             }
             if startFlusher { Task { await flush() } }
+            if startWatch { Task { await watch() } }
+        }
+    }
+
+    /// Whether the queue has stalled and another flusher may start. Called under the lock.
+    private func startsFlusherWhenStalled() -> Bool {
+        let now = ContinuousClock.now
+        guard flushers < maximumFlushers, now - lastProgress > stallThreshold else { return false }
+        lastProgress = now
+        return true
+    }
+
+    /// While appends wait behind a busy flusher, checks every `stallThreshold` whether the
+    /// queue still moves, and starts another flusher when it does not. Without it, appends
+    /// queued behind a batch that waits on a lock would wait as long as the lock, even when
+    /// no later append comes along to notice the stall, and the lock's holder might be
+    /// waiting for them.
+    private func watch() async {
+        while true {
+            try? await Task.sleep(for: stallThreshold)
+            let (startFlusher, keepWatching): (Bool, Bool) = lock.withLock {
+                guard !pending.isEmpty, flushers > 0, flushers < maximumFlushers else {
+                    watching = false
+                    return (false, false)
+                }
+                guard startsFlusherWhenStalled() else { return (false, true) }
+                flushers += 1
+                watching = false
+                return (true, false)
+            }
+            if startFlusher { Task { await flush() } }
+            if !keepWatching { return }
         }
     }
 

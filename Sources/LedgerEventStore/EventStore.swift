@@ -17,9 +17,13 @@ public final class EventStore: Sendable {
     let batcher: AppendBatcher
     let logger: Logger
 
+    /// - Parameters:
+    ///   - appendTransactions: the most group-commit transactions in flight; past the first,
+    ///     one starts only when the append queue has not moved for `appendStallThreshold`.
     public init(
         client: PostgresClient, keyring: SubjectKeyring, clock: any LedgerClock = SystemClock(),
-        appendTransactions: Int = 2, logger: Logger = Logger(label: "ledger.event-store")
+        appendTransactions: Int = 2, appendStallThreshold: Duration = .milliseconds(5),
+        logger: Logger = Logger(label: "ledger.event-store")
     ) {
         self.client = client
         self.keyring = keyring
@@ -27,7 +31,9 @@ public final class EventStore: Sendable {
         self.logger = logger
         let wakeups = FeedWakeups(client: client)
         self.wakeups = wakeups
-        self.batcher = AppendBatcher(client: client, clock: clock, wakeups: wakeups, maximumFlushers: appendTransactions)
+        self.batcher = AppendBatcher(
+            client: client, clock: clock, wakeups: wakeups, maximumFlushers: appendTransactions,
+            stallThreshold: appendStallThreshold)
     }
 
     /// Appends `events` to a stream atomically.

@@ -158,11 +158,14 @@ struct AppendBatchTests {
 @Suite("Event store: append flushers")
 struct AppendFlusherTests {
     /// A transaction holding a stream's lock (an account command, say) keeps a standalone
-    /// append to that stream waiting; appends to other streams must not wait with it.
+    /// append to that stream waiting; appends to other streams must not wait with it, even
+    /// when no later append comes along to notice that the queue stands still.
     @Test("an append waiting on a stream lock does not hold up appends to other streams", .timeLimit(.minutes(1)))
     func stalledBatchDoesNotBlockOthers() async throws {
         try await TestPostgres.withDatabase(maximumConnections: 6) { db in
-            let store = db.eventStore()
+            let store = EventStore(
+                client: db.client, keyring: SubjectKeyring(masterKey: db.masterKey), clock: db.clock,
+                appendStallThreshold: .milliseconds(300))
             let locked = UUID()
             let holding = AsyncStream<Void>.makeStream()
             let release = AsyncStream<Void>.makeStream()
@@ -172,15 +175,27 @@ struct AppendFlusherTests {
                         to: locked, streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()],
                         on: connection)
                     holding.continuation.yield()
-                    for await _ in release.stream { break }
+                    // Held until the others are written, or 20 s: never a deadlock, only a failure.
+                    _ = await Task { for await _ in release.stream { return } }.value
                 }
+            }
+            let releaseLater = Task {
+                try? await Task.sleep(for: .seconds(20))
+                release.continuation.yield()
             }
             for await _ in holding.stream { break }
             let waiting = Task {
                 try await store.append(to: locked, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
             }
-            try await Task.sleep(for: .milliseconds(50))
-            // The first flusher is stuck behind the lock; these must still be written.
+            // Until the append above waits on the lock, in the one flusher's batch.
+            let lockWaits = """
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """
+            while try await db.client.query(lockWaits)[0].int(0) == 0 {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            let started = ContinuousClock.now
             let others = try await withThrowingTaskGroup(of: AppendResult.self) { group in
                 for _ in 0..<5 {
                     group.addTask {
@@ -190,9 +205,12 @@ struct AppendFlusherTests {
                 }
                 return try await group.reduce(into: [AppendResult]()) { $0.append($1) }
             }
-            #expect(others.count == 5 && others.allSatisfy { $0.firstVersion == 1 })
+            let elapsed = ContinuousClock.now - started
             release.continuation.yield()
+            releaseLater.cancel()
             try await holder.value
+            #expect(others.count == 5 && others.allSatisfy { $0.firstVersion == 1 })
+            #expect(elapsed < .seconds(10), "written while the lock was held, once the queue had stood still")
             #expect(try await waiting.value.firstVersion == 2)
         }
     }
