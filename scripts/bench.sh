@@ -26,6 +26,6 @@ done
 c=$($ceiling write 8 "$seconds")
 b=$("$ledger" bench append --writers 8 --batch 100 --seconds "$seconds")
 echo "$c"; echo "$b"
-echo "ratio batch=100 writers=8 (appends vs ceiling inserts): $(ratio "$(echo "$b" | sed -E 's/.*appends_per_s=([0-9.]+).*/\1/')" "$(echo "$c" | sed -E 's/.*tps=([0-9.]+).*/\1/')")"
+echo "ratio batch=100 writers=8 (events vs ceiling rows): $(ratio "$(echo "$b" | sed -E 's/.*events_per_s=([0-9.]+).*/\1/')" "$(echo "$c" | sed -E 's/.*tps=([0-9.]+).*/\1/')")"
 "$ledger" bench feed --events 1000000
 $ceiling read 1000000
