@@ -5,29 +5,28 @@ extension UUID {
     /// `UUID()` opens and reads `/dev/urandom` on each call here, which showed up at a few
     /// percent of the service's time on the paths that make one per request or per event.
     public static func random() -> UUID {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
-        return withUnsafeMutableBytes(of: &bytes) { raw in
-            raw[6] = raw[6] & 0x0F | 0x40  // version 4
-            raw[8] = raw[8] & 0x3F | 0x80  // RFC 4122 variant
-            return UUID(uuid: raw.load(as: uuid_t.self))
-        }
+        stamped(version: 4) { _ in }
     }
-}
 
-extension UUID {
     /// A time-ordered (version 7, RFC 9562) UUID: the Unix time in milliseconds, then random
     /// bits. Ids made later sort later, so a B-tree index on them grows at its right edge
     /// instead of touching a random page per insert (and, after each checkpoint, writing
     /// that page whole to the WAL).
     public static func timeOrdered(at date: Date = Date()) -> UUID {
+        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        return stamped(version: 7) { raw in
+            for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - UInt64(index)))) }
+        }
+    }
+
+    /// 128 random bits, then `prepare`'s changes, then the version and the RFC 4122 variant.
+    private static func stamped(version: UInt8, _ prepare: (UnsafeMutableRawBufferPointer) -> Void) -> UUID {
         var generator = SystemRandomNumberGenerator()
         var bytes = (generator.next() as UInt64, generator.next() as UInt64)
-        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
         return withUnsafeMutableBytes(of: &bytes) { raw in
-            for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - UInt64(index)))) }
-            raw[6] = raw[6] & 0x0F | 0x70  // version 7
-            raw[8] = raw[8] & 0x3F | 0x80  // RFC 4122 variant
+            prepare(raw)
+            raw[6] = raw[6] & 0x0F | version << 4
+            raw[8] = raw[8] & 0x3F | 0x80
             return UUID(uuid: raw.load(as: uuid_t.self))
         }
     }
