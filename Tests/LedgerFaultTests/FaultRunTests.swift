@@ -26,32 +26,42 @@ struct FaultRunTests {
         #expect(output.contains("0 broken"))
     }
 
-    /// A started server with four accounts, and a hold load ready to run against it.
-    static func serverWithLoad(databaseURL: String) async throws -> (ServerUnderTest, HoldWriteLoad) {
+    /// Runs `body` with a started server holding four accounts and a hold load ready to run
+    /// against it, and shuts the server down afterwards, also when `body` throws: a failing
+    /// run must stay a failure, not end the test process in HTTPClient's deinit check.
+    static func withServerAndLoad(
+        databaseURL: String, _ body: (ServerUnderTest, HoldWriteLoad) async throws -> Void
+    ) async throws {
         let server = try ServerUnderTest(databaseURL: databaseURL)
-        try await server.start()
-        let apiKey = try await server.createKey(scopes: "holds:write")
-        var accounts: [String] = []
-        for number in 0..<4 { accounts.append(try await server.signUp(number)) }
-        return (server, HoldWriteLoad(server: server, apiKey: apiKey, accounts: accounts))
+        do {
+            try await server.start()
+            let apiKey = try await server.createKey(scopes: "holds:write")
+            var accounts: [String] = []
+            for number in 0..<4 { accounts.append(try await server.signUp(number)) }
+            try await body(server, HoldWriteLoad(server: server, apiKey: apiKey, accounts: accounts))
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
     }
 
     @Test("kill -9 of the server during writes: acknowledged writes survive once, retries add nothing", .timeLimit(.minutes(3)))
     func serverKilledDuringWrites() async throws {
         try await TestPostgres.withDatabase { db in
-            let (server, load) = try await Self.serverWithLoad(databaseURL: db.url)
-            let writing = Task { await load.run(writers: 8, untilUnreachable: true) }
-            try await load.waitForAcknowledgements(150)
-            await server.kill()
-            await writing.value
-            let beforeRestart = load.snapshot
-            #expect(beforeRestart.unexpected.isEmpty, "unexpected answers: \(beforeRestart.unexpected.prefix(3))")
-            #expect(beforeRestart.connectionErrors > 0, "the kill cut no request off")
+            try await Self.withServerAndLoad(databaseURL: db.url) { server, load in
+                let writing = Task { await load.run(writers: 8, untilUnreachable: true) }
+                try await load.waitForAcknowledgements(150)
+                await server.kill()
+                await writing.value
+                let beforeRestart = load.snapshot
+                #expect(beforeRestart.unexpected.isEmpty, "unexpected answers: \(beforeRestart.unexpected.prefix(3))")
+                #expect(beforeRestart.connectionErrors > 0, "the kill cut no request off")
 
-            try await server.start()
-            try await load.retryAll()
-            try await Self.expectEveryWriteOnce(load, server: server)
-            try await server.shutdown()
+                try await server.start()
+                try await load.retryAll()
+                try await Self.expectEveryWriteOnce(load, server: server)
+            }
         }
     }
 
@@ -63,23 +73,23 @@ struct FaultRunTests {
         let (migrated, migrateOutput) = try await LedgerProcess.run(["migrate"], environment: ["DATABASE_URL": cluster.url])
         try #require(migrated == 0, "ledger migrate failed: \(migrateOutput)")
 
-        let (server, load) = try await Self.serverWithLoad(databaseURL: cluster.url)
-        let writing = Task { await load.run(writers: 8, untilUnreachable: false) }
-        try await load.waitForAcknowledgements(100)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread.detachNewThread { continuation.resume(with: Result { try cluster.restart() }) }
-        }
-        let acknowledgedAtRestart = load.snapshot.acknowledged.count
-        try await load.waitForAcknowledgements(acknowledgedAtRestart + 100)
-        load.stop()
-        await writing.value
+        try await Self.withServerAndLoad(databaseURL: cluster.url) { server, load in
+            let writing = Task { await load.run(writers: 8, untilUnreachable: false) }
+            try await load.waitForAcknowledgements(100)
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                Thread.detachNewThread { continuation.resume(with: Result { try cluster.restart() }) }
+            }
+            let acknowledgedAtRestart = load.snapshot.acknowledged.count
+            try await load.waitForAcknowledgements(acknowledgedAtRestart + 100)
+            load.stop()
+            await writing.value
 
-        let tally = load.snapshot
-        #expect(tally.unexpected.isEmpty, "answers other than 200 and 503: \(tally.unexpected.prefix(3))")
-        #expect(tally.connectionErrors == 0, "the server dropped connections while PostgreSQL restarted")
-        try await load.retryAll()
-        try await Self.expectEveryWriteOnce(load, server: server)
-        try await server.shutdown()
+            let tally = load.snapshot
+            #expect(tally.unexpected.isEmpty, "answers other than 200 and 503: \(tally.unexpected.prefix(3))")
+            #expect(tally.connectionErrors == 0, "the server dropped connections while PostgreSQL restarted")
+            try await load.retryAll()
+            try await Self.expectEveryWriteOnce(load, server: server)
+        }
     }
 
     @Test("kill -9 of a writer appending with its own event ids: a rerun replays them, nothing is stored twice", .timeLimit(.minutes(3)))
