@@ -48,14 +48,9 @@ public struct DeliveryDispatcher: Sendable {
 
     private func pass() async throws -> (claimed: Int, delivered: Int) {
         let now = clock.now()
+        // Both outbox statements are SQL functions (schema 013) that use index scans only.
         let claimed = try await client.query(
-            """
-            UPDATE outbox SET next_attempt_at = $2, attempts = attempts + 1
-            WHERE id IN (SELECT id FROM outbox
-                         WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $1
-                         ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-            RETURNING id, channel, recipient, template, code, token, link, locale, attempts
-            """,
+            "SELECT * FROM ledger_outbox_claim($1, $2, $3)",
             [.timestamp(now), .timestamp(now.addingTimeInterval(lease)), .int(Int64(batchSize))])
         var messages: [(OutboxMessage, attempts: Int64)] = []
         for row in claimed.rows {
@@ -82,10 +77,7 @@ public struct DeliveryDispatcher: Sendable {
         let delivered = outcomes.filter { $0.2 == nil }.map(\.0)
         if !delivered.isEmpty {
             try await client.query(
-                """
-                UPDATE outbox SET delivered_at = $2, code = NULL, token = NULL, link = NULL, last_error = NULL
-                WHERE id = ANY($1::uuid[])
-                """,
+                "SELECT ledger_outbox_delivered($1::uuid[], $2)",
                 [.text("{" + delivered.map(\.lowercased).joined(separator: ",") + "}"), .timestamp(clock.now())])
         }
         for (id, attempts, failure) in outcomes {
