@@ -66,10 +66,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A port nothing listens on, below the kernel's range of ephemeral ports: a port in that range
+# can be held by an outgoing connection (or its TIME_WAIT), which a connect test does not see
+# but which makes the service's bind fail.
 free_port() {
-  local candidate
+  local candidate low=32768 high
+  read -r low high </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  [ "$low" -gt 12000 ] || low=32768
   for _ in $(seq 1 50); do
-    candidate=$((20000 + RANDOM % 30000))
+    candidate=$((10000 + RANDOM % (low - 10000)))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then echo "$candidate"; return 0; fi
   done
   echo "fuzz: no free port found" >&2
@@ -111,14 +116,21 @@ export LOG_LEVEL=${LOG_LEVEL:-info}
 "$ledger" migrate >>"$server_log" 2>&1
 api_key=$("$ledger" keys create --name fuzz --scope events:read,audit:read,holds:write,sessions:introspect,admin 2>>"$server_log" | tail -1)
 
-port=$(free_port)
-"$ledger" serve --host 127.0.0.1 --port "$port" >>"$server_log" 2>&1 &
-server_pid=$!
-url="http://127.0.0.1:$port"
-for _ in $(seq 1 120); do
-  curl -fsS -o /dev/null "$url/readyz" 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "fuzz: the service exited before it was ready" >&2; exit 1; }
-  sleep 0.5
+# Started on a free port; should another process take that port first, again on another.
+for attempt in 1 2 3; do
+  port=$(free_port)
+  "$ledger" serve --host 127.0.0.1 --port "$port" >>"$server_log" 2>&1 &
+  server_pid=$!
+  url="http://127.0.0.1:$port"
+  for _ in $(seq 1 120); do
+    curl -fsS -o /dev/null "$url/readyz" 2>/dev/null && break 2
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$server_pid" 2>/dev/null; then echo "fuzz: the service did not become ready" >&2; exit 1; fi
+  grep -q "Address already in use" "$server_log" && [ "$attempt" -lt 3 ] && continue
+  echo "fuzz: the service exited before it was ready" >&2
+  exit 1
 done
 curl -fsS -o /dev/null "$url/readyz" || { echo "fuzz: the service did not become ready" >&2; exit 1; }
 
