@@ -59,6 +59,7 @@ public final class PostgresClient: Sendable {
             connection.statementsSinceCheckout = 0
             do {
                 let value = try await body(connection)
+                try await connection.flush()
                 await pool.release(connection)
                 return value
             } catch let error as PostgresError
@@ -69,6 +70,7 @@ public final class PostgresClient: Sendable {
                 replacedStale = true
                 logger.info("replacing a stale pooled connection", metadata: ["reason": "\(error.message)"])
             } catch {
+                connection.discardQueued()
                 await pool.release(connection)
                 throw error
             }
@@ -84,13 +86,17 @@ public final class PostgresClient: Sendable {
         while true {
             do {
                 return try await withConnection { connection in
-                    try await connection.query(isolation.beginStatement)
+                    // Sent with the body's first statement, in one round trip.
+                    connection.queue(isolation.beginStatement)
                     do {
                         let value = try await body(connection)
                         try await connection.query("COMMIT")
                         return value
                     } catch {
-                        if connection.isUsable { _ = try? await connection.query("ROLLBACK") }
+                        connection.discardQueued()
+                        if connection.isUsable && !connection.transactionStatusIsIdle {
+                            _ = try? await connection.query("ROLLBACK")
+                        }
                         throw error
                     }
                 }

@@ -14,6 +14,10 @@ public final class PostgresConnection: @unchecked Sendable {
     private var preparedStatementCount = 0
     /// Statements that completed since the pool last handed this connection out.
     var statementsSinceCheckout = 0
+    /// Statements waiting to go out with the next one awaited (`queue`).
+    private var queued: [QueuedStatement] = []
+    /// Pipelines sent on this connection (for tests: queued statements took one round trip).
+    private(set) var pipelinesSent = 0
     let executor: BlockingExecutor
     /// Where statements sent from a task await their results; nil for connections that only
     /// run on threads of their own (the listener), whose statements all run on `executor`.
@@ -96,6 +100,11 @@ public final class PostgresConnection: @unchecked Sendable {
     /// connection already, and its parameters are small. Anything else (preparing, bulk
     /// parameters) runs on a blocking thread.
     private func execute(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool) async throws -> PostgresResult {
+        if !queued.isEmpty {
+            let statements = queued + [QueuedStatement(sql: sql, parameters: parameters, binaryResult: binaryResult)]
+            queued = []
+            return try await executePipelined(statements)
+        }
         let plain = parameters.isEmpty && !binaryResult
         let name = plain ? nil : preparedName(sql, parameters)
         let wire = parameters.map(\.wireBytes)
@@ -117,6 +126,99 @@ public final class PostgresConnection: @unchecked Sendable {
         try check(result, handle: handle)
         statementsSinceCheckout += 1
         return result
+    }
+
+    // MARK: Queued statements
+
+    /// Queues a statement whose result the caller does not need (a lock, a projection row, an
+    /// outbox message). It goes out with the next statement this connection awaits, in one
+    /// pipeline: one round trip for all of them. They run in order, as if sent one by one; when
+    /// a queued statement fails, that later call throws its error — through `translate`, so it
+    /// reads as it would have where it was queued — and nothing queued after it runs.
+    /// `PostgresClient.transaction` sends what is still queued with its `COMMIT`.
+    public func queue(
+        _ sql: String, _ parameters: [PostgresParameter] = [], translate: (@Sendable (PostgresError) -> any Error)? = nil
+    ) {
+        queued.append(QueuedStatement(sql: sql, parameters: parameters, binaryResult: false, translate: translate))
+    }
+
+    /// Sends what is queued now.
+    public func flush() async throws {
+        guard !queued.isEmpty else { return }
+        let statements = queued
+        queued = []
+        _ = try await executePipelined(statements)
+    }
+
+    /// Forgets what is queued (the transaction it belonged to is being abandoned).
+    func discardQueued() {
+        queued.removeAll()
+    }
+
+    /// True while statements wait in the queue; a connection goes back to the pool only without.
+    var hasQueuedStatements: Bool { !queued.isEmpty }
+
+    /// Runs `statements` in one pipeline and returns the last one's result. When one of them
+    /// cannot be sent from the task (not prepared yet, bulk parameters, several commands), they
+    /// run one at a time instead, with the same outcome.
+    private func executePipelined(_ statements: [QueuedStatement]) async throws -> PostgresResult {
+        let wires = statements.map { $0.parameters.map(\.wireBytes) }
+        let names = statements.map { $0.isPlain ? nil : preparedName($0.sql, $0.parameters) }
+        let size = wires.joined().reduce(0) { $0 + ($1?.count ?? 0) }
+        let sendable = zip(statements, names).allSatisfy { statement, name in
+            statement.isPlain ? !statement.sql.contains(";") : name != nil
+        }
+        guard let readiness, let handle, sendable, size <= Self.largestSendFromTask, PQenterPipelineMode(handle) == 1 else {
+            var last = PostgresResult(handle: nil)
+            for statement in statements {
+                last = try await statement.translatingErrors {
+                    try await execute(statement.sql, statement.parameters, binaryResult: statement.binaryResult)
+                }
+            }
+            return last
+        }
+        for (index, statement) in statements.enumerated() {
+            let sent: Int32
+            if let name = names[index] {
+                sent = Self.withParameterArrays(statement.parameters, wire: wires[index]) { values, lengths, formats in
+                    PQsendQueryPrepared(
+                        handle, name, Int32(statement.parameters.count), values, lengths, formats, statement.binaryResult ? 1 : 0)
+                }
+            } else {
+                sent = PQsendQueryParams(handle, statement.sql, 0, nil, nil, nil, nil, 0)
+            }
+            // The connection is left mid-pipeline, not idle, so the pool closes it.
+            guard sent == 1 else { throw sendFailure(handle) }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw sendFailure(handle) }
+        pipelinesSent += 1
+        var results: [PostgresResult] = []
+        for _ in statements { results.append(try await awaitResult(handle, readiness: readiness)) }
+        try await awaitPipelineSync(handle, readiness: readiness)
+        guard PQexitPipelineMode(handle) == 1 else { throw PostgresError(.connectionLost, message: Self.lastError(handle)) }
+        // The first failure is the one to report: the statements after it were not run.
+        for (statement, result) in zip(statements, results) {
+            try statement.translatingErrors { try check(result, handle: handle) }
+        }
+        statementsSinceCheckout += statements.count
+        return results[results.count - 1]
+    }
+
+    /// Reads up to the end of a pipeline (`PGRES_PIPELINE_SYNC`).
+    private func awaitPipelineSync(_ handle: OpaquePointer, readiness: SocketReadiness) async throws {
+        while true {
+            while PQisBusy(handle) == 1 {
+                try await readiness.waitReadable(PQsocket(handle))
+                guard PQconsumeInput(handle) == 1 else {
+                    throw PostgresError(.connectionLost, message: Self.lastError(handle))
+                }
+            }
+            let result = PostgresResult(handle: PQgetResult(handle))
+            if PQresultStatus(result.handle) == PGRES_PIPELINE_SYNC { return }
+            guard result.handle != nil else {
+                throw PostgresError(.connectionLost, message: "the pipeline ended without its sync")
+            }
+        }
     }
 
     /// Reads results until libpq has no more for the statement sent, as `PQexec` does: the
@@ -249,6 +351,33 @@ public final class PostgresConnection: @unchecked Sendable {
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
             return body(pointers, lengths, formats)
+        }
+    }
+
+    /// A statement of a pipeline (`queue`).
+    private struct QueuedStatement {
+        let sql: String
+        let parameters: [PostgresParameter]
+        let binaryResult: Bool
+        var translate: (@Sendable (PostgresError) -> any Error)?
+
+        /// Sent as text, without preparing.
+        var isPlain: Bool { parameters.isEmpty && !binaryResult }
+
+        func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+            do {
+                return try await body()
+            } catch let error as PostgresError {
+                throw translate?(error) ?? error
+            }
+        }
+
+        func translatingErrors(_ body: () throws -> Void) throws {
+            do {
+                try body()
+            } catch let error as PostgresError {
+                throw translate?(error) ?? error
+            }
         }
     }
 
