@@ -191,58 +191,55 @@ struct AccountProjector {
             for use in linkUses {
                 switch use {
                 case .purpose(let accountID, let purpose, let time):
-                    try await connection.query(
+                    try await target.write(
                         "UPDATE email_links SET used_at = $3 WHERE account_id = $1 AND purpose = $2 AND used_at IS NULL",
-                        [.uuid(accountID), .text(purpose.rawValue), .timestamp(time)])
+                        [.uuid(accountID), .text(purpose.rawValue), .timestamp(time)], on: connection)
                 case .link(let linkID, let time):
-                    try await connection.query(
-                        "UPDATE email_links SET used_at = $2 WHERE link_id = $1 AND used_at IS NULL", [.uuid(linkID), .timestamp(time)])
+                    try await target.write(
+                        "UPDATE email_links SET used_at = $2 WHERE link_id = $1 AND used_at IS NULL", [.uuid(linkID), .timestamp(time)],
+                        on: connection)
                 }
             }
         }
         if !accounts.isEmpty {
             let rows = BinaryRecordset(accounts)
-            do {
-                try await connection.query(
-                    """
-                    INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
-                                          password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
-                                          phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after)
-                    SELECT r.account_id, r.version, r.email, CASE WHEN r.deleted_at IS NULL THEN lower(r.email) END, r.email_verified,
-                           r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
-                           r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after
-                    FROM \(rows.source)
-                    \(live ? """
-                    ON CONFLICT (account_id) DO UPDATE SET
-                        version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
-                        email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
-                        password_changed_at = EXCLUDED.password_changed_at, display_name = EXCLUDED.display_name,
-                        handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
-                        handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
-                        phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
-                        google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
-                        purge_after = EXCLUDED.purge_after
-                    """ : "")
-                    """,
-                    rows.parameters)
-            } catch let error as PostgresError where error.code == .uniqueViolation {
-                throw ClaimTaken(constraint: error.constraint)
-            }
+            try await target.write(
+                """
+                INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
+                                      password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
+                                      phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after)
+                SELECT r.account_id, r.version, r.email, CASE WHEN r.deleted_at IS NULL THEN lower(r.email) END, r.email_verified,
+                       r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
+                       r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after
+                FROM \(rows.source)
+                \(live ? """
+                ON CONFLICT (account_id) DO UPDATE SET
+                    version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
+                    email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,
+                    password_changed_at = EXCLUDED.password_changed_at, display_name = EXCLUDED.display_name,
+                    handle = EXCLUDED.handle, handle_normalized = EXCLUDED.handle_normalized,
+                    handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
+                    phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
+                    google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
+                    purge_after = EXCLUDED.purge_after
+                """ : "")
+                """,
+                rows.parameters, on: connection, translate: ClaimTaken.translate)
         }
         if !cooldowns.isEmpty {
             let rows = BinaryRecordset(cooldownOrder.compactMap { cooldowns[$0] })
-            try await connection.query(
+            try await target.write(
                 """
                 INSERT INTO signup_cooldowns (key_hmac, account_id, until)
                 SELECT r.key_hmac, r.account_id, r.until FROM \(rows.source)
                 ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
                     account_id = EXCLUDED.account_id
                 """,
-                rows.parameters)
+                rows.parameters, on: connection)
         }
         if !sessions.isEmpty {
             let rows = BinaryRecordset(sessions)
-            try await connection.query(
+            try await target.write(
                 """
                 INSERT INTO sessions (session_id, account_id, method, device, access_token_sha256, refresh_token_sha256,
                                       created_at, last_used_at, access_expires_at, refresh_expires_at, revoked_at, revoked_reason)
@@ -257,27 +254,27 @@ struct AccountProjector {
                     revoked_reason = EXCLUDED.revoked_reason
                 """ : "")
                 """,
-                rows.parameters)
+                rows.parameters, on: connection)
         }
         if !spentTokens.isEmpty {
             let rows = BinaryRecordset(spentTokens)
-            try await connection.query(
+            try await target.write(
                 """
                 INSERT INTO spent_refresh_tokens (refresh_token_sha256, session_id, account_id)
                 SELECT r.refresh_token_sha256, r.session_id, r.account_id FROM \(rows.source)
                 \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
-                rows.parameters)
+                rows.parameters, on: connection)
         }
         if !links.isEmpty {
             let rows = BinaryRecordset(links)
-            try await connection.query(
+            try await target.write(
                 """
                 INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at, used_at)
                 SELECT r.token_sha256, r.link_id, r.account_id, r.purpose, r.expires_at, r.used_at FROM \(rows.source)
                 \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
-                rows.parameters)
+                rows.parameters, on: connection)
         }
     }
 

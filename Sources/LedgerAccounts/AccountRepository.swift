@@ -1,6 +1,7 @@
 import Foundation
 import LedgerEventStore
 import LedgerIdentity
+import LedgerPostgres
 
 /// Where accounts live: their streams and the projections that index them.
 public protocol AccountRepository: Sendable {
@@ -88,6 +89,11 @@ public struct ClaimTaken: Error, Sendable, Equatable {
 
     public init(claim: Claim) {
         self.claim = claim
+    }
+
+    /// A unique violation of the `accounts` projection as the claim it guards; other errors as they are.
+    @Sendable static func translate(_ error: PostgresError) -> any Error {
+        error.code == .uniqueViolation ? ClaimTaken(constraint: error.constraint) : error
     }
 
     /// The claim behind a unique violation of the `accounts` projection.

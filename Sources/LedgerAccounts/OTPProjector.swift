@@ -59,14 +59,14 @@ struct OTPProjector {
     func write(on connection: PostgresConnection, into target: ProjectionTarget) async throws {
         if target == .live {
             for (requestID, time) in earlierClosings {
-                try await connection.query(
+                try await target.write(
                     "UPDATE otp_requests SET closed_at = $2 WHERE request_id = $1 AND closed_at IS NULL",
-                    [.uuid(requestID), .timestamp(time)])
+                    [.uuid(requestID), .timestamp(time)], on: connection)
             }
         }
         guard !rows.isEmpty else { return }
         let recordset = BinaryRecordset(rows)
-        try await connection.query(
+        try await target.write(
             """
             INSERT INTO otp_requests (request_id, account_id, session_id, purpose, phone_e164, client_address,
                                       created_at, expires_at, closed_at)
@@ -75,6 +75,6 @@ struct OTPProjector {
             FROM \(recordset.source)
             \(target == .live ? "ON CONFLICT (request_id) DO NOTHING" : "")
             """,
-            recordset.parameters)
+            recordset.parameters, on: connection)
     }
 }

@@ -3,9 +3,10 @@ import LedgerPostgres
 
 /// The transactional outbox table.
 public enum Outbox {
-    /// Writes a message inside the caller's transaction, due at once.
-    static func enqueue(_ message: OutboxMessage, accountID: UUID?, at time: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(
+    /// Writes a message inside the caller's transaction, due at once. The row is queued on the
+    /// connection and goes out with the transaction's next statement.
+    static func enqueue(_ message: OutboxMessage, accountID: UUID?, at time: Date, on connection: PostgresConnection) {
+        connection.queue(
             """
             INSERT INTO outbox (id, account_id, channel, recipient, template, code, token, link, locale, created_at, next_attempt_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)

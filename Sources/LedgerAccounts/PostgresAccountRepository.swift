@@ -31,7 +31,7 @@ public struct PostgresAccountRepository: AccountRepository {
         _ accountID: UUID, outbox: [OutboxMessage], _ command: (AccountState) throws -> AccountCommand, at now: Date,
         on connection: PostgresConnection
     ) async throws -> (AccountState, [AccountEvent]) {
-        try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
+        store.lockStream(accountID, on: connection)
         let fold = try await AccountSnapshots.fold(accountID, at: nil, store: store, on: connection)
         let state = fold.state
         let events = try decide(state, try command(state), now: now)
@@ -44,7 +44,7 @@ public struct PostgresAccountRepository: AccountRepository {
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, events: events, at: now, on: connection)
-        for message in outbox { try await Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
+        for message in outbox { Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
         return (after, events)
     }
 

@@ -21,7 +21,7 @@ public struct PostgresOTPRepository: OTPRepository {
         let now = clock.now()
         let resendAfter = try await store.client.transaction { connection in
             // One sender at a time per number and purpose, so the limit holds across instances.
-            try await connection.query(
+            connection.queue(
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                 [.text("otp:\(issued.purpose.rawValue):\(issued.phone)")])
             let recent = try await recentSends(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
@@ -39,7 +39,7 @@ public struct PostgresOTPRepository: OTPRepository {
             // A fresh random id: nothing to lock or read; `.noStream` still refuses a duplicate.
             let fresh = OTPChallenge(requestID: requestID)
             try await append(fresh, try decide(fresh, .issue(issued), now: now), now: now, clientAddress: clientAddress, on: connection)
-            try await Outbox.enqueue(message, accountID: issued.accountID, at: now, on: connection)
+            Outbox.enqueue(message, accountID: issued.accountID, at: now, on: connection)
             return policy.sendDelay(previousSends: recent.phone + [now], now: now) ?? 0
         }
         store.committed()
@@ -95,7 +95,7 @@ public struct PostgresOTPRepository: OTPRepository {
     ) async throws -> OTPVerification {
         let now = clock.now()
         let outcome = try await store.client.transaction { connection in
-            try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(requestID)])
+            store.lockStream(requestID, on: connection)
             let challenge = try await load(requestID, on: connection)
             guard let issued = challenge.issued else { throw IdentityError.codeExpired }
             var events = try decide(
@@ -134,7 +134,7 @@ public struct PostgresOTPRepository: OTPRepository {
     /// Locks the request's stream, decides and appends; true when events were written.
     @discardableResult
     private func run(_ requestID: UUID, _ command: OTPCommand, now: Date, on connection: PostgresConnection) async throws -> Bool {
-        try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(requestID)])
+        store.lockStream(requestID, on: connection)
         let challenge = try await load(requestID, on: connection)
         let events = try decide(challenge, command, now: now)
         try await append(challenge, events, now: now, clientAddress: nil, on: connection)

@@ -87,6 +87,13 @@ public final class EventStore: Sendable {
         }
     }
 
+    /// Takes the stream's lock for the rest of the caller's transaction, as `append` does. The
+    /// lock is queued on the connection and goes out with the transaction's next statement: a
+    /// read sent with it runs after the lock is granted and sees every commit before that.
+    public func lockStream(_ streamID: UUID, on connection: PostgresConnection) {
+        connection.queue("SELECT ledger_lock_stream($1)", [.uuid(streamID)])
+    }
+
     /// Tells followers in this process (at once) and elsewhere (by NOTIFY) that events were
     /// committed. A hint only: readers also poll.
     public func committed() {

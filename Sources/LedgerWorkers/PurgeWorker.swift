@@ -56,7 +56,7 @@ public struct PurgeWorker: Sendable {
                 """,
                 [.timestamp(now)])
             guard rows.rowCount == 1, let accountID = try rows[0].uuid(0) else { return nil }
-            try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(accountID)])
+            store.lockStream(accountID, on: connection)
             let version = try await connection.query("SELECT version FROM streams WHERE stream_id = $1", [.uuid(accountID)])
             let event = AccountEvent.purged(.init(deletedAt: try rows[0].date(1)))
             try await store.append(
