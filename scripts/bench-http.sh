@@ -16,10 +16,7 @@ export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=
 "$ledger" bench scrypt --seconds 10
 
 "$ledger" migrate >/dev/null
-# The service reaches the local cluster over its Unix socket, as a same-host deployment would
-# (loopback TCP costs both sides a TCP stack per query; BENCHMARKS.md gives both figures).
-[ "${LEDGER_BENCH_DB_TCP:-0}" = 1 ] || export DATABASE_URL="postgresql://postgres@/ledger?host=$PG_CLUSTER_DIR&port=$PG_CLUSTER_PORT"
-echo "service to PostgreSQL: $([ "${LEDGER_BENCH_DB_TCP:-0}" = 1 ] && echo "TCP 127.0.0.1" || echo "Unix socket")"
+bench_database_socket
 bench_serve
 access=$(curl -sf -X POST "http://127.0.0.1:$http_port/auth/email/signup" -H 'Content-Type: application/json' \
   -d '{"email":"bench@example.com","password":"violet-harbor-91"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')

@@ -22,6 +22,7 @@ export LEDGER_DELIVERY_WEBHOOK_URL="http://127.0.0.1:$receiver_port/deliveries"
 export LEDGER_TRUSTED_PROXIES=127.0.0.1/32 LEDGER_OTP_RESEND_LIMIT=1000000 LEDGER_OTP_RESEND_INTERVAL_SECONDS=0
 
 "$ledger" migrate >/dev/null
+bench_database_socket
 bench_serve
 
 [ -n "${SKIP_CEILING:-}" ] || ../shared/bench/pg-ceiling write "$connections" "$seconds"

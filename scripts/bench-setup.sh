@@ -15,6 +15,14 @@ bench_start() {
   echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%dT%H:%MZ); PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}')"
 }
 
+# Points DATABASE_URL (the service's and the ceiling's) at the cluster's Unix socket, as a
+# same-host deployment would reach it: over loopback TCP both sides run a TCP stack for every
+# statement. LEDGER_BENCH_DB_TCP=1 keeps TCP, to compare.
+bench_database_socket() {
+  [ "${LEDGER_BENCH_DB_TCP:-0}" = 1 ] || export DATABASE_URL="postgresql://postgres@/ledger?host=$PG_CLUSTER_DIR&port=$PG_CLUSTER_PORT"
+  echo "service to PostgreSQL: $([ "${LEDGER_BENCH_DB_TCP:-0}" = 1 ] && echo "TCP 127.0.0.1" || echo "Unix socket")"
+}
+
 # A scratch directory in $work, removed on exit with the service (when started) and the cluster.
 bench_workdir() {
   work=$(mktemp -d "/tmp/ledger-bench-$1.XXXXXX")
