@@ -72,11 +72,18 @@ public final class SubjectKeyring: Sendable {
         let result = try await connection.query(
             "SELECT subject_id, wrapped_key FROM subject_keys WHERE subject_id = ANY($1::uuid[]) AND wrapped_key IS NOT NULL",
             [.text(list)])
-        var keys: [UUID: DataKey] = [:]
+        var wrappedKeys: [UUID: [UInt8]] = [:]
         for row in result.rows {
             guard let subjectID = try row.uuid(0), let wrapped = try row.bytes(1) else { continue }
-            keys[subjectID] = try unwrap(wrapped, subjectID: subjectID)
+            wrappedKeys[subjectID] = wrapped
         }
+        return try unwrap(wrappedKeys)
+    }
+
+    /// Live keys the caller read, still wrapped, by subject.
+    func unwrap(_ wrappedKeys: [UUID: [UInt8]]) throws -> [UUID: DataKey] {
+        var keys: [UUID: DataKey] = [:]
+        for (subjectID, wrapped) in wrappedKeys { keys[subjectID] = try unwrap(wrapped, subjectID: subjectID) }
         return keys
     }
 
