@@ -4,7 +4,9 @@
 # single-row INSERT ceiling at 32 clients. Codes reach the load generator the way they reach a
 # real SMS bridge: through the delivery webhook.
 #
-#   scripts/bench-otp.sh [SECONDS] [CONNECTIONS]
+#   [LEDGER_EXTRA_PACKAGES=wrk] scripts/bench-otp.sh [SECONDS] [CONNECTIONS]
+#
+# With wrk installed it also measures the HTTP-only bound (see the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bench-setup.sh
@@ -30,5 +32,12 @@ for mode in ${MODES:-existing new}; do
   "$ledger" bench otp --url "http://127.0.0.1:$http_port" --receiver-port "$receiver_port" \
     --connections "$connections" --seconds "$seconds" --mode "$mode"
 done
+# What HTTP alone allows on this machine: `GET /healthz` (no database work) with wrk at the
+# same connection count. A pair is at least three such exchanges (request, the SMS webhook,
+# verify), so pairs/s can never exceed a third of this, whatever PostgreSQL costs.
+if command -v wrk >/dev/null; then
+  rps=$(wrk -t2 -c"$connections" -d"${seconds}s" "http://127.0.0.1:$http_port/healthz" | awk '/Requests\/sec/{print $2}')
+  echo "http floor: GET /healthz at $connections connections: $rps requests/s, so at most $(awk -v r="$rps" 'BEGIN{printf "%d", r/3}') pairs/s"
+fi
 echo "service RSS: $(awk '/VmHWM/{print $2/1024 " MiB peak"}' /proc/$server/status)"
 grep -iE "error|warning" "$work/serve.log" | grep -v LEDGER_DELIVERY | head -5 || true
