@@ -38,7 +38,7 @@ public struct PostgresAccountRepository: AccountRepository {
         // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
         try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)
         guard !events.isEmpty else { return (state, []) }
-        try await store.append(
+        try await store.queueAppend(
             to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
             events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
             recordedAt: now, on: connection)

@@ -147,7 +147,7 @@ public struct PostgresOTPRepository: OTPRepository {
         guard !events.isEmpty else { return }
         var subject = challenge.issued?.accountID
         if case .issued(let issued)? = events.first { subject = issued.accountID }
-        try await store.append(
+        try await store.queueAppend(
             to: challenge.requestID, streamType: Self.streamType, subjectID: subject,
             expected: challenge.version == 0 ? .noStream : .exact(challenge.version),
             events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },

@@ -74,10 +74,7 @@ public final class EventStore: Sendable {
         to streamID: UUID, streamType: String, subjectID: UUID?, expected: ExpectedVersion, events: [NewEvent],
         recordedAt: Date? = nil, on connection: PostgresConnection
     ) async throws -> AppendResult {
-        try PreparedAppend.validate(events)
-        let key = try await subjectID.asyncMap { try await keyring.dataKey(for: $0, on: connection) }
-        let prepared = try PreparedAppend(
-            streamID: streamID, streamType: streamType, subjectID: subjectID, expected: expected, events: events, key: key)
+        let prepared = try await prepare(streamID, streamType, subjectID, expected, events, on: connection)
         do {
             let rows = try await connection.query(
                 PreparedAppend.singleSQL, prepared.singleParameters(recordedAt: recordedAt ?? clock.now()))
@@ -85,6 +82,30 @@ public final class EventStore: Sendable {
         } catch let error as PostgresError {
             throw Self.translate(error)
         }
+    }
+
+    /// `append(…, on:)` for a caller that does not need the result: the append is queued on
+    /// the connection and goes out with the transaction's next statement (often its `COMMIT`),
+    /// saving a round trip. Its errors are the same, thrown by that later statement.
+    public func queueAppend(
+        to streamID: UUID, streamType: String, subjectID: UUID?, expected: ExpectedVersion, events: [NewEvent],
+        recordedAt: Date? = nil, on connection: PostgresConnection
+    ) async throws {
+        let prepared = try await prepare(streamID, streamType, subjectID, expected, events, on: connection)
+        connection.queue(
+            PreparedAppend.singleSQL, prepared.singleParameters(recordedAt: recordedAt ?? clock.now()),
+            translate: { Self.translate($0) })
+    }
+
+    /// Checks and seals an append made inside the caller's transaction.
+    private func prepare(
+        _ streamID: UUID, _ streamType: String, _ subjectID: UUID?, _ expected: ExpectedVersion, _ events: [NewEvent],
+        on connection: PostgresConnection
+    ) async throws -> PreparedAppend {
+        try PreparedAppend.validate(events)
+        let key = try await subjectID.asyncMap { try await keyring.dataKey(for: $0, on: connection) }
+        return try PreparedAppend(
+            streamID: streamID, streamType: streamType, subjectID: subjectID, expected: expected, events: events, key: key)
     }
 
     /// Takes the stream's lock for the rest of the caller's transaction, as `append` does. The

@@ -57,6 +57,35 @@ struct AppendTests {
         }
     }
 
+    @Test("a queued append goes out with the commit; its conflict is thrown there, typed, and rolls the transaction back")
+    func queuedAppend() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            try await db.client.transaction { connection in
+                try await store.queueAppend(
+                    to: stream, streamType: "account", subjectID: stream, expected: .noStream,
+                    events: [Self.event("account.registered", #"{"email":"a@b.c"}"#)], on: connection)
+            }
+            let stored = try await store.readStream(stream)
+            #expect(stored.map(\.type) == ["account.registered"])
+            #expect(stored[0].payload.map { String(decoding: $0, as: UTF8.self) } == #"{"email":"a@b.c"}"#)
+            let other = UUID()
+            let error = await #expect(throws: EventStoreError.self) {
+                try await db.client.transaction { connection in
+                    try await store.queueAppend(
+                        to: other, streamType: "account", subjectID: nil, expected: .noStream, events: [Self.event()], on: connection)
+                    try await store.queueAppend(
+                        to: stream, streamType: "account", subjectID: stream, expected: .noStream, events: [Self.event()], on: connection)
+                }
+            }
+            #expect(error?.code == .wrongExpectedVersion)
+            #expect(error?.actualVersion == 1)
+            #expect(try await store.streamVersion(other) == 0)
+            #expect(try await store.streamVersion(stream) == 1)
+        }
+    }
+
     @Test("two racing appends with the same expected version: exactly one wins")
     func racingAppends() async throws {
         try await TestPostgres.withDatabase { db in
