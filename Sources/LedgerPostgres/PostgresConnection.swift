@@ -135,7 +135,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// pipeline: one round trip for all of them. They run in order, as if sent one by one; when
     /// a queued statement fails, that later call throws its error — through `translate`, so it
     /// reads as it would have where it was queued — and nothing queued after it runs.
-    /// `PostgresClient.transaction` sends what is still queued with its `COMMIT`.
+    /// `PostgresClient.transaction` sends what is still queued with its `COMMIT`; outside a
+    /// transaction, the statements of one pipeline commit together (PostgreSQL runs a pipeline
+    /// up to its sync as one implicit transaction), and `withConnection` sends what is left
+    /// before it gives the connection back.
     public func queue(
         _ sql: String, _ parameters: [PostgresParameter] = [], translate: (@Sendable (PostgresError) -> any Error)? = nil
     ) {
@@ -165,8 +168,9 @@ public final class PostgresConnection: @unchecked Sendable {
         let wires = statements.map { $0.parameters.map(\.wireBytes) }
         let names = statements.map { $0.isPlain ? nil : preparedName($0.sql, $0.parameters) }
         let size = wires.joined().reduce(0) { $0 + ($1?.count ?? 0) }
+        // A pipeline takes one command per statement, and no COPY.
         let sendable = zip(statements, names).allSatisfy { statement, name in
-            statement.isPlain ? !statement.sql.contains(";") : name != nil
+            statement.isPlain ? !statement.sql.contains(";") && statement.sql.prefix(4).uppercased() != "COPY" : name != nil
         }
         guard let readiness, let handle, sendable, size <= Self.largestSendFromTask, PQenterPipelineMode(handle) == 1 else {
             var last = PostgresResult(handle: nil)
