@@ -158,9 +158,6 @@ public final class PostgresConnection: @unchecked Sendable {
         queued.removeAll()
     }
 
-    /// True while statements wait in the queue; a connection goes back to the pool only without.
-    var hasQueuedStatements: Bool { !queued.isEmpty }
-
     /// Runs `statements` in one pipeline and returns the last one's result. When one of them
     /// cannot be sent from the task (not prepared yet, bulk parameters, several commands), they
     /// run one at a time instead, with the same outcome.
@@ -202,7 +199,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard PQexitPipelineMode(handle) == 1 else { throw PostgresError(.connectionLost, message: Self.lastError(handle)) }
         // The first failure is the one to report: the statements after it were not run.
         for (statement, result) in zip(statements, results) {
-            try statement.translatingErrors { try check(result, handle: handle) }
+            try await statement.translatingErrors { try check(result, handle: handle) }
         }
         statementsSinceCheckout += statements.count
         return results[results.count - 1]
@@ -211,12 +208,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Reads up to the end of a pipeline (`PGRES_PIPELINE_SYNC`).
     private func awaitPipelineSync(_ handle: OpaquePointer, readiness: SocketReadiness) async throws {
         while true {
-            while PQisBusy(handle) == 1 {
-                try await readiness.waitReadable(PQsocket(handle))
-                guard PQconsumeInput(handle) == 1 else {
-                    throw PostgresError(.connectionLost, message: Self.lastError(handle))
-                }
-            }
+            try await awaitInput(handle, readiness: readiness)
             let result = PostgresResult(handle: PQgetResult(handle))
             if PQresultStatus(result.handle) == PGRES_PIPELINE_SYNC { return }
             guard result.handle != nil else {
@@ -228,21 +220,25 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Reads results until libpq has no more for the statement sent, as `PQexec` does: the
     /// first error if there was one, else the last result.
     private func awaitResult(_ handle: OpaquePointer, readiness: SocketReadiness) async throws -> PostgresResult {
-        let socket = PQsocket(handle)
         var outcome = PostgresResult(handle: nil)
         while true {
-            while PQisBusy(handle) == 1 {
-                try await readiness.waitReadable(socket)
-                guard PQconsumeInput(handle) == 1 else {
-                    throw PostgresError(.connectionLost, message: Self.lastError(handle))
-                }
-            }
+            try await awaitInput(handle, readiness: readiness)
             guard let raw = PQgetResult(handle) else { return outcome }
             let result = PostgresResult(handle: raw)
             let status = PQresultStatus(raw)
             if outcome.handle == nil || PQresultStatus(outcome.handle) != PGRES_FATAL_ERROR { outcome = result }
             // A COPY hands the connection over to the copy protocol: no further result follows.
             if status == PGRES_COPY_IN || status == PGRES_COPY_OUT { return outcome }
+        }
+    }
+
+    /// Waits until libpq holds the next result whole (`PQgetResult` will not block).
+    private func awaitInput(_ handle: OpaquePointer, readiness: SocketReadiness) async throws {
+        while PQisBusy(handle) == 1 {
+            try await readiness.waitReadable(PQsocket(handle))
+            guard PQconsumeInput(handle) == 1 else {
+                throw PostgresError(.connectionLost, message: Self.lastError(handle))
+            }
         }
     }
 
@@ -371,14 +367,6 @@ public final class PostgresConnection: @unchecked Sendable {
         func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
             do {
                 return try await body()
-            } catch let error as PostgresError {
-                throw translate?(error) ?? error
-            }
-        }
-
-        func translatingErrors(_ body: () throws -> Void) throws {
-            do {
-                try body()
             } catch let error as PostgresError {
                 throw translate?(error) ?? error
             }
