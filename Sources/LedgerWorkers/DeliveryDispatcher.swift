@@ -48,7 +48,7 @@ public struct DeliveryDispatcher: Sendable {
 
     private func pass() async throws -> (claimed: Int, delivered: Int) {
         let now = clock.now()
-        // Both outbox statements are SQL functions (schema 013) that use index scans only.
+        // Both outbox statements are PL/pgSQL functions (schema 013, 014): cached plans, index scans only.
         let claimed = try await client.query(
             "SELECT * FROM ledger_outbox_claim($1, $2, $3)",
             [.timestamp(now), .timestamp(now.addingTimeInterval(lease)), .int(Int64(batchSize))])
