@@ -131,7 +131,9 @@ public final class EventStore: Sendable {
     }
 
     static func translate(_ error: PostgresError) -> any Error {
-        translate(sqlState: error.sqlState, message: error.message, detail: error.detail) ?? error
+        // A statement queued before the append failed: its error is not the append's.
+        guard !error.raisedByQueuedStatement else { return error }
+        return translate(sqlState: error.sqlState, message: error.message, detail: error.detail) ?? error
     }
 
     /// The store's error for one of its SQLSTATEs, nil for any other.

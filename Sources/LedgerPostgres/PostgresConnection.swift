@@ -134,7 +134,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// outbox message). It goes out with the next statement this connection awaits, in one
     /// pipeline: one round trip for all of them. They run in order, as if sent one by one; when
     /// a queued statement fails, that later call throws its error — through `translate`, so it
-    /// reads as it would have where it was queued — and nothing queued after it runs.
+    /// reads as it would have where it was queued; untranslated, it is marked
+    /// `raisedByQueuedStatement` — and nothing queued after it runs.
     /// `PostgresClient.transaction` sends what is still queued with its `COMMIT`; outside a
     /// transaction, the statements of one pipeline commit together (PostgreSQL runs a pipeline
     /// up to its sync as one implicit transaction), and `withConnection` sends what is left
@@ -150,7 +151,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard !queued.isEmpty else { return }
         let statements = queued
         queued = []
-        _ = try await executePipelined(statements)
+        _ = try await executePipelined(statements, lastIsAwaited: false)
     }
 
     /// Forgets what is queued (the transaction it belonged to is being abandoned).
@@ -160,8 +161,9 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs `statements` in one pipeline and returns the last one's result. When one of them
     /// cannot be sent from the task (not prepared yet, bulk parameters, several commands), they
-    /// run one at a time instead, with the same outcome.
-    private func executePipelined(_ statements: [QueuedStatement]) async throws -> PostgresResult {
+    /// run one at a time instead, with the same outcome. `lastIsAwaited` is false when every
+    /// statement was queued (`flush`): then a failure of any of them is marked as queued.
+    private func executePipelined(_ statements: [QueuedStatement], lastIsAwaited: Bool = true) async throws -> PostgresResult {
         let wires = statements.map { $0.parameters.map(\.wireBytes) }
         let names = statements.map { $0.isPlain ? nil : preparedName($0.sql, $0.parameters) }
         let size = wires.joined().reduce(0) { $0 + ($1?.count ?? 0) }
@@ -171,8 +173,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         guard let readiness, let handle, sendable, size <= Self.largestSendFromTask, PQenterPipelineMode(handle) == 1 else {
             var last = PostgresResult(handle: nil)
-            for statement in statements {
-                last = try await statement.translatingErrors {
+            for (index, statement) in statements.enumerated() {
+                last = try await statement.translatingErrors(awaited: lastIsAwaited && index == statements.count - 1) {
                     try await execute(statement.sql, statement.parameters, binaryResult: statement.binaryResult)
                 }
             }
@@ -198,8 +200,8 @@ public final class PostgresConnection: @unchecked Sendable {
         try await awaitPipelineSync(handle, readiness: readiness)
         guard PQexitPipelineMode(handle) == 1 else { throw PostgresError(.connectionLost, message: Self.lastError(handle)) }
         // The first failure is the one to report: the statements after it were not run.
-        for (statement, result) in zip(statements, results) {
-            try await statement.translatingErrors { try check(result, handle: handle) }
+        for (index, (statement, result)) in zip(statements, results).enumerated() {
+            try await statement.translatingErrors(awaited: lastIsAwaited && index == statements.count - 1) { try check(result, handle: handle) }
         }
         statementsSinceCheckout += statements.count
         return results[results.count - 1]
@@ -364,11 +366,17 @@ public final class PostgresConnection: @unchecked Sendable {
         /// Sent as text, without preparing.
         var isPlain: Bool { parameters.isEmpty && !binaryResult }
 
-        func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        /// Runs `body`, throwing its error as this statement's: through `translate`, and when
+        /// it is still a `PostgresError` and this is not the awaited statement, marked
+        /// `raisedByQueuedStatement`, so the awaited statement's caller cannot take it for its own.
+        func translatingErrors<T>(awaited: Bool, _ body: () async throws -> T) async throws -> T {
             do {
                 return try await body()
             } catch let error as PostgresError {
-                throw translate?(error) ?? error
+                let translated = translate?(error) ?? error
+                guard !awaited, var untranslated = translated as? PostgresError else { throw translated }
+                untranslated.raisedByQueuedStatement = true
+                throw untranslated
             }
         }
     }

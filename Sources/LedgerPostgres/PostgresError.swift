@@ -56,6 +56,10 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public let detail: String?
     /// The constraint a violation names, when given.
     public let constraint: String?
+    /// Raised by a statement queued before the one the caller awaited (`PostgresConnection.queue`)
+    /// and not translated where it was queued: a translator meant for the awaited statement's
+    /// own errors must let it pass as it is.
+    public internal(set) var raisedByQueuedStatement = false
 
     public init(
         _ code: Code, sqlState: String? = nil, message: String, detail: String? = nil, constraint: String? = nil

@@ -86,6 +86,26 @@ struct AppendTests {
         }
     }
 
+    @Test("a queued statement's failure thrown by an append is not read as the append's own")
+    func queuedFailureBeforeAppend() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            try await db.client.query("CREATE TABLE claims (name text PRIMARY KEY)")
+            try await db.client.query("INSERT INTO claims VALUES ($1)", ["taken"])
+            let stream = UUID()
+            let error = await #expect(throws: PostgresError.self) {
+                try await db.client.transaction { connection in
+                    connection.queue("INSERT INTO claims VALUES ($1)", ["taken"])
+                    try await store.append(
+                        to: stream, streamType: "account", subjectID: nil, expected: .noStream, events: [Self.event()], on: connection)
+                }
+            }
+            // Not `EventStoreError.idempotencyConflict`, which a unique violation of the append itself means.
+            #expect(error?.code == .uniqueViolation)
+            #expect(try await store.streamVersion(stream) == 0)
+        }
+    }
+
     @Test("two racing appends with the same expected version: exactly one wins")
     func racingAppends() async throws {
         try await TestPostgres.withDatabase { db in

@@ -54,6 +54,33 @@ struct PipelineTests {
         }
     }
 
+    @Test("an untranslated failure of a queued statement is marked as such; the awaited statement's own is not")
+    func queuedFailureMarked() async throws {
+        try await TestPostgres.withDatabase(migrated: false, maximumConnections: 1) { db in
+            try await db.client.query("CREATE TABLE t (n int PRIMARY KEY)")
+            try await db.client.query("INSERT INTO t VALUES ($1)", [1])
+            for _ in 0..<2 {  // unprepared, then pipelined
+                let queued = await #expect(throws: PostgresError.self) {
+                    try await db.client.transaction { connection in
+                        connection.queue("INSERT INTO t VALUES ($1)", [1])
+                        _ = try await connection.query("INSERT INTO t VALUES ($1)", [2])
+                    }
+                }
+                #expect(queued?.code == .uniqueViolation)
+                #expect(queued?.raisedByQueuedStatement == true)
+                let own = await #expect(throws: PostgresError.self) {
+                    try await db.client.transaction { connection in
+                        connection.queue("INSERT INTO t VALUES ($1)", [3])
+                        _ = try await connection.query("INSERT INTO t VALUES ($1)", [1])
+                    }
+                }
+                #expect(own?.code == .uniqueViolation)
+                #expect(own?.raisedByQueuedStatement == false)
+            }
+            #expect(try await db.client.query("SELECT array_agg(n ORDER BY n)::text FROM t")[0].string(0) == "{1}")
+        }
+    }
+
     @Test("what is still queued goes out with COMMIT, or when a connection is given back; a body that fails first sends nothing")
     func queuedAtTheEnd() async throws {
         struct Abort: Error {}
