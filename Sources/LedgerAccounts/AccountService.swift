@@ -147,7 +147,9 @@ public struct AccountService: Sendable {
         let (state, events) = try await repository.execute(found.accountID) { _ in
             .refreshSession(sessionID: found.sessionID, presentedRefreshHash: Hex.encode(presented), replacement: tokens.hashes)
         }
-        if case .sessionRevoked = events.first { throw IdentityError.sessionExpired }
+        if case .sessionRevoked = events.first {
+            throw state.sessions[found.sessionID].map { IdentityError.sessionExpired(lastMethod: $0.method) } ?? .sessionExpired
+        }
         return session(state, found.sessionID, tokens)
     }
 
@@ -237,9 +239,15 @@ public struct AccountService: Sendable {
         return try await repository.isHandleFree(handle)
     }
 
-    /// Whether an email is well-formed (else a validation failure) and free. Says nothing of who holds it.
-    public func isEmailAvailable(_ rawEmail: String) async throws -> Bool {
+    /// Whether an email is well-formed (else a validation failure) and free, checked by the
+    /// signed-in `accountID`. Says nothing of who holds it; too many checks from one account
+    /// are `rateLimited` (`LoginThrottle.Policy.maximumEmailChecks`).
+    public func isEmailAvailable(_ rawEmail: String, checkedBy accountID: UUID) async throws -> Bool {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
+        if let throttle, let allowedAgain = try await throttle.recordEmailCheck(accountID: accountID, now: clock.now()) {
+            throw IdentityError(
+                .rateLimited, "Too many checks. Try again later.", retryAfter: secondsUntil(allowedAgain, from: clock.now()))
+        }
         return try await repository.isEmailFree(email)
     }
 

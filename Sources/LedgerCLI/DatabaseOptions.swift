@@ -68,7 +68,8 @@ enum MasterKeySource {
             }
         }
         guard allowDevelopmentKey else {
-            throw ValidationError("set LEDGER_MASTER_KEY to base64 of 32 random bytes (openssl rand -base64 32)")
+            throw ValidationError(
+                "set LEDGER_MASTER_KEY to base64 of 32 random bytes (openssl rand -base64 32), or pass --dev for a development key")
         }
         let url = URL(fileURLWithPath: developmentKeyPath)
         if let saved = try? String(contentsOf: url, encoding: .utf8), let key = try? MasterKey(base64: saved) {

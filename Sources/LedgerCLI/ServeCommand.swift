@@ -10,7 +10,8 @@ import LedgerWorkers
 import Logging
 
 /// `ledger serve`: the HTTP service. Without a database URL it runs a throwaway local
-/// PostgreSQL cluster and a development master key, and says so.
+/// PostgreSQL cluster and a development master key, and says so; `--dev` uses the development
+/// key (and migrates) against a database of your own.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the HTTP service.")
 
@@ -25,8 +26,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Also run the purge worker in this process (a pass a minute).")
     var purge = false
 
-    @Flag(help: "Apply pending migrations before serving (always on for the development cluster).")
+    @Flag(help: "Apply pending migrations before serving (always on in development mode).")
     var migrate = false
+
+    @Flag(help: ArgumentHelp(
+        "Development mode: without LEDGER_MASTER_KEY, seal payloads with the development key in .ledger/dev-master-key "
+            + "(made on first use), and apply pending migrations. Always on without a database URL."))
+    var dev = false
 
     func run() async throws {
         Ledger.bootstrapLogging()
@@ -55,13 +61,19 @@ struct ServeCommand: AsyncParsableCommand {
                 """.utf8))
         }
         defer { cluster?.stop() }
+        let development = dev || cluster != nil
+        if dev, cluster == nil {
+            let notice = "DEVELOPMENT MODE (--dev) — not for production: pending migrations are applied, and without "
+                + "LEDGER_MASTER_KEY payloads are sealed with the development key in .ledger/dev-master-key.\n"
+            FileHandle.standardError.write(Data(notice.utf8))
+        }
 
         let url = configuration.databaseURL!
-        let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: cluster != nil, logger: logger)
+        let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let client = PostgresClient(configuration: .init(url: url, maximumConnections: configuration.databaseMaxConnections))
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
-            if migrate || cluster != nil {
+            if migrate || development {
                 try await migrator.migrate(client: client)
             } else {
                 let status = try await migrator.status(client: client)

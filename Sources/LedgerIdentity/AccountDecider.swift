@@ -21,12 +21,15 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         return [sessionStarted(session)]
 
     case .refreshSession(let sessionID, let presented, let replacement):
-        guard let session = state.sessions[sessionID], session.isActive else { throw IdentityError.sessionExpired }
+        guard let session = state.sessions[sessionID] else { throw IdentityError.sessionExpired }
+        guard session.isActive else { throw IdentityError.sessionExpired(lastMethod: session.method) }
         if session.spentRefreshHashes.contains(presented) {
             // A spent refresh token came back: someone holds a copy. End the session.
             return [.sessionRevoked(.init(sessionID: sessionID, reason: "refresh_token_reused"))]
         }
-        guard session.refreshTokenHash == presented, session.refreshExpiresAt > now else { throw IdentityError.sessionExpired }
+        guard session.refreshTokenHash == presented, session.refreshExpiresAt > now else {
+            throw IdentityError.sessionExpired(lastMethod: session.method)
+        }
         return [.sessionRefreshed(.init(
             sessionID: sessionID, accessTokenHash: replacement.accessTokenHash, refreshTokenHash: replacement.refreshTokenHash,
             accessExpiresAt: replacement.accessExpiresAt, refreshExpiresAt: replacement.refreshExpiresAt))]

@@ -36,17 +36,29 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public let retryAfter: Int?
     /// For `incorrectCode`: wrong codes still allowed before the code is invalidated.
     public let attemptsRemaining: Int?
+    /// For `sessionExpired`: how the ended session was signed in (`email`, `phone`, `apple`,
+    /// `google`), so the app can highlight that provider on its sign-in screen; nil when the
+    /// token names no session.
+    public let lastMethod: String?
 
-    public init(_ code: Code, _ message: String, retryAfter: Int? = nil, attemptsRemaining: Int? = nil) {
+    public init(
+        _ code: Code, _ message: String, retryAfter: Int? = nil, attemptsRemaining: Int? = nil, lastMethod: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
         self.attemptsRemaining = attemptsRemaining
+        self.lastMethod = lastMethod
     }
 
     public var description: String { "\(code): \(message)" }
 
     public static let sessionExpired = IdentityError(.sessionExpired, "Your session has expired. Sign in again.")
+
+    /// `sessionExpired` for a token that named a session signed in with `method`.
+    public static func sessionExpired(lastMethod method: String) -> IdentityError {
+        IdentityError(.sessionExpired, sessionExpired.message, lastMethod: method)
+    }
     public static let linkExpired = IdentityError(.linkExpired, "This link has expired")
     public static let invalidCredentials = IdentityError(.invalidCredentials, "Incorrect email or password.")
     public static let reauthRequired = IdentityError(.reauthRequired, "Verify it's you to continue.")

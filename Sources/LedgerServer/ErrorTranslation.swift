@@ -33,7 +33,10 @@ enum ErrorTranslation {
         case let error as IdentityError:
             switch error.code {
             case .invalidCredentials: return APIError(.unauthorized, .init("invalid_credentials"), error.message)
-            case .sessionExpired: return APIError(.unauthorized, .init("session_expired"), error.message)
+            case .sessionExpired:
+                return APIError(
+                    .unauthorized, .init("session_expired"), error.message,
+                    extra: ["last_method": error.lastMethod.map(JSONValue.string) ?? .null])
             case .linkExpired: return APIError(.gone, .init("link_expired"), error.message)
             case .noAccount: return APIError(.notFound, .init("no_account"), error.message)
             case .notFound: return APIError(.notFound, .notFound, error.message)

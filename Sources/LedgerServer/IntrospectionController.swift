@@ -19,8 +19,12 @@ public struct IntrospectionController: Sendable {
         routes.post("/sessions/introspect") { request, context in
             try await keys.authorize(request, scope: .sessionsIntrospect)
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
+            // API.md's shape whatever the answer: an inactive token gets nulls, and nothing else
+            // about it (unknown, expired and revoked read the same).
             guard let found = try await accounts.introspect(accessToken: body.token) else {
-                return JSONResponse(.ok, ["active": .bool(false)])
+                return JSONResponse(.ok, [
+                    "active": .bool(false), "account_id": .null, "session_id": .null, "email_verified": .null, "expires_at": .null,
+                ])
             }
             return JSONResponse(.ok, [
                 "active": .bool(true), "account_id": .string(found.accountID.lowercased),

@@ -30,9 +30,11 @@ public struct ProfileController: Sendable {
             return JSONResponse(.ok, ["available": .bool(available)])
         }
         routes.get("/auth/email-available") { request, _ in
-            _ = try await auth.authenticate(request)
+            let session = try await auth.authenticate(request)
             let email = request.uri.queryParameters["email"].map(String.init) ?? ""
-            let available = try await ErrorTranslation.singleRule { try await accounts.isEmailAvailable(email) }
+            let available = try await ErrorTranslation.singleRule {
+                try await accounts.isEmailAvailable(email, checkedBy: session.accountID)
+            }
             return JSONResponse(.ok, ["available": .bool(available)])
         }
         routes.get("/me/sessions") { request, _ in

@@ -152,7 +152,7 @@ struct AccountServiceTests {
             #expect(try await service.authenticate(accessToken: second.accessToken) != nil)
 
             let reuse = await #expect(throws: IdentityError.self) { try await service.refresh(first.refreshToken) }
-            #expect(reuse == IdentityError.sessionExpired)
+            #expect(reuse == IdentityError.sessionExpired(lastMethod: "email"))
             #expect(try await service.authenticate(accessToken: second.accessToken) == nil)
             await #expect(throws: IdentityError.self) { try await service.refresh(second.refreshToken) }
             await #expect(throws: IdentityError.self) { try await service.refresh("lr_unknown") }

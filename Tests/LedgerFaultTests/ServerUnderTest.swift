@@ -14,7 +14,8 @@ final class ServerUnderTest: @unchecked Sendable {
     private(set) var process: LedgerProcess?
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
 
-    init(databaseURL: String) throws {
+    /// `overrides` replace the default environment (an empty value unsets a variable).
+    init(databaseURL: String, environment overrides: [String: String] = [:]) throws {
         self.databaseURL = databaseURL
         self.port = try LocalCluster.freePort()
         environment = [
@@ -24,14 +25,14 @@ final class ServerUnderTest: @unchecked Sendable {
             "LEDGER_SCRYPT_LOG_N": "10",
             "LEDGER_API_KEY_RATE_LIMIT": "0",
             "LOG_LEVEL": "warning",
-        ]
+        ].merging(overrides) { $1 }
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the server and waits until `/readyz` answers `200`.
-    func start() async throws {
-        let process = try LedgerProcess(["serve", "--host", "127.0.0.1"], environment: environment)
+    /// Starts the server (`ledger serve` with `options`) and waits until `/readyz` answers `200`.
+    func start(_ options: [String] = []) async throws {
+        let process = try LedgerProcess(["serve", "--host", "127.0.0.1"] + options, environment: environment)
         self.process = process
         for _ in 0..<300 {
             if let response = try? await send("GET", "/readyz"), response.status == 200 { return }

@@ -63,20 +63,21 @@ struct DecideTests {
         let reuse = try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "r-1", replacement: tokens("3")), now: now)
         #expect(reuse == [.sessionRevoked(.init(sessionID: session, reason: "refresh_token_reused"))])
         state = apply(state, reuse)
-        #expect(throws: IdentityError.sessionExpired) {
+        #expect(throws: IdentityError.sessionExpired(lastMethod: "email")) {
             try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "r-2", replacement: tokens("4")), now: now)
         }
     }
 
-    @Test("an expired or unknown refresh token is session_expired")
+    @Test("an expired or unknown refresh token is session_expired, with the session's sign-in method when it names one")
     func refreshExpiry() throws {
         let session = UUID()
         let state = try registered(session: session)
         let later = now.addingTimeInterval(3601)
-        #expect(throws: IdentityError.sessionExpired) {
+        // The token named a session: its sign-in method comes back, for the app's sign-in screen.
+        #expect(throws: IdentityError.sessionExpired(lastMethod: "email")) {
             try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "r-1", replacement: tokens("2")), now: later)
         }
-        #expect(throws: IdentityError.sessionExpired) {
+        #expect(throws: IdentityError.sessionExpired(lastMethod: "email")) {
             try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "nope", replacement: tokens("2")), now: now)
         }
         #expect(throws: IdentityError.sessionExpired) {

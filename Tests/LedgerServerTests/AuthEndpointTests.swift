@@ -71,6 +71,17 @@ struct AuthEndpointTests {
                     #expect(response.status == .unauthorized)
                     let body = try json(response)
                     #expect(body["error"] as? String == "session_expired")
+                    #expect(body["message"] as? String == "Your session has expired. Sign in again.")
+                    #expect(body["last_method"] as? String == "email")
+                }
+                // A token that names no session: nothing to highlight.
+                try await client.execute(
+                    uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": "lr_unknown"])
+                ) { response in
+                    #expect(response.status == .unauthorized)
+                    let body = try json(response)
+                    #expect(body["error"] as? String == "session_expired")
+                    #expect(body.keys.contains("last_method") && body["last_method"] is NSNull)
                 }
                 // The reuse revoked the session: the new access token is dead too.
                 try await client.execute(uri: "/me", method: .get, headers: bearer(access)) { response in

@@ -37,7 +37,9 @@ struct IntrospectionTests {
                 #expect(body["email_verified"] as? Bool == false)
                 #expect(body["account_id"] is String && body["session_id"] is String)
                 #expect((body["expires_at"] as? String)?.hasSuffix("Z") == true)
-                #expect(try await introspect("la_nope", with: key).1["active"] as? Bool == false)
+                let unknown = try await introspect("la_nope", with: key).1
+                #expect(unknown["active"] as? Bool == false)
+                for field in ["account_id", "session_id", "email_verified", "expires_at"] { #expect(unknown[field] is NSNull) }
                 let (auditStatus, auditBody) = try await introspect(access, with: auditKey)
                 #expect(auditStatus == .forbidden)
                 #expect(auditBody["error"] as? String == "insufficient_scope")

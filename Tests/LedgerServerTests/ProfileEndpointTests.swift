@@ -88,6 +88,47 @@ struct ProfileEndpointTests {
         }
     }
 
+    @Test("email availability checks: 30 per account per 15 minutes, then 429 until the window ends")
+    func emailCheckLimit() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+            try await app.test(.router) { client in
+                let ana = try await signUp(client, email: "ana@example.com")
+                let bob = try await signUp(client, email: "bob@example.com")
+                func check(_ token: String, _ email: String = "someone@example.com") async throws -> (HTTPResponse.Status, [String: Any], String?) {
+                    try await client.execute(uri: "/auth/email-available?email=\(email)", method: .get, headers: bearer(token)) { response in
+                        expectConforms(response, "get", "/auth/email-available")
+                        return (response.status, try json(response), response.headers[.retryAfter])
+                    }
+                }
+                // A malformed address is refused before it counts.
+                #expect(try await check(ana, "nope").0 == .unprocessableContent)
+                for _ in 0..<30 { #expect(try await check(ana).0 == .ok) }
+                db.clock.advance(by: 60)
+                let (status, body, header) = try await check(ana)
+                #expect(status == .tooManyRequests)
+                #expect(body["error"] as? String == "rate_limited")
+                #expect(body["message"] as? String == "Too many checks. Try again later.")
+                #expect(body["retry_after"] as? Int == 840)
+                #expect(header == "840")
+                #expect(body["available"] == nil)
+                // Another account has its own count.
+                #expect(try await check(bob).0 == .ok)
+                db.clock.advance(by: 839)
+                #expect(try await check(ana).0 == .tooManyRequests)
+                db.clock.advance(by: 1)
+                // The access token has expired by now too: sign in again.
+                let fresh = try await client.execute(
+                    uri: "/auth/email/login", method: .post, headers: jsonHeaders,
+                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])
+                ) { try json($0)["access_token"] as? String ?? "" }
+                let (again, answer, _) = try await check(fresh, "BOB@example.com")
+                #expect(again == .ok)
+                #expect(answer["available"] as? Bool == false)
+            }
+        }
+    }
+
     @Test("sessions are listed with the current one marked, and revoked one by one")
     func sessions() async throws {
         try await TestPostgres.withDatabase { db in
