@@ -64,9 +64,7 @@ struct LogSecrecyTests {
                 try await client.execute(uri: "/me", method: .get, headers: bearer(refreshed)) { _ in }
                 try await client.execute(uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": tokens.1])) { _ in }
                 // Phone codes, a re-auth grant, and a wrong code.
-                let signedIn = try await client.execute(
-                    uri: "/auth/email/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": email, "password": password])
-                ) { try json($0)["access_token"] as? String ?? "" }
+                let signedIn = try await logIn(client, email: email, password: password)
                 let requestID = try await requestOTP(client, "+995 511 200 300", purpose: "add_phone", token: signedIn)
                 let code = try await otpCode(db, phone: "+995511200300")
                 _ = try await verifyOTP(client, requestID, wrongCode(code), token: signedIn)

@@ -17,6 +17,13 @@ func signUp(_ client: some TestClientProtocol, email: String, handle: String? = 
     }
 }
 
+/// Signs in with email and password (`signUp`'s password by default) and returns the access token.
+func logIn(_ client: some TestClientProtocol, email: String, password: String = "violet-harbor-91") async throws -> String {
+    try await client.execute(
+        uri: "/auth/email/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": email, "password": password])
+    ) { try json($0)["access_token"] as? String ?? "" }
+}
+
 @Suite("HTTP: profile, handles, sessions, support", .timeLimit(.minutes(2)))
 struct ProfileEndpointTests {
     @Test("profile updates, handle rules and claims, availability checks")
@@ -118,10 +125,7 @@ struct ProfileEndpointTests {
                 #expect(try await check(ana).0 == .tooManyRequests)
                 db.clock.advance(by: 1)
                 // The access token has expired by now too: sign in again.
-                let fresh = try await client.execute(
-                    uri: "/auth/email/login", method: .post, headers: jsonHeaders,
-                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])
-                ) { try json($0)["access_token"] as? String ?? "" }
+                let fresh = try await logIn(client, email: "ana@example.com")
                 let (again, answer, _) = try await check(fresh, "BOB@example.com")
                 #expect(again == .ok)
                 #expect(answer["available"] as? Bool == false)
@@ -135,10 +139,7 @@ struct ProfileEndpointTests {
             let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
             try await app.test(.router) { client in
                 let first = try await signUp(client, email: "ana@example.com")
-                let second = try await client.execute(
-                    uri: "/auth/email/login", method: .post, headers: jsonHeaders,
-                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])
-                ) { try json($0)["access_token"] as? String ?? "" }
+                let second = try await logIn(client, email: "ana@example.com")
                 let other = try await signUp(client, email: "bob@example.com")
                 var secondID = ""
                 try await client.execute(uri: "/me/sessions", method: .get, headers: bearer(first)) { response in
