@@ -37,6 +37,7 @@ extension AccountService {
             throw IdentityError(.emailExists, "You already have an email address. Change it instead.")
         }
         guard try await repository.isEmailFree(email) else { throw Self.emailTaken }
+        try await checkCooldown(.email(email.normalized))
         let hash = try await hasher.hash(password)
         let (link, message) = try links.make(.verifyEmail, to: email.value, now: clock.now())
         try await claimingEmail {
@@ -57,6 +58,7 @@ extension AccountService {
             throw ValidationFailure(problems: [.init(field: "new_email", code: "same_as_current", message: "This is already your email address.")])
         }
         guard try await repository.isEmailFree(newEmail) else { throw Self.emailTaken }
+        try await checkCooldown(.email(newEmail.normalized))
         let (link, confirmation) = try links.make(.emailChange, to: newEmail.value, now: clock.now())
         let notice = OutboxMessage(channel: .email, to: current, template: "email_change_notice")
         _ = try await repository.execute(session.accountID, outbox: [confirmation, notice]) { _ in

@@ -73,9 +73,12 @@ public struct OTPService: Sendable {
         if purpose.needsSession, let session {
             let state = try await repository.load(session.accountID)
             phone = try checkSignedIn(purpose, phone: phone, state: state, session: session, reauthToken: reauthToken, now: now)
-            if let phone, purpose == .addPhone || purpose == .changePhone,
-               let owner = try await repository.phoneOwner(phone.e164), owner != state.accountID {
-                throw ClaimTaken(claim: .phone)
+            if let phone, purpose == .addPhone || purpose == .changePhone {
+                if let owner = try await repository.phoneOwner(phone.e164) {
+                    guard owner == state.accountID else { throw ClaimTaken(claim: .phone) }
+                } else {
+                    try await accounts.checkCooldown(.phone(phone.e164))
+                }
             }
             accountID = state.accountID
         }

@@ -18,6 +18,16 @@ public struct Retention: Sendable {
         self.cooldownKey = cooldownKey
     }
 
+    /// A duration as the cooldown copy says it: "7 days", "1 day", "12 hours", "90 seconds",
+    /// in the largest unit that divides it whole.
+    public static func spelled(_ duration: TimeInterval) -> String {
+        let seconds = Int(duration.rounded())
+        for (unit, name) in [(86400, "day"), (3600, "hour"), (60, "minute")] where seconds >= unit && seconds % unit == 0 {
+            return "\(seconds / unit) \(name)\(seconds == unit ? "" : "s")"
+        }
+        return "\(seconds) second\(seconds == 1 ? "" : "s")"
+    }
+
     /// An identifier a deleted account held.
     public enum Identifier: Sendable {
         case email(String), phone(String), provider(IdentityProvider, String)
@@ -61,11 +71,15 @@ extension AccountService {
         }.0
     }
 
-    /// `409 signup_cooldown` while a deleted account's identifier is on the list.
+    /// `409 signup_cooldown` while a deleted account's identifier is on the list: for a new
+    /// account, and for an address or number added to another account (else the cooldown
+    /// would only take another route).
     public func checkCooldown(_ identifier: Retention.Identifier) async throws {
         if try await repository.cooldown(keyHash: retention.key(identifier), at: clock.now()) != nil {
             throw IdentityError(
-                .signupCooldown, "An account with this sign-in was deleted recently. You can sign up with it again 7 days after the deletion.")
+                .signupCooldown,
+                "An account with this sign-in was deleted recently. You can sign up with it again "
+                    + "\(Retention.spelled(retention.cooldown)) after the deletion.")
         }
     }
 }

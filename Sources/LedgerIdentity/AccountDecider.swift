@@ -217,9 +217,11 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .deleteAccount(let sessionID, let reauthTokenHash, let purgeDelay, let cooldown, let cooldownKeys):
         try requireAccount(state)
-        try state.requireReauth(.deleteAccount, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        // Blockers before re-auth (seeds, "Delete account · info"): no one verifies it's them
+        // for a deletion that cannot happen yet.
         let blockers = state.deletionBlockers
         guard blockers.isEmpty else { throw DeletionBlocked(blockers: blockers) }
+        try state.requireReauth(.deleteAccount, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.deletionScheduled(.init(
             purgeAfter: now.addingTimeInterval(purgeDelay), cooldownUntil: now.addingTimeInterval(cooldown), cooldownKeys: cooldownKeys))]
             + revokeSessions(state, reason: "account_deleted", except: nil)

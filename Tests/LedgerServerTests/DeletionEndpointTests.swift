@@ -23,6 +23,8 @@ struct DeletionEndpointTests {
                 #expect(try await call(client, .delete, "/me", token: access).status == .forbidden)
                 let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
                 _ = try await call(client, .put, holdPath, ["kind": "upcoming_session", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel"], token: writer, path: "/accounts/{id}/holds/{ref}")
+                // Blockers come before re-auth: no one verifies it's them for a deletion that cannot happen yet.
+                #expect(try await call(client, .delete, "/me", token: access).string("error") == "deletion_blocked")
                 let blocked = try await call(client, .delete, "/me", token: access, reauth: reauth)
                 #expect(blocked.status == .conflict)
                 #expect(blocked.string("error") == "deletion_blocked")
@@ -62,6 +64,48 @@ struct DeletionEndpointTests {
                 db.clock.advance(by: 3601)
                 #expect(try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .created)
                 #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).status == .accepted)
+            }
+        }
+    }
+
+    @Test("nor may another account add them, as an email or a phone, until 7 days have passed")
+    func cooldownForOtherAccounts() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+                #expect(try await call(client, .delete, "/me", token: access, reauth: reauth).status == .accepted)
+                _ = try await signUp(client, email: "bob@example.com")
+                _ = try await phoneSignIn(client, db, "+995511200301")
+                db.clock.advance(by: 7 * 86400 - 3600)
+                // Sessions of the day (access tokens last 15 minutes).
+                let bob = try await logIn(client, email: "bob@example.com")
+                let bobGrant = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: bob).string("reauth_token"))
+                let phoneOnly = try await phoneSignIn(client, db, "+995511200301")
+                func messagesToAna() async throws -> Int64? {
+                    try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = 'ana@example.com'")[0].int(0)
+                }
+                let sentBefore = try await messagesToAna()
+                let refusals = [
+                    try await call(client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"], token: phoneOnly),
+                    try await call(client, .post, "/auth/email/request-change", ["new_email": "Ana@Example.com"], token: bob, reauth: bobGrant),
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: bob),
+                    // The number is that account's only method: no grant needed, and still refused.
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "change_phone"], token: phoneOnly),
+                ]
+                for refusal in refusals {
+                    #expect(refusal.status == .conflict)
+                    #expect(refusal.string("error") == "signup_cooldown")
+                    #expect(refusal.string("message") == "An account with this sign-in was deleted recently. You can sign up with it again 7 days after the deletion.")
+                }
+                // Nothing was sent to the address, and no code to the number.
+                #expect(try await messagesToAna() == sentBefore)
+                #expect(try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = '+995511200300' AND created_at > $1", [.timestamp(db.clock.now().addingTimeInterval(-3600))])[0].int(0) == 0)
+                db.clock.advance(by: 3601)
+                let fresh = try await logIn(client, email: "bob@example.com")
+                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: fresh).status == .accepted)
+                let phoneAgain = try await phoneSignIn(client, db, "+995511200301")
+                #expect(try await call(client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"], token: phoneAgain).status == .accepted)
             }
         }
     }
