@@ -84,6 +84,8 @@ struct ChangesEndpointTests {
                 #expect(confirmation.to == "ana.new@example.com")
                 let notice = try await outboxMessage(db, template: "email_change_notice")
                 #expect(notice.to == "ana@example.com" && notice.token == nil)
+                let noticeLink = try await db.client.query("SELECT link, code FROM outbox WHERE template = 'email_change_notice'")
+                #expect(noticeLink[0].string(0) == nil && noticeLink[0].string(1) == nil)
                 let token = try #require(confirmation.token)
                 let hub = try await call(client, .post, "/auth/email/confirm-change", ["token": token])
                 #expect(hub.status == .ok)
@@ -104,6 +106,28 @@ struct ChangesEndpointTests {
                 #expect(try active[0].int(0) == 0)
                 #expect(try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)]).status == .gone)
                 #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .ok)
+            }
+        }
+    }
+
+    @Test("a revert link works for 7 days")
+    func revertLinkExpiry() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                var reverts: [String] = []
+                for name in ["ana", "bo"] {
+                    let access = try await signUp(client, email: "\(name)@example.com")
+                    #expect(try await call(client, .post, "/auth/email/request-change", ["new_email": "\(name).new@example.com"], token: access).status == .accepted)
+                    let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+                    #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+                    reverts.append(try #require(try await outboxMessage(db, template: "email_changed_notice").token))
+                }
+                db.clock.advance(by: 604_799)
+                #expect(try await call(client, .post, "/auth/email/revert", ["token": reverts[0]]).status == .ok)
+                db.clock.advance(by: 2)
+                let late = try await call(client, .post, "/auth/email/revert", ["token": reverts[1]])
+                #expect(late.status == .gone)
+                #expect(late.string("error") == "link_expired")
             }
         }
     }

@@ -115,6 +115,11 @@ struct ProviderEndpointTests {
             #expect(last.status == .conflict)
             #expect(last.string("error") == "last_method")
             #expect(last.string("message") == "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect Apple.")
+            // Google likewise.
+            let googleOnly = try #require(try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-only")]).string("access_token"))
+            let lastGoogle = try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "google"], token: googleOnly)
+            #expect(lastGoogle.status == .conflict)
+            #expect(lastGoogle.string("message") == "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect Google.")
             let grant = try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-1")], token: access)
             #expect(grant.status == .ok)
             let reauth = try #require(grant.string("reauth_token"))

@@ -93,6 +93,26 @@ struct ReauthEndpointTests {
         }
     }
 
+    @Test("re-auth and password-reset links work for 30 minutes")
+    func emailLinkExpiry() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                _ = try await accountWithPhone(client, db)
+                for (advance, expected, newPassword) in [(1801.0, HTTPResponse.Status.gone, "copper-lantern-77"), (1799, .ok, "copper-lantern-78")] {
+                    let access = try await logIn(client, email: "ana@example.com")
+                    #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
+                    let reauthToken = try await outboxToken(db, template: "reauth_link")
+                    #expect(try await call(client, .post, "/auth/password/forgot", ["email": "ana@example.com"]).status == .accepted)
+                    let resetToken = try await outboxToken(db, template: "password_reset")
+                    db.clock.advance(by: advance)
+                    #expect(try await call(client, .post, "/auth/reauth/email-link/confirm", ["token": reauthToken]).status == expected)
+                    let reset = try await call(client, .post, "/auth/password/reset", ["token": resetToken, "new_password": newPassword])
+                    #expect(reset.status == expected)
+                }
+            }
+        }
+    }
+
     @Test("a phone code grants re-auth; accounts without a phone get 409 no_phone")
     func phoneGrant() async throws {
         try await TestPostgres.withDatabase { db in

@@ -1,0 +1,66 @@
+import LedgerServer
+import Testing
+
+@Suite("Configuration from the environment (API.md, \"Configuration\")")
+struct ConfigurationTests {
+    @Test("an empty environment gives API.md's defaults")
+    func defaults() throws {
+        let configuration = try LedgerConfiguration.fromEnvironment([:])
+        #expect(configuration.databaseURL == nil && configuration.masterKey == nil)
+        #expect(configuration.port == 8080)
+        #expect(configuration.deliveryWebhookURL == nil && configuration.deliveryWebhookSecret == nil)
+        #expect(configuration.otpTTLSeconds == 300 && configuration.otpMaxAttempts == 5)
+        #expect(configuration.otpResendLimit == 3 && configuration.otpResendWindowSeconds == 900)
+        #expect(configuration.otpResendIntervalSeconds == 30)
+        #expect(configuration.reauthTTLSeconds == 900)
+        #expect(configuration.ipOTPLimit == 30 && configuration.ipLoginFailureLimit == 50)
+        #expect(configuration.trustedProxies.isEmpty)
+        #expect(configuration.emailLinkTTLSeconds == 1800 && configuration.emailRevertTTLSeconds == 604_800)
+        #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
+        #expect(configuration.purgeAfterSeconds == 2_592_000 && configuration.signupCooldownSeconds == 604_800)
+        #expect(configuration.scryptLogN == 17)
+        #expect(configuration.appleJWKS == "https://appleid.apple.com/auth/keys")
+        #expect(configuration.googleJWKS == "https://www.googleapis.com/oauth2/v3/certs")
+        #expect(configuration.appleClientIDs.isEmpty && configuration.googleClientIDs.isEmpty)
+    }
+
+    @Test("every variable is read; blank ones count as unset")
+    func overrides() throws {
+        let configuration = try LedgerConfiguration.fromEnvironment([
+            "DATABASE_URL": "postgresql://db/ledger", "LEDGER_PORT": "9090", "LEDGER_MASTER_KEY": " ",
+            "LEDGER_DELIVERY_WEBHOOK_URL": "http://sms/bridge", "LEDGER_DELIVERY_WEBHOOK_SECRET": "s3",
+            "LEDGER_OTP_TTL_SECONDS": "120", "LEDGER_OTP_MAX_ATTEMPTS": "3", "LEDGER_OTP_RESEND_LIMIT": "2",
+            "LEDGER_OTP_RESEND_WINDOW_SECONDS": "600", "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "10", "LEDGER_REAUTH_TTL_SECONDS": "300",
+            "LEDGER_IP_OTP_LIMIT": "7", "LEDGER_IP_LOGIN_FAILURE_LIMIT": "8", "LEDGER_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1",
+            "LEDGER_EMAIL_LINK_TTL_SECONDS": "60", "LEDGER_EMAIL_REVERT_TTL_SECONDS": "3600", "LEDGER_LOGIN_MAX_FAILURES": "4",
+            "LEDGER_LOGIN_LOCKOUT_SECONDS": "100", "LEDGER_PURGE_AFTER_SECONDS": "0", "LEDGER_SIGNUP_COOLDOWN_SECONDS": "86400",
+            "LEDGER_SCRYPT_LOG_N": "10", "LEDGER_APPLE_JWKS": "/etc/apple.json", "LEDGER_GOOGLE_JWKS": "/etc/google.json",
+            "LEDGER_APPLE_CLIENT_IDS": "fit.321.app, fit.321.web", "LEDGER_GOOGLE_CLIENT_IDS": "g-client",
+        ])
+        #expect(configuration.databaseURL == "postgresql://db/ledger" && configuration.port == 9090)
+        #expect(configuration.masterKey == nil)
+        #expect(configuration.deliveryWebhookURL == "http://sms/bridge" && configuration.deliveryWebhookSecret == "s3")
+        #expect(configuration.otpTTLSeconds == 120 && configuration.otpMaxAttempts == 3)
+        #expect(configuration.otpResendLimit == 2 && configuration.otpResendWindowSeconds == 600)
+        #expect(configuration.otpResendIntervalSeconds == 10 && configuration.reauthTTLSeconds == 300)
+        #expect(configuration.ipOTPLimit == 7 && configuration.ipLoginFailureLimit == 8)
+        #expect(configuration.trustedProxies == ["10.0.0.0/8", "127.0.0.1"])
+        #expect(configuration.emailLinkTTLSeconds == 60 && configuration.emailRevertTTLSeconds == 3600)
+        #expect(configuration.loginMaxFailures == 4 && configuration.loginLockoutSeconds == 100)
+        #expect(configuration.purgeAfterSeconds == 0 && configuration.signupCooldownSeconds == 86400)
+        #expect(configuration.scryptLogN == 10)
+        #expect(configuration.appleJWKS == "/etc/apple.json" && configuration.googleJWKS == "/etc/google.json")
+        #expect(configuration.appleClientIDs == ["fit.321.app", "fit.321.web"] && configuration.googleClientIDs == ["g-client"])
+    }
+
+    @Test("a value that cannot be used is an error naming its variable")
+    func malformed() {
+        for (name, value) in [
+            ("LEDGER_OTP_TTL_SECONDS", "five"), ("LEDGER_OTP_MAX_ATTEMPTS", "0"), ("LEDGER_PORT", "-1"),
+            ("LEDGER_TRUSTED_PROXIES", "10.0.0.0/99"), ("LEDGER_SCRYPT_LOG_N", "30"),
+        ] {
+            let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
+            #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")
+        }
+    }
+}
