@@ -98,15 +98,18 @@ struct AccountProjector {
     /// Uses in event order, for links stored by earlier writes.
     private var linkUses: [LinkUse] = []
 
-    /// A write's events, all recorded at `time`.
-    static func project(_ state: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection) async throws {
+    /// A write's events, all recorded at `time`, taking the account from `previous` to `state`.
+    static func project(
+        _ state: AccountState, from previous: AccountState, events: [AccountEvent], at time: Date, on connection: PostgresConnection
+    ) async throws {
         var projector = AccountProjector()
-        projector.add(state, events: events.map { ($0, time) })
+        projector.add(state, events: events.map { ($0, time) }, from: previous)
         try await projector.write(on: connection, into: .live)
     }
 
-    /// Works out the rows of one account from its state after `events`.
-    mutating func add(_ state: AccountState, events: [(AccountEvent, Date)]) {
+    /// Works out the rows of one account from its state after `events`; `previous` (the state
+    /// before them, nil for a rebuild) keeps rows already written from being sent again.
+    mutating func add(_ state: AccountState, events: [(AccountEvent, Date)], from previous: AccountState? = nil) {
         guard let createdAt = state.createdAt else { return }
         for (event, time) in events { addLinks(state.accountID, event, at: time) }
         let live = state.deletedAt == nil
@@ -135,7 +138,10 @@ struct AccountProjector {
                 access_token_sha256: session.accessTokenHash, refresh_token_sha256: session.refreshTokenHash,
                 created_at: session.createdAt, last_used_at: session.lastUsedAt, access_expires_at: session.accessExpiresAt,
                 refresh_expires_at: session.refreshExpiresAt, revoked_at: session.revokedAt, revoked_reason: session.revokedReason))
-            for spent in session.spentRefreshHashes.sorted() {
+            // Only the hashes these events spent: a session refreshed every 15 minutes for a
+            // year has spent ~35,000, and writing them all again on each refresh made it quadratic.
+            let written = previous?.sessions[sessionID]?.spentRefreshHashes ?? []
+            for spent in session.spentRefreshHashes.subtracting(written).sorted() {
                 spentTokens.append(SpentTokenRow(refresh_token_sha256: spent, session_id: session.id, account_id: state.accountID))
             }
         }

@@ -43,7 +43,7 @@ public struct PostgresAccountRepository: AccountRepository {
             events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
-        try await AccountProjector.project(after, events: events, at: now, on: connection)
+        try await AccountProjector.project(after, from: state, events: events, at: now, on: connection)
         for message in outbox { Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
         return (after, events)
     }

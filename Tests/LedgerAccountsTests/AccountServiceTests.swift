@@ -139,6 +139,31 @@ struct AccountServiceTests {
         }
     }
 
+    @Test("a refresh writes only the hash it spends, however long the session; the oldest spent one still revokes it")
+    func refreshWritesOneSpentHash() async throws {
+        try await TestPostgres.withDatabase { db in
+            // Counts every row offered to the table, those that ON CONFLICT then skips included.
+            try await db.client.query("CREATE TABLE offered (n int NOT NULL)")
+            try await db.client.query("INSERT INTO offered VALUES (0)")
+            try await db.client.query("""
+                CREATE FUNCTION count_offered() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN UPDATE offered SET n = n + 1; RETURN NEW; END $$
+                """)
+            try await db.client.query(
+                "CREATE TRIGGER count_offered BEFORE INSERT ON spent_refresh_tokens FOR EACH ROW EXECUTE FUNCTION count_offered()")
+            let service = try db.accountService()
+            let first = try await service.signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            var current = first
+            for _ in 0..<20 { current = try await service.refresh(current.refreshToken) }
+            #expect(try await db.client.query("SELECT n FROM offered")[0].int(0) == 20)
+            #expect(try await db.client.query("SELECT count(*) FROM spent_refresh_tokens")[0].int(0) == 20)
+            let reuse = await #expect(throws: IdentityError.self) { try await service.refresh(first.refreshToken) }
+            #expect(reuse == IdentityError.sessionExpired(lastMethod: "email"))
+            #expect(try await service.authenticate(accessToken: current.accessToken) == nil)
+        }
+    }
+
     @Test("refresh rotates tokens; a reused refresh token revokes the session")
     func refreshAndReuse() async throws {
         try await TestPostgres.withDatabase { db in
