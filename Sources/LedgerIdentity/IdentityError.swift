@@ -54,17 +54,17 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { "\(code): \(message)" }
 
     public static let sessionExpired = IdentityError(.sessionExpired, "Your session has expired. Sign in again.")
-
-    /// `sessionExpired` for a token that named a session signed in with `method`.
-    public static func sessionExpired(lastMethod method: String) -> IdentityError {
-        IdentityError(.sessionExpired, sessionExpired.message, lastMethod: method)
-    }
     public static let linkExpired = IdentityError(.linkExpired, "This link has expired")
     public static let invalidCredentials = IdentityError(.invalidCredentials, "Incorrect email or password.")
     public static let reauthRequired = IdentityError(.reauthRequired, "Verify it's you to continue.")
     public static let accountDeleted = IdentityError(.accountDeleted, "This account has been deleted.")
     public static let signInRequired = IdentityError(.signInRequired, "Sign in to continue.")
     public static let codeExpired = IdentityError(.codeExpired, "Code expired. Request a new one.")
+
+    /// `sessionExpired` for a token that named a session signed in with `method`.
+    public static func sessionExpired(lastMethod method: String) -> IdentityError {
+        IdentityError(.sessionExpired, sessionExpired.message, lastMethod: method)
+    }
 
     public static func incorrectCode(attemptsRemaining: Int) -> IdentityError {
         IdentityError(.incorrectCode, "Code is incorrect. Try again.", attemptsRemaining: attemptsRemaining)

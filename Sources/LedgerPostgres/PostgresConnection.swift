@@ -167,6 +167,7 @@ public final class PostgresConnection: @unchecked Sendable {
         let wires = statements.map { $0.parameters.map(\.wireBytes) }
         let names = statements.map { $0.isPlain ? nil : preparedName($0.sql, $0.parameters) }
         let size = wires.joined().reduce(0) { $0 + ($1?.count ?? 0) }
+        let awaitedIndex = lastIsAwaited ? statements.count - 1 : nil
         // A pipeline takes one command per statement, and no COPY.
         let sendable = zip(statements, names).allSatisfy { statement, name in
             statement.isPlain ? !statement.sql.contains(";") && statement.sql.prefix(4).uppercased() != "COPY" : name != nil
@@ -174,7 +175,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let readiness, let handle, sendable, size <= Self.largestSendFromTask, PQenterPipelineMode(handle) == 1 else {
             var last = PostgresResult(handle: nil)
             for (index, statement) in statements.enumerated() {
-                last = try await statement.translatingErrors(awaited: lastIsAwaited && index == statements.count - 1) {
+                last = try await statement.translatingErrors(awaited: index == awaitedIndex) {
                     try await execute(statement.sql, statement.parameters, binaryResult: statement.binaryResult)
                 }
             }
@@ -201,7 +202,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard PQexitPipelineMode(handle) == 1 else { throw PostgresError(.connectionLost, message: Self.lastError(handle)) }
         // The first failure is the one to report: the statements after it were not run.
         for (index, (statement, result)) in zip(statements, results).enumerated() {
-            try await statement.translatingErrors(awaited: lastIsAwaited && index == statements.count - 1) { try check(result, handle: handle) }
+            try await statement.translatingErrors(awaited: index == awaitedIndex) { try check(result, handle: handle) }
         }
         statementsSinceCheckout += statements.count
         return results[results.count - 1]
