@@ -37,7 +37,7 @@ public struct APIKeys: Sendable {
     /// Creates a key; returns its id and the key itself, which is never stored.
     public func create(name: String, scopes: [Scope]) async throws -> (id: UUID, key: String) {
         let key = "lk_" + Base64URL.encode(try SecureRandom.bytes(32))
-        let id = UUID()
+        let id = UUID.random()
         try await client.query(
             "INSERT INTO api_keys (id, name, key_sha256, scopes, created_at) VALUES ($1, $2, $3, $4::text[], $5)",
             [.uuid(id), .text(name), .bytea(SHA256.hash(Array(key.utf8))),

@@ -73,7 +73,7 @@ extension AccountService {
         }
         let state = try await repository.load(found.accountID)
         var outbox: [OutboxMessage] = []
-        var revertLink = AccountCommand.NewLink(linkID: UUID(), expiresAt: clock.now())
+        var revertLink = AccountCommand.NewLink(linkID: UUID.random(), expiresAt: clock.now())
         if let old = state.email {
             let (link, message) = try links.make(.emailRevert, to: old, now: clock.now())
             revertLink = link

@@ -69,10 +69,10 @@ public struct AccountService: Sendable {
 
         let passwordHash = try await hasher.hash(password)
         for attempt in 0..<5 {
-            let accountID = UUID()
+            let accountID = UUID.random()
             let now = clock.now()
             let tokens = try IssuedTokens.issue(now: now)
-            let sessionID = UUID()
+            let sessionID = UUID.random()
             let chosenHandle = requestedHandle ?? Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }
             let (link, message) = try links.make(.verifyEmail, to: email.value, now: now)
             do {
@@ -118,7 +118,7 @@ public struct AccountService: Sendable {
         try await throttle?.reset(throttleKey)
         let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(password) : nil
         let tokens = try IssuedTokens.issue(now: clock.now())
-        let sessionID = UUID()
+        let sessionID = UUID.random()
         if let rehash {
             _ = try await repository.execute(found.accountID) { _ in .rehashPassword(newPasswordHash: rehash) }
         }

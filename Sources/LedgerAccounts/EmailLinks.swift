@@ -22,7 +22,7 @@ public struct EmailLinks: Sendable {
     func make(_ purpose: AccountState.PendingLink.Purpose, to address: String, now: Date) throws -> (AccountCommand.NewLink, OutboxMessage) {
         let token = Base64URL.encode(try SecureRandom.bytes(32))
         let link = AccountCommand.NewLink(
-            linkID: UUID(), expiresAt: now.addingTimeInterval(purpose == .emailRevert ? revertLifetime : lifetime),
+            linkID: UUID.random(), expiresAt: now.addingTimeInterval(purpose == .emailRevert ? revertLifetime : lifetime),
             tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
         let message = OutboxMessage(
             channel: .email, to: address, template: Self.template(purpose),

@@ -56,7 +56,7 @@ public struct OTPService: Sendable {
         guard let purpose = OTPPurpose(rawValue: rawPurpose) else { throw ValidationFailure(problems: [Self.invalidPurpose]) }
         var phone = try rawPhone.map { try parse($0, country: country) }
         let now = clock.now()
-        let requestID = UUID()
+        let requestID = UUID.random()
         var accountID: UUID
         if let session {
             accountID = session.accountID
@@ -67,7 +67,7 @@ public struct OTPService: Sendable {
                 accountID = owner
             } else {
                 try await accounts.checkCooldown(.phone(phone.e164))
-                accountID = UUID()
+                accountID = UUID.random()
             }
         }
         if purpose.needsSession, let session {
@@ -129,7 +129,7 @@ public struct OTPService: Sendable {
         }
         guard let requestID = UUID(uuidString: rawRequestID) else { throw IdentityError.codeExpired }
         let tokens = try IssuedTokens.issue(now: clock.now())
-        let sessionID = UUID()
+        let sessionID = UUID.random()
         let reauth = try ReauthGrantToken.issue(method: .phone, lifetime: reauthLifetime)
         let reauthTokenHash = reauthToken.map(ReauthGrantToken.hash)
         let command: @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand = { issued, state in
@@ -146,9 +146,9 @@ public struct OTPService: Sendable {
                 return .linkPhone(phone, requestID: requestID)
             case .changePhone:
                 return .changePhone(
-                    phone, requestID: requestID, sessionID: issued.sessionID ?? UUID(), reauthTokenHash: reauthTokenHash)
+                    phone, requestID: requestID, sessionID: issued.sessionID ?? UUID.random(), reauthTokenHash: reauthTokenHash)
             case .reauth:
-                return .grantReauth(sessionID: issued.sessionID ?? UUID(), reauth.grant)
+                return .grantReauth(sessionID: issued.sessionID ?? UUID.random(), reauth.grant)
             }
         }
         let presented = codeHash(code, requestID: requestID)

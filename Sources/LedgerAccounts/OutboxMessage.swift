@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// An SMS or email to send, in the delivery payload of API.md.
 public struct OutboxMessage: Sendable, Equatable, Codable {
@@ -16,7 +17,7 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var locale: String
 
     public init(
-        id: UUID = UUID(), channel: Channel, to: String, template: String, code: String? = nil, link: String? = nil,
+        id: UUID = UUID.random(), channel: Channel, to: String, template: String, code: String? = nil, link: String? = nil,
         token: String? = nil, locale: String = "en"
     ) {
         self.id = id

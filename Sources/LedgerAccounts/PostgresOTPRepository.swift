@@ -121,7 +121,7 @@ public struct PostgresOTPRepository: OTPRepository {
         guard issued.purpose == .signIn else { return issued.accountID }
         if let owner = try await accounts.phoneOwner(issued.phone, on: connection) { return owner }
         let reserved = try await connection.query("SELECT 1 FROM accounts WHERE account_id = $1", [.uuid(issued.accountID)])
-        return reserved.rowCount == 0 ? issued.accountID : UUID()
+        return reserved.rowCount == 0 ? issued.accountID : UUID.random()
     }
 
     public func cancel(_ requestID: UUID, sessionID: UUID?) async throws {

@@ -51,9 +51,9 @@ public struct ProviderService: Sendable {
                 }
             }
             let tokens = try IssuedTokens.issue(now: clock.now())
-            let sessionID = UUID()
+            let sessionID = UUID.random()
             do {
-                let (state, _) = try await repository.execute(UUID()) { _ in
+                let (state, _) = try await repository.execute(UUID.random()) { _ in
                     .registerByProvider(.init(
                         identity: claim, email: email, displayName: displayName,
                         handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 },
@@ -78,7 +78,7 @@ public struct ProviderService: Sendable {
 
     private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?) async throws -> AccountService.Session {
         let tokens = try IssuedTokens.issue(now: clock.now())
-        let sessionID = UUID()
+        let sessionID = UUID.random()
         let (state, _) = try await repository.execute(accountID) { _ in
             .startSession(.init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes))
         }

@@ -12,7 +12,7 @@ public struct ReauthGrantToken: Sendable, Equatable {
     /// A fresh token and the command that records its grant.
     static func issue(method: ReauthMethod, lifetime: TimeInterval) throws -> (token: String, grant: AccountCommand.NewGrant) {
         let token = "lg_" + Base64URL.encode(try SecureRandom.bytes(32))
-        return (token, .init(grantID: UUID(), method: method, tokenHash: hash(token), lifetime: lifetime))
+        return (token, .init(grantID: UUID.random(), method: method, tokenHash: hash(token), lifetime: lifetime))
     }
 
     /// The hex SHA-256 a presented token is looked up by.

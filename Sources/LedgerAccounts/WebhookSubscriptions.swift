@@ -31,7 +31,7 @@ public struct WebhookSubscriptions: Sendable {
     public func create(url: String, types: [String]?, secret: String, after: FeedCursor?) async throws -> WebhookSubscription {
         let problems = Self.problems(url: url, types: types, secret: secret)
         guard problems.isEmpty else { throw AccountService.ValidationFailure(problems: problems) }
-        let id = UUID()
+        let id = UUID.random()
         var start = FeedCursor.start
         if let after { start = after } else { start = try await store.headCursor() }
         let rows = try await client.query(
