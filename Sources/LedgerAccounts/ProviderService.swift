@@ -32,6 +32,8 @@ public struct ProviderService: Sendable {
             if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
                 return (try await startSession(owner, provider: provider, device: device), false)
             }
+            // A deleted account's identity neither joins another account nor starts a new one yet.
+            try await accounts.checkCooldown(.provider(provider, identity.subject))
             if let owner = try await linkableAccount(identity) {
                 do {
                     _ = try await repository.execute(owner) { _ in .linkProvider(claim) }
@@ -40,7 +42,6 @@ public struct ProviderService: Sendable {
                     // That account has another identity of this provider: a new account instead.
                 }
             }
-            try await accounts.checkCooldown(.provider(provider, identity.subject))
             let email = try await identity.email.flatMap(EmailAddress.init).asyncFilter { address in
                 guard try await repository.isEmailFree(address) else { return false }
                 do {
@@ -89,8 +90,10 @@ public struct ProviderService: Sendable {
     /// belongs to another account (which one is never said).
     public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String) async throws -> AccountState {
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
-        if let owner = try await repository.providerOwner(provider, subject: identity.subject), owner != session.accountID {
-            throw Self.inUse(provider)
+        if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
+            guard owner == session.accountID else { throw Self.inUse(provider) }
+        } else {
+            try await accounts.checkCooldown(.provider(provider, identity.subject))
         }
         do {
             return try await repository.execute(session.accountID) { _ in

@@ -86,6 +86,13 @@ struct ServeCommand: AsyncParsableCommand {
                         "refusing to start: \(status.pending.count) migration(s) pending; run `ledger migrate` (or serve --migrate)")
                 }
             }
+            // A wrong LEDGER_MASTER_KEY (or --dev's key against a real database) would serve
+            // 500s on every read of an existing account: refuse now, naming both keys.
+            do {
+                try await SubjectKeyring(masterKey: masterKey).checkMasterKey(client: client)
+            } catch let error as EventStoreError {
+                throw ValidationError("refusing to start: \(error.message); set LEDGER_MASTER_KEY to the store's key")
+            }
         } catch {
             await client.shutdown()
             throw error

@@ -1,8 +1,9 @@
 import Foundation
+import LedgerCrypto
 import LedgerTestSupport
 import Testing
 
-@Suite("ledger serve: development mode", .timeLimit(.minutes(2)))
+@Suite("ledger serve: development mode and the master key", .timeLimit(.minutes(2)))
 struct DevelopmentModeTests {
     @Test("without LEDGER_MASTER_KEY, serve refuses to start, unless --dev: then it migrates and seals with the development key")
     func devFlag() async throws {
@@ -21,8 +22,33 @@ struct DevelopmentModeTests {
                 throw error
             }
             try await server.shutdown()
-            let sealed = try await db.client.query("SELECT count(*) FROM events WHERE subject_id IS NOT NULL")
-            #expect(try sealed[0].int(0) ?? 0 > 0)
+            // `ledger` runs in this process's directory, where --dev keeps its key.
+            let saved = try String(contentsOfFile: ".ledger/dev-master-key", encoding: .utf8)
+            let developmentKey = try MasterKey(base64: saved.trimmingCharacters(in: .whitespacesAndNewlines))
+            let keyIDs = try await db.client.query("SELECT DISTINCT master_key_id FROM subject_keys")
+            #expect(keyIDs.rowCount == 1)
+            #expect(keyIDs[0].string(0) == developmentKey.keyID)
+        }
+    }
+
+    @Test("serve refuses a master key other than the one the store's data keys are wrapped by")
+    func wrongMasterKey() async throws {
+        try await TestPostgres.withDatabase { db in
+            let server = try ServerUnderTest(databaseURL: db.url)
+            do {
+                try await server.start()
+                _ = try await server.signUp(0)
+            } catch {
+                try? await server.shutdown()
+                throw error
+            }
+            try await server.shutdown()
+            let other = try ServerUnderTest(databaseURL: db.url)
+            let (status, output) = try await other.ledger(["serve", "--host", "127.0.0.1"])
+            try await other.shutdown()
+            #expect(status != 0)
+            #expect(output.contains("refusing to start: the store's data keys are wrapped by master key"))
+            #expect(!output.contains(other.environment["LEDGER_MASTER_KEY"] ?? "-"), "the key itself must never be printed")
         }
     }
 }

@@ -75,8 +75,14 @@ struct OpenAPIDocument: @unchecked Sendable {
             let matching = alternatives.filter { validate(value, against: $0, at: location).isEmpty }.count
             if matching != 1 { problems.append("\(location): matches \(matching) of the oneOf alternatives, not exactly 1") }
         }
-        if let allowed = schema["enum"] as? [String], case .string(let text) = value, !allowed.contains(text) {
-            problems.append("\(location): \(text) is not one of \(allowed)")
+        if let allowed = schema["enum"] as? [Any] {
+            // A `null` in the list is whatever YAML made of it: anything that is not a string.
+            let texts = allowed.compactMap { $0 as? String }
+            if case .string(let text) = value, !texts.contains(text) {
+                problems.append("\(location): \(text) is not one of \(texts)")
+            } else if case .null = value, texts.count == allowed.count {
+                problems.append("\(location): null is not one of \(texts)")
+            }
         }
         if let types = (schema["type"] as? [String]) ?? (schema["type"] as? String).map({ [$0] }) {
             guard types.contains(where: { Self.matches(value, type: $0) }) else {

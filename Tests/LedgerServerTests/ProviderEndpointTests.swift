@@ -160,7 +160,7 @@ struct ProviderEndpointTests {
         }
     }
 
-    @Test("a deleted account's Apple identity may not sign up again for 7 days")
+    @Test("a deleted account's Apple identity may not sign up again, nor join another account, for 7 days")
     func cooldown() async throws {
         try await withApp { client, providers in
             let created = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "ana@example.com", verified: true)])
@@ -171,6 +171,15 @@ struct ProviderEndpointTests {
             let refused = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")])
             #expect(refused.status == .conflict)
             #expect(refused.string("error") == "signup_cooldown")
+            // Nor through another account: connecting it, or signing in with it by a verified email that account holds.
+            let bob = try await signUp(client, email: "bob@example.com")
+            let linked = try await call(client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-1")], token: bob)
+            #expect(linked.status == .conflict)
+            #expect(linked.string("error") == "signup_cooldown")
+            #expect(try await call(client, .post, "/auth/email/verify", ["token": try await outboxToken(providers.db, template: "verify_email")]).status == .ok)
+            let byEmail = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "bob@example.com", verified: true)])
+            #expect(byEmail.string("error") == "signup_cooldown")
+            #expect(try await call(client, .get, "/me/auth-methods", token: bob).body["apple_linked"] as? Bool == false)
             providers.db.clock.advance(by: 86401)
             #expect(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).status == .created)
         }
