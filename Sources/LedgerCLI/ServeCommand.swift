@@ -70,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
+        let keyring = SubjectKeyring(masterKey: masterKey)
         let client = PostgresClient(configuration: .init(url: url, maximumConnections: configuration.databaseMaxConnections))
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
@@ -89,7 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
             // A wrong LEDGER_MASTER_KEY (or --dev's key against a real database) would serve
             // 500s on every read of an existing account: refuse now, naming both keys.
             do {
-                try await SubjectKeyring(masterKey: masterKey).checkMasterKey(client: client)
+                try await keyring.checkMasterKey(client: client)
             } catch let error as EventStoreError {
                 throw ValidationError("refusing to start: \(error.message); set LEDGER_MASTER_KEY to the store's key")
             }
@@ -99,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let clock = SystemClock()
-        let eventStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: clock)
+        let eventStore = EventStore(client: client, keyring: keyring, clock: clock)
         let listener = eventStore.listenForRemoteCommits(url: url)
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
