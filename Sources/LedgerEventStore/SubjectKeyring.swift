@@ -45,15 +45,13 @@ public final class SubjectKeyring: Sendable {
         throw EventStoreError(.undecryptable, "could not create a data key for the subject")
     }
 
-    /// Throws when the store's data keys are wrapped by another master key than this
-    /// keyring's: every read of an existing subject would fail. There is one master key per
-    /// store, so one live key tells (and costs one row).
+    /// Throws (`undecryptable`) when this keyring's master key cannot open the store's data
+    /// keys: every read of an existing subject would fail. There is one master key per store,
+    /// so unwrapping one live key tells (and costs one row).
     public func checkMasterKey(client: PostgresClient) async throws {
-        let rows = try await client.query("SELECT master_key_id FROM subject_keys WHERE wrapped_key IS NOT NULL LIMIT 1")
-        guard rows.rowCount == 1, let storedKeyID = rows[0].string(0), storedKeyID != masterKey.keyID else { return }
-        throw EventStoreError(
-            .undecryptable,
-            "the store's data keys are wrapped by master key \(storedKeyID), but the configured master key is \(masterKey.keyID)")
+        let rows = try await client.query("SELECT subject_id, wrapped_key FROM subject_keys WHERE wrapped_key IS NOT NULL LIMIT 1")
+        guard rows.rowCount == 1, let subjectID = try rows[0].uuid(0), let wrapped = try rows[0].bytes(1) else { return }
+        _ = try unwrap(wrapped, subjectID: subjectID)
     }
 
     /// The subject's key when this process has it cached, without touching the database.

@@ -47,7 +47,7 @@ struct DevelopmentModeTests {
             let (status, output) = try await other.ledger(["serve", "--host", "127.0.0.1"])
             try await other.shutdown()
             #expect(status != 0)
-            #expect(output.contains("refusing to start: the store's data keys are wrapped by master key"))
+            #expect(output.contains("refusing to start: cannot unwrap the subject's data key: data key was wrapped by master key"))
             #expect(!output.contains(other.environment["LEDGER_MASTER_KEY"] ?? "-"), "the key itself must never be printed")
         }
     }
