@@ -108,7 +108,8 @@ struct AccountProjector {
     }
 
     /// Works out the rows of one account from its state after `events`; `previous` (the state
-    /// before them, nil for a rebuild) keeps rows already written from being sent again.
+    /// before them, nil for a rebuild, whose events start at version 1) holds the refresh tokens
+    /// current before the first event, which a refresh among them spends.
     mutating func add(_ state: AccountState, events: [(AccountEvent, Date)], from previous: AccountState? = nil) {
         guard let createdAt = state.createdAt else { return }
         for (event, time) in events { addLinks(state.accountID, event, at: time) }
@@ -138,11 +139,28 @@ struct AccountProjector {
                 access_token_sha256: session.accessTokenHash, refresh_token_sha256: session.refreshTokenHash,
                 created_at: session.createdAt, last_used_at: session.lastUsedAt, access_expires_at: session.accessExpiresAt,
                 refresh_expires_at: session.refreshExpiresAt, revoked_at: session.revokedAt, revoked_reason: session.revokedReason))
-            // Only the hashes these events spent: a session refreshed every 15 minutes for a
-            // year has spent ~35,000, and writing them all again on each refresh made it quadratic.
-            let written = previous?.sessions[sessionID]?.spentRefreshHashes ?? []
-            for spent in session.spentRefreshHashes.subtracting(written).sorted() {
-                spentTokens.append(SpentTokenRow(refresh_token_sha256: spent, session_id: session.id, account_id: state.accountID))
+        }
+        addSpentTokens(state.accountID, events.lazy.map(\.0), from: previous)
+    }
+
+    /// The refresh tokens these events spent: each refresh spends the session's token before it.
+    /// Only the events' own (a session refreshed every 15 minutes for a year has spent ~35,000).
+    private mutating func addSpentTokens(
+        _ accountID: UUID, _ events: some Sequence<AccountEvent>, from previous: AccountState?
+    ) {
+        var currentRefreshHashes: [UUID: String] = [:]
+        for event in events {
+            switch event {
+            case .sessionStarted(let started):
+                currentRefreshHashes[started.sessionID] = started.refreshTokenHash
+            case .sessionRefreshed(let refreshed):
+                guard let spent = currentRefreshHashes[refreshed.sessionID]
+                        ?? previous?.sessions[refreshed.sessionID]?.refreshTokenHash
+                else { continue }
+                spentTokens.append(SpentTokenRow(refresh_token_sha256: spent, session_id: refreshed.sessionID, account_id: accountID))
+                currentRefreshHashes[refreshed.sessionID] = refreshed.refreshTokenHash
+            default:
+                continue
             }
         }
     }

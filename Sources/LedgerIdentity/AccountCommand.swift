@@ -5,7 +5,10 @@ import Foundation
 public enum AccountCommand: Sendable, Equatable {
     case register(Registration)
     case startSession(NewSession)
-    /// Exchange a refresh token (by its hash) for a new pair.
+    /// Exchange a refresh token (by its hash) for a new pair. The hash is one the session was
+    /// issued (the token index found it under `sessionID`): when it is no longer the session's
+    /// current one it was spent, and presenting it again revokes the session. The state keeps
+    /// no list of spent hashes, which would grow by one for every refresh for the session's life.
     case refreshSession(sessionID: UUID, presentedRefreshHash: String, replacement: SessionTokens)
     case revokeSession(sessionID: UUID, reason: String)
     case sendVerificationLink(NewLink)

@@ -23,11 +23,12 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .refreshSession(let sessionID, let presented, let replacement):
         guard let session = state.sessions[sessionID] else { throw IdentityError.sessionExpired }
         guard session.isActive else { throw IdentityError.sessionExpired(lastMethod: session.method) }
-        if session.spentRefreshHashes.contains(presented) {
-            // A spent refresh token came back: someone holds a copy. End the session.
+        if session.refreshTokenHash != presented {
+            // The session was issued this token and has since exchanged it: a spent refresh
+            // token came back, so someone holds a copy. End the session.
             return [.sessionRevoked(.init(sessionID: sessionID, reason: "refresh_token_reused"))]
         }
-        guard session.refreshTokenHash == presented, session.refreshExpiresAt > now else {
+        guard session.refreshExpiresAt > now else {
             throw IdentityError.sessionExpired(lastMethod: session.method)
         }
         return [.sessionRefreshed(.init(

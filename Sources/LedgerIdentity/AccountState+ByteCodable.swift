@@ -64,7 +64,6 @@ extension AccountState.Session: ByteCodable {
         writer.write(lastUsedAt)
         writer.write(accessTokenHash)
         writer.write(refreshTokenHash)
-        writer.write(spentRefreshHashes)
         writer.write(accessExpiresAt)
         writer.write(refreshExpiresAt)
         writer.write(revokedAt)
@@ -75,7 +74,7 @@ extension AccountState.Session: ByteCodable {
         self.init(
             id: try reader.read(), method: try reader.read(), device: try reader.read(), createdAt: try reader.read(),
             lastUsedAt: try reader.read(), accessTokenHash: try reader.read(), refreshTokenHash: try reader.read(),
-            spentRefreshHashes: try reader.read(), accessExpiresAt: try reader.read(), refreshExpiresAt: try reader.read(),
+            accessExpiresAt: try reader.read(), refreshExpiresAt: try reader.read(),
             revokedAt: try reader.read(), revokedReason: try reader.read())
     }
 }

@@ -43,8 +43,6 @@ public struct AccountState: Sendable, Equatable {
         public var lastUsedAt: Date
         public var accessTokenHash: String
         public var refreshTokenHash: String
-        /// Refresh-token hashes already exchanged: presenting one again means theft.
-        public var spentRefreshHashes: Set<String> = []
         public var accessExpiresAt: Date
         public var refreshExpiresAt: Date
         public var revokedAt: Date?
@@ -120,7 +118,6 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
             accessExpiresAt: started.accessExpiresAt, refreshExpiresAt: started.refreshExpiresAt)
     case .sessionRefreshed(let refreshed):
         guard var session = state.sessions[refreshed.sessionID] else { break }
-        session.spentRefreshHashes.insert(session.refreshTokenHash)
         session.accessTokenHash = refreshed.accessTokenHash
         session.refreshTokenHash = refreshed.refreshTokenHash
         session.accessExpiresAt = refreshed.accessExpiresAt

@@ -154,13 +154,45 @@ struct AccountServiceTests {
             let service = try db.accountService()
             let first = try await service.signUp(
                 email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
-            var current = first
-            for _ in 0..<20 { current = try await service.refresh(current.refreshToken) }
+            var current = try await service.refresh(first.refreshToken)
+            let sizeAfterOne = try await Self.encodedSize(service.account(first.accountID))
+            for _ in 1..<20 { current = try await service.refresh(current.refreshToken) }
+            // The state (and so every load and snapshot of it) does not grow with refreshes.
+            #expect(try await Self.encodedSize(service.account(first.accountID)) == sizeAfterOne)
             #expect(try await db.client.query("SELECT n FROM offered")[0].int(0) == 20)
             #expect(try await db.client.query("SELECT count(*) FROM spent_refresh_tokens")[0].int(0) == 20)
             let reuse = await #expect(throws: IdentityError.self) { try await service.refresh(first.refreshToken) }
             #expect(reuse == IdentityError.sessionExpired(lastMethod: "email"))
             #expect(try await service.authenticate(accessToken: current.accessToken) == nil)
+        }
+    }
+
+    static func encodedSize(_ state: AccountState) -> Int {
+        var writer = ByteWriter()
+        writer.write(state)
+        return writer.bytes.count
+    }
+
+    @Test("many concurrent refreshes of one token: one gets the new pair, the rest revoke the session")
+    func concurrentRefresh() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let first = try await service.signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let outcomes = await withTaskGroup(of: AccountService.Session?.self) { group in
+                for _ in 0..<12 { group.addTask { try? await service.refresh(first.refreshToken) } }
+                return await group.reduce(into: [AccountService.Session?]()) { $0.append($1) }
+            }
+            let winners = outcomes.compactMap { $0 }
+            #expect(winners.count == 1)
+            // The copies that lost were spent tokens presented again: the session ends.
+            if let winner = winners.first {
+                #expect(try await service.authenticate(accessToken: winner.accessToken) == nil)
+                await #expect(throws: IdentityError.self) { try await service.refresh(winner.refreshToken) }
+            }
+            let state = try await service.account(first.accountID)
+            #expect(state.sessions[first.sessionID]?.revokedReason == "refresh_token_reused")
+            #expect(try await db.client.query("SELECT count(*) FROM spent_refresh_tokens")[0].int(0) == 1)
         }
     }
 

@@ -123,7 +123,6 @@ struct AccountStateTests {
         #expect(state.passwordChangedAt == t0)
         #expect(state.emailVerified)
         #expect(state.sessions[session]?.refreshTokenHash == "r2")
-        #expect(state.sessions[session]?.spentRefreshHashes == ["r1"])
         #expect(state.sessions[session]?.lastUsedAt == t0.addingTimeInterval(10))
         #expect(state.sessions[session]?.isActive == false)
         #expect(state.sessions[session]?.revokedReason == "logout")
