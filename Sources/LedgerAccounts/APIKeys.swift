@@ -60,43 +60,53 @@ public struct APIKeys: Sendable {
         ).affectedRows == 1
     }
 
-    /// Whether `key` is live and has `scope` (or `admin`). Throws `unknown` for a wrong or
-    /// revoked key, `missingScope` for a key without the scope. Returns the key's SHA-256, its
-    /// identity for per-key accounting such as rate limits.
-    @discardableResult
-    public func authorize(_ key: String, scope: Scope) async throws -> [UInt8] {
-        let hash = SHA256.hash(Array(key.utf8))
+    /// A live key that passed `authorize`.
+    public struct Authorized: Sendable, Equatable {
+        /// The key's id, which events it causes name as their actor (`service:<id>`).
+        public let id: UUID
+        /// The key's SHA-256, its identity for per-key accounting such as rate limits.
+        public let hash: [UInt8]
         let scopes: Set<String>
+    }
+
+    /// Whether `key` is live and has `scope` (or `admin`). Throws `unknown` for a wrong or
+    /// revoked key, `missingScope` for a key without the scope.
+    @discardableResult
+    public func authorize(_ key: String, scope: Scope) async throws -> Authorized {
+        let hash = SHA256.hash(Array(key.utf8))
+        let authorized: Authorized
         if let cached = cache.get(hash) {
-            scopes = cached
+            authorized = cached
         } else {
             let rows = try await client.query(
-                "SELECT array_to_string(scopes, ',') FROM api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL", [.bytea(hash)])
-            guard rows.rowCount == 1 else { throw APIKeyError.unknown }
-            scopes = Set((rows[0].string(0) ?? "").split(separator: ",").map(String.init))
-            cache.set(hash, scopes)
+                "SELECT id, array_to_string(scopes, ',') FROM api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL", [.bytea(hash)])
+            guard rows.rowCount == 1, let id = try rows[0].uuid(0) else { throw APIKeyError.unknown }
+            authorized = Authorized(id: id, hash: hash, scopes: Set((rows[0].string(1) ?? "").split(separator: ",").map(String.init)))
+            cache.set(authorized)
         }
-        guard scopes.contains(scope.rawValue) || scopes.contains(Scope.admin.rawValue) else { throw APIKeyError.missingScope }
-        return hash
+        guard authorized.scopes.contains(scope.rawValue) || authorized.scopes.contains(Scope.admin.rawValue) else {
+            throw APIKeyError.missingScope
+        }
+        return authorized
     }
 }
 
-/// Scopes of recently seen live keys, by key hash, for `APIKeys.cacheLifetime`.
+/// Recently seen live keys, by key hash, for `APIKeys.cacheLifetime`.
 private final class ScopeCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [[UInt8]: (scopes: Set<String>, until: ContinuousClock.Instant)] = [:]
+    private var entries: [[UInt8]: (key: APIKeys.Authorized, until: ContinuousClock.Instant)] = [:]
 
-    func get(_ hash: [UInt8]) -> Set<String>? {
+    func get(_ hash: [UInt8]) -> APIKeys.Authorized? {
         lock.withLock {
             guard let entry = entries[hash], entry.until > .now else { return nil }
-            return entry.scopes
+            return entry.key
         }
     }
 
-    func set(_ hash: [UInt8], _ scopes: Set<String>) {
+    func set(_ key: APIKeys.Authorized) {
         lock.withLock {
             if entries.count > 10_000 { entries.removeAll() }
-            entries[hash] = (scopes, .now + APIKeys.cacheLifetime)
+            entries[key.hash] = (key, .now + APIKeys.cacheLifetime)
         }
     }
 }

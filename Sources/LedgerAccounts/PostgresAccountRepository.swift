@@ -38,9 +38,14 @@ public struct PostgresAccountRepository: AccountRepository {
         // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
         try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)
         guard !events.isEmpty else { return (state, []) }
+        // Nobody else named: the account's own caller (a signed-in session, or the sign-up or
+        // sign-in that proved it) caused these.
+        let metadata = EventMetadata.current.withActor(default: "account:\(accountID.lowercased)")
         try await store.queueAppend(
             to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
-            events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
+            events: try events.map {
+                NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload(), metadata: metadata)
+            },
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, from: state, events: events, at: now, on: connection)

@@ -150,7 +150,9 @@ public struct PostgresOTPRepository: OTPRepository {
         try await store.queueAppend(
             to: challenge.requestID, streamType: Self.streamType, subjectID: subject,
             expected: challenge.version == 0 ? .noStream : .exact(challenge.version),
-            events: try events.map { NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload()) },
+            events: try events.map {
+                NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload(), metadata: .current)
+            },
             recordedAt: now, on: connection)
         try await OTPProjector.project(challenge.requestID, events: events, at: now, clientAddress: clientAddress, on: connection)
     }

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
+import LedgerCore
+import LedgerEventStore
 
 /// Checks a service call's `Authorization: Bearer <api_key>`: `401 invalid_api_key` for a
 /// missing, wrong or revoked key, `403 insufficient_scope` for a key without the scope, and
@@ -17,25 +19,38 @@ public struct APIKeyGuard: Sendable {
             ? TokenBucketLimiter(rate: Double(requestsPerSecond), burst: Double(2 * requestsPerSecond)) : nil
     }
 
-    public func authorize(_ request: Request, scope: APIKeys.Scope) async throws {
+    /// Runs `body` for the key's service: the events it causes name `service:<key id>` as
+    /// their actor.
+    public func acting<Result: Sendable>(
+        _ request: Request, scope: APIKeys.Scope, _ body: () async throws -> Result
+    ) async throws -> Result {
+        let key = try await authorize(request, scope: scope)
+        var metadata = EventMetadata.current
+        metadata.actor = "service:\(key.id.lowercased)"
+        return try await EventMetadata.$current.withValue(metadata) { try await body() }
+    }
+
+    @discardableResult
+    public func authorize(_ request: Request, scope: APIKeys.Scope) async throws -> APIKeys.Authorized {
         guard let presented = request.bearerCredential else {
             throw APIError(.unauthorized, .init("invalid_api_key"), "An API key is required.", headers: [.wwwAuthenticate: "Bearer"])
         }
-        let keyHash: [UInt8]
+        let key: APIKeys.Authorized
         do {
-            keyHash = try await keys.authorize(presented, scope: scope)
+            key = try await keys.authorize(presented, scope: scope)
         } catch APIKeyError.unknown {
             throw APIError(.unauthorized, .init("invalid_api_key"), "The API key is not valid.", headers: [.wwwAuthenticate: "Bearer"])
         } catch APIKeyError.missingScope {
             throw APIError(.forbidden, .init("insufficient_scope"), "The API key lacks the \(scope.rawValue) scope.")
         }
         // Counted after the key is known good, so wrong keys cannot exhaust a real key's budget.
-        if let limiter, let wait = limiter.take(keyHash) {
+        if let limiter, let wait = limiter.take(key.hash) {
             let retryAfter = max(1, Int(wait.rounded(.up)))
             throw APIError(
                 .tooManyRequests, .init("rate_limited"), "Too many requests for this API key. Slow down.",
                 extra: ["retry_after": .int(Int64(retryAfter))], headers: [.retryAfter: String(retryAfter)])
         }
+        return key
     }
 }
 

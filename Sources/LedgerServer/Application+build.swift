@@ -16,9 +16,10 @@ public func buildApplication(_ services: LedgerServices, logger: Logger) -> some
 /// Every route of the API, behind the request-id and error middleware.
 public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
-    router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
-    router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
     let trustedProxies = services.configuration.trustedProxies.compactMap(CIDR.init)
+    router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
+    router.add(middleware: EventMetadataMiddleware(ipHashKey: services.ipHashKey, trustedProxies: trustedProxies))
+    router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
     router.addRoutes(AuthController(accounts: services.accounts, trustedProxies: trustedProxies).endpoints)
     router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)

@@ -21,23 +21,25 @@ public struct DeletionController: Sendable {
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.put("/accounts/:id/holds/:ref") { request, context in
-            try await keys.authorize(request, scope: .holdsWrite)
-            let (accountID, ref) = try Self.target(context)
-            let body = try await request.decodeJSON(HoldRequest.self, context: context)
-            guard let kind = HoldKind(rawValue: body.kind) else {
-                throw APIError(.unprocessableContent, .init("invalid_kind"), "Use upcoming_session, upcoming_booking, pending_payout or dispute.")
+            try await keys.acting(request, scope: .holdsWrite) {
+                let (accountID, ref) = try Self.target(context)
+                let body = try await request.decodeJSON(HoldRequest.self, context: context)
+                guard let kind = HoldKind(rawValue: body.kind) else {
+                    throw APIError(.unprocessableContent, .init("invalid_kind"), "Use upcoming_session, upcoming_booking, pending_payout or dispute.")
+                }
+                let hold = Hold(
+                    ref: ref, kind: kind, startsAt: try Self.date(body.startsAt, "starts_at"), title: body.title, amount: body.amount,
+                    releasesAt: try Self.date(body.releasesAt, "releases_at"))
+                try await accounts.placeHold(accountID, hold)
+                return JSONResponse(.ok, Self.holdBody(hold, accountID: accountID))
             }
-            let hold = Hold(
-                ref: ref, kind: kind, startsAt: try Self.date(body.startsAt, "starts_at"), title: body.title, amount: body.amount,
-                releasesAt: try Self.date(body.releasesAt, "releases_at"))
-            try await accounts.placeHold(accountID, hold)
-            return JSONResponse(.ok, Self.holdBody(hold, accountID: accountID))
         }
         routes.delete("/accounts/:id/holds/:ref") { request, context in
-            try await keys.authorize(request, scope: .holdsWrite)
-            let (accountID, ref) = try Self.target(context)
-            try await accounts.releaseHold(accountID, ref: ref)
-            return Response(status: .noContent)
+            try await keys.acting(request, scope: .holdsWrite) {
+                let (accountID, ref) = try Self.target(context)
+                try await accounts.releaseHold(accountID, ref: ref)
+                return Response(status: .noContent)
+            }
         }
         routes.get("/me/delete-preflight") { request, _ in
             let session = try await auth.authenticate(request)

@@ -62,7 +62,9 @@ public struct PurgeWorker: Sendable {
             try await store.append(
                 to: accountID, streamType: "account", subjectID: nil,
                 expected: .exact(version.rowCount == 1 ? try version[0].int(0) ?? 0 : 0),
-                events: [NewEvent(type: event.type, schemaVersion: event.schemaVersion, payload: try event.encodedPayload())],
+                events: [NewEvent(
+                    type: event.type, schemaVersion: event.schemaVersion, payload: try event.encodedPayload(),
+                    metadata: EventMetadata(actor: "system:purge"))],
                 recordedAt: now, on: connection)
             try await store.keyring.destroy(subjectID: accountID, at: now, on: connection)
             try afterKeyDestruction?(accountID)

@@ -81,6 +81,9 @@ struct PurgeWorkerTests {
             // The history: every event still listed, payloads unreadable but the last; the chain verifies.
             let history = try await fixture.store.readStream(accountID)
             #expect(history.last?.type == "account.purged")
+            // The worker, not the account, caused the purge; the account caused what came before.
+            #expect(history.last?.metadata.actor == "system:purge")
+            #expect(history.first?.metadata.actor == "account:\(accountID.lowercased)")
             #expect(history.dropLast().allSatisfy { $0.payload == nil })
             #expect(try await fixture.store.verify(streamID: accountID).ok)
             // A rebuild gives the same projections as the purge left.
