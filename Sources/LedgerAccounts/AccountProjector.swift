@@ -123,9 +123,13 @@ struct AccountProjector {
             deleted_at: state.deletedAt, purge_after: state.purgeAfter))
         for case (.deletionScheduled(let scheduled), _) in events {
             for key in scheduled.cooldownKeys {
-                // As the upsert does: the longest cooldown wins, the latest account owns it.
+                // As the upsert does: the longest cooldown wins, with its account as the owner
+                // (a purge clears its own account's rows). Not "the last account written": a
+                // rebuild visits accounts by id, not by time.
                 if let earlier = cooldowns[key] {
-                    cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: max(earlier.until, scheduled.cooldownUntil))
+                    if scheduled.cooldownUntil >= earlier.until {
+                        cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: scheduled.cooldownUntil)
+                    }
                 } else {
                     cooldownOrder.append(key)
                     cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: scheduled.cooldownUntil)
@@ -256,8 +260,8 @@ struct AccountProjector {
                 """
                 INSERT INTO signup_cooldowns (key_hmac, account_id, until)
                 SELECT r.key_hmac, r.account_id, r.until FROM \(rows.source)
-                ON CONFLICT (key_hmac) DO UPDATE SET until = greatest(signup_cooldowns.until, EXCLUDED.until),
-                    account_id = EXCLUDED.account_id
+                ON CONFLICT (key_hmac) DO UPDATE SET until = EXCLUDED.until, account_id = EXCLUDED.account_id
+                WHERE EXCLUDED.until >= signup_cooldowns.until
                 """,
                 rows.parameters, on: connection)
         }

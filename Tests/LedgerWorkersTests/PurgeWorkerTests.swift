@@ -94,6 +94,38 @@ struct PurgeWorkerTests {
         }
     }
 
+    /// Rebuilds visit accounts by id, so "the last account written owns the row" would hand
+    /// a cooldown to whichever id sorts last, and that account's purge would clear it early.
+    @Test("an address deleted twice: the later account owns its cooldown, after a rebuild too")
+    func cooldownOwner() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try fixture(db)
+            func signUpAndDelete(_ email: String) async throws -> UUID {
+                let session = try await fixture.accounts.signUp(
+                    email: email, password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+                let ref = SessionRef(accountID: session.accountID, sessionID: session.sessionID)
+                let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", clientAddress: nil)
+                _ = try await fixture.accounts.deleteAccount(ref, reauthToken: grant.token)
+                return session.accountID
+            }
+            // Several addresses, so that some first account's id sorts after its successor's.
+            let emails = (1...6).map { "twice\($0)@example.com" }
+            for email in emails { _ = try await signUpAndDelete(email) }
+            db.clock.advance(by: 8 * 86400)
+            var later: Set<UUID> = []
+            for email in emails { later.insert(try await signUpAndDelete(email)) }
+            func owners() async throws -> [String] {
+                try await db.client.query("SELECT account_id::text || ' ' || until::text FROM signup_cooldowns ORDER BY key_hmac")
+                    .rows.map { $0.string(0) ?? "" }
+            }
+            let live = try await owners()
+            #expect(live.count == emails.count)
+            #expect(Set(live.compactMap { $0.split(separator: " ").first.flatMap { UUID(uuidString: String($0)) } }) == later)
+            try await AccountProjections.rebuild(store: fixture.store)
+            #expect(try await owners() == live)
+        }
+    }
+
     @Test("a crash between key destruction and the clean-up rolls back; the next pass purges cleanly")
     func crashAndResume() async throws {
         try await TestPostgres.withDatabase { db in
