@@ -45,20 +45,34 @@ public struct PurgeWorker: Sendable {
         }
     }
 
+    /// A due account whose stream lock this transaction now holds; nil when none is free.
+    ///
+    /// The stream lock comes first, before any row lock or write, as on every other write path
+    /// (DESIGN.md): a `FOR UPDATE` on the `accounts` row first would take the locks in the
+    /// opposite order from a command on the same account. A candidate is checked again under the
+    /// lock, since another worker may have purged it in between.
+    private static func claimDueAccount(at now: Date, on connection: PostgresConnection) async throws -> (UUID, Date?)? {
+        let candidates = try await connection.query(
+            "SELECT account_id FROM accounts WHERE purge_after <= $1 ORDER BY purge_after LIMIT 16", [.timestamp(now)])
+        for row in candidates.rows {
+            guard let accountID = try row.uuid(0) else { continue }
+            let locked = try await connection.query(
+                "SELECT pg_try_advisory_xact_lock(ledger_stream_lock_key($1))", [.uuid(accountID)])
+            guard try locked[0].bool(0) == true else { continue }
+            let due = try await connection.query(
+                "SELECT deleted_at FROM accounts WHERE account_id = $1 AND purge_after <= $2", [.uuid(accountID), .timestamp(now)])
+            if due.rowCount == 1 { return (accountID, try due[0].date(0)) }
+        }
+        return nil
+    }
+
     /// Purges one due account; nil when none is due (or every due one is taken by another worker).
     public func purgeNext() async throws -> UUID? {
         let now = clock.now()
         let purged: UUID? = try await store.client.transaction { connection in
-            let rows = try await connection.query(
-                """
-                SELECT account_id, deleted_at FROM accounts WHERE purge_after <= $1
-                ORDER BY purge_after LIMIT 1 FOR UPDATE SKIP LOCKED
-                """,
-                [.timestamp(now)])
-            guard rows.rowCount == 1, let accountID = try rows[0].uuid(0) else { return nil }
-            store.lockStream(accountID, on: connection)
+            guard let (accountID, deletedAt) = try await Self.claimDueAccount(at: now, on: connection) else { return nil }
             let version = try await connection.query("SELECT version FROM streams WHERE stream_id = $1", [.uuid(accountID)])
-            let event = AccountEvent.purged(.init(deletedAt: try rows[0].date(1)))
+            let event = AccountEvent.purged(.init(deletedAt: deletedAt))
             try await store.append(
                 to: accountID, streamType: "account", subjectID: nil,
                 expected: .exact(version.rowCount == 1 ? try version[0].int(0) ?? 0 : 0),
