@@ -74,11 +74,9 @@ public struct OTPService: Sendable {
             let state = try await repository.load(session.accountID)
             phone = try checkSignedIn(purpose, phone: phone, state: state, session: session, reauthToken: reauthToken, now: now)
             if let phone, purpose == .addPhone || purpose == .changePhone {
-                if let owner = try await repository.phoneOwner(phone.e164) {
-                    guard owner == state.accountID else { throw ClaimTaken(claim: .phone) }
-                } else {
-                    try await accounts.checkCooldown(.phone(phone.e164))
-                }
+                try await accounts.checkClaimable(
+                    .phone(phone.e164), owner: try await repository.phoneOwner(phone.e164), claimant: state.accountID,
+                    taken: ClaimTaken(claim: .phone))
             }
             accountID = state.accountID
         }

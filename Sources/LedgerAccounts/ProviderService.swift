@@ -90,11 +90,9 @@ public struct ProviderService: Sendable {
     /// belongs to another account (which one is never said).
     public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String) async throws -> AccountState {
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
-        if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
-            guard owner == session.accountID else { throw Self.inUse(provider) }
-        } else {
-            try await accounts.checkCooldown(.provider(provider, identity.subject))
-        }
+        try await accounts.checkClaimable(
+            .provider(provider, identity.subject), owner: try await repository.providerOwner(provider, subject: identity.subject),
+            claimant: session.accountID, taken: Self.inUse(provider))
         do {
             return try await repository.execute(session.accountID) { _ in
                 .linkProvider(.init(

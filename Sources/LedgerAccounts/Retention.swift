@@ -71,6 +71,18 @@ extension AccountService {
         }.0
     }
 
+    /// Whether `claimant` may take `identifier`, held by `owner` (nil: nobody): `taken` when
+    /// another account holds it, `signup_cooldown` while a deleted account's is on the list.
+    func checkClaimable(
+        _ identifier: Retention.Identifier, owner: UUID?, claimant: UUID, taken: @autoclosure () -> any Error
+    ) async throws {
+        if let owner {
+            guard owner == claimant else { throw taken() }
+        } else {
+            try await checkCooldown(identifier)
+        }
+    }
+
     /// `409 signup_cooldown` while a deleted account's identifier is on the list: for a new
     /// account, and for an address or number added to another account (else the cooldown
     /// would only take another route).

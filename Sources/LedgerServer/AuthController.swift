@@ -8,11 +8,9 @@ import LedgerIdentity
 /// (API.md "Accounts and sessions"). Translates HTTP to `AccountService` and back.
 public struct AuthController: Sendable {
     let accounts: AccountService
-    let trustedProxies: [CIDR]
 
-    public init(accounts: AccountService, trustedProxies: [CIDR] = []) {
+    public init(accounts: AccountService) {
         self.accounts = accounts
-        self.trustedProxies = trustedProxies
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -26,10 +24,8 @@ public struct AuthController: Sendable {
         }
         routes.post("/auth/email/login") { request, context in
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
-            let client = ClientAddress.resolve(
-                remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
-            let session = try await accounts.signIn(
-                email: body.email, password: body.password, device: request.headers[.userAgent], clientAddress: client)
+                        let session = try await accounts.signIn(
+                email: body.email, password: body.password, device: request.headers[.userAgent], clientAddress: context.clientAddress)
             return try JSONResponse(.ok, encoding: SessionBody(session))
         }
         routes.post("/auth/token/refresh") { request, context in

@@ -11,28 +11,24 @@ import LedgerEventStore
 /// The actor is named nearer the work: the account for its own commands, the API key for a
 /// service's calls.
 ///
-/// Runs inside `RequestIDMiddleware`, whose id it records.
+/// Runs inside `RequestIDMiddleware` and `ClientAddressMiddleware`, whose id and address it records.
 public struct EventMetadataMiddleware: RouterMiddleware {
     public typealias Context = LedgerRequestContext
 
     /// Keys the client-address hash, so the stored hash cannot be reversed by trying every
     /// address; derived from the master key.
     let ipHashKey: [UInt8]
-    let trustedProxies: [CIDR]
 
-    public init(ipHashKey: [UInt8], trustedProxies: [CIDR]) {
+    public init(ipHashKey: [UInt8]) {
         self.ipHashKey = ipHashKey
-        self.trustedProxies = trustedProxies
     }
 
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let client = ClientAddress.resolve(
-            remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
         let metadata = EventMetadata(
             correlationID: context.requestID.isEmpty ? nil : context.requestID,
-            ipHash: client.map { Self.ipHash($0, key: ipHashKey) },
+            ipHash: context.clientAddress.map { Self.ipHash($0, key: ipHashKey) },
             userAgentClass: Self.userAgentClass(request.headers[.userAgent]))
         return try await EventMetadata.$current.withValue(metadata) { try await next(request, context) }
     }

@@ -11,6 +11,9 @@ public struct LedgerRequestContext: RequestContext {
 
     /// The socket's peer address (nil in router tests).
     public let remoteAddress: String?
+    /// Who the client is, for the per-address limits and event metadata: set once by
+    /// `ClientAddressMiddleware` (the peer, or behind a trusted proxy its `X-Forwarded-For` hop).
+    public var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

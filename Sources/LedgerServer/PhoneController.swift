@@ -8,12 +8,10 @@ import LedgerIdentity
 public struct PhoneController: Sendable {
     let otp: OTPService
     let auth: AuthController
-    let trustedProxies: [CIDR]
 
-    public init(otp: OTPService, accounts: AccountService, trustedProxies: [CIDR] = []) {
+    public init(otp: OTPService, accounts: AccountService) {
         self.otp = otp
-        self.auth = AuthController(accounts: accounts, trustedProxies: trustedProxies)
-        self.trustedProxies = trustedProxies
+        self.auth = AuthController(accounts: accounts)
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -21,12 +19,10 @@ public struct PhoneController: Sendable {
         routes.post("/auth/phone/request-otp") { request, context in
             let body = try await request.decodeJSON(RequestOTPRequest.self, context: context)
             let session = try await auth.optionalSession(request)
-            let client = ClientAddress.resolve(
-                remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
-            let requested = try await ErrorTranslation.singleRule {
+                        let requested = try await ErrorTranslation.singleRule {
                 try await otp.request(
                     phone: body.phone, country: body.country, purpose: body.purpose, session: session,
-                    reauthToken: request.headers[.xReauthToken], clientAddress: client)
+                    reauthToken: request.headers[.xReauthToken], clientAddress: context.clientAddress)
             }
             return JSONResponse(.accepted, [
                 "request_id": .string(requested.requestID.lowercased), "expires_in": .int(Int64(requested.expiresIn)),

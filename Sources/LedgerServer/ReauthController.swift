@@ -9,12 +9,10 @@ import LedgerIdentity
 public struct ReauthController: Sendable {
     let reauth: ReauthService
     let auth: AuthController
-    let trustedProxies: [CIDR]
 
-    public init(reauth: ReauthService, accounts: AccountService, trustedProxies: [CIDR] = []) {
+    public init(reauth: ReauthService, accounts: AccountService) {
         self.reauth = reauth
-        self.auth = AuthController(accounts: accounts, trustedProxies: trustedProxies)
-        self.trustedProxies = trustedProxies
+        self.auth = AuthController(accounts: accounts)
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -31,9 +29,7 @@ public struct ReauthController: Sendable {
         routes.post("/auth/reauth/password") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(PasswordRequest.self, context: context)
-            let client = ClientAddress.resolve(
-                remote: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
-            let grant = try await reauth.withPassword(session, password: body.password, clientAddress: client)
+                        let grant = try await reauth.withPassword(session, password: body.password, clientAddress: context.clientAddress)
             return JSONResponse(.ok, Self.grantBody(grant))
         }
         routes.post("/auth/reauth/email-link") { request, _ in
