@@ -191,6 +191,8 @@ struct AccountProjector {
         case .passwordSet(let set) where set.reason == "reset": use([.passwordReset])
         case .reauthGranted(let granted):
             if let linkID = granted.linkID { spend(.link(linkID, time)) }
+        case .emailLinksRevoked(let revoked):
+            for linkID in revoked.linkIDs { spend(.link(linkID, time)) }
         default: break
         }
     }

@@ -25,8 +25,9 @@ extension AccountService {
     }
 
     /// Adds an email and a password to an account that has no email (phone or provider
-    /// sign-up); the address gets a verification link.
-    public func addEmailAndPassword(_ session: SessionRef, email rawEmail: String, password: String) async throws {
+    /// sign-up), with re-auth (`add_method`, checked before any lookup or hash); the address
+    /// gets a verification link.
+    public func addEmailAndPassword(_ session: SessionRef, email rawEmail: String, password: String, reauthToken: String?) async throws {
         let email = EmailAddress(rawEmail)
         var problems = email == nil ? [Self.invalidEmail] : []
         problems += policy.violations(of: password, email: email)
@@ -36,13 +37,16 @@ extension AccountService {
         guard state.email == nil else {
             throw IdentityError(.emailExists, "You already have an email address. Change it instead.")
         }
+        let tokenHash = reauthToken.map(ReauthGrantToken.hash)
+        try state.requireReauth(.addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
         guard try await repository.isEmailFree(email) else { throw Self.emailTaken }
         try await checkCooldown(.email(email.normalized))
         let hash = try await hasher.hash(password)
         let (link, message) = try links.make(.verifyEmail, to: email.value, now: clock.now())
         try await claimingEmail {
             _ = try await repository.execute(session.accountID, outbox: [message]) { _ in
-                .addEmailAndPassword(email, passwordHash: hash, verificationLink: link)
+                .addEmailAndPassword(
+                    email, passwordHash: hash, verificationLink: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
             }
         }
     }

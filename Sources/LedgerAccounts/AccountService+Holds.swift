@@ -3,14 +3,15 @@ import LedgerIdentity
 
 /// Holds reported by backends, and the deletion preflight that reads them.
 extension AccountService {
-    /// Records a hold (idempotent per `ref`: the same content again appends nothing).
+    /// Records a hold (idempotent per `ref`: the same content again appends nothing). The
+    /// hold belongs to `hold.keyID`: another key's hold with the same `ref` is `404`.
     public func placeHold(_ accountID: UUID, _ hold: Hold) async throws {
         _ = try await repository.execute(accountID) { _ in .placeHold(hold) }
     }
 
-    /// Releases a hold; an unknown `ref` changes nothing.
-    public func releaseHold(_ accountID: UUID, ref: String) async throws {
-        _ = try await repository.execute(accountID) { _ in .releaseHold(ref: ref) }
+    /// Releases a hold `keyID` placed; an unknown `ref` changes nothing, another key's is `404`.
+    public func releaseHold(_ accountID: UUID, ref: String, keyID: String?) async throws {
+        _ = try await repository.execute(accountID) { _ in .releaseHold(ref: ref, keyID: keyID) }
     }
 
     /// The blockers of a deletion, in the seeds' priority order.

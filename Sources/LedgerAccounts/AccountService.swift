@@ -17,7 +17,7 @@ public struct AccountService: Sendable {
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
         clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle? = nil,
-        retention: Retention = Retention(cooldownKey: Array("account-ledger/development-cooldown-key".utf8))
+        retention: Retention = .development
     ) {
         self.retention = retention
         self.throttle = throttle
@@ -91,31 +91,30 @@ public struct AccountService: Sendable {
         throw ClaimTaken(claim: .handle)
     }
 
-    /// Signs in with email and password. An unknown email costs a full hash too. After
-    /// `maximumFailures` failures for one email, every attempt (right or wrong) is refused
-    /// with `TooManyAttempts` until the lockout ends; the lockout is an event on the account.
-    /// `clientAddress`, when known, has its own limit over all accounts together.
+    /// Signs in with email and password. An unknown email costs a full hash too. Each attempt
+    /// is counted before the password is hashed (per email and per client address, atomically
+    /// across instances), so after `maximumFailures` failures for one email every attempt, right
+    /// or wrong, is refused with `TooManyAttempts` until the lockout ends, however many race.
+    /// Every failure for an existing account is an event on its history, the lockout too.
     public func signIn(email rawEmail: String, password: String, device: String?, clientAddress: String? = nil) async throws -> Session {
-        let addressKey = clientAddress.map(LoginThrottle.key(address:))
-        try await checkThrottle([addressKey].compactMap { $0 })
-        guard let email = EmailAddress(rawEmail) else {
-            _ = try await hasher.verify(password, against: nil)
-            if let throttle, let addressKey { _ = try await throttle.recordFailure(addressKey, now: clock.now()) }
-            throw IdentityError.invalidCredentials
-        }
-        let throttleKey = LoginThrottle.key(email: email.normalized)
-        try await checkThrottle([throttleKey])
-        let found = try await repository.credentials(forEmail: email.normalized)
+        let email = EmailAddress(rawEmail)
+        let admission = try await admit(
+            [email.map { throttle?.key(email: $0.normalized) } ?? nil, clientAddress.flatMap { throttle?.key(address: $0) }])
+        var found: (accountID: UUID, passwordHash: String?)?
+        if let email { found = try await repository.credentials(forEmail: email.normalized) }
         guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
         else {
-            if let throttle, let addressKey { _ = try await throttle.recordFailure(addressKey, now: clock.now()) }
-            if let throttle, let until = try await throttle.recordFailure(throttleKey, now: clock.now()), let found {
-                let failures = throttle.policy.maximumFailures
-                _ = try await repository.execute(found.accountID) { _ in .recordLoginThrottle(failures: failures, until: until) }
+            if let throttle, let admission {
+                let lockedUntil = try await throttle.failed(admission, now: clock.now())
+                if let found {
+                    _ = try await repository.execute(found.accountID) { _ in
+                        .recordLoginFailure(failures: admission.attempt, lockedUntil: lockedUntil)
+                    }
+                }
             }
             throw IdentityError.invalidCredentials
         }
-        try await throttle?.reset(throttleKey)
+        if let admission { try await throttle?.succeeded(admission) }
         let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(password) : nil
         let tokens = try IssuedTokens.issue(now: clock.now())
         let sessionID = UUID.random()
@@ -128,14 +127,11 @@ public struct AccountService: Sendable {
         return session(state, sessionID, tokens)
     }
 
-    /// `TooManyAttempts` while any of the throttle keys is locked out.
-    func checkThrottle(_ keys: [String]) async throws {
-        guard let throttle else { return }
-        for key in keys {
-            if let until = try await throttle.lockedUntil(key, now: clock.now()) {
-                throw TooManyAttempts(retryAfter: secondsUntil(until, from: clock.now()))
-            }
-        }
+    /// One attempt admitted under each of `keys` (nil ones left out), or `TooManyAttempts`;
+    /// nil when the service counts nothing (no throttle configured).
+    func admit(_ keys: [LoginThrottle.Key?]) async throws -> LoginThrottle.Admission? {
+        guard let throttle else { return nil }
+        return try await throttle.admit(keys.compactMap { $0 }, now: clock.now())
     }
 
     /// Exchanges a refresh token for a new pair. A spent token presented again revokes its

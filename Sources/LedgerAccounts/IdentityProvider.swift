@@ -24,12 +24,21 @@ public struct ProviderIdentity: Sendable, Equatable {
     public let emailVerified: Bool
     /// An Apple private-relay address (`…@privaterelay.appleid.com`): never linked by email.
     public let isPrivateRelay: Bool
+    /// The token's `nonce` claim, as carried (the app's nonce, or its SHA-256 in hex).
+    public let nonce: String?
+    /// The token's `iat`.
+    public let issuedAt: Date?
 
-    public init(provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, isPrivateRelay: Bool) {
+    public init(
+        provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, isPrivateRelay: Bool,
+        nonce: String? = nil, issuedAt: Date? = nil
+    ) {
         self.provider = provider
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
         self.isPrivateRelay = isPrivateRelay
+        self.nonce = nonce
+        self.issuedAt = issuedAt
     }
 }

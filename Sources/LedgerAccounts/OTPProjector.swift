@@ -9,11 +9,13 @@ struct OTPProjector {
         let request_id: UUID, account_id: UUID, session_id: UUID?, purpose: String, phone_e164: String
         let client_address: String?, created_at: Date, expires_at: Date
         var closed_at: Date?
+        var failed_attempts: Int64 = 0
 
         func write(to row: inout BinaryRecordset) {
             row.field("request_id", request_id); row.field("account_id", account_id); row.field("session_id", session_id)
             row.field("purpose", purpose); row.field("phone_e164", phone_e164); row.field("client_address", client_address)
             row.field("created_at", created_at); row.field("expires_at", expires_at); row.field("closed_at", closed_at)
+            row.field("failed_attempts", failed_attempts)
         }
     }
 
@@ -21,6 +23,8 @@ struct OTPProjector {
     private var rowIndex: [UUID: Int] = [:]
     /// Closings of requests stored by earlier writes, in event order.
     private var earlierClosings: [(UUID, Date)] = []
+    /// Wrong codes for requests stored by earlier writes.
+    private var earlierFailures: [UUID: Int64] = [:]
 
     /// A command's events, all recorded at `time`.
     static func project(
@@ -49,7 +53,11 @@ struct OTPProjector {
                     earlierClosings.append((requestID, time))
                 }
             case .failed:
-                continue
+                if let index = rowIndex[requestID] {
+                    rows[index].failed_attempts += 1
+                } else {
+                    earlierFailures[requestID, default: 0] += 1
+                }
             }
         }
     }
@@ -63,15 +71,20 @@ struct OTPProjector {
                     "UPDATE otp_requests SET closed_at = $2 WHERE request_id = $1 AND closed_at IS NULL",
                     [.uuid(requestID), .timestamp(time)], on: connection)
             }
+            for (requestID, failures) in earlierFailures {
+                try await target.write(
+                    "UPDATE otp_requests SET failed_attempts = failed_attempts + $2 WHERE request_id = $1",
+                    [.uuid(requestID), .int(failures)], on: connection)
+            }
         }
         guard !rows.isEmpty else { return }
         let recordset = BinaryRecordset(rows)
         try await target.write(
             """
             INSERT INTO otp_requests (request_id, account_id, session_id, purpose, phone_e164, client_address,
-                                      created_at, expires_at, closed_at)
+                                      created_at, expires_at, closed_at, failed_attempts)
             SELECT r.request_id, r.account_id, r.session_id, r.purpose, r.phone_e164, r.client_address,
-                   r.created_at, r.expires_at, r.closed_at
+                   r.created_at, r.expires_at, r.closed_at, r.failed_attempts
             FROM \(recordset.source)
             \(target == .live ? "ON CONFLICT (request_id) DO NOTHING" : "")
             """,

@@ -47,8 +47,9 @@ public struct OTPService: Sendable {
 
     /// Sends a code for `purpose`. `phone` is what the user typed for `country` (ISO), or an
     /// international number when `country` is nil; for `reauth` it may be omitted (the
-    /// account's own number is used). Signed-in purposes need `session`; `change_phone` needs
-    /// a re-auth grant unless the phone is the account's only sign-in method.
+    /// account's own number is used). Signed-in purposes need `session`; `add_phone` needs a
+    /// re-auth grant, and so does `change_phone` unless the phone is the account's only sign-in
+    /// method (both checked here and again when the code is verified).
     public func request(
         phone rawPhone: String?, country: String?, purpose rawPurpose: String, session: SessionRef?, reauthToken: String?,
         clientAddress: String?
@@ -106,6 +107,8 @@ public struct OTPService: Sendable {
             return PhoneNumber(e164: current, region: region)
         case .addPhone:
             guard state.phone == nil else { throw IdentityError(.phoneExists, "You already have a phone number. Change it instead.") }
+            try state.requireReauth(
+                .addMethod, sessionID: session.sessionID, tokenHash: reauthToken.map(ReauthGrantToken.hash), now: now)
             return phone
         case .changePhone:
             guard state.phone != nil else { throw IdentityError(.noPhone, "Add a phone number first.") }
@@ -141,7 +144,8 @@ public struct OTPService: Sendable {
                         phone: phone, requestID: requestID,
                         handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }, session: newSession))
             case .addPhone:
-                return .linkPhone(phone, requestID: requestID)
+                return .linkPhone(
+                    phone, requestID: requestID, sessionID: issued.sessionID ?? UUID.random(), reauthTokenHash: reauthTokenHash)
             case .changePhone:
                 return .changePhone(
                     phone, requestID: requestID, sessionID: issued.sessionID ?? UUID.random(), reauthTokenHash: reauthTokenHash)

@@ -8,11 +8,15 @@ import LedgerPostgres
 public struct PostgresAccountRepository: AccountRepository {
     let store: EventStore
     let clock: any LedgerClock
+    /// Keys the cooldown list, which every claim is checked against in its transaction.
+    let retention: Retention
     public static let streamType = "account"
 
-    public init(store: EventStore, clock: any LedgerClock) {
+    /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's rows).
+    public init(store: EventStore, clock: any LedgerClock, retention: Retention = .development) {
         self.store = store
         self.clock = clock
+        self.retention = retention
     }
 
     public func execute(
@@ -38,6 +42,7 @@ public struct PostgresAccountRepository: AccountRepository {
         // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
         try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)
         guard !events.isEmpty else { return (state, []) }
+        try await guardClaims(events, at: now, on: connection)
         // Nobody else named: the account's own caller (a signed-in session, or the sign-up or
         // sign-in that proved it) caused these.
         let metadata = EventMetadata.current.withActor(default: "account:\(accountID.lowercased)")

@@ -24,6 +24,9 @@ public struct PostgresOTPRepository: OTPRepository {
             connection.queue(
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                 [.text("otp:\(issued.purpose.rawValue):\(issued.phone)")])
+            if let wait = try await dailyFailureDelay(issued.phone, policy: policy, now: now, on: connection) {
+                throw IdentityError(.rateLimited, "Too many incorrect codes for this number. Try again later.", retryAfter: wait)
+            }
             let recent = try await recentSends(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
             let delays = [
                 policy.sendDelay(previousSends: recent.phone, now: now),
@@ -44,6 +47,22 @@ public struct PostgresOTPRepository: OTPRepository {
         }
         store.committed()
         return resendAfter
+    }
+
+    /// Seconds until `phone` may have codes again after its wrong codes of the last day (all
+    /// purposes and requests together); nil when it may now.
+    private func dailyFailureDelay(_ phone: String, policy: OTPPolicy, now: Date, on connection: PostgresConnection) async throws -> Int? {
+        let rows = try await connection.query(
+            """
+            SELECT created_at, failed_attempts FROM otp_requests
+            WHERE phone_e164 = $1 AND created_at > $2 AND failed_attempts > 0
+            """,
+            [.text(phone), .timestamp(now.addingTimeInterval(-policy.dailyFailureWindow))])
+        let failures = try rows.rows.compactMap { row -> (requestedAt: Date, count: Int)? in
+            guard let created = try row.date(0), let count = try row.int(1) else { return nil }
+            return (created, Int(count))
+        }
+        return policy.dailyFailureDelay(failures, now: now)
     }
 
     /// Earlier sends the limits count — for each limit only its newest `limit` sends inside
@@ -98,8 +117,14 @@ public struct PostgresOTPRepository: OTPRepository {
             store.lockStream(requestID, on: connection)
             let challenge = try await load(requestID, on: connection)
             guard let issued = challenge.issued else { throw IdentityError.codeExpired }
+            let deleted = try await connection.query(
+                "SELECT 1 FROM accounts WHERE account_id = $1 AND deleted_at IS NOT NULL", [.uuid(issued.accountID)])
             var events = try decide(
-                challenge, .verify(presentedCodeHash: presentedCodeHash, sessionID: sessionID, accountID: issued.accountID), now: now)
+                challenge,
+                .verify(
+                    presentedCodeHash: presentedCodeHash, sessionID: sessionID, accountID: issued.accountID,
+                    accountDeleted: deleted.rowCount > 0),
+                now: now)
             let verdict = OTPVerdict(events)
             var account: (AccountState, [AccountEvent])?
             if verdict == .verified {

@@ -36,7 +36,7 @@ public struct ProviderService: Sendable {
             try await accounts.checkCooldown(.provider(provider, identity.subject))
             if let owner = try await linkableAccount(identity) {
                 do {
-                    _ = try await repository.execute(owner) { _ in .linkProvider(claim) }
+                    _ = try await repository.execute(owner) { _ in .linkProvider(claim, sessionID: nil, reauthTokenHash: nil) }
                     return (try await startSession(owner, provider: provider, device: device), false)
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
@@ -86,17 +86,22 @@ public struct ProviderService: Sendable {
         return accounts.session(state, sessionID, tokens)
     }
 
-    /// Connects a provider to the signed-in account; `provider_in_use` when the identity
-    /// belongs to another account (which one is never said).
-    public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String) async throws -> AccountState {
+    /// Connects a provider to the signed-in account, with re-auth (`add_method`, checked
+    /// before the token is looked at); `provider_in_use` when the identity belongs to another
+    /// account (which one is never said).
+    public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?) async throws -> AccountState {
+        let tokenHash = reauthToken.map(ReauthGrantToken.hash)
+        try await repository.load(session.accountID).requireReauth(
+            .addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
         try await accounts.checkClaimable(
             .provider(provider, identity.subject), owner: try await repository.providerOwner(provider, subject: identity.subject),
             claimant: session.accountID, taken: Self.inUse(provider))
+        let claim = AccountCommand.ProviderIdentityClaim(
+            provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
         do {
             return try await repository.execute(session.accountID) { _ in
-                .linkProvider(.init(
-                    provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified))
+                .linkProvider(claim, sessionID: session.sessionID, reauthTokenHash: tokenHash)
             }.0
         } catch let taken as ClaimTaken where taken.claim == .apple || taken.claim == .google {
             throw Self.inUse(provider)
@@ -112,17 +117,30 @@ public struct ProviderService: Sendable {
         }.0
     }
 
-    /// "Verify it's you" by signing in again with the linked provider.
+    /// "Verify it's you" by signing in again with the linked provider. The ID token must be
+    /// fresh (`iat` at most `reauthTokenMaxAge` old) and carry a nonce this session asked for
+    /// (`ReauthService.issueNonce`), raw or as its SHA-256 in hex; the nonce is used up. So a
+    /// token lifted from another sign-in, or an hour-old one, proves nothing here.
     public func reauth(_ session: SessionRef, _ provider: IdentityProvider, idToken: String) async throws -> ReauthGrantToken {
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
+        guard let issuedAt = identity.issuedAt, clock.now().timeIntervalSince(issuedAt) <= Self.reauthTokenMaxAge else {
+            throw InvalidIdentityToken("the token is older than the re-auth window")
+        }
+        guard let carried = identity.nonce, !carried.isEmpty else { throw InvalidIdentityToken("the token carries no nonce") }
         let state = try await repository.load(session.accountID)
         guard state.providerSubjects[provider] == identity.subject else {
             throw InvalidIdentityToken("the token is for another \(provider.rawValue) account")
         }
+        let presented = [Hex.encode(SHA256.hash(Array(carried.utf8))), carried]
         let issued = try ReauthGrantToken.issue(method: provider.reauthMethod, lifetime: reauthLifetime)
-        let (after, _) = try await repository.execute(session.accountID) { _ in .grantReauth(sessionID: session.sessionID, issued.grant) }
+        let (after, _) = try await repository.execute(session.accountID) { _ in
+            .grantReauth(sessionID: session.sessionID, issued.grant, presentedNonceHashes: presented)
+        }
         return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
     }
+
+    /// How old an ID token may be for re-auth (API.md: 5 minutes).
+    public static let reauthTokenMaxAge: TimeInterval = 300
 
     static func inUse(_ provider: IdentityProvider) -> IdentityError {
         IdentityError(.providerInUse, "This \(provider.displayName) account is already connected to another account.")

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerCrypto
 import LedgerIdentity
 
 /// "Verify it's you" (API.md "Re-auth"): the picker's options and the grants by password and
@@ -21,30 +22,43 @@ public struct ReauthService: Sendable {
         guard let action = ReauthAction(rawValue: rawAction) else {
             throw AccountService.ValidationFailure(problems: [.init(
                 field: "action", code: "invalid_action",
-                message: "Use change_phone, change_email, change_password, disconnect_apple, disconnect_google or delete_account.")])
+                message: "Use change_phone, change_email, change_password, disconnect_apple, disconnect_google, delete_account or add_method.")])
         }
         return try await repository.load(session.accountID).reauthOptions(for: action)
     }
 
-    /// A grant for the right password. Wrong ones are recorded on the account and count
-    /// towards the account's lockout and the client address's limit, like sign-in failures.
+    /// A grant for the right password. Each attempt is counted before the password is hashed
+    /// (per account and per client address, like sign-in), so concurrent guesses cannot pass
+    /// the lockout; wrong ones are recorded on the account.
     public func withPassword(_ session: SessionRef, password: String, clientAddress: String?) async throws -> ReauthGrantToken {
-        let accountKey = "reauth:" + session.accountID.lowercased
-        try await accounts.checkThrottle([accountKey] + [clientAddress.map(LoginThrottle.key(address:))].compactMap { $0 })
+        let throttle = accounts.throttle
+        let admission = try await accounts.admit(
+            [throttle?.key(reauthOf: session.accountID), clientAddress.flatMap { throttle?.key(address: $0) }])
         let state = try await repository.load(session.accountID)
         guard try await accounts.hasher.verify(password, against: state.passwordHash), state.hasPassword else {
+            if let throttle, let admission { try await throttle.failed(admission, now: clock.now()) }
             _ = try await repository.execute(session.accountID) { _ in
                 .recordReauthFailure(sessionID: session.sessionID, method: .password)
             }
-            if let throttle = accounts.throttle {
-                if let clientAddress { _ = try await throttle.recordFailure(LoginThrottle.key(address: clientAddress), now: clock.now()) }
-                _ = try await throttle.recordFailure(accountKey, now: clock.now())
-            }
             throw IdentityError(.invalidCredentials, "Incorrect password. Try again.")
         }
-        try await accounts.throttle?.reset(accountKey)
+        if let admission { try await throttle?.succeeded(admission) }
         return try await grant(session, method: .password)
     }
+
+    /// A one-use nonce for re-auth by Apple or Google, bound to `session` for
+    /// `nonceLifetime`: the app passes it (or its SHA-256) to the provider's sign-in.
+    public func issueNonce(_ session: SessionRef) async throws -> (nonce: String, expiresAt: Date) {
+        let nonce = Base64URL.encode(try SecureRandom.bytes(32))
+        let issued = AccountCommand.NewNonce(
+            nonceID: UUID.random(), nonceHash: Hex.encode(SHA256.hash(Array(nonce.utf8))), lifetime: Self.nonceLifetime)
+        let (state, _) = try await repository.execute(session.accountID) { _ in .issueReauthNonce(sessionID: session.sessionID, issued) }
+        guard let expiresAt = state.reauthNonces[issued.nonceID]?.expiresAt else { throw IdentityError.sessionExpired }
+        return (nonce, expiresAt)
+    }
+
+    /// How long a re-auth nonce lasts (API.md: 5 minutes).
+    public static let nonceLifetime: TimeInterval = 300
 
     /// Emails a re-auth link to the account's address; its grant will belong to `session`.
     public func sendEmailLink(_ session: SessionRef) async throws {

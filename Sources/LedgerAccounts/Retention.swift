@@ -18,6 +18,17 @@ public struct Retention: Sendable {
         self.cooldownKey = cooldownKey
     }
 
+    /// The development setup's: a fixed cooldown key (production derives it from the master key).
+    public static let development = Retention(cooldownKey: Array("account-ledger/development-cooldown-key".utf8))
+
+    /// `409 signup_cooldown`, naming the configured period.
+    var cooldownError: IdentityError {
+        IdentityError(
+            .signupCooldown,
+            "An account with this sign-in was deleted recently. You can sign up with it again "
+                + "\(Self.spelled(cooldown)) after the deletion.")
+    }
+
     /// A duration as the cooldown copy says it: "7 days", "1 day", "12 hours", "90 seconds",
     /// in the largest unit that divides it whole.
     public static func spelled(_ duration: TimeInterval) -> String {
@@ -88,10 +99,7 @@ extension AccountService {
     /// would only take another route).
     public func checkCooldown(_ identifier: Retention.Identifier) async throws {
         if try await repository.cooldown(keyHash: retention.key(identifier), at: clock.now()) != nil {
-            throw IdentityError(
-                .signupCooldown,
-                "An account with this sign-in was deleted recently. You can sign up with it again "
-                    + "\(Retention.spelled(retention.cooldown)) after the deletion.")
+            throw retention.cooldownError
         }
     }
 }

@@ -17,24 +17,31 @@ public enum AccountCommand: Sendable, Equatable {
     case resetPassword(linkID: UUID, newPasswordHash: String)
     case rehashPassword(newPasswordHash: String)
     case updateProfile(displayName: String??, handle: Handle?)
-    /// Sign-in is locked after repeated failures (recorded on the account's history).
-    case recordLoginThrottle(failures: Int, until: Date)
+    /// A wrong password at sign-in (the `failures`-th in the window), and the lockout when it
+    /// reached the limit: every failure is on the account's history.
+    case recordLoginFailure(failures: Int, lockedUntil: Date?)
     /// A new account whose first sign-in method is a verified phone number.
     case registerByPhone(PhoneRegistration)
-    /// Adds a verified phone number to an account without one.
-    case linkPhone(PhoneNumber, requestID: UUID?)
+    /// Adds a verified phone number to an account without one; needs re-auth (`add_method`).
+    case linkPhone(PhoneNumber, requestID: UUID?, sessionID: UUID, reauthTokenHash: String?)
     /// Moves the account to a verified new number; needs re-auth unless the phone is the only method.
     case changePhone(PhoneNumber, requestID: UUID?, sessionID: UUID, reauthTokenHash: String?)
-    /// "Verify it's you" passed in `sessionID`.
-    case grantReauth(sessionID: UUID, NewGrant)
+    /// "Verify it's you" passed in `sessionID`. For Apple and Google, `presentedNonceHashes`
+    /// are the ways the ID token's `nonce` claim may name a live nonce of this session (its
+    /// SHA-256, or the claim itself when the app sent the hash); that nonce is used up.
+    case grantReauth(sessionID: UUID, NewGrant, presentedNonceHashes: [String]? = nil)
+    /// A one-use nonce for re-auth by Apple or Google, bound to `sessionID`.
+    case issueReauthNonce(sessionID: UUID, NewNonce)
     case recordReauthFailure(sessionID: UUID, method: ReauthMethod)
     /// Emails a re-auth link whose grant will belong to `sessionID`.
     case sendReauthLink(NewLink, sessionID: UUID)
     case confirmReauthLink(linkID: UUID, NewGrant)
     /// A new password for an account that has one; needs re-auth unless it is the only method.
     case changePassword(newPasswordHash: String, sessionID: UUID, reauthTokenHash: String?)
-    /// Email and password for an account without an email; sends a verification link.
-    case addEmailAndPassword(EmailAddress, passwordHash: String, verificationLink: NewLink)
+    /// Email and password for an account without an email; sends a verification link. Needs
+    /// re-auth (`add_method`).
+    case addEmailAndPassword(
+        EmailAddress, passwordHash: String, verificationLink: NewLink, sessionID: UUID, reauthTokenHash: String?)
     /// Sends a confirmation link to `newEmail`; needs re-auth unless email + password is the only method.
     case requestEmailChange(EmailAddress, link: NewLink, sessionID: UUID, reauthTokenHash: String?)
     /// The new address's link was used: the change applies, and the old address gets `revertLink`.
@@ -43,13 +50,17 @@ public enum AccountCommand: Sendable, Equatable {
     case revertEmail(linkID: UUID)
     /// A new account whose first sign-in method is an Apple or Google identity.
     case registerByProvider(ProviderRegistration)
-    /// Connects a verified provider identity (idempotent for the same subject).
-    case linkProvider(ProviderIdentityClaim)
+    /// Connects a verified provider identity (idempotent for the same subject). From a
+    /// signed-in session (`sessionID` set) it needs re-auth (`add_method`); without one it is
+    /// the sign-in merge by an address both sides verified.
+    case linkProvider(ProviderIdentityClaim, sessionID: UUID?, reauthTokenHash: String?)
     /// Disconnects a provider: never the last sign-in method, and only with re-auth.
     case unlinkProvider(IdentityProvider, sessionID: UUID, reauthTokenHash: String?)
-    /// A backend reports (or updates) a hold; the same content again changes nothing.
+    /// A backend reports (or updates) a hold; the same content again changes nothing. The
+    /// hold's `keyID` is the reporting key: another key's hold with the same ref is not found.
     case placeHold(Hold)
-    case releaseHold(ref: String)
+    /// Releases a hold placed by `keyID`; another key's hold is not found.
+    case releaseHold(ref: String, keyID: String?)
     /// Deletes the account: re-auth, no blockers, then every session ends.
     case deleteAccount(sessionID: UUID, reauthTokenHash: String?, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String])
 
@@ -96,6 +107,20 @@ public enum AccountCommand: Sendable, Equatable {
             self.requestID = requestID
             self.handle = handle
             self.session = session
+        }
+    }
+
+    /// A re-auth nonce about to be handed out: it lasts `lifetime` from the moment it is recorded.
+    public struct NewNonce: Sendable, Equatable {
+        public var nonceID: UUID
+        /// SHA-256 (hex) of the nonce.
+        public var nonceHash: String
+        public var lifetime: TimeInterval
+
+        public init(nonceID: UUID, nonceHash: String, lifetime: TimeInterval) {
+            self.nonceID = nonceID
+            self.nonceHash = nonceHash
+            self.lifetime = lifetime
         }
     }
 

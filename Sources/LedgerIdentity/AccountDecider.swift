@@ -46,6 +46,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         return [.emailVerificationSent(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .confirmVerificationLink(let linkID):
+        try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .verifyEmail, link.expiresAt > now,
               link.email.lowercased() == state.email?.lowercased()
         else { throw IdentityError.linkExpired }
@@ -59,19 +60,21 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         return [.passwordResetRequested(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .resetPassword(let linkID, let newPasswordHash):
+        try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .passwordReset, link.expiresAt > now else {
             throw IdentityError.linkExpired
         }
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))]
             + revokeSessions(state, reason: "password_reset", except: nil)
+            + endPendingAccess(state, reason: "password_reset", except: linkID, now: now)
 
     case .rehashPassword(let newPasswordHash):
         try requireAccount(state)
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "rehash"))]
 
-    case .recordLoginThrottle(let failures, let until):
+    case .recordLoginFailure(let failures, let lockedUntil):
         try requireAccount(state)
-        return [.loginFailed(.init(failures: failures)), .loginThrottled(.init(until: until))]
+        return [.loginFailed(.init(failures: failures))] + (lockedUntil.map { [.loginThrottled(.init(until: $0))] } ?? [])
 
     case .updateProfile(let displayName, let handle):
         try requireAccount(state)
@@ -93,11 +96,12 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             sessionStarted(registration.session),
         ]
 
-    case .linkPhone(let phone, let requestID):
+    case .linkPhone(let phone, let requestID, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard state.phone == nil else {
             throw IdentityError(.phoneExists, "You already have a phone number. Change it instead.")
         }
+        try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.phoneLinked(.init(phone: phone.e164, region: phone.region, requestID: requestID))]
 
     case .changePhone(let phone, let requestID, let sessionID, let reauthTokenHash):
@@ -107,9 +111,31 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard phone.e164 != state.phone || phone.region != state.phoneRegion else { return [] }
         return [.phoneChanged(.init(phone: phone.e164, region: phone.region, previousPhone: state.phone, requestID: requestID))]
 
-    case .grantReauth(let sessionID, let grant):
+    case .grantReauth(let sessionID, let grant, let presentedNonceHashes):
+        try requireAccount(state)
         guard state.sessions[sessionID]?.isActive == true else { throw IdentityError.sessionExpired }
-        return [reauthGranted(grant, sessionID: sessionID, linkID: nil, now: now)]
+        var nonceID: UUID?
+        if let presentedNonceHashes {
+            // The ID token must carry a live nonce this session asked for: one made for another
+            // session, used already or expired proves nothing about this moment.
+            guard let nonce = state.reauthNonces.values.first(where: {
+                $0.sessionID == sessionID && now < $0.expiresAt && presentedNonceHashes.contains($0.nonceHash)
+            }) else { throw IdentityError.invalidToken }
+            nonceID = nonce.id
+        }
+        return [reauthGranted(grant, sessionID: sessionID, linkID: nil, nonceID: nonceID, now: now)]
+
+    case .issueReauthNonce(let sessionID, let nonce):
+        try requireAccount(state)
+        guard state.sessions[sessionID]?.isActive == true else { throw IdentityError.sessionExpired }
+        let live = state.reauthNonces.values.filter { now < $0.expiresAt }
+        if live.count >= reauthNonceLimit, let oldest = live.map(\.expiresAt).min() {
+            throw IdentityError(
+                .rateLimited, "Too many sign-in attempts. Try again later.",
+                retryAfter: max(1, Int(oldest.timeIntervalSince(now).rounded(.up))))
+        }
+        return [.reauthNonceIssued(.init(
+            nonceID: nonce.nonceID, sessionID: sessionID, nonceHash: nonce.nonceHash, expiresAt: now.addingTimeInterval(nonce.lifetime)))]
 
     case .recordReauthFailure(let sessionID, let method):
         try requireAccount(state)
@@ -123,10 +149,15 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))]
 
     case .confirmReauthLink(let linkID, let grant):
+        try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .reauth, link.expiresAt > now,
               let sessionID = link.sessionID, state.sessions[sessionID]?.isActive == true
         else { throw IdentityError.linkExpired }
-        return [reauthGranted(grant, sessionID: sessionID, linkID: linkID, now: now)]
+        // The link reached the address, so the address is proven: it may now vouch (as the
+        // password of a verified account does) for adding a method.
+        let verified: [AccountEvent] = !state.emailVerified && link.email.lowercased() == state.email?.lowercased()
+            ? [.emailVerified(.init(email: link.email, via: "reauth_link"))] : []
+        return verified + [reauthGranted(grant, sessionID: sessionID, linkID: linkID, nonceID: nil, now: now)]
 
     case .changePassword(let newPasswordHash, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -136,12 +167,14 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try state.requireReauth(.changePassword, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "change"))]
             + revokeSessions(state, reason: "password_changed", except: sessionID)
+            + endPendingAccess(state, reason: "password_changed", except: nil, now: now)
 
-    case .addEmailAndPassword(let email, let passwordHash, let link):
+    case .addEmailAndPassword(let email, let passwordHash, let link, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard state.email == nil else {
             throw IdentityError(.emailExists, "You already have an email address. Change it instead.")
         }
+        try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [
             .emailAdded(.init(email: email.value)),
             .passwordSet(.init(passwordHash: passwordHash, reason: "add")),
@@ -157,6 +190,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             email: newEmail.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))]
 
     case .confirmEmailChange(let linkID, let revertLink):
+        try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .emailChange, link.expiresAt > now else {
             throw IdentityError.linkExpired
         }
@@ -165,10 +199,13 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash))]
 
     case .revertEmail(let linkID):
+        try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .emailRevert, link.expiresAt > now else {
             throw IdentityError.linkExpired
         }
-        return [.emailReverted(.init(email: link.email, linkID: linkID))] + revokeSessions(state, reason: "email_reverted", except: nil)
+        return [.emailReverted(.init(email: link.email, linkID: linkID))]
+            + revokeSessions(state, reason: "email_reverted", except: nil)
+            + endPendingAccess(state, reason: "email_reverted", except: linkID, now: now)
 
     case .registerByProvider(let registration):
         guard !state.exists else { throw IdentityError(.accountExists, "This account already exists.") }
@@ -183,13 +220,16 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         return events + [sessionStarted(registration.session)]
 
-    case .linkProvider(let identity):
+    case .linkProvider(let identity, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         if let linked = state.providerSubjects[identity.provider] {
             guard linked == identity.subject else {
                 throw IdentityError(.providerInUse, "Another \(identity.provider.displayName) account is already connected. Disconnect it first.")
             }
             return []
+        }
+        if let sessionID {
+            try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         }
         return [providerLinked(identity)]
 
@@ -210,11 +250,18 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .placeHold(let hold):
         guard !state.isDeleted else { throw IdentityError.accountDeleted }
         try requireAccount(state)
-        return state.holds[hold.ref] == hold ? [] : [.holdPlaced(hold)]
+        if let existing = state.holds[hold.ref] {
+            // Another backend's hold is not this key's to overwrite, nor to learn about.
+            guard existing.isOwned(by: hold.keyID) else { throw IdentityError.holdNotFound }
+            if existing == hold { return [] }
+        }
+        return [.holdPlaced(hold)]
 
-    case .releaseHold(let ref):
+    case .releaseHold(let ref, let keyID):
         try requireAccount(state)
-        return state.holds[ref] == nil ? [] : [.holdReleased(.init(ref: ref))]
+        guard let existing = state.holds[ref] else { return [] }
+        guard existing.isOwned(by: keyID) else { throw IdentityError.holdNotFound }
+        return [.holdReleased(.init(ref: ref, keyID: keyID))]
 
     case .deleteAccount(let sessionID, let reauthTokenHash, let purgeDelay, let cooldown, let cooldownKeys):
         try requireAccount(state)
@@ -226,6 +273,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         return [.deletionScheduled(.init(
             purgeAfter: now.addingTimeInterval(purgeDelay), cooldownUntil: now.addingTimeInterval(cooldown), cooldownKeys: cooldownKeys))]
             + revokeSessions(state, reason: "account_deleted", except: nil)
+            + endPendingAccess(state, reason: "account_deleted", except: nil, now: now)
     }
 }
 
@@ -244,11 +292,27 @@ private func revokeSessions(_ state: AccountState, reason: String, except kept: 
         .map { .sessionRevoked(.init(sessionID: $0.id, reason: reason)) }
 }
 
-private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, linkID: UUID?, now: Date) -> AccountEvent {
+private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, linkID: UUID?, nonceID: UUID?, now: Date) -> AccountEvent {
     .reauthGranted(.init(
         grantID: grant.grantID, sessionID: sessionID, method: grant.method.rawValue, tokenHash: grant.tokenHash,
-        expiresAt: now.addingTimeInterval(grant.lifetime), linkID: linkID))
+        expiresAt: now.addingTimeInterval(grant.lifetime), linkID: linkID, nonceID: nonceID))
 }
+
+/// Recovery (and deletion) wins: every pending email link but the one being used, and every
+/// live re-auth grant, ends with it, so whoever holds a copy (an attacker's email-change link,
+/// a grant earned on a stolen session) holds nothing (API.md "Re-auth").
+private func endPendingAccess(_ state: AccountState, reason: String, except usedLink: UUID?, now: Date) -> [AccountEvent] {
+    let links = state.pendingLinks.keys.filter { $0 != usedLink }.sorted { $0.uuidString < $1.uuidString }
+    let grants = state.reauthGrants.values.filter { now < $0.expiresAt }.map(\.id).sorted { $0.uuidString < $1.uuidString }
+    var events: [AccountEvent] = []
+    if !links.isEmpty { events.append(.emailLinksRevoked(.init(linkIDs: links, reason: reason))) }
+    if !grants.isEmpty { events.append(.reauthGrantsRevoked(.init(grantIDs: grants, reason: reason))) }
+    return events
+}
+
+/// Live re-auth nonces one account may hold at once: enough for a person retrying, not a
+/// way to grow the account's state.
+public let reauthNonceLimit = 10
 
 /// Email links of one purpose: at most `linkSendLimit` sends (the first and its resends)
 /// per `linkSendWindow`, like the OTP rule of the seeds.
@@ -264,6 +328,11 @@ private func checkLinkRate(_ state: AccountState, _ purpose: AccountState.Pendin
 
 private func requireAccount(_ state: AccountState) throws {
     guard state.exists, !state.isDeleted else { throw IdentityError(.noAccount, "No account found.") }
+}
+
+/// For links: a deleted account's links are expired, whatever their time says.
+private func requireLiveAccount(_ state: AccountState) throws {
+    guard state.exists, !state.isDeleted else { throw IdentityError.linkExpired }
 }
 
 private func sessionStarted(_ session: AccountCommand.NewSession) -> AccountEvent {

@@ -52,4 +52,18 @@ extension AccountEvent {
             self.linkID = linkID
         }
     }
+
+    /// Pending email links (verification, change, reset, re-auth, revert) ended unused:
+    /// recovery or deletion won over whoever holds them.
+    public struct EmailLinksRevoked: Codable, Sendable, Equatable {
+        public var linkIDs: [UUID]
+        /// As for `ReauthGrantsRevoked`.
+        public var reason: String
+        enum CodingKeys: String, CodingKey { case linkIDs = "link_ids", reason }
+
+        public init(linkIDs: [UUID], reason: String) {
+            self.linkIDs = linkIDs
+            self.reason = reason
+        }
+    }
 }

@@ -45,18 +45,57 @@ extension AccountEvent {
         public var expiresAt: Date
         /// The re-auth link this grant used up, if any.
         public var linkID: UUID?
+        /// The re-auth nonce an Apple or Google ID token carried, used up by this grant.
+        public var nonceID: UUID?
         enum CodingKeys: String, CodingKey {
             case grantID = "grant_id", sessionID = "session_id", method, tokenHash = "token_sha256"
-            case expiresAt = "expires_at", linkID = "link_id"
+            case expiresAt = "expires_at", linkID = "link_id", nonceID = "nonce_id"
         }
 
-        public init(grantID: UUID, sessionID: UUID, method: String, tokenHash: String, expiresAt: Date, linkID: UUID? = nil) {
+        public init(
+            grantID: UUID, sessionID: UUID, method: String, tokenHash: String, expiresAt: Date, linkID: UUID? = nil, nonceID: UUID? = nil
+        ) {
             self.grantID = grantID
             self.sessionID = sessionID
             self.method = method
             self.tokenHash = tokenHash
             self.expiresAt = expiresAt
             self.linkID = linkID
+            self.nonceID = nonceID
+        }
+    }
+
+    /// A one-use nonce for re-auth by Apple or Google was handed to `session_id`: the ID token
+    /// must carry it (or its SHA-256), which binds the token to this session and this moment.
+    public struct ReauthNonceIssued: Codable, Sendable, Equatable {
+        public var nonceID: UUID
+        public var sessionID: UUID
+        /// SHA-256 (hex) of the nonce; the nonce itself exists only in the client.
+        public var nonceHash: String
+        public var expiresAt: Date
+        enum CodingKeys: String, CodingKey {
+            case nonceID = "nonce_id", sessionID = "session_id", nonceHash = "nonce_sha256", expiresAt = "expires_at"
+        }
+
+        public init(nonceID: UUID, sessionID: UUID, nonceHash: String, expiresAt: Date) {
+            self.nonceID = nonceID
+            self.sessionID = sessionID
+            self.nonceHash = nonceHash
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// Re-auth grants ended before their time: recovery (a password reset or change, an email
+    /// revert) or deletion won over whoever earned them.
+    public struct ReauthGrantsRevoked: Codable, Sendable, Equatable {
+        public var grantIDs: [UUID]
+        /// `password_reset`, `password_changed`, `email_reverted`, `account_deleted`.
+        public var reason: String
+        enum CodingKeys: String, CodingKey { case grantIDs = "grant_ids", reason }
+
+        public init(grantIDs: [UUID], reason: String) {
+            self.grantIDs = grantIDs
+            self.reason = reason
         }
     }
 

@@ -25,6 +25,9 @@ public enum AccountEvent: Sendable, Equatable {
     case reauthGranted(ReauthGranted)
     case reauthFailed(ReauthFailed)
     case reauthLinkSent(EmailLinkSent)
+    case reauthNonceIssued(ReauthNonceIssued)
+    case reauthGrantsRevoked(ReauthGrantsRevoked)
+    case emailLinksRevoked(EmailLinksRevoked)
     case emailAdded(EmailAdded)
     case emailChangeRequested(EmailLinkSent)
     case emailChanged(EmailChanged)
@@ -85,9 +88,13 @@ public enum AccountEvent: Sendable, Equatable {
 
     public struct EmailVerified: Codable, Sendable, Equatable {
         public var email: String
+        /// How the address was proven when not by its verification link: `reauth_link` (a
+        /// re-auth link sent to it was used).
+        public var via: String?
 
-        public init(email: String) {
+        public init(email: String, via: String? = nil) {
             self.email = email
+            self.via = via
         }
     }
 
@@ -208,9 +215,13 @@ public enum AccountEvent: Sendable, Equatable {
 
     public struct HoldReleased: Codable, Sendable, Equatable {
         public var ref: String
+        /// The API key that released it (the one that placed it).
+        public var keyID: String?
+        enum CodingKeys: String, CodingKey { case ref, keyID = "key_id" }
 
-        public init(ref: String) {
+        public init(ref: String, keyID: String? = nil) {
             self.ref = ref
+            self.keyID = keyID
         }
     }
 
@@ -245,6 +256,9 @@ extension AccountEvent {
         case .reauthGranted: return "reauth.granted"
         case .reauthFailed: return "reauth.failed"
         case .reauthLinkSent: return "reauth.link_sent"
+        case .reauthNonceIssued: return "reauth.nonce_issued"
+        case .reauthGrantsRevoked: return "reauth.grants_revoked"
+        case .emailLinksRevoked: return "email.links_revoked"
         case .emailAdded: return "email.added"
         case .emailChangeRequested: return "email.change_requested"
         case .emailChanged: return "email.changed"
@@ -306,6 +320,9 @@ extension AccountEvent {
         case .phoneChanged(let value): return value
         case .reauthGranted(let value): return value
         case .reauthFailed(let value): return value
+        case .reauthNonceIssued(let value): return value
+        case .reauthGrantsRevoked(let value): return value
+        case .emailLinksRevoked(let value): return value
         }
     }
 
@@ -330,6 +347,9 @@ extension AccountEvent {
         case "reauth.granted": return .reauthGranted(try decoder.decode(ReauthGranted.self, from: payload))
         case "reauth.failed": return .reauthFailed(try decoder.decode(ReauthFailed.self, from: payload))
         case "reauth.link_sent": return .reauthLinkSent(try decoder.decode(EmailLinkSent.self, from: payload))
+        case "reauth.nonce_issued": return .reauthNonceIssued(try decoder.decode(ReauthNonceIssued.self, from: payload))
+        case "reauth.grants_revoked": return .reauthGrantsRevoked(try decoder.decode(ReauthGrantsRevoked.self, from: payload))
+        case "email.links_revoked": return .emailLinksRevoked(try decoder.decode(EmailLinksRevoked.self, from: payload))
         case "email.added": return .emailAdded(try decoder.decode(EmailAdded.self, from: payload))
         case "email.change_requested": return .emailChangeRequested(try decoder.decode(EmailLinkSent.self, from: payload))
         case "email.changed": return .emailChanged(try decoder.decode(EmailChanged.self, from: payload))

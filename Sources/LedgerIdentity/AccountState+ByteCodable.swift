@@ -25,6 +25,7 @@ extension AccountState: ByteCodable {
         writer.write(purgeAfter)
         writer.write(purgedAt)
         writer.write(reauthGrants)
+        writer.write(reauthNonces)
         writer.write(sessions)
         writer.write(pendingLinks)
         writer.write(linkSendTimes)
@@ -49,6 +50,7 @@ extension AccountState: ByteCodable {
         purgeAfter = try reader.read()
         purgedAt = try reader.read()
         reauthGrants = try reader.read()
+        reauthNonces = try reader.read()
         sessions = try reader.read()
         pendingLinks = try reader.read()
         linkSendTimes = try reader.read()
@@ -113,6 +115,19 @@ extension AccountState.ReauthGrant: ByteCodable {
     }
 }
 
+extension AccountState.ReauthNonce: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(id)
+        writer.write(sessionID)
+        writer.write(nonceHash)
+        writer.write(expiresAt)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(id: try reader.read(), sessionID: try reader.read(), nonceHash: try reader.read(), expiresAt: try reader.read())
+    }
+}
+
 extension Hold: ByteCodable {
     public func write(to writer: inout ByteWriter) {
         writer.write(ref)
@@ -121,12 +136,13 @@ extension Hold: ByteCodable {
         writer.write(title)
         writer.write(amount)
         writer.write(releasesAt)
+        writer.write(keyID)
     }
 
     public init(from reader: inout ByteReader) throws {
         self.init(
             ref: try reader.read(), kind: try reader.read(), startsAt: try reader.read(), title: try reader.read(),
-            amount: try reader.read(), releasesAt: try reader.read())
+            amount: try reader.read(), releasesAt: try reader.read(), keyID: try reader.read())
     }
 }
 

@@ -20,11 +20,18 @@ extension AccountState {
         return methods
     }
 
-    /// The picker for `action`: every method except the one being changed, and whether the
-    /// target is the only sign-in method left.
+    /// The picker for `action` (API.md "Re-auth"): every method except the one being changed.
+    /// Email + password is one method, so a password change offers the email link and an
+    /// email change the password. Adding a method does not take the password while the email
+    /// is unverified: it proves nothing about who owns the address.
     public func reauthOptions(for action: ReauthAction) -> ReauthOptions {
-        let lastMethod = action.target.map { signInMethods == [$0] } ?? false
-        return ReauthOptions(methods: reauthMethods.filter { $0 != action.excludedMethod }, lastMethod: lastMethod)
+        var methods = reauthMethods.filter { $0 != action.excludedMethod }
+        if action == .addMethod && !emailVerified { methods.removeAll { $0 == .password } }
+        let targetIsOnlyMethod = action.target.map { signInMethods == [$0] } ?? false
+        // For a change, "last method" means the soft warning, which only holds while nothing
+        // else can vouch; for a disconnect it is the hard block, whatever else there is.
+        let lastMethod = action.changesTargetInPlace ? targetIsOnlyMethod && methods.isEmpty : targetIsOnlyMethod
+        return ReauthOptions(methods: methods, lastMethod: lastMethod)
     }
 
     /// The live grant a re-auth token (by hash) stands for in `sessionID`, if any.
@@ -33,10 +40,17 @@ extension AccountState {
     }
 
     /// The one guard of every sensitive change: a live grant earned by this session, or (for a
-    /// change of the only sign-in method) the session alone.
+    /// change of the only sign-in method, when the picker has nothing to offer) the session alone.
     public func requireReauth(_ action: ReauthAction, sessionID: UUID, tokenHash: String?, now: Date) throws {
-        if action.sessionSufficesForLastMethod && reauthOptions(for: action).lastMethod { return }
-        guard let tokenHash, reauthGrant(tokenHash: tokenHash, sessionID: sessionID, now: now) != nil else {
+        if action.changesTargetInPlace && reauthOptions(for: action).lastMethod { return }
+        guard let tokenHash, let grant = reauthGrant(tokenHash: tokenHash, sessionID: sessionID, now: now) else {
+            throw IdentityError.reauthRequired
+        }
+        // A grant serves every sensitive call in its window, but one earned by the password of
+        // an unverified email proves nothing about who owns the address: it does not add a way
+        // in (else whoever squats an address could keep a phone on the account after its owner
+        // takes it back).
+        if action == .addMethod && grant.method == ReauthMethod.password.rawValue && !emailVerified {
             throw IdentityError.reauthRequired
         }
     }

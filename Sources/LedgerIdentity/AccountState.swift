@@ -25,6 +25,8 @@ public struct AccountState: Sendable, Equatable {
     public var purgedAt: Date?
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
+    /// Nonces for re-auth by Apple or Google, by id, until used or expired.
+    public var reauthNonces: [UUID: ReauthNonce] = [:]
     public var sessions: [UUID: Session] = [:]
     /// Email links issued and still outstanding, by id.
     public var pendingLinks: [UUID: PendingLink] = [:]
@@ -70,6 +72,14 @@ public struct AccountState: Sendable, Equatable {
         public var method: String
         /// SHA-256 (hex) of the re-auth token.
         public var tokenHash: String
+        public var expiresAt: Date
+    }
+
+    public struct ReauthNonce: Sendable, Equatable {
+        public var id: UUID
+        public var sessionID: UUID
+        /// SHA-256 (hex) of the nonce.
+        public var nonceHash: String
         public var expiresAt: Date
     }
 
@@ -149,6 +159,16 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
             id: granted.grantID, sessionID: granted.sessionID, method: granted.method, tokenHash: granted.tokenHash,
             expiresAt: granted.expiresAt)
         if let linkID = granted.linkID { state.pendingLinks[linkID] = nil }
+        if let nonceID = granted.nonceID { state.reauthNonces[nonceID] = nil }
+    case .reauthNonceIssued(let issued):
+        state.reauthNonces = state.reauthNonces.filter { $0.value.expiresAt > recordedAt }
+        state.reauthNonces[issued.nonceID] = .init(
+            id: issued.nonceID, sessionID: issued.sessionID, nonceHash: issued.nonceHash, expiresAt: issued.expiresAt)
+    case .reauthGrantsRevoked(let revoked):
+        for grantID in revoked.grantIDs { state.reauthGrants[grantID] = nil }
+        state.reauthNonces = [:]
+    case .emailLinksRevoked(let revoked):
+        for linkID in revoked.linkIDs { state.pendingLinks[linkID] = nil }
     case .reauthLinkSent(let sent):
         state.pendingLinks[sent.linkID] = .init(
             id: sent.linkID, purpose: .reauth, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)

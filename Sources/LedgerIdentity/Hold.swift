@@ -38,17 +38,29 @@ public struct Hold: Codable, Sendable, Equatable {
     public var title: String?
     public var amount: Money?
     public var releasesAt: Date?
+    /// The API key that placed the hold: only it may change or release the hold (nil for holds
+    /// placed before keys owned them, which any `holds:write` key may release).
+    public var keyID: String?
     enum CodingKeys: String, CodingKey {
-        case ref, kind, startsAt = "starts_at", title, amount, releasesAt = "releases_at"
+        case ref, kind, startsAt = "starts_at", title, amount, releasesAt = "releases_at", keyID = "key_id"
     }
 
-    public init(ref: String, kind: HoldKind, startsAt: Date? = nil, title: String? = nil, amount: Money? = nil, releasesAt: Date? = nil) {
+    public init(
+        ref: String, kind: HoldKind, startsAt: Date? = nil, title: String? = nil, amount: Money? = nil, releasesAt: Date? = nil,
+        keyID: String? = nil
+    ) {
         self.ref = ref
         self.kind = kind
         self.startsAt = startsAt
         self.title = title
         self.amount = amount
         self.releasesAt = releasesAt
+        self.keyID = keyID
+    }
+
+    /// Whether `keyID` may change or release this hold.
+    public func isOwned(by keyID: String?) -> Bool {
+        self.keyID == nil || self.keyID == keyID
     }
 }
 

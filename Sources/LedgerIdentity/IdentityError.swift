@@ -28,6 +28,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let accountDeleted = Code("account_deleted")
         public static let signupCooldown = Code("signup_cooldown")
         public static let exportNotAllowed = Code("export_requires_verification")
+        public static let invalidToken = Code("invalid_token")
     }
 
     public let code: Code
@@ -60,6 +61,10 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public static let accountDeleted = IdentityError(.accountDeleted, "This account has been deleted.")
     public static let signInRequired = IdentityError(.signInRequired, "Sign in to continue.")
     public static let codeExpired = IdentityError(.codeExpired, "Code expired. Request a new one.")
+    /// An Apple or Google ID token that does not prove this session's re-auth (no live nonce).
+    public static let invalidToken = IdentityError(.invalidToken, "The sign-in could not be verified. Try again.")
+    /// A hold reference no hold of this key has.
+    public static let holdNotFound = IdentityError(.notFound, "No such hold.")
 
     /// `sessionExpired` for a token that named a session signed in with `method`.
     public static func sessionExpired(lastMethod method: String) -> IdentityError {

@@ -4,9 +4,10 @@ import Foundation
 /// needs a key), so `decide` stays pure.
 public enum OTPCommand: Sendable, Equatable {
     case issue(OTPEvent.Issued)
-    /// A code was entered: its keyed hash, the session entering it (nil when signed out) and
-    /// the account a successful verification acts on.
-    case verify(presentedCodeHash: String, sessionID: UUID?, accountID: UUID)
+    /// A code was entered: its keyed hash, the session entering it (nil when signed out), the
+    /// account a successful verification acts on, and whether the account the code was
+    /// requested for has been deleted since (its codes ended with it).
+    case verify(presentedCodeHash: String, sessionID: UUID?, accountID: UUID, accountDeleted: Bool = false)
     /// Back navigation: the code can no longer be used.
     case cancel(sessionID: UUID?)
     /// A newer code was sent for the same number and purpose.

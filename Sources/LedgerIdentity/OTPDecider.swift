@@ -9,12 +9,13 @@ public func decide(_ state: OTPChallenge, _ command: OTPCommand, now: Date) thro
         guard state.status == .unknown else { throw IdentityError(.accountExists, "This code request already exists.") }
         return [.issued(issued)]
 
-    case .verify(let presented, let sessionID, let accountID):
+    case .verify(let presented, let sessionID, let accountID, let accountDeleted):
         // Unknown, used, cancelled or invalidated requests, and other sessions' requests, all
         // look alike: the code cannot be used.
         guard state.status == .open, let issued = state.issued, issued.sessionID == nil || issued.sessionID == sessionID else {
             throw IdentityError.codeExpired
         }
+        guard !accountDeleted else { return [.invalidated(.init(reason: .accountDeleted))] }
         guard now < issued.expiresAt else { return [.invalidated(.init(reason: .expired))] }
         if ConstantTime.equals(Array(presented.utf8), Array(issued.codeHash.utf8)) {
             return [.verified(.init(accountID: accountID))]

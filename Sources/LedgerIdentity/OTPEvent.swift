@@ -71,6 +71,9 @@ public enum OTPEvent: Sendable, Equatable {
             case expired
             /// A newer code was sent for the same number and purpose.
             case superseded
+            /// The account it was requested for was deleted: deletion ends every pending code,
+            /// so one requested before cannot sign in (or create an account) after.
+            case accountDeleted = "account_deleted"
         }
         public var reason: Reason
 

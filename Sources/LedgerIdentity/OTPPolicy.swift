@@ -16,11 +16,30 @@ public struct OTPPolicy: Sendable, Equatable {
     /// Codes one account may request (all numbers and purposes together) per `capWindow`.
     public var accountLimit = 10
     public var capWindow: TimeInterval = 900
+    /// Wrong codes one number may take per `dailyFailureWindow`, all its codes together; then
+    /// code requests for it are refused (`LEDGER_OTP_DAILY_FAILURE_LIMIT`).
+    public var dailyFailureLimit = 20
+    public var dailyFailureWindow: TimeInterval = 86_400
 
     public init() {}
 
     /// The first send and `resendLimit` resends per window.
     public var sendLimit: SlidingWindowLimit { .init(limit: resendLimit + 1, window: resendWindow) }
+
+    /// Seconds until a number that took the wrong codes of `failures` (the requests of the
+    /// last `dailyFailureWindow`, with when each was made) may have codes again; nil when it may
+    /// now. The oldest requests leave the window first.
+    public func dailyFailureDelay(_ failures: [(requestedAt: Date, count: Int)], now: Date) -> Int? {
+        var total = failures.reduce(0) { $0 + $1.count }
+        for failure in failures.sorted(by: { $0.requestedAt < $1.requestedAt }) {
+            guard total >= dailyFailureLimit else { break }
+            total -= failure.count
+            if total < dailyFailureLimit {
+                return max(1, secondsUntil(failure.requestedAt.addingTimeInterval(dailyFailureWindow), from: now))
+            }
+        }
+        return total >= dailyFailureLimit ? Int(dailyFailureWindow) : nil
+    }
 
     /// Seconds until another code may be sent for a phone and purpose that had codes sent at
     /// `previousSends`; nil when one may be sent now.

@@ -6,6 +6,9 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     case disconnectApple = "disconnect_apple"
     case disconnectGoogle = "disconnect_google"
     case deleteAccount = "delete_account"
+    /// Adding a sign-in method (a phone, an email and password, Apple or Google): a stolen
+    /// session must not add its own way in and then re-authenticate with it.
+    case addMethod = "add_method"
 
     /// The sign-in method the action changes or removes (email + password counts as one).
     public var target: SignInMethod? {
@@ -14,7 +17,7 @@ public enum ReauthAction: String, Sendable, CaseIterable {
         case .changeEmail, .changePassword: return .password
         case .disconnectApple: return .apple
         case .disconnectGoogle: return .google
-        case .deleteAccount: return nil
+        case .deleteAccount, .addMethod: return nil
         }
     }
 
@@ -28,16 +31,18 @@ public enum ReauthAction: String, Sendable, CaseIterable {
         case .changePassword: return .password
         case .disconnectApple: return .apple
         case .disconnectGoogle: return .google
-        case .deleteAccount: return nil
+        case .deleteAccount, .addMethod: return nil
         }
     }
 
-    /// Whether the session alone suffices when the target is the only sign-in method (a
-    /// change keeps the account reachable; a disconnect or a deletion does not).
-    public var sessionSufficesForLastMethod: Bool {
+    /// Whether the action changes its target in place (the account stays reachable by it). Only
+    /// such a change may go ahead on the session alone, and only when the picker has nothing
+    /// to offer (the seeds' "Last-method variant"); a disconnect, a deletion or an added method
+    /// never does.
+    public var changesTargetInPlace: Bool {
         switch self {
         case .changePhone, .changeEmail, .changePassword: return true
-        case .disconnectApple, .disconnectGoogle, .deleteAccount: return false
+        case .disconnectApple, .disconnectGoogle, .deleteAccount, .addMethod: return false
         }
     }
 }
@@ -57,7 +62,9 @@ public enum ReauthMethod: String, Sendable, CaseIterable {
 /// What the re-auth picker offers for one action.
 public struct ReauthOptions: Sendable, Equatable {
     public var methods: [ReauthMethod]
-    /// The action's target is the account's only sign-in method.
+    /// The action's target is the account's only sign-in method and nothing else can vouch
+    /// for the person: a change goes ahead on the session alone (soft warning), a disconnect
+    /// is refused (`409 last_method`).
     public var lastMethod: Bool
 
     public init(methods: [ReauthMethod], lastMethod: Bool) {

@@ -86,7 +86,8 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
         let relay = claims.isPrivateEmail?.value == true || email?.lowercased().hasSuffix("@privaterelay.appleid.com") == true
         return ProviderIdentity(
             provider: provider, subject: claims.sub.value, email: email?.isEmpty == false ? email : nil,
-            emailVerified: claims.emailVerified?.value == true, isPrivateRelay: relay)
+            emailVerified: claims.emailVerified?.value == true, isPrivateRelay: relay, nonce: claims.nonce,
+            issuedAt: claims.iat?.value)
     }
 
     struct Header: Decodable {

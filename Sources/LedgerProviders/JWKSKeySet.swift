@@ -3,45 +3,91 @@ import Foundation
 import JWTKit
 import LedgerCore
 
-/// One provider's signing keys, read from a JWKS URL or file and kept until a token names a
-/// key id it does not hold; then it is read again, but never more than once a minute (a flood
-/// of made-up key ids must not become a flood of requests to the provider).
+/// One provider's signing keys, read from a JWKS URL or file and kept for as long as the
+/// answer's `Cache-Control: max-age` says (an hour when it says nothing, a file included, and
+/// never more than a day), so a key the provider removes stops verifying once that time is up.
+/// A token naming a key id the set does not hold reads it again early, but never more than once
+/// a minute: a flood of made-up key ids must not become a flood of requests to the provider.
 actor JWKSKeySet {
     let source: String
     let clock: any LedgerClock
     static let refreshInterval: TimeInterval = 60
+    static let defaultMaxAge: TimeInterval = 3600
+    static let longestMaxAge: TimeInterval = 86_400
     private var keys = JWTKeyCollection()
     private var keyIDs: Set<String> = []
     private var lastFetch: Date?
+    private var expiresAt: Date?
 
     init(source: String, clock: any LedgerClock) {
         self.source = source
         self.clock = clock
     }
 
-    /// The keys, when they hold `keyID` (after a refresh if that is allowed now).
+    /// The keys, when they hold `keyID`: read again first when they are past their age, or do
+    /// not hold it, and the last read is a minute old.
     func keys(holding keyID: String) async throws -> JWTKeyCollection? {
-        if keyIDs.contains(keyID) { return keys }
         let now = clock.now()
-        if let lastFetch, now.timeIntervalSince(lastFetch) < Self.refreshInterval { return nil }
+        let fresh = expiresAt.map { now < $0 } ?? false
+        if fresh && keyIDs.contains(keyID) { return keys }
+        if let lastFetch, now.timeIntervalSince(lastFetch) < Self.refreshInterval {
+            return keyIDs.contains(keyID) ? keys : nil
+        }
         lastFetch = now
-        let jwks = try JSONDecoder().decode(JWKS.self, from: try await fetch())
+        let document: (body: Data, maxAge: TimeInterval?)
+        do {
+            document = try await fetch()
+        } catch {
+            // Keys past their age are not kept on when they cannot be confirmed.
+            if !fresh { forget() }
+            throw error
+        }
+        let jwks = try JSONDecoder().decode(JWKS.self, from: document.body)
         let collection = JWTKeyCollection()
         try await collection.add(jwks: jwks)
         keys = collection
         keyIDs = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
+        expiresAt = now.addingTimeInterval(min(document.maxAge ?? Self.defaultMaxAge, Self.longestMaxAge))
         return keyIDs.contains(keyID) ? keys : nil
     }
 
-    private func fetch() async throws -> Data {
+    private func forget() {
+        keys = JWTKeyCollection()
+        keyIDs = []
+        expiresAt = nil
+    }
+
+    /// The document, and how long it may be kept when the answer says so.
+    private func fetch() async throws -> (body: Data, maxAge: TimeInterval?) {
         guard source.hasPrefix("https://") || source.hasPrefix("http://") else {
             let path = source.hasPrefix("file://") ? String(source.dropFirst(7)) : source
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            return (try Data(contentsOf: URL(fileURLWithPath: path)), nil)
         }
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: source), timeout: .seconds(10))
+        var request = HTTPClientRequest(url: source)
+        request.headers.add(name: "Accept", value: "application/json")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw InvalidJWKS("\(source) answered \(response.status.code)") }
         var body = try await response.body.collect(upTo: 1 << 20)
-        return Data(body.readBytes(length: body.readableBytes) ?? [])
+        let maxAge = Self.maxAge(cacheControl: response.headers["Cache-Control"].joined(separator: ","))
+        return (Data(body.readBytes(length: body.readableBytes) ?? []), maxAge)
+    }
+
+    /// The seconds a `Cache-Control` value allows keeping the answer: its `max-age`, or 0 for
+    /// `no-store` / `no-cache`; nil when it says neither.
+    static func maxAge(cacheControl: String) -> TimeInterval? {
+        var maxAge: TimeInterval?
+        for directive in cacheControl.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            switch parts.first {
+            case "no-store", "no-cache": return 0
+            case "max-age":
+                if parts.count == 2, let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
+                    maxAge = TimeInterval(seconds)
+                }
+            default: continue
+            }
+        }
+        return maxAge
     }
 }
 

@@ -22,12 +22,12 @@ public struct APIKeyGuard: Sendable {
     /// Runs `body` for the key's service: the events it causes name `service:<key id>` as
     /// their actor.
     public func acting<Result: Sendable>(
-        _ request: Request, scope: APIKeys.Scope, _ body: () async throws -> Result
+        _ request: Request, scope: APIKeys.Scope, _ body: (APIKeys.Authorized) async throws -> Result
     ) async throws -> Result {
         let key = try await authorize(request, scope: scope)
         var metadata = EventMetadata.current
         metadata.actor = "service:\(key.id.lowercased)"
-        return try await EventMetadata.$current.withValue(metadata) { try await body() }
+        return try await EventMetadata.$current.withValue(metadata) { try await body(key) }
     }
 
     @discardableResult

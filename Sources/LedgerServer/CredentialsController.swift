@@ -26,7 +26,8 @@ public struct CredentialsController: Sendable {
         routes.post("/auth/email/add-with-password") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
-            try await accounts.addEmailAndPassword(session, email: body.email, password: body.password)
+            try await accounts.addEmailAndPassword(
+                session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken])
             return JSONResponse(.accepted, [:])
         }
         routes.post("/auth/email/request-change") { request, context in

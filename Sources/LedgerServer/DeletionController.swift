@@ -21,7 +21,7 @@ public struct DeletionController: Sendable {
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.put("/accounts/:id/holds/:ref") { request, context in
-            try await keys.acting(request, scope: .holdsWrite) {
+            try await keys.acting(request, scope: .holdsWrite) { key in
                 let (accountID, ref) = try Self.target(context)
                 let body = try await request.decodeJSON(HoldRequest.self, context: context)
                 guard let kind = HoldKind(rawValue: body.kind) else {
@@ -29,15 +29,15 @@ public struct DeletionController: Sendable {
                 }
                 let hold = Hold(
                     ref: ref, kind: kind, startsAt: try Self.date(body.startsAt, "starts_at"), title: body.title, amount: body.amount,
-                    releasesAt: try Self.date(body.releasesAt, "releases_at"))
+                    releasesAt: try Self.date(body.releasesAt, "releases_at"), keyID: key.id.lowercased)
                 try await accounts.placeHold(accountID, hold)
                 return JSONResponse(.ok, Self.holdBody(hold, accountID: accountID))
             }
         }
         routes.delete("/accounts/:id/holds/:ref") { request, context in
-            try await keys.acting(request, scope: .holdsWrite) {
+            try await keys.acting(request, scope: .holdsWrite) { key in
                 let (accountID, ref) = try Self.target(context)
-                try await accounts.releaseHold(accountID, ref: ref)
+                try await accounts.releaseHold(accountID, ref: ref, keyID: key.id.lowercased)
                 return Response(status: .noContent)
             }
         }

@@ -44,6 +44,7 @@ enum ErrorTranslation {
             case .accountDeleted: return APIError(.gone, .init("account_deleted"), error.message)
             case .exportNotAllowed: return APIError(.forbidden, .init(error.code.rawValue), error.message)
             case .reauthRequired: return APIError(.forbidden, .init("reauth_required"), error.message)
+            case .invalidToken: return APIError(.unauthorized, .init("invalid_token"), error.message)
             case .codeExpired: return APIError(.gone, .init("code_expired"), error.message)
             case .incorrectCode:
                 return APIError(

@@ -20,6 +20,7 @@ public struct LedgerConfiguration: Sendable {
     /// Codes one signed-in account may request per 15 minutes, all numbers together (beyond API.md).
     public var accountOTPLimit = 10
     public var ipLoginFailureLimit = 50
+    public var otpDailyFailureLimit = 20
     public var trustedProxies: [String] = []
     public var emailLinkTTLSeconds = 1800
     public var emailRevertTTLSeconds = 604_800
@@ -74,6 +75,7 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_REAUTH_TTL_SECONDS", &configuration.reauthTTLSeconds, minimum: 1)
         try integer("LEDGER_IP_OTP_LIMIT", &configuration.ipOTPLimit, minimum: 1)
         try integer("LEDGER_ACCOUNT_OTP_LIMIT", &configuration.accountOTPLimit, minimum: 1)
+        try integer("LEDGER_OTP_DAILY_FAILURE_LIMIT", &configuration.otpDailyFailureLimit, minimum: 1)
         try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
         configuration.trustedProxies = list("LEDGER_TRUSTED_PROXIES") ?? []
         for proxy in configuration.trustedProxies where CIDR(proxy) == nil {

@@ -37,7 +37,10 @@ public struct LedgerServices: Sendable {
         let verifier = JWKSIdentityTokenVerifier(
             apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
             google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock)
-        let repository = PostgresAccountRepository(store: eventStore, clock: clock)
+        let retention = Retention(
+            purgeDelay: TimeInterval(configuration.purgeAfterSeconds), cooldown: TimeInterval(configuration.signupCooldownSeconds),
+            cooldownKey: masterKey.derivedKey(label: "signup-cooldown"))
+        let repository = PostgresAccountRepository(store: eventStore, clock: clock, retention: retention)
         let accounts = AccountService(
             repository: repository,
             hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
@@ -49,9 +52,7 @@ public struct LedgerServices: Sendable {
                 policy: .init(
                     maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
                     maximumFailuresPerAddress: configuration.ipLoginFailureLimit)),
-            retention: Retention(
-                purgeDelay: TimeInterval(configuration.purgeAfterSeconds), cooldown: TimeInterval(configuration.signupCooldownSeconds),
-                cooldownKey: masterKey.derivedKey(label: "signup-cooldown")))
+            retention: retention)
         self.accounts = accounts
         self.otp = OTPService(
             otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,
@@ -84,6 +85,7 @@ extension LedgerConfiguration {
         policy.resendInterval = TimeInterval(otpResendIntervalSeconds)
         policy.addressLimit = ipOTPLimit
         policy.accountLimit = accountOTPLimit
+        policy.dailyFailureLimit = otpDailyFailureLimit
         return policy
     }
 }

@@ -23,7 +23,8 @@ public struct ProviderController: Sendable {
         routes.post("/me/auth-methods/link") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(LinkRequest.self, context: context)
-            let state = try await providers.link(session, try Self.provider(body.provider), idToken: body.idToken)
+            let state = try await providers.link(
+                session, try Self.provider(body.provider), idToken: body.idToken, reauthToken: request.headers[.xReauthToken])
             return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
         routes.post("/me/auth-methods/disconnect") { request, context in

@@ -29,8 +29,12 @@ public struct ReauthController: Sendable {
         routes.post("/auth/reauth/password") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(PasswordRequest.self, context: context)
-                        let grant = try await reauth.withPassword(session, password: body.password, clientAddress: context.clientAddress)
+            let grant = try await reauth.withPassword(session, password: body.password, clientAddress: context.clientAddress)
             return JSONResponse(.ok, Self.grantBody(grant))
+        }
+        routes.post("/auth/reauth/nonce") { request, _ in
+            let issued = try await reauth.issueNonce(try await auth.authenticate(request))
+            return JSONResponse(.ok, ["nonce": .string(issued.nonce), "expires_at": .string(RFC3339.format(issued.expiresAt))])
         }
         routes.post("/auth/reauth/email-link") { request, _ in
             try await reauth.sendEmailLink(try await auth.authenticate(request))

@@ -24,7 +24,9 @@ struct AccountStateCodecTests {
             .emailVerificationSent(.init(email: "Ana@Example.com", linkID: UUID(), expiresAt: t0.addingTimeInterval(3600))),
             .reauthLinkSent(.init(email: "Ana@Example.com", linkID: UUID(), expiresAt: t0, sessionID: session)),
             .reauthGranted(.init(grantID: UUID(), sessionID: session, method: "password", tokenHash: "ee", expiresAt: t0)),
-            .holdPlaced(Hold(ref: "b-1", kind: .pendingPayout, startsAt: t0, title: nil, amount: Money(currency: "GEL", minor: -5))),
+            .reauthNonceIssued(.init(nonceID: UUID(), sessionID: session, nonceHash: "ff", expiresAt: t0.addingTimeInterval(300))),
+            .holdPlaced(Hold(
+                ref: "b-1", kind: .pendingPayout, startsAt: t0, title: nil, amount: Money(currency: "GEL", minor: -5), keyID: "key-1")),
             .deletionScheduled(.init(purgeAfter: t0.addingTimeInterval(30 * 86400), cooldownUntil: t0, cooldownKeys: ["k"])),
         ]
         for (index, event) in events.enumerated() { evolve(&state, event, at: t0.addingTimeInterval(Double(index) * 0.000_001)) }
@@ -60,11 +62,12 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 21)
+        #expect(Mirror(reflecting: state).children.count == 22)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 11)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 5)
         #expect(Mirror(reflecting: state.reauthGrants.first!.value).children.count == 5)
-        #expect(Mirror(reflecting: state.holds.first!.value).children.count == 6)
+        #expect(Mirror(reflecting: state.reauthNonces.first!.value).children.count == 4)
+        #expect(Mirror(reflecting: state.holds.first!.value).children.count == 7)
         #expect(Mirror(reflecting: Money(currency: "GEL", minor: 1)).children.count == 2)
     }
 }

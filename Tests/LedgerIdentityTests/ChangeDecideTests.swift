@@ -34,9 +34,93 @@ struct ChangeDecideTests {
             try decide(state, .changePassword(newPasswordHash: "h1", sessionID: current, reauthTokenHash: nil), now: now)
         }
         let events = try decide(state, .changePassword(newPasswordHash: "h1", sessionID: current, reauthTokenHash: "g"), now: now)
-        #expect(events == [.passwordSet(.init(passwordHash: "h1", reason: "change")), .sessionRevoked(.init(sessionID: other, reason: "password_changed"))])
+        #expect(Array(events.prefix(2)) == [
+            .passwordSet(.init(passwordHash: "h1", reason: "change")), .sessionRevoked(.init(sessionID: other, reason: "password_changed")),
+        ])
+        #expect(events.dropFirst(2).map(\.type) == ["reauth.grants_revoked"])
         let after = fold(state, events)
         #expect(after.sessions[current]?.isActive == true && after.sessions[other]?.isActive == false)
+        #expect(after.reauthGrants.isEmpty)
+    }
+
+    /// The account with an attacker's pending email-change link, a reset link, a re-auth link
+    /// and the grant of `account()`.
+    func accountWithPendingLinks() throws -> (AccountState, change: UUID, reset: UUID, reauth: UUID) {
+        let (change, reset, reauth) = (UUID(), UUID(), UUID())
+        let state = fold(try account(), [
+            .emailChangeRequested(.init(email: "eve@example.com", linkID: change, expiresAt: now.addingTimeInterval(1800), sessionID: current)),
+            .passwordResetRequested(.init(email: "ana@example.com", linkID: reset, expiresAt: now.addingTimeInterval(1800))),
+            .reauthLinkSent(.init(email: "ana@example.com", linkID: reauth, expiresAt: now.addingTimeInterval(1800), sessionID: current)),
+        ])
+        return (state, change, reset, reauth)
+    }
+
+    @Test("recovery wins: a reset, a password change and a revert end every pending link and grant, in events")
+    func recoveryWins() throws {
+        let (state, change, reset, reauth) = try accountWithPendingLinks()
+        let grantID = try #require(state.reauthGrants.keys.first)
+        let afterReset = try decide(state, .resetPassword(linkID: reset, newPasswordHash: "h9"), now: now)
+        #expect(afterReset.contains(.emailLinksRevoked(.init(linkIDs: [change, reauth].sorted { $0.uuidString < $1.uuidString }, reason: "password_reset"))))
+        #expect(afterReset.contains(.reauthGrantsRevoked(.init(grantIDs: [grantID], reason: "password_reset"))))
+        let reset1 = fold(state, afterReset)
+        #expect(reset1.pendingLinks.isEmpty && reset1.reauthGrants.isEmpty)
+        // The attacker's change link no longer moves the email.
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(reset1, .confirmEmailChange(linkID: change, revertLink: .init(linkID: UUID(), expiresAt: now)), now: now)
+        }
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(reset1, .confirmReauthLink(linkID: reauth, .init(grantID: UUID(), method: .emailLink, tokenHash: "x", lifetime: 900)), now: now)
+        }
+        let changed = fold(state, try decide(state, .changePassword(newPasswordHash: "h2", sessionID: current, reauthTokenHash: "g"), now: now))
+        #expect(changed.pendingLinks.isEmpty && changed.reauthGrants.isEmpty)
+        // A revert (after the email moved) ends the rest too.
+        let confirmed = fold(state, try decide(
+            state, .confirmEmailChange(linkID: change, revertLink: .init(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800))), now: now))
+        let revertID = try #require(confirmed.pendingLinks.values.first { $0.purpose == .emailRevert }?.id)
+        let reverted = fold(confirmed, try decide(confirmed, .revertEmail(linkID: revertID), now: now))
+        #expect(reverted.pendingLinks.isEmpty && reverted.reauthGrants.isEmpty && reverted.email == "ana@example.com")
+        #expect(reverted.sessions.values.allSatisfy { !$0.isActive })
+    }
+
+    @Test("deletion ends every pending link and grant; a deleted account's links are expired")
+    func deletionEndsLinks() throws {
+        let (state, change, reset, reauth) = try accountWithPendingLinks()
+        let verify = UUID()
+        let withVerify = fold(state, [.emailVerificationSent(.init(email: "ana@example.com", linkID: verify, expiresAt: now.addingTimeInterval(1800)))])
+        let events = try decide(
+            withVerify, .deleteAccount(sessionID: current, reauthTokenHash: "g", purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now)
+        #expect(events.map(\.type).suffix(2) == ["email.links_revoked", "reauth.grants_revoked"])
+        let deleted = fold(withVerify, events)
+        #expect(deleted.pendingLinks.isEmpty && deleted.reauthGrants.isEmpty)
+        // Even a link the state still held would not work on a deleted account.
+        let stale = fold(withVerify, [events[0]])
+        #expect(throws: IdentityError.linkExpired) { try decide(stale, .confirmVerificationLink(linkID: verify), now: now) }
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(stale, .confirmEmailChange(linkID: change, revertLink: .init(linkID: UUID(), expiresAt: now)), now: now)
+        }
+        #expect(throws: IdentityError.linkExpired) { try decide(stale, .resetPassword(linkID: reset, newPasswordHash: "h"), now: now) }
+    }
+
+    @Test("holds belong to the key that placed them: another key neither overwrites nor releases them")
+    func holdOwnership() throws {
+        let state = try account()
+        let held = fold(state, try decide(state, .placeHold(Hold(ref: "b1", kind: .upcomingBooking, keyID: "key-a")), now: now))
+        #expect(throws: IdentityError.holdNotFound) { try decide(held, .releaseHold(ref: "b1", keyID: "key-b"), now: now) }
+        #expect(throws: IdentityError.holdNotFound) {
+            try decide(held, .placeHold(Hold(ref: "b1", kind: .dispute, keyID: "key-b")), now: now)
+        }
+        #expect(try decide(held, .placeHold(Hold(ref: "b1", kind: .upcomingBooking, keyID: "key-a")), now: now).isEmpty)
+        #expect(try decide(held, .releaseHold(ref: "b1", keyID: "key-a"), now: now) == [.holdReleased(.init(ref: "b1", keyID: "key-a"))])
+        #expect(try decide(held, .releaseHold(ref: "unknown", keyID: "key-b"), now: now).isEmpty)
+    }
+
+    @Test("every failed sign-in is an event; the one that reaches the limit also records the lockout")
+    func loginFailures() throws {
+        let state = try account()
+        #expect(try decide(state, .recordLoginFailure(failures: 2, lockedUntil: nil), now: now) == [.loginFailed(.init(failures: 2))])
+        let until = now.addingTimeInterval(900)
+        #expect(try decide(state, .recordLoginFailure(failures: 5, lockedUntil: until), now: now)
+            == [.loginFailed(.init(failures: 5)), .loginThrottled(.init(until: until))])
     }
 
     @Test("an email change applies only through its link, and the revert link restores the address and ends every session")
@@ -62,14 +146,23 @@ struct ChangeDecideTests {
     @Test("email and password are added only to an account without an email")
     func addEmail() throws {
         let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800))
-        #expect(throws: IdentityError.self) {
-            try decide(try account(), .addEmailAndPassword(EmailAddress("b@example.com")!, passwordHash: "h", verificationLink: link), now: now)
-        }
+        let add = AccountCommand.addEmailAndPassword(
+            EmailAddress("b@example.com")!, passwordHash: "h", verificationLink: link, sessionID: current, reauthTokenHash: "g")
+        #expect(throws: IdentityError.self) { try decide(try account(), add, now: now) }
         var phoneOnly = AccountState(accountID: UUID())
-        phoneOnly = evolve(phoneOnly, .registered(.init(email: nil, displayName: nil, method: "phone")), at: now)
-        let after = fold(phoneOnly, try decide(
-            phoneOnly, .addEmailAndPassword(EmailAddress("b@example.com")!, passwordHash: "h", verificationLink: link), now: now))
-        #expect(after.email == "b@example.com" && after.hasPassword && !after.emailVerified && after.signInMethods == [.password])
+        for event: AccountEvent in [
+            .registered(.init(email: nil, displayName: nil, method: "phone")),
+            .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
+            .sessionStarted(.init(
+                sessionID: current, method: "phone", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
+                accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+        ] { phoneOnly = evolve(phoneOnly, event, at: now) }
+        // A session alone does not add a way in.
+        #expect(throws: IdentityError.reauthRequired) { try decide(phoneOnly, add, now: now) }
+        let granted = evolve(phoneOnly, .reauthGranted(.init(
+            grantID: UUID(), sessionID: current, method: "phone", tokenHash: "g", expiresAt: now.addingTimeInterval(900))), at: now)
+        let after = fold(granted, try decide(granted, add, now: now))
+        #expect(after.email == "b@example.com" && after.hasPassword && !after.emailVerified && after.signInMethods == [.phone, .password])
     }
 
     @Test("deletion: never without a grant, blocked by holds, then every session ends and nothing more is accepted")

@@ -24,6 +24,16 @@ struct OTPDecideTests {
         try decide(state, .verify(presentedCodeHash: code, sessionID: session, accountID: accountID), now: time)
     }
 
+    @Test("a code requested before its account was deleted ends unused, even the right one")
+    func accountDeleted() throws {
+        let state = try issued()
+        let events = try decide(
+            state, .verify(presentedCodeHash: "right", sessionID: nil, accountID: accountID, accountDeleted: true), now: now)
+        #expect(events == [.invalidated(.init(reason: .accountDeleted))])
+        #expect(OTPVerdict(events).error == .codeExpired)
+        #expect(throws: IdentityError.codeExpired) { try verify(fold(state, events), "right", at: now) }
+    }
+
     @Test("the TTL edge: a second before expiry verifies, at and after expiry the code is invalidated")
     func ttlEdge() throws {
         let state = try issued()
@@ -121,5 +131,16 @@ struct OTPSendLimitTests {
         #expect(cap.retryAfter(times, now: start.addingTimeInterval(60)) == 40)
         #expect(cap.retryAfter(times, now: start.addingTimeInterval(100)) == nil)
         #expect(SlidingWindowLimit(limit: 0, window: 100).retryAfter([], now: start) == 100)
+    }
+
+    @Test("the daily cap: 20 wrong codes per number in 24 hours, the oldest leaving the window first")
+    func dailyFailures() {
+        #expect(policy.dailyFailureDelay([], now: start) == nil)
+        let failures = [(start, 5), (start.addingTimeInterval(600), 5), (start.addingTimeInterval(1200), 5), (start.addingTimeInterval(1800), 4)]
+        #expect(policy.dailyFailureDelay(failures.map { (requestedAt: $0.0, count: $0.1) }, now: start.addingTimeInterval(2000)) == nil)
+        let twenty = failures.map { (requestedAt: $0.0, count: $0.1) } + [(requestedAt: start.addingTimeInterval(1900), count: 1)]
+        // 20 reached: free again when the first request's 5 leave the window, 24 hours after it.
+        #expect(policy.dailyFailureDelay(twenty, now: start.addingTimeInterval(2000)) == 86_400 - 2000)
+        #expect(policy.dailyFailureDelay(twenty, now: start.addingTimeInterval(86_399)) == 1)
     }
 }

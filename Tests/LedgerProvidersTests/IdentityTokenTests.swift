@@ -31,7 +31,10 @@ struct IdentityTokenTests {
         let verifier = verifier(issuer)
         let rsa = try await verifier.verify(
             try await issuer.token(subject: "001.apple", email: "ana@example.com", emailVerified: true), provider: .apple, nonce: nil)
-        #expect(rsa == ProviderIdentity(provider: .apple, subject: "001.apple", email: "ana@example.com", emailVerified: true, isPrivateRelay: false))
+        #expect(rsa == ProviderIdentity(
+            provider: .apple, subject: "001.apple", email: "ana@example.com", emailVerified: true, isPrivateRelay: false, nonce: nil,
+            issuedAt: Date(timeIntervalSince1970: rsa.issuedAt?.timeIntervalSince1970.rounded(.down) ?? 0)))
+        #expect(rsa.issuedAt != nil)
         let ec = try await verifier.verify(
             try await issuer.token(subject: "002", email: "x1@privaterelay.appleid.com", keyID: TestIdentityIssuer.ecKeyID),
             provider: .apple, nonce: nil)

@@ -53,12 +53,55 @@ struct ChangesEndpointTests {
         }
     }
 
-    @Test("an email-only account changes its password with the session alone (last method)")
-    func changePasswordLastMethod() async throws {
+    @Test("a stolen access token alone changes neither the password nor the email of an email + password account")
+    func stolenSession() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
-                #expect(try await call(client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access).status == .ok)
+                let options = try await call(client, .get, "/me/reauth-options?action=change_password", token: access)
+                #expect(options.body["methods"] as? [String] == ["email_link"])
+                #expect(options.body["last_method"] as? Bool == false)
+                let emailOptions = try await call(client, .get, "/me/reauth-options?action=change_email", token: access)
+                #expect(emailOptions.body["methods"] as? [String] == ["password"])
+                #expect(emailOptions.body["last_method"] as? Bool == false)
+                let password = try await call(client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access)
+                #expect(password.status == .forbidden)
+                #expect(password.string("error") == "reauth_required")
+                let email = try await call(client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: access)
+                #expect(email.status == .forbidden)
+                #expect(try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = 'eve@example.com'")[0].int(0) == 0)
+                // The owner passes with the emailed link.
+                let grant = try await emailLinkGrant(client, db, token: access)
+                #expect(try await call(
+                    client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access, reauth: grant).status == .ok)
+            }
+        }
+    }
+
+    @Test("recovery wins: a password reset ends a pending email-change link and every grant")
+    func pendingLinkAfterReset() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let attacker = try await accountWithPhone(client, db)
+                let grant = try await grant(client, attacker)
+                #expect(try await call(
+                    client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: attacker, reauth: grant).status == .accepted)
+                let change = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+                // The owner resets the password from the reset link.
+                #expect(try await call(client, .post, "/auth/password/forgot", ["email": "ana@example.com"]).status == .accepted)
+                let reset = try await outboxToken(db, template: "password_reset")
+                #expect(try await call(
+                    client, .post, "/auth/password/reset", ["token": reset, "new_password": "copper-lantern-77"]).status == .ok)
+                let late = try await call(client, .post, "/auth/email/confirm-change", ["token": change])
+                #expect(late.status == .gone)
+                #expect(late.string("error") == "link_expired")
+                let owner = try await logIn(client, email: "ana@example.com", password: "copper-lantern-77")
+                #expect(try await call(client, .get, "/me/auth-methods", token: owner).string("email") == "ana@example.com")
+                let revoked = try await db.client.query(
+                    "SELECT count(*) FROM events WHERE event_type IN ('email.links_revoked', 'reauth.grants_revoked')")
+                #expect(try revoked[0].int(0) == 2)
+                #expect(try await db.client.query(
+                    "SELECT count(*) FROM email_links WHERE purpose = 'email_change' AND used_at IS NULL")[0].int(0) == 0)
             }
         }
     }
@@ -117,7 +160,10 @@ struct ChangesEndpointTests {
                 var reverts: [String] = []
                 for name in ["ana", "bo"] {
                     let access = try await signUp(client, email: "\(name)@example.com")
-                    #expect(try await call(client, .post, "/auth/email/request-change", ["new_email": "\(name).new@example.com"], token: access).status == .accepted)
+                    let reauth = try await grant(client, access)
+                    #expect(try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "\(name).new@example.com"], token: access, reauth: reauth
+                    ).status == .accepted)
                     let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
                     #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
                     reverts.append(try #require(try await outboxMessage(db, template: "email_changed_notice").token))
@@ -137,7 +183,9 @@ struct ChangesEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
-                #expect(try await call(client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access).status == .accepted)
+                let reauth = try await grant(client, access)
+                #expect(try await call(
+                    client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access, reauth: reauth).status == .accepted)
                 let token = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
                 db.clock.advance(by: 1801)
                 #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": token]).status == .gone)
@@ -152,16 +200,25 @@ struct ChangesEndpointTests {
             try await app(db).test(.router) { client in
                 _ = try await signUp(client, email: "bo@example.com")
                 let access = try await phoneSignIn(client, db, "+995511200300")
-                let weak = try await call(client, .post, "/auth/email/add-with-password", ["email": "x", "password": "1234567"], token: access)
+                // Adding a way in takes re-auth: a stolen session cannot add its own password.
+                let stolen = try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "eve@example.com", "password": "copper-lantern-77"], token: access)
+                #expect(stolen.status == .forbidden)
+                #expect(stolen.string("error") == "reauth_required")
+                let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
+                let weak = try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "x", "password": "1234567"], token: access, reauth: grant)
                 #expect(weak.status == .unprocessableContent)
                 let codes = (weak.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
                 #expect(codes == ["invalid_email", "too_short", "too_common", "all_digits"])
                 let taken = try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "bo@example.com", "password": "copper-lantern-77"], token: access)
+                    client, .post, "/auth/email/add-with-password", ["email": "bo@example.com", "password": "copper-lantern-77"], token: access,
+                    reauth: grant)
                 #expect(taken.status == .conflict)
                 #expect(taken.string("error") == "email_taken")
                 let added = try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"], token: access)
+                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"], token: access,
+                    reauth: grant)
                 #expect(added.status == .accepted)
                 #expect(try await outboxMessage(db, template: "verify_email").to == "ana@example.com")
                 let hub = try await call(client, .get, "/me/auth-methods", token: access)
@@ -169,7 +226,8 @@ struct ChangesEndpointTests {
                 #expect(hub.string("phone") == "+995511200300")
                 #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status == .ok)
                 let again = try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "ana2@example.com", "password": "copper-lantern-77"], token: access)
+                    client, .post, "/auth/email/add-with-password", ["email": "ana2@example.com", "password": "copper-lantern-77"], token: access,
+                    reauth: grant)
                 #expect(again.status == .conflict)
                 #expect(again.string("error") == "email_exists")
             }

@@ -80,16 +80,19 @@ struct DeletionEndpointTests {
                 db.clock.advance(by: 7 * 86400 - 3600)
                 // Sessions of the day (access tokens last 15 minutes).
                 let bob = try await logIn(client, email: "bob@example.com")
-                let bobGrant = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: bob).string("reauth_token"))
+                let bobGrant = try await emailLinkGrant(client, db, token: bob)
                 let phoneOnly = try await phoneSignIn(client, db, "+995511200301")
+                let phoneOnlyGrant = try await phoneGrant(client, db, token: phoneOnly, phone: "+995511200301")
                 func messagesToAna() async throws -> Int64? {
                     try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = 'ana@example.com'")[0].int(0)
                 }
                 let sentBefore = try await messagesToAna()
                 let refusals = [
-                    try await call(client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"], token: phoneOnly),
+                    try await call(
+                        client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"],
+                        token: phoneOnly, reauth: phoneOnlyGrant),
                     try await call(client, .post, "/auth/email/request-change", ["new_email": "Ana@Example.com"], token: bob, reauth: bobGrant),
-                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: bob),
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: bob, reauth: bobGrant),
                     // The number is that account's only method: no grant needed, and still refused.
                     try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "change_phone"], token: phoneOnly),
                 ]
@@ -103,9 +106,13 @@ struct DeletionEndpointTests {
                 #expect(try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = '+995511200300' AND created_at > $1", [.timestamp(db.clock.now().addingTimeInterval(-3600))])[0].int(0) == 0)
                 db.clock.advance(by: 3601)
                 let fresh = try await logIn(client, email: "bob@example.com")
-                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: fresh).status == .accepted)
+                let freshGrant = try await passwordGrant(client, token: fresh)
+                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: fresh, reauth: freshGrant).status == .accepted)
                 let phoneAgain = try await phoneSignIn(client, db, "+995511200301")
-                #expect(try await call(client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"], token: phoneAgain).status == .accepted)
+                let phoneAgainGrant = try await phoneGrant(client, db, token: phoneAgain, phone: "+995511200301")
+                #expect(try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"],
+                    token: phoneAgain, reauth: phoneAgainGrant).status == .accepted)
             }
         }
     }

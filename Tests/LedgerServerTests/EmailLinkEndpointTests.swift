@@ -10,7 +10,8 @@ import Testing
 /// The newest outbox token of a template (what the delivery sink would carry).
 func outboxToken(_ db: TestDatabase, template: String) async throws -> String {
     let rows = try await db.client.query(
-        "SELECT token FROM outbox WHERE template = $1 ORDER BY created_at DESC, id LIMIT 1", [.text(template)])
+        // Newest by transaction too (the tests' clock often stands still).
+        "SELECT token FROM outbox WHERE template = $1 ORDER BY created_at DESC, xmin::text::bigint DESC LIMIT 1", [.text(template)])
     return try #require(rows.rowCount == 1 ? rows[0].string(0) : nil)
 }
 

@@ -66,6 +66,41 @@ struct HoldsEndpointTests {
         }
     }
 
+    @Test("a hold belongs to the key that placed it: another holds:write key can neither release nor overwrite it (404)")
+    func holdOwnership() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let bookings = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite])
+            let payouts = try await services.apiKeys.create(name: "payouts", scopes: [.holdsWrite])
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                let path = "/accounts/{id}/holds/{ref}"
+                let hold = "/accounts/\(accountID)/holds/b1"
+                #expect(try await call(client, .put, hold, ["kind": "upcoming_booking"], token: bookings.key, path: path).status == .ok)
+                let release = try await call(client, .delete, hold, token: payouts.key, path: path)
+                #expect(release.status == .notFound)
+                #expect(release.string("error") == "not_found")
+                let overwrite = try await call(client, .put, hold, ["kind": "dispute"], token: payouts.key, path: path)
+                #expect(overwrite.status == .notFound)
+                let blockers = try await call(client, .get, "/me/delete-preflight", token: access).body["blockers"] as? [[String: Any]]
+                #expect(blockers?.compactMap { $0["kind"] as? String } == ["upcoming_booking"])
+                // Its own key releases it; the events name that key.
+                #expect(try await call(client, .delete, hold, token: bookings.key, path: path).status == .noContent)
+                let keyIDs = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID))).compactMap { event -> String? in
+                    guard event.type.hasPrefix("hold."), let payload = event.payload,
+                          let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+                    else { return nil }
+                    return object["key_id"] as? String
+                }
+                #expect(keyIDs == [bookings.id.lowercased, bookings.id.lowercased])
+                let actors = try await db.client.query(
+                    "SELECT metadata->>'actor' FROM events WHERE event_type LIKE 'hold.%' ORDER BY global_position")
+                #expect(actors.rows.compactMap { $0.string(0) } == Array(repeating: "service:\(bookings.id.lowercased)", count: 2))
+            }
+        }
+    }
+
     @Test("a reference over 200 characters is 422 invalid_ref for placing and for releasing (found by scripts/fuzz.sh)")
     func overlongRef() async throws {
         try await TestPostgres.withDatabase { db in

@@ -65,12 +65,17 @@ struct LogSecrecyTests {
                 try await client.execute(uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": tokens.1])) { _ in }
                 // Phone codes, a re-auth grant, and a wrong code.
                 let signedIn = try await logIn(client, email: email, password: password)
-                let requestID = try await requestOTP(client, "+995 511 200 300", purpose: "add_phone", token: signedIn)
+                let addGrant = try await emailLinkGrant(client, db, token: signedIn)
+                let requestID = try await requestOTP(client, "+995 511 200 300", purpose: "add_phone", token: signedIn, reauth: addGrant)
                 let code = try await otpCode(db, phone: "+995511200300")
-                _ = try await verifyOTP(client, requestID, wrongCode(code), token: signedIn)
-                _ = try await verifyOTP(client, requestID, code, token: signedIn)
+                _ = try await verifyOTP(client, requestID, wrongCode(code), token: signedIn, reauth: addGrant)
+                _ = try await verifyOTP(client, requestID, code, token: signedIn, reauth: addGrant)
                 let grant = try await call(client, .post, "/auth/reauth/password", ["password": password], token: signedIn)
-                return [tokens.0, tokens.1, refreshed, signedIn, code, "+995511200300", grant.string("reauth_token") ?? "missing"]
+                let nonce = try await call(client, .post, "/auth/reauth/nonce", token: signedIn)
+                return [
+                    tokens.0, tokens.1, refreshed, signedIn, code, "+995511200300", grant.string("reauth_token") ?? "missing", addGrant,
+                    nonce.string("nonce") ?? "missing",
+                ]
             }
             let secrets = fixed + issued
             #expect(logs.count >= 6, "the request log lines were captured")

@@ -66,12 +66,35 @@ func testApp(_ db: TestDatabase) throws -> some ApplicationProtocol {
 }
 
 /// An email account (`ana@example.com`) with a phone added, so email + password is not its
-/// only method; returns its access token.
+/// only method; returns its access token. Adding the phone takes a grant by the emailed link,
+/// which verifies the address too.
 func accountWithPhone(_ client: some TestClientProtocol, _ db: TestDatabase) async throws -> String {
     let access = try await signUp(client, email: "ana@example.com")
-    let requestID = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access)
-    #expect(try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200300"), token: access).status == .ok)
+    let grant = try await emailLinkGrant(client, db, token: access)
+    let requestID = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access, reauth: grant)
+    #expect(try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200300"), token: access, reauth: grant).status == .ok)
     return access
+}
+
+/// A re-auth grant by the emailed link (which also verifies the address).
+func emailLinkGrant(_ client: some TestClientProtocol, _ db: TestDatabase, token access: String) async throws -> String {
+    #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
+    let confirmed = try await call(
+        client, .post, "/auth/reauth/email-link/confirm", ["token": try await outboxToken(db, template: "reauth_link")])
+    return try #require(confirmed.string("reauth_token"))
+}
+
+/// A re-auth grant by a code texted to the account's own number.
+func phoneGrant(_ client: some TestClientProtocol, _ db: TestDatabase, token access: String, phone: String) async throws -> String {
+    let requestID = try await requestOTP(client, nil, purpose: "reauth", token: access)
+    let answer = try await verifyOTP(client, requestID, try await otpCode(db, phone: phone), token: access)
+    return try #require(answer.string("reauth_token"))
+}
+
+/// A re-auth grant by the account's password.
+func passwordGrant(_ client: some TestClientProtocol, token access: String, password: String = "violet-harbor-91") async throws -> String {
+    let answer = try await call(client, .post, "/auth/reauth/password", ["password": password], token: access)
+    return try #require(answer.string("reauth_token"))
 }
 
 func wrongCode(_ code: String) -> String {
@@ -261,19 +284,22 @@ struct PhoneEndpointTests {
             try await app(db).test(.router) { client in
                 _ = try await phoneSignIn(client, db, "+995511200300")
                 let access = try await signUp(client, email: "ana@example.com")
+                let grant = try await emailLinkGrant(client, db, token: access)
                 let taken = try await call(
-                    client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: access)
+                    client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: access,
+                    reauth: grant)
                 #expect(taken.status == .conflict)
                 #expect(taken.string("error") == "phone_taken")
                 #expect(taken.string("message") == "This number is already in use by another account.")
                 #expect(Set(taken.body.keys) == ["error", "message"])
-                let requestID = try await requestOTP(client, "+995 511 100 000", purpose: "add_phone", token: access)
-                let hub = try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511100000"), token: access)
+                let requestID = try await requestOTP(client, "+995 511 100 000", purpose: "add_phone", token: access, reauth: grant)
+                let hub = try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511100000"), token: access, reauth: grant)
                 #expect(hub.status == .ok)
                 #expect(hub.string("phone") == "+995511100000")
                 #expect(hub.string("email") == "ana@example.com")
                 let again = try await call(
-                    client, .post, "/auth/phone/request-otp", ["phone": "+995511100001", "purpose": "add_phone"], token: access)
+                    client, .post, "/auth/phone/request-otp", ["phone": "+995511100001", "purpose": "add_phone"], token: access,
+                    reauth: grant)
                 #expect(again.status == .conflict)
                 #expect(again.string("error") == "phone_exists")
             }
@@ -284,9 +310,7 @@ struct PhoneEndpointTests {
     func changePhone() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
-                let access = try await signUp(client, email: "ana@example.com")
-                let addID = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access)
-                _ = try await verifyOTP(client, addID, try await otpCode(db, phone: "+995511200300"), token: access)
+                let access = try await accountWithPhone(client, db)
                 let body: [String: Any] = ["phone": "+995511100000", "purpose": "change_phone"]
                 let refused = try await call(client, .post, "/auth/phone/request-otp", body, token: access)
                 #expect(refused.status == .forbidden)
@@ -351,15 +375,18 @@ struct PhoneEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await app(db) { $0.accountOTPLimit = 2 }.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
-                _ = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access)
-                _ = try await requestOTP(client, "+995511200301", purpose: "add_phone", token: access)
+                let grant = try await emailLinkGrant(client, db, token: access)
+                _ = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access, reauth: grant)
+                _ = try await requestOTP(client, "+995511200301", purpose: "add_phone", token: access, reauth: grant)
                 let capped = try await call(
-                    client, .post, "/auth/phone/request-otp", ["phone": "+995511200302", "purpose": "add_phone"], token: access)
+                    client, .post, "/auth/phone/request-otp", ["phone": "+995511200302", "purpose": "add_phone"], token: access,
+                    reauth: grant)
                 #expect(capped.status == .tooManyRequests)
                 #expect(capped.body["retry_after"] as? Int == 900)
                 // Another account is not affected.
                 let other = try await signUp(client, email: "bo@example.com")
-                _ = try await requestOTP(client, "+995511200302", purpose: "add_phone", token: other)
+                let otherGrant = try await emailLinkGrant(client, db, token: other)
+                _ = try await requestOTP(client, "+995511200302", purpose: "add_phone", token: other, reauth: otherGrant)
             }
         }
     }

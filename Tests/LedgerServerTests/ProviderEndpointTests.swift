@@ -2,6 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import NIOCore
@@ -14,16 +17,34 @@ struct ProviderEndpointTests {
         let google: TestIdentityIssuer
         let db: TestDatabase
 
-        func appleToken(_ subject: String, email: String? = nil, verified: Bool? = nil, relay: Bool? = nil) async throws -> String {
+        func appleToken(
+            _ subject: String, email: String? = nil, verified: Bool? = nil, relay: Bool? = nil, nonce: String? = nil,
+            issuedAt: Date? = nil
+        ) async throws -> String {
             try await apple.token(
-                subject: subject, email: email, emailVerified: verified, isPrivateEmail: relay,
-                expires: db.clock.now().addingTimeInterval(600), issuedAt: db.clock.now())
+                subject: subject, email: email, emailVerified: verified, isPrivateEmail: relay, nonce: nonce,
+                expires: db.clock.now().addingTimeInterval(600), issuedAt: issuedAt ?? db.clock.now())
         }
 
-        func googleToken(_ subject: String, email: String? = nil, verified: Bool? = nil) async throws -> String {
+        func googleToken(_ subject: String, email: String? = nil, verified: Bool? = nil, nonce: String? = nil) async throws -> String {
             try await google.token(
-                subject: subject, email: email, emailVerified: verified, expires: db.clock.now().addingTimeInterval(600),
+                subject: subject, email: email, emailVerified: verified, nonce: nonce, expires: db.clock.now().addingTimeInterval(600),
                 issuedAt: db.clock.now())
+        }
+
+        /// Re-auth as the app does it: a nonce from the service, then a fresh ID token carrying
+        /// it (Apple's SDK sends its SHA-256 in hex, Google the nonce itself).
+        func reauth(_ client: some TestClientProtocol, _ provider: String, _ subject: String, token access: String) async throws -> Answer {
+            let nonce = try #require(try await call(client, .post, "/auth/reauth/nonce", token: access).string("nonce"))
+            let idToken = provider == "apple"
+                ? try await appleToken(subject, nonce: Hex.encode(SHA256.hash(Array(nonce.utf8))))
+                : try await googleToken(subject, nonce: nonce)
+            return try await call(client, .post, "/auth/reauth/\(provider)", ["id_token": idToken], token: access)
+        }
+
+        /// A grant by re-auth with `provider`.
+        func grant(_ client: some TestClientProtocol, _ provider: String, _ subject: String, token access: String) async throws -> String {
+            try #require(try await reauth(client, provider, subject, token: access).string("reauth_token"))
         }
     }
 
@@ -96,13 +117,29 @@ struct ProviderEndpointTests {
         try await withApp { client, providers in
             _ = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-owner")])
             let ana = try await signUp(client, email: "ana@example.com")
-            let taken = try await call(client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-owner")], token: ana)
+            // A stolen session cannot connect the thief's own Google account, then re-auth with it.
+            let stolen = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-eve")], token: ana)
+            #expect(stolen.status == .forbidden)
+            #expect(stolen.string("error") == "reauth_required")
+            // Nor with a grant from the password of an address nobody has verified yet.
+            let byPassword = try await passwordGrant(client, token: ana)
+            #expect(try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-eve")], token: ana,
+                reauth: byPassword).status == .forbidden)
+            let grant = try await emailLinkGrant(client, providers.db, token: ana)
+            let taken = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-owner")], token: ana,
+                reauth: grant)
             #expect(taken.status == .conflict)
             #expect(taken.string("error") == "provider_in_use")
-            let hub = try await call(client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-ana")], token: ana)
+            let hub = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-ana")], token: ana,
+                reauth: grant)
             #expect(hub.status == .ok)
             #expect(hub.body["google_linked"] as? Bool == true)
-            #expect(try await call(client, .post, "/me/auth-methods/link", ["provider": "yahoo", "id_token": "x"], token: ana).status == .unprocessableContent)
+            #expect(try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "yahoo", "id_token": "x"], token: ana, reauth: grant).status == .unprocessableContent)
         }
     }
 
@@ -120,13 +157,15 @@ struct ProviderEndpointTests {
             let lastGoogle = try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "google"], token: googleOnly)
             #expect(lastGoogle.status == .conflict)
             #expect(lastGoogle.string("message") == "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect Google.")
-            let grant = try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-1")], token: access)
+            let grant = try await providers.reauth(client, "apple", "a-1", token: access)
             #expect(grant.status == .ok)
             let reauth = try #require(grant.string("reauth_token"))
             #expect(try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "apple"], token: access, reauth: reauth).status == .conflict)
             // Another account's Apple identity is no re-auth for this one.
-            #expect(try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-2")], token: access).status == .unauthorized)
-            _ = try await call(client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access)
+            #expect(try await providers.reauth(client, "apple", "a-2", token: access).status == .unauthorized)
+            _ = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access,
+                reauth: reauth)
             let options = try await call(client, .get, "/me/reauth-options?action=disconnect_apple", token: access)
             #expect(options.body["methods"] as? [String] == ["google"])
             #expect(try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "apple"], token: access).status == .forbidden)
@@ -143,8 +182,11 @@ struct ProviderEndpointTests {
         try await withApp { client, providers in
             let created = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")])
             let access = try #require(created.string("access_token"))
-            _ = try await call(client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access)
-            let reauth = try #require(try await call(client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1")], token: access).string("reauth_token"))
+            let appleGrant = try await providers.grant(client, "apple", "a-1", token: access)
+            _ = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access,
+                reauth: appleGrant)
+            let reauth = try await providers.grant(client, "google", "g-1", token: access)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for provider in ["apple", "google", "apple", "google"] {
                     group.addTask {
@@ -165,7 +207,7 @@ struct ProviderEndpointTests {
         try await withApp { client, providers in
             let created = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "ana@example.com", verified: true)])
             let access = try #require(created.string("access_token"))
-            let reauth = try #require(try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-1")], token: access).string("reauth_token"))
+            let reauth = try await providers.grant(client, "apple", "a-1", token: access)
             #expect(try await call(client, .delete, "/me", token: access, reauth: reauth).status == .accepted)
             providers.db.clock.advance(by: 6 * 86400)
             let refused = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")])
@@ -173,10 +215,13 @@ struct ProviderEndpointTests {
             #expect(refused.string("error") == "signup_cooldown")
             // Nor through another account: connecting it, or signing in with it by a verified email that account holds.
             let bob = try await signUp(client, email: "bob@example.com")
-            let linked = try await call(client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-1")], token: bob)
+            #expect(try await call(client, .post, "/auth/email/verify", ["token": try await outboxToken(providers.db, template: "verify_email")]).status == .ok)
+            let bobGrant = try await passwordGrant(client, token: bob)
+            let linked = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-1")], token: bob,
+                reauth: bobGrant)
             #expect(linked.status == .conflict)
             #expect(linked.string("error") == "signup_cooldown")
-            #expect(try await call(client, .post, "/auth/email/verify", ["token": try await outboxToken(providers.db, template: "verify_email")]).status == .ok)
             let byEmail = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "bob@example.com", verified: true)])
             #expect(byEmail.string("error") == "signup_cooldown")
             #expect(try await call(client, .get, "/me/auth-methods", token: bob).body["apple_linked"] as? Bool == false)
@@ -214,4 +259,96 @@ struct ProviderEndpointTests {
             }
         }
     }
+
+    @Test("re-auth by Apple or Google: only a fresh token carrying a nonce this session asked for, once")
+    func reauthNonce() async throws {
+        try await withApp { client, providers in
+            let access = try #require(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).string("access_token"))
+            _ = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access,
+                reauth: try await providers.grant(client, "apple", "a-1", token: access))
+            func expectRefused(_ answer: Answer, _ comment: Comment) {
+                #expect(answer.status == .unauthorized, comment)
+                #expect(answer.string("error") == "invalid_token", comment)
+            }
+            // An ID token without a nonce (one lifted from a sign-in) is no re-auth.
+            expectRefused(try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-1")], token: access), "no nonce")
+            let issued = try await call(client, .post, "/auth/reauth/nonce", token: access)
+            #expect(issued.status == .ok)
+            let nonce = try #require(issued.string("nonce"))
+            #expect(issued.string("expires_at") == RFC3339.format(providers.db.clock.now().addingTimeInterval(300)))
+            // A made-up nonce, and a token issued more than 5 minutes ago.
+            expectRefused(try await call(
+                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: "made-up")], token: access), "unknown nonce")
+            expectRefused(try await call(client, .post, "/auth/reauth/apple", [
+                "id_token": try await providers.appleToken("a-1", nonce: nonce, issuedAt: providers.db.clock.now().addingTimeInterval(-301)),
+            ], token: access), "stale iat")
+            // Another session of the account cannot use this session's nonce.
+            let other = try #require(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).string("access_token"))
+            expectRefused(try await call(
+                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: other), "other session")
+            // The raw nonce works once; the same nonce again does not.
+            let good = try await call(client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: access)
+            #expect(good.status == .ok)
+            expectRefused(try await call(
+                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: access), "reused")
+            // A nonce lasts 5 minutes.
+            let late = try #require(try await call(client, .post, "/auth/reauth/nonce", token: access).string("nonce"))
+            providers.db.clock.advance(by: 301)
+            expectRefused(try await call(
+                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: late)], token: access), "expired")
+            #expect(try await call(client, .post, "/auth/reauth/nonce").status == .unauthorized)
+        }
+    }
+
+    @Test("the JWKS cache keeps keys for the answer's max-age, then drops the ones the provider removed")
+    func jwksRemovedKey() async throws {
+        try await TestPostgres.withDatabase { db in
+            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
+            let fetches = Counter()
+            let jwksRouter = Router()
+            jwksRouter.get("/auth/keys") { _, _ -> Response in
+                fetches.increment()
+                let data = try Data(contentsOf: URL(fileURLWithPath: apple.jwksPath))
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=120"],
+                    body: .init(byteBuffer: ByteBuffer(data: data)))
+            }
+            try await Application(router: jwksRouter).test(.live) { jwksServer in
+                let port = try #require(jwksServer.port)
+                let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                    $0.appleJWKS = "http://127.0.0.1:\(port)/auth/keys"
+                    $0.appleClientIDs = [apple.audience]
+                }
+                try await Application(router: buildRouter(services)).test(.router) { client in
+                    func signIn() async throws -> HTTPResponse.Status {
+                        let token = try await apple.token(
+                            subject: "a-rotated", expires: db.clock.now().addingTimeInterval(600), issuedAt: db.clock.now(),
+                            keyID: TestIdentityIssuer.ecKeyID)
+                        return try await call(client, .post, "/auth/apple", ["id_token": token]).status
+                    }
+                    #expect(try await signIn() == .created)
+                    // Apple removes the key (it leaked, say).
+                    try apple.publish([TestIdentityIssuer.rsaKeyID])
+                    db.clock.advance(by: 119)
+                    #expect(try await signIn() == .ok, "kept for max-age")
+                    #expect(fetches.value == 1)
+                    db.clock.advance(by: 2)
+                    #expect(try await signIn() == .unauthorized, "dropped once max-age is over")
+                    #expect(fetches.value == 2)
+                    // Unknown key ids do not make the service fetch more than once a minute.
+                    for _ in 0..<5 { #expect(try await signIn() == .unauthorized) }
+                    #expect(fetches.value == 2)
+                }
+            }
+        }
+    }
+}
+
+/// A count shared with a route handler.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
 }

@@ -128,8 +128,9 @@ struct ReauthEndpointTests {
                 let noPhone = try await call(client, .post, "/auth/phone/request-otp", ["purpose": "reauth"], token: emailOnly)
                 #expect(noPhone.status == .conflict)
                 #expect(noPhone.string("error") == "no_phone")
+                // The email-link grant that added the phone, and this one.
                 let types = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'reauth.granted'")
-                #expect(try types[0].int(0) == 1)
+                #expect(try types[0].int(0) == 2)
             }
         }
     }

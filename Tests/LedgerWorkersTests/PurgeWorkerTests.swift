@@ -34,12 +34,16 @@ struct PurgeWorkerTests {
             handle: "nino_\(index)", device: nil)
         let ref = SessionRef(accountID: session.accountID, sessionID: session.sessionID)
         let phone = "+99559900\(String(format: "%04d", index))"
+        let verification = try #require(try await db.client.query(
+            "SELECT token FROM outbox WHERE recipient = $1 AND template = 'verify_email'", [.text("purge\(index)@example.com")])[0].string(0))
+        _ = try await fixture.accounts.verifyEmail(token: verification)
+        let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", clientAddress: nil)
         let requested = try await fixture.otp.request(
-            phone: phone, country: nil, purpose: "add_phone", session: ref, reauthToken: nil, clientAddress: nil)
+            phone: phone, country: nil, purpose: "add_phone", session: ref, reauthToken: grant.token, clientAddress: nil)
         let code = try #require(try await db.client.query(
             "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
-        _ = try await fixture.otp.verify(requestID: requested.requestID.uuidString, code: code, session: ref, reauthToken: nil, device: nil)
-        let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", clientAddress: nil)
+        _ = try await fixture.otp.verify(
+            requestID: requested.requestID.uuidString, code: code, session: ref, reauthToken: grant.token, device: nil)
         _ = try await fixture.accounts.deleteAccount(ref, reauthToken: grant.token)
         return session.accountID
     }

@@ -1,0 +1,52 @@
+import Foundation
+import LedgerCore
+import LedgerIdentity
+import LedgerPostgres
+
+/// The re-signup cooldown where a claim is made: inside the transaction that writes it.
+///
+/// A check before the transaction is not enough: a sign-up racing the deletion of the same
+/// address would read "no cooldown" before the deletion commits, then wait on the address's
+/// unique index until the deletion frees it, and take it. So every transaction that claims an
+/// identifier, and every deletion that lists identifiers on the cooldown, first takes a
+/// transaction lock on the identifier's keyed hash (never the identifier itself); a claim then
+/// reads the cooldown list under that lock and sees any deletion that got there first.
+extension PostgresAccountRepository {
+    /// Locks the identifiers `events` claim or put on the cooldown list (in one order, so two
+    /// such transactions never wait on each other in a circle), then refuses a claim of an
+    /// identifier on the list with `409 signup_cooldown`.
+    func guardClaims(_ events: [AccountEvent], at now: Date, on connection: PostgresConnection) async throws {
+        let claimed = Self.claimedIdentifiers(events).map { Hex.encode(retention.key($0)) }
+        var listed: [String] = []
+        for case .deletionScheduled(let scheduled) in events { listed += scheduled.cooldownKeys }
+        let locked = Set(claimed + listed).sorted()
+        guard !locked.isEmpty else { return }
+        for key in locked {
+            connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("claim:" + key)])
+        }
+        guard !claimed.isEmpty else { return }
+        let cooling = try await connection.query(
+            """
+            SELECT 1 FROM signup_cooldowns
+            WHERE key_hmac IN (SELECT decode(k, 'hex') FROM unnest(string_to_array($1, ',')) AS k) AND until > $2 LIMIT 1
+            """,
+            [.text(claimed.joined(separator: ",")), .timestamp(now)])
+        if cooling.rowCount > 0 { throw retention.cooldownError }
+    }
+
+    /// The identifiers `events` make the account's: an address, a number, a provider identity.
+    static func claimedIdentifiers(_ events: [AccountEvent]) -> [Retention.Identifier] {
+        events.compactMap { event in
+            switch event {
+            case .registered(let registered): return registered.email.map { .email($0.lowercased()) }
+            case .emailAdded(let added): return .email(added.email.lowercased())
+            case .emailChanged(let changed): return .email(changed.email.lowercased())
+            case .emailReverted(let reverted): return .email(reverted.email.lowercased())
+            case .phoneLinked(let linked): return .phone(linked.phone)
+            case .phoneChanged(let changed): return .phone(changed.phone)
+            case .providerLinked(let linked): return .provider(linked.provider, linked.subject)
+            default: return nil
+            }
+        }
+    }
+}
