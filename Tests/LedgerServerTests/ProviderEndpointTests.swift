@@ -230,15 +230,21 @@ struct ProviderEndpointTests {
         }
     }
 
-    @Test("the JWKS is fetched from a URL too, and fetched again for a new key id")
-    func jwksOverHTTP() async throws {
+    /// The service with Apple's JWKS served over HTTP (`cacheControl` on the answer), counting fetches.
+    func withJWKSOverHTTP(
+        cacheControl: String? = nil,
+        _ body: @escaping @Sendable (any TestClientProtocol, TestDatabase, TestIdentityIssuer, Counter) async throws -> Void
+    ) async throws {
         try await TestPostgres.withDatabase { db in
             let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
-            try apple.publish([TestIdentityIssuer.rsaKeyID])
+            let fetches = Counter()
             let jwksRouter = Router()
             jwksRouter.get("/auth/keys") { _, _ -> Response in
+                fetches.increment()
+                var headers: HTTPFields = [.contentType: "application/json"]
+                if let cacheControl { headers[.cacheControl] = cacheControl }
                 let data = try Data(contentsOf: URL(fileURLWithPath: apple.jwksPath))
-                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
             }
             try await Application(router: jwksRouter).test(.live) { jwksServer in
                 let port = try #require(jwksServer.port)
@@ -247,16 +253,29 @@ struct ProviderEndpointTests {
                     $0.appleClientIDs = [apple.audience]
                 }
                 try await Application(router: buildRouter(services)).test(.router) { client in
-                    func token(_ keyID: String) async throws -> String {
-                        try await apple.token(
-                            subject: "a-url", expires: db.clock.now().addingTimeInterval(600), issuedAt: db.clock.now(), keyID: keyID)
-                    }
-                    #expect(try await call(client, .post, "/auth/apple", ["id_token": try await token(TestIdentityIssuer.rsaKeyID)]).status == .created)
-                    try apple.publish([TestIdentityIssuer.rsaKeyID, TestIdentityIssuer.ecKeyID])
-                    db.clock.advance(by: 61)
-                    #expect(try await call(client, .post, "/auth/apple", ["id_token": try await token(TestIdentityIssuer.ecKeyID)]).status == .ok)
+                    try await body(client, db, apple, fetches)
                 }
             }
+        }
+    }
+
+    /// Signs in with a new token of `apple` signed by `keyID`; the answer's status.
+    func appleSignIn(
+        _ client: some TestClientProtocol, _ db: TestDatabase, _ apple: TestIdentityIssuer, subject: String, keyID: String
+    ) async throws -> HTTPResponse.Status {
+        let token = try await apple.token(
+            subject: subject, expires: db.clock.now().addingTimeInterval(600), issuedAt: db.clock.now(), keyID: keyID)
+        return try await call(client, .post, "/auth/apple", ["id_token": token]).status
+    }
+
+    @Test("the JWKS is fetched from a URL too, and fetched again for a new key id")
+    func jwksOverHTTP() async throws {
+        try await withJWKSOverHTTP { client, db, apple, _ in
+            try apple.publish([TestIdentityIssuer.rsaKeyID])
+            #expect(try await appleSignIn(client, db, apple, subject: "a-url", keyID: TestIdentityIssuer.rsaKeyID) == .created)
+            try apple.publish([TestIdentityIssuer.rsaKeyID, TestIdentityIssuer.ecKeyID])
+            db.clock.advance(by: 61)
+            #expect(try await appleSignIn(client, db, apple, subject: "a-url", keyID: TestIdentityIssuer.ecKeyID) == .ok)
         }
     }
 
@@ -303,44 +322,22 @@ struct ProviderEndpointTests {
 
     @Test("the JWKS cache keeps keys for the answer's max-age, then drops the ones the provider removed")
     func jwksRemovedKey() async throws {
-        try await TestPostgres.withDatabase { db in
-            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
-            let fetches = Counter()
-            let jwksRouter = Router()
-            jwksRouter.get("/auth/keys") { _, _ -> Response in
-                fetches.increment()
-                let data = try Data(contentsOf: URL(fileURLWithPath: apple.jwksPath))
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=120"],
-                    body: .init(byteBuffer: ByteBuffer(data: data)))
+        try await withJWKSOverHTTP(cacheControl: "public, max-age=120") { client, db, apple, fetches in
+            func signIn() async throws -> HTTPResponse.Status {
+                try await appleSignIn(client, db, apple, subject: "a-rotated", keyID: TestIdentityIssuer.ecKeyID)
             }
-            try await Application(router: jwksRouter).test(.live) { jwksServer in
-                let port = try #require(jwksServer.port)
-                let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
-                    $0.appleJWKS = "http://127.0.0.1:\(port)/auth/keys"
-                    $0.appleClientIDs = [apple.audience]
-                }
-                try await Application(router: buildRouter(services)).test(.router) { client in
-                    func signIn() async throws -> HTTPResponse.Status {
-                        let token = try await apple.token(
-                            subject: "a-rotated", expires: db.clock.now().addingTimeInterval(600), issuedAt: db.clock.now(),
-                            keyID: TestIdentityIssuer.ecKeyID)
-                        return try await call(client, .post, "/auth/apple", ["id_token": token]).status
-                    }
-                    #expect(try await signIn() == .created)
-                    // Apple removes the key (it leaked, say).
-                    try apple.publish([TestIdentityIssuer.rsaKeyID])
-                    db.clock.advance(by: 119)
-                    #expect(try await signIn() == .ok, "kept for max-age")
-                    #expect(fetches.value == 1)
-                    db.clock.advance(by: 2)
-                    #expect(try await signIn() == .unauthorized, "dropped once max-age is over")
-                    #expect(fetches.value == 2)
-                    // Unknown key ids do not make the service fetch more than once a minute.
-                    for _ in 0..<5 { #expect(try await signIn() == .unauthorized) }
-                    #expect(fetches.value == 2)
-                }
-            }
+            #expect(try await signIn() == .created)
+            // Apple removes the key (it leaked, say).
+            try apple.publish([TestIdentityIssuer.rsaKeyID])
+            db.clock.advance(by: 119)
+            #expect(try await signIn() == .ok, "kept for max-age")
+            #expect(fetches.value == 1)
+            db.clock.advance(by: 2)
+            #expect(try await signIn() == .unauthorized, "dropped once max-age is over")
+            #expect(fetches.value == 2)
+            // Unknown key ids do not make the service fetch more than once a minute.
+            for _ in 0..<5 { #expect(try await signIn() == .unauthorized) }
+            #expect(fetches.value == 2)
         }
     }
 }
