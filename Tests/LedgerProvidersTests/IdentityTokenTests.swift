@@ -3,7 +3,7 @@ import LedgerAccounts
 import LedgerCore
 import LedgerCrypto
 import LedgerIdentity
-import LedgerProviders
+@testable import LedgerProviders
 import LedgerTestSupport
 import Testing
 
@@ -97,6 +97,33 @@ struct IdentityTokenTests {
         _ = try await verifier.verify(try await issuer.token(subject: "s", nonce: "raw-nonce-1"), provider: .apple, nonce: "raw-nonce-1")
         await expectInvalid(verifier, try await issuer.token(subject: "s", nonce: "other"), nonce: "raw-nonce-1")
         await expectInvalid(verifier, try await issuer.token(subject: "s"), nonce: "raw-nonce-1")
+    }
+
+    @Test("Cache-Control: max-age is how long the keys are kept; no-store and no-cache mean not at all; none says nothing")
+    func cacheControl() {
+        #expect(JWKSKeySet.maxAge(cacheControl: "public, max-age=21600, must-revalidate") == 21600)
+        #expect(JWKSKeySet.maxAge(cacheControl: "MAX-AGE=\"60\"") == 60)
+        #expect(JWKSKeySet.maxAge(cacheControl: "max-age=60, no-cache") == 0)
+        #expect(JWKSKeySet.maxAge(cacheControl: "no-store") == 0)
+        #expect(JWKSKeySet.maxAge(cacheControl: "max-age=-5") == nil)
+        #expect(JWKSKeySet.maxAge(cacheControl: "max-age=soon") == nil)
+        #expect(JWKSKeySet.maxAge(cacheControl: "") == nil)
+    }
+
+    @Test("a file's keys are read again after an hour: a key removed from the file stops verifying")
+    func fileKeysExpire() async throws {
+        let issuer = try await apple()
+        let verifier = verifier(issuer)
+        func token() async throws -> String {
+            try await issuer.token(
+                subject: "s", expires: clock.now().addingTimeInterval(600), issuedAt: clock.now(), keyID: TestIdentityIssuer.ecKeyID)
+        }
+        _ = try await verifier.verify(try await token(), provider: .apple, nonce: nil)
+        try issuer.publish([TestIdentityIssuer.rsaKeyID])
+        clock.advance(by: 3599)
+        _ = try await verifier.verify(try await token(), provider: .apple, nonce: nil)
+        clock.advance(by: 2)
+        await expectInvalid(verifier, try await token())
     }
 }
 
