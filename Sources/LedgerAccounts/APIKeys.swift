@@ -67,6 +67,9 @@ public struct APIKeys: Sendable {
         /// The key's SHA-256, its identity for per-key accounting such as rate limits.
         public let hash: [UInt8]
         let scopes: Set<String>
+
+        /// Whether the key holds `admin`, every scope at once.
+        public var isAdministrator: Bool { scopes.contains(Scope.admin.rawValue) }
     }
 
     /// Whether `key` is live and has `scope` (or `admin`). Throws `unknown` for a wrong or

@@ -9,9 +9,10 @@ extension AccountService {
         _ = try await repository.execute(accountID) { _ in .placeHold(hold) }
     }
 
-    /// Releases a hold `keyID` placed; an unknown `ref` changes nothing, another key's is `404`.
-    public func releaseHold(_ accountID: UUID, ref: String, keyID: String?) async throws {
-        _ = try await repository.execute(accountID) { _ in .releaseHold(ref: ref, keyID: keyID) }
+    /// Releases a hold `keyID` placed; an unknown `ref` changes nothing, another key's is `404`
+    /// unless `administrator` (an `admin` key clearing a revoked key's holds).
+    public func releaseHold(_ accountID: UUID, ref: String, keyID: String?, administrator: Bool = false) async throws {
+        _ = try await repository.execute(accountID) { _ in .releaseHold(ref: ref, keyID: keyID, administrator: administrator) }
     }
 
     /// The blockers of a deletion, in the seeds' priority order.

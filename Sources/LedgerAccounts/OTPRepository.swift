@@ -15,9 +15,11 @@ public protocol OTPRepository: Sendable {
     /// Checks a code. When it is right, `command` runs on the account it acts on in the same
     /// transaction (sign-in: the number's owner, or a new account); either both commit or
     /// neither does, so two concurrent verifications of one code cannot both succeed. A wrong
-    /// or late code commits its failure and returns the verdict.
+    /// or late code commits its failure and returns the verdict. A number that took
+    /// `policy.dailyFailureLimit` wrong codes in the last day is `rate_limited` before its code
+    /// is compared, however many of its codes are open.
     func verify(
-        _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?,
+        _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
         command: @escaping @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand
     ) async throws -> OTPVerification
 

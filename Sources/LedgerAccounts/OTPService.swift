@@ -156,11 +156,13 @@ public struct OTPService: Sendable {
         let presented = codeHash(code, requestID: requestID)
         var verification: OTPVerification
         do {
-            verification = try await otps.verify(requestID, presentedCodeHash: presented, sessionID: session?.sessionID, command: command)
+            verification = try await otps.verify(
+                requestID, presentedCodeHash: presented, sessionID: session?.sessionID, policy: policy, command: command)
         } catch let taken as ClaimTaken where taken.claim == .phone || taken.claim == .handle {
             // Two new sign-ins by one number raced (the other one now owns it), or a generated
             // handle collided: once more, now signing in to the owner.
-            verification = try await otps.verify(requestID, presentedCodeHash: presented, sessionID: session?.sessionID, command: command)
+            verification = try await otps.verify(
+                requestID, presentedCodeHash: presented, sessionID: session?.sessionID, policy: policy, command: command)
         }
         if let error = verification.verdict.error { throw error }
         guard let state = verification.account else { throw IdentityError.codeExpired }

@@ -25,7 +25,7 @@ public struct PostgresOTPRepository: OTPRepository {
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                 [.text("otp:\(issued.purpose.rawValue):\(issued.phone)")])
             if let wait = try await dailyFailureDelay(issued.phone, policy: policy, now: now, on: connection) {
-                throw IdentityError(.rateLimited, "Too many incorrect codes for this number. Try again later.", retryAfter: wait)
+                throw Self.tooManyWrongCodes(retryAfter: wait)
             }
             let recent = try await recentSends(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
             let delays = [
@@ -47,6 +47,10 @@ public struct PostgresOTPRepository: OTPRepository {
         }
         store.committed()
         return resendAfter
+    }
+
+    static func tooManyWrongCodes(retryAfter: Int) -> IdentityError {
+        IdentityError(.rateLimited, "Too many incorrect codes for this number. Try again later.", retryAfter: retryAfter)
     }
 
     /// Seconds until `phone` may have codes again after its wrong codes of the last day (all
@@ -109,7 +113,7 @@ public struct PostgresOTPRepository: OTPRepository {
     }
 
     public func verify(
-        _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?,
+        _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
         command: @escaping @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand
     ) async throws -> OTPVerification {
         let now = clock.now()
@@ -117,6 +121,12 @@ public struct PostgresOTPRepository: OTPRepository {
             store.lockStream(requestID, on: connection)
             let challenge = try await load(requestID, on: connection)
             guard let issued = challenge.issued else { throw IdentityError.codeExpired }
+            // The number's codes are checked one at a time, so its open codes (one per
+            // purpose) together cannot take more wrong codes than the daily cap.
+            connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("otp-daily:" + issued.phone)])
+            if let wait = try await dailyFailureDelay(issued.phone, policy: policy, now: now, on: connection) {
+                throw Self.tooManyWrongCodes(retryAfter: wait)
+            }
             let deleted = try await connection.query(
                 "SELECT 1 FROM accounts WHERE account_id = $1 AND deleted_at IS NOT NULL", [.uuid(issued.accountID)])
             var events = try decide(

@@ -59,8 +59,9 @@ public enum AccountCommand: Sendable, Equatable {
     /// A backend reports (or updates) a hold; the same content again changes nothing. The
     /// hold's `keyID` is the reporting key: another key's hold with the same ref is not found.
     case placeHold(Hold)
-    /// Releases a hold placed by `keyID`; another key's hold is not found.
-    case releaseHold(ref: String, keyID: String?)
+    /// Releases a hold placed by `keyID`; another key's hold is not found, unless the key is an
+    /// administrator's (`admin` scope), which clears what a revoked key left behind.
+    case releaseHold(ref: String, keyID: String?, administrator: Bool = false)
     /// Deletes the account: re-auth, no blockers, then every session ends.
     case deleteAccount(sessionID: UUID, reauthTokenHash: String?, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String])
 

@@ -128,7 +128,9 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .issueReauthNonce(let sessionID, let nonce):
         try requireAccount(state)
         guard state.sessions[sessionID]?.isActive == true else { throw IdentityError.sessionExpired }
-        let live = state.reauthNonces.values.filter { now < $0.expiresAt }
+        // Counted per session: a stolen session filling the account's slots must not lock
+        // the owner's own session out of provider re-auth.
+        let live = state.reauthNonces.values.filter { $0.sessionID == sessionID && now < $0.expiresAt }
         if live.count >= reauthNonceLimit, let oldest = live.map(\.expiresAt).min() {
             throw IdentityError(
                 .rateLimited, "Too many sign-in attempts. Try again later.",
@@ -257,10 +259,10 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         return [.holdPlaced(hold)]
 
-    case .releaseHold(let ref, let keyID):
+    case .releaseHold(let ref, let keyID, let administrator):
         try requireAccount(state)
         guard let existing = state.holds[ref] else { return [] }
-        guard existing.isOwned(by: keyID) else { throw IdentityError.holdNotFound }
+        guard administrator || existing.isOwned(by: keyID) else { throw IdentityError.holdNotFound }
         return [.holdReleased(.init(ref: ref, keyID: keyID))]
 
     case .deleteAccount(let sessionID, let reauthTokenHash, let purgeDelay, let cooldown, let cooldownKeys):
@@ -300,9 +302,14 @@ private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, li
 
 /// Recovery (and deletion) wins: every pending email link but the one being used, and every
 /// live re-auth grant, ends with it, so whoever holds a copy (an attacker's email-change link,
-/// a grant earned on a stolen session) holds nothing (API.md "Re-auth").
+/// a grant earned on a stolen session) holds nothing (API.md "Re-auth"). Revert links are the
+/// exception until deletion: they are the previous owner's way back, and an attacker who
+/// moved the email and then reset the password must not end them.
 private func endPendingAccess(_ state: AccountState, reason: String, except usedLink: UUID?, now: Date) -> [AccountEvent] {
-    let links = state.pendingLinks.keys.filter { $0 != usedLink }.sorted { $0.uuidString < $1.uuidString }
+    let endsReverts = reason == "account_deleted"
+    let links = state.pendingLinks.values
+        .filter { $0.id != usedLink && (endsReverts || $0.purpose != .emailRevert) }
+        .map(\.id).sorted { $0.uuidString < $1.uuidString }
     let grants = state.reauthGrants.values.filter { now < $0.expiresAt }.map(\.id).sorted { $0.uuidString < $1.uuidString }
     var events: [AccountEvent] = []
     if !links.isEmpty { events.append(.emailLinksRevoked(.init(linkIDs: links, reason: reason))) }
@@ -310,7 +317,7 @@ private func endPendingAccess(_ state: AccountState, reason: String, except used
     return events
 }
 
-/// Live re-auth nonces one account may hold at once: enough for a person retrying, not a
+/// Live re-auth nonces one session may hold at once: enough for a person retrying, not a
 /// way to grow the account's state.
 public let reauthNonceLimit = 10
 

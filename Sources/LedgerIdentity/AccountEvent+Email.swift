@@ -53,8 +53,8 @@ extension AccountEvent {
         }
     }
 
-    /// Pending email links (verification, change, reset, re-auth, revert) ended unused:
-    /// recovery or deletion won over whoever holds them.
+    /// Pending email links (verification, change, reset, re-auth; revert links at deletion
+    /// only) ended unused: recovery or deletion won over whoever holds them.
     public struct EmailLinksRevoked: Codable, Sendable, Equatable {
         public var linkIDs: [UUID]
         /// As for `ReauthGrantsRevoked`.

@@ -215,7 +215,7 @@ public enum AccountEvent: Sendable, Equatable {
 
     public struct HoldReleased: Codable, Sendable, Equatable {
         public var ref: String
-        /// The API key that released it (the one that placed it).
+        /// The API key that released it (the one that placed it, or an administrator's).
         public var keyID: String?
         enum CodingKeys: String, CodingKey { case ref, keyID = "key_id" }
 

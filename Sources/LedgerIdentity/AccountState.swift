@@ -209,8 +209,16 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .emailReverted(let reverted):
         state.email = reverted.email
         state.emailVerified = true
-        state.pendingLinks = state.pendingLinks.filter {
-            ![.emailChange, .emailRevert, .verifyEmail].contains($0.value.purpose)
+        // The used revert link and every later one (back to addresses after this one) end;
+        // earlier ones stay, so reverting the second of two changes (the attacker's own
+        // mailbox gets that link) cannot end the original owner's way back.
+        let used = state.pendingLinks[reverted.linkID]?.expiresAt ?? .distantFuture
+        state.pendingLinks = state.pendingLinks.filter { _, link in
+            switch link.purpose {
+            case .emailChange, .verifyEmail: return false
+            case .emailRevert: return link.expiresAt < used
+            default: return true
+            }
         }
     }
     if case .passwordSet(let set) = event, set.reason == "reset" {

@@ -10,6 +10,25 @@ public struct Money: Codable, Sendable, Equatable {
         self.currency = currency
         self.minor = minor
     }
+
+    /// The largest amount a hold may carry either way (API.md "Abuse limits"): sums of
+    /// thousands of holds still fit in 64 bits.
+    public static let maximumMinorUnits: Int64 = 1_000_000_000_000_000
+
+    /// Whether the amount is within ±`maximumMinorUnits`.
+    public var isWithinBounds: Bool { (-Self.maximumMinorUnits...Self.maximumMinorUnits).contains(minor) }
+
+    /// The sum of `amounts` in one currency; nil when they are in several or the sum does not fit.
+    public static func total(_ amounts: [Money]) -> Money? {
+        guard let currency = amounts.first?.currency, amounts.allSatisfy({ $0.currency == currency }) else { return nil }
+        var sum: Int64 = 0
+        for amount in amounts {
+            let (next, overflow) = sum.addingReportingOverflow(amount.minor)
+            if overflow { return nil }
+            sum = next
+        }
+        return Money(currency: currency, minor: sum)
+    }
 }
 
 /// Why a backend says the account cannot be deleted yet (seeds: Delete blockers).

@@ -8,6 +8,7 @@ import LedgerCore
 /// never more than a day), so a key the provider removes stops verifying once that time is up.
 /// A token naming a key id the set does not hold reads it again early, but never more than once
 /// a minute: a flood of made-up key ids must not become a flood of requests to the provider.
+/// An actor, so concurrent verifications wait for one read rather than each starting one.
 actor JWKSKeySet {
     let source: String
     let clock: any LedgerClock
@@ -18,6 +19,7 @@ actor JWKSKeySet {
     private var keyIDs: Set<String> = []
     private var lastFetch: Date?
     private var expiresAt: Date?
+    private var refreshing: Task<Void, any Error>?
 
     init(source: String, clock: any LedgerClock) {
         self.source = source
@@ -25,30 +27,50 @@ actor JWKSKeySet {
     }
 
     /// The keys, when they hold `keyID`: read again first when they are past their age, or do
-    /// not hold it, and the last read is a minute old.
+    /// not hold it, and the last read is a minute old. Callers arriving during a read wait for it.
     func keys(holding keyID: String) async throws -> JWTKeyCollection? {
-        let now = clock.now()
-        let fresh = expiresAt.map { now < $0 } ?? false
-        if fresh && keyIDs.contains(keyID) { return keys }
-        if let lastFetch, now.timeIntervalSince(lastFetch) < Self.refreshInterval {
-            return keyIDs.contains(keyID) ? keys : nil
+        if let refreshing {
+            _ = try? await refreshing.value
+            return usableKeys(holding: keyID)
         }
+        if let usable = usableKeys(holding: keyID) { return usable }
+        // Within a minute of the last read nothing is read again, and keys past their age
+        // (a failed read forgot them) verify nothing.
+        let now = clock.now()
+        if let lastFetch, now.timeIntervalSince(lastFetch) < Self.refreshInterval { return nil }
         lastFetch = now
-        let document: (body: Data, maxAge: TimeInterval?)
+        let read = Task { try await self.refresh(now: now) }
+        refreshing = read
+        defer { refreshing = nil }
+        try await read.value
+        return usableKeys(holding: keyID)
+    }
+
+    /// The keys when they are within their age and hold `keyID`.
+    private func usableKeys(holding keyID: String) -> JWTKeyCollection? {
+        guard let expiresAt, clock.now() < expiresAt, keyIDs.contains(keyID) else { return nil }
+        return keys
+    }
+
+    private func refresh(now: Date) async throws {
+        let fresh = expiresAt.map { now < $0 } ?? false
         do {
-            document = try await fetch()
+            let document = try await fetch()
+            let jwks = try JSONDecoder().decode(JWKS.self, from: document.body)
+            let collection = JWTKeyCollection()
+            try await collection.add(jwks: jwks)
+            keys = collection
+            keyIDs = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
+            // Kept at least as long as a read may not be repeated, so a `no-store` answer
+            // still verifies for that minute.
+            let maxAge = min(document.maxAge ?? Self.defaultMaxAge, Self.longestMaxAge)
+            expiresAt = now.addingTimeInterval(max(maxAge, Self.refreshInterval))
         } catch {
-            // Keys past their age are not kept on when they cannot be confirmed.
+            // Keys past their age are not kept on when they cannot be confirmed: a failed
+            // read and an answer that does not parse alike.
             if !fresh { forget() }
             throw error
         }
-        let jwks = try JSONDecoder().decode(JWKS.self, from: document.body)
-        let collection = JWTKeyCollection()
-        try await collection.add(jwks: jwks)
-        keys = collection
-        keyIDs = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
-        expiresAt = now.addingTimeInterval(min(document.maxAge ?? Self.defaultMaxAge, Self.longestMaxAge))
-        return keyIDs.contains(keyID) ? keys : nil
     }
 
     private func forget() {

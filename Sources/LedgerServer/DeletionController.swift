@@ -27,6 +27,10 @@ public struct DeletionController: Sendable {
                 guard let kind = HoldKind(rawValue: body.kind) else {
                     throw APIError(.unprocessableContent, .init("invalid_kind"), "Use upcoming_session, upcoming_booking, pending_payout or dispute.")
                 }
+                if let amount = body.amount, !amount.isWithinBounds {
+                    throw APIError(
+                        .unprocessableContent, .init("invalid_amount"), "An amount is at most 10^15 minor units either way.")
+                }
                 let hold = Hold(
                     ref: ref, kind: kind, startsAt: try Self.date(body.startsAt, "starts_at"), title: body.title, amount: body.amount,
                     releasesAt: try Self.date(body.releasesAt, "releases_at"), keyID: key.id.lowercased)
@@ -37,7 +41,8 @@ public struct DeletionController: Sendable {
         routes.delete("/accounts/:id/holds/:ref") { request, context in
             try await keys.acting(request, scope: .holdsWrite) { key in
                 let (accountID, ref) = try Self.target(context)
-                try await accounts.releaseHold(accountID, ref: ref, keyID: key.id.lowercased)
+                try await accounts.releaseHold(
+                    accountID, ref: ref, keyID: key.id.lowercased, administrator: key.isAdministrator)
                 return Response(status: .noContent)
             }
         }
@@ -112,9 +117,8 @@ public struct DeletionController: Sendable {
             "kind": .string(blocker.kind.rawValue), "count": .int(Int64(blocker.items.count)),
             "items": .array(blocker.items.map { .object(holdBody($0)) }),
         ]
-        let amounts = blocker.items.compactMap(\.amount)
-        if let currency = amounts.first?.currency, amounts.allSatisfy({ $0.currency == currency }) {
-            object["total"] = .object(["currency": .string(currency), "minor": .int(amounts.reduce(0) { $0 + $1.minor })])
+        if let total = Money.total(blocker.items.compactMap(\.amount)) {
+            object["total"] = .object(["currency": .string(total.currency), "minor": .int(total.minor)])
         }
         return .object(object)
     }

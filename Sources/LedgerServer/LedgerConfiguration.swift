@@ -45,6 +45,10 @@ public struct LedgerConfiguration: Sendable {
 
     public init() {}
 
+    static let day = 86_400
+    /// The largest any setting may be: ten years, in seconds or in counts.
+    static let longestSetting = 3650 * day
+
     /// Reads the variables of API.md; a malformed number is an error naming the variable.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerConfiguration {
         var configuration = LedgerConfiguration()
@@ -52,10 +56,12 @@ public struct LedgerConfiguration: Sendable {
             guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
             return value
         }
-        func integer(_ name: String, _ target: inout Int, minimum: Int = 0) throws {
+        // Every number has a ceiling: a lifetime of years would make a grant a password, and
+        // a count or time past what PostgreSQL's intervals hold would fail every request.
+        func integer(_ name: String, _ target: inout Int, minimum: Int = 0, maximum: Int = Self.longestSetting) throws {
             guard let text = string(name) else { return }
-            guard let value = Int(text), value >= minimum else {
-                throw ConfigurationError("\(name) must be a whole number ≥ \(minimum), got '\(text)'")
+            guard let value = Int(text), (minimum...maximum).contains(value) else {
+                throw ConfigurationError("\(name) must be a whole number from \(minimum) to \(maximum), got '\(text)'")
             }
             target = value
         }
@@ -63,16 +69,16 @@ public struct LedgerConfiguration: Sendable {
             string(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         }
         configuration.databaseURL = string("DATABASE_URL")
-        try integer("LEDGER_PORT", &configuration.port, minimum: 0)
+        try integer("LEDGER_PORT", &configuration.port, minimum: 0, maximum: 65_535)
         configuration.masterKey = string("LEDGER_MASTER_KEY")
         configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")
         configuration.deliveryWebhookSecret = string("LEDGER_DELIVERY_WEBHOOK_SECRET")
-        try integer("LEDGER_OTP_TTL_SECONDS", &configuration.otpTTLSeconds, minimum: 1)
-        try integer("LEDGER_OTP_MAX_ATTEMPTS", &configuration.otpMaxAttempts, minimum: 1)
+        try integer("LEDGER_OTP_TTL_SECONDS", &configuration.otpTTLSeconds, minimum: 1, maximum: Self.day)
+        try integer("LEDGER_OTP_MAX_ATTEMPTS", &configuration.otpMaxAttempts, minimum: 1, maximum: 100)
         try integer("LEDGER_OTP_RESEND_LIMIT", &configuration.otpResendLimit)
         try integer("LEDGER_OTP_RESEND_WINDOW_SECONDS", &configuration.otpResendWindowSeconds, minimum: 1)
         try integer("LEDGER_OTP_RESEND_INTERVAL_SECONDS", &configuration.otpResendIntervalSeconds)
-        try integer("LEDGER_REAUTH_TTL_SECONDS", &configuration.reauthTTLSeconds, minimum: 1)
+        try integer("LEDGER_REAUTH_TTL_SECONDS", &configuration.reauthTTLSeconds, minimum: 1, maximum: Self.day)
         try integer("LEDGER_IP_OTP_LIMIT", &configuration.ipOTPLimit, minimum: 1)
         try integer("LEDGER_ACCOUNT_OTP_LIMIT", &configuration.accountOTPLimit, minimum: 1)
         try integer("LEDGER_OTP_DAILY_FAILURE_LIMIT", &configuration.otpDailyFailureLimit, minimum: 1)
@@ -81,10 +87,10 @@ public struct LedgerConfiguration: Sendable {
         for proxy in configuration.trustedProxies where CIDR(proxy) == nil {
             throw ConfigurationError("LEDGER_TRUSTED_PROXIES: '\(proxy)' is not an address or CIDR block")
         }
-        try integer("LEDGER_EMAIL_LINK_TTL_SECONDS", &configuration.emailLinkTTLSeconds, minimum: 1)
+        try integer("LEDGER_EMAIL_LINK_TTL_SECONDS", &configuration.emailLinkTTLSeconds, minimum: 1, maximum: 7 * Self.day)
         try integer("LEDGER_EMAIL_REVERT_TTL_SECONDS", &configuration.emailRevertTTLSeconds, minimum: 1)
         try integer("LEDGER_LOGIN_MAX_FAILURES", &configuration.loginMaxFailures, minimum: 1)
-        try integer("LEDGER_LOGIN_LOCKOUT_SECONDS", &configuration.loginLockoutSeconds, minimum: 1)
+        try integer("LEDGER_LOGIN_LOCKOUT_SECONDS", &configuration.loginLockoutSeconds, minimum: 1, maximum: Self.day)
         try integer("LEDGER_PURGE_AFTER_SECONDS", &configuration.purgeAfterSeconds)
         try integer("LEDGER_SIGNUP_COOLDOWN_SECONDS", &configuration.signupCooldownSeconds)
         try integer("LEDGER_SCRYPT_LOG_N", &configuration.scryptLogN, minimum: 1)

@@ -82,6 +82,51 @@ struct ChangeDecideTests {
         #expect(reverted.sessions.values.allSatisfy { !$0.isActive })
     }
 
+    @Test("the previous owner's revert link outlives a reset or change by whoever moved the email, and reverting a later change")
+    func revertLinksSurvive() throws {
+        // ana@ → eve@ (revert link to ana@), then eve@ → mallory@ (revert link to eve@).
+        func change(_ state: AccountState, to email: String, at time: Date) throws -> AccountState {
+            let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t")
+            let requested = fold(state, try decide(
+                state, .requestEmailChange(try #require(EmailAddress(email)), link: link, sessionID: current, reauthTokenHash: "g"),
+                now: time))
+            return fold(requested, try decide(
+                requested, .confirmEmailChange(linkID: link.linkID, revertLink: .init(linkID: UUID(), expiresAt: time.addingTimeInterval(604_800))),
+                now: time))
+        }
+        let once = try change(try account(), to: "eve@example.com", at: now)
+        let toAna = try #require(once.pendingLinks.values.first { $0.purpose == .emailRevert }?.id)
+        let twice = try change(once, to: "mallory@example.com", at: now.addingTimeInterval(60))
+        let toEve = try #require(twice.pendingLinks.values.first { $0.purpose == .emailRevert && $0.id != toAna }?.id)
+        // The password changed or reset by the attacker: ana's way back stays.
+        let changed = fold(twice, try decide(twice, .changePassword(newPasswordHash: "h2", sessionID: current, reauthTokenHash: "g"), now: now))
+        #expect(changed.pendingLinks[toAna] != nil)
+        // Reverting the later change (the attacker's own mailbox got that link) keeps ana's.
+        let backToEve = fold(changed, try decide(changed, .revertEmail(linkID: toEve), now: now))
+        #expect(backToEve.email == "eve@example.com" && backToEve.pendingLinks[toAna] != nil)
+        let backToAna = fold(backToEve, try decide(backToEve, .revertEmail(linkID: toAna), now: now))
+        #expect(backToAna.email == "ana@example.com")
+        // Reverting the earlier change ends the later one's link: it cannot undo the recovery.
+        let straightBack = fold(twice, try decide(twice, .revertEmail(linkID: toAna), now: now))
+        #expect(straightBack.email == "ana@example.com" && straightBack.pendingLinks[toEve] == nil)
+        // Deletion ends them all.
+        let deleted = fold(twice, try decide(
+            twice, .deleteAccount(sessionID: current, reauthTokenHash: "g", purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now))
+        #expect(deleted.pendingLinks.isEmpty)
+    }
+
+    @Test("re-auth nonces are counted per session: a stolen session filling its slots leaves the owner's session its own")
+    func noncesPerSession() throws {
+        var state = try account()
+        for _ in 0..<reauthNonceLimit {
+            state = fold(state, try decide(state, .issueReauthNonce(sessionID: other, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now))
+        }
+        #expect(throws: IdentityError.self) {
+            try decide(state, .issueReauthNonce(sessionID: other, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now)
+        }
+        #expect(try decide(state, .issueReauthNonce(sessionID: current, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now).count == 1)
+    }
+
     @Test("deletion ends every pending link and grant; a deleted account's links are expired")
     func deletionEndsLinks() throws {
         let (state, change, reset, reauth) = try accountWithPendingLinks()
@@ -112,6 +157,10 @@ struct ChangeDecideTests {
         #expect(try decide(held, .placeHold(Hold(ref: "b1", kind: .upcomingBooking, keyID: "key-a")), now: now).isEmpty)
         #expect(try decide(held, .releaseHold(ref: "b1", keyID: "key-a"), now: now) == [.holdReleased(.init(ref: "b1", keyID: "key-a"))])
         #expect(try decide(held, .releaseHold(ref: "unknown", keyID: "key-b"), now: now).isEmpty)
+        // An administrator's key clears a hold whose key was revoked; the event names it.
+        #expect(
+            try decide(held, .releaseHold(ref: "b1", keyID: "root", administrator: true), now: now)
+                == [.holdReleased(.init(ref: "b1", keyID: "root"))])
     }
 
     @Test("every failed sign-in is an event; the one that reaches the limit also records the lockout")

@@ -125,6 +125,26 @@ struct IdentityTokenTests {
         clock.advance(by: 2)
         await expectInvalid(verifier, try await token())
     }
+
+    @Test("keys past their age are forgotten when the new answer does not parse, not served for the minute after")
+    func unparseableKeysExpire() async throws {
+        let issuer = try await apple()
+        let verifier = verifier(issuer)
+        func token() async throws -> String {
+            try await issuer.token(
+                subject: "s", expires: clock.now().addingTimeInterval(600), issuedAt: clock.now(), keyID: TestIdentityIssuer.ecKeyID)
+        }
+        _ = try await verifier.verify(try await token(), provider: .apple, nonce: nil)
+        try Data("<html>maintenance</html>".utf8).write(to: URL(fileURLWithPath: issuer.jwksPath))
+        clock.advance(by: 3601)
+        await expectInvalid(verifier, try await token())
+        clock.advance(by: 30)
+        await expectInvalid(verifier, try await token())
+        // A good answer a minute later brings them back.
+        try issuer.publish([TestIdentityIssuer.rsaKeyID, TestIdentityIssuer.ecKeyID])
+        clock.advance(by: 31)
+        _ = try await verifier.verify(try await token(), provider: .apple, nonce: nil)
+    }
 }
 
 @Suite("Development identity issuer")

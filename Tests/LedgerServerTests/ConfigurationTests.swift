@@ -60,6 +60,10 @@ struct ConfigurationTests {
         for (name, value) in [
             ("LEDGER_OTP_TTL_SECONDS", "five"), ("LEDGER_OTP_MAX_ATTEMPTS", "0"), ("LEDGER_PORT", "-1"),
             ("LEDGER_TRUSTED_PROXIES", "10.0.0.0/99"), ("LEDGER_SCRYPT_LOG_N", "30"),
+            // Ceilings: a grant that lasts years is a password; a lockout past PostgreSQL's
+            // intervals would fail every sign-in.
+            ("LEDGER_REAUTH_TTL_SECONDS", "31536000"), ("LEDGER_LOGIN_LOCKOUT_SECONDS", "9223372036854775807"),
+            ("LEDGER_OTP_TTL_SECONDS", "86401"), ("LEDGER_PORT", "65536"), ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import NIOCore
@@ -66,7 +67,7 @@ struct HoldsEndpointTests {
         }
     }
 
-    @Test("a hold belongs to the key that placed it: another holds:write key can neither release nor overwrite it (404)")
+    @Test("a hold belongs to the key that placed it: another holds:write key can neither release nor overwrite it (404); an admin key can")
     func holdOwnership() async throws {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
@@ -97,6 +98,16 @@ struct HoldsEndpointTests {
                 let actors = try await db.client.query(
                     "SELECT metadata->>'actor' FROM events WHERE event_type LIKE 'hold.%' ORDER BY global_position")
                 #expect(actors.rows.compactMap { $0.string(0) } == Array(repeating: "service:\(bookings.id.lowercased)", count: 2))
+                // A revoked key's hold would block the deletion for ever: an administrator's key
+                // (and only one) clears it.
+                let stale = "/accounts/\(accountID)/holds/p9"
+                #expect(try await call(client, .put, stale, ["kind": "pending_payout"], token: payouts.key, path: path).status == .ok)
+                _ = try await services.apiKeys.revoke(payouts.id)
+                #expect(try await call(client, .delete, stale, token: bookings.key, path: path).status == .notFound)
+                let root = try await services.apiKeys.create(name: "root", scopes: [.admin])
+                #expect(try await call(client, .delete, stale, token: root.key, path: path).status == .noContent)
+                let cleared = try await call(client, .get, "/me/delete-preflight", token: access).body["blockers"] as? [Any]
+                #expect(cleared?.isEmpty == true)
             }
         }
     }
@@ -114,5 +125,39 @@ struct HoldsEndpointTests {
                 #expect(released.status == .unprocessableContent && released.string("error") == "invalid_ref")
             }
         }
+    }
+
+    @Test("amounts beyond ±10^15 minor units are 422 invalid_amount and change nothing; the largest allowed ones sum without trapping")
+    func amountBounds() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let writer = try await services.apiKeys.create(name: "payouts", scopes: [.holdsWrite]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                func put(_ ref: String, minor: Int64) async throws -> Answer {
+                    try await call(
+                        client, .put, "/accounts/\(accountID)/holds/\(ref)",
+                        ["kind": "pending_payout", "amount": ["currency": "EUR", "minor": minor]], token: writer,
+                        path: "/accounts/{id}/holds/{ref}")
+                }
+                for minor in [Money.maximumMinorUnits + 1, -Money.maximumMinorUnits - 1, Int64.max, Int64.min] {
+                    let refused = try await put("big", minor: minor)
+                    #expect(refused.status == .unprocessableContent && refused.string("error") == "invalid_amount")
+                }
+                let placed = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
+                #expect(try placed[0].int(0) == 0)
+                #expect(try await put("a", minor: Money.maximumMinorUnits).status == .ok)
+                #expect(try await put("b", minor: Money.maximumMinorUnits).status == .ok)
+                let preflight = try await call(client, .get, "/me/delete-preflight", token: access)
+                let payouts = try #require((preflight.body["blockers"] as? [[String: Any]])?.first)
+                #expect((payouts["total"] as? [String: Any])?["minor"] as? Int == 2 * Int(Money.maximumMinorUnits))
+            }
+        }
+        // Totals that would not fit are left out rather than trapping.
+        let huge = Money(currency: "EUR", minor: .max)
+        #expect(Money.total([huge, huge]) == nil)
+        #expect(Money.total([Money(currency: "EUR", minor: 1), Money(currency: "USD", minor: 1)]) == nil)
+        #expect(Money.total([Money(currency: "EUR", minor: 2), Money(currency: "EUR", minor: -1)]) == Money(currency: "EUR", minor: 1))
     }
 }

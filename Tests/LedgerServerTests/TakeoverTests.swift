@@ -106,7 +106,7 @@ struct TakeoverTests {
         }
     }
 
-    @Test("20 wrong codes per number in 24 hours, all codes together: then code requests for it are 429")
+    @Test("20 wrong codes per number in 24 hours, all codes together: then code requests and entries for it are 429")
     func dailyCodeCap() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
@@ -124,7 +124,15 @@ struct TakeoverTests {
                 }
                 db.clock.advance(by: 901 - 120)
                 // 19: still allowed; the 20th wrong code reaches the cap.
-                try await wrongCodes(1)
+                let lastRequest = try await requestOTP(client, phone)
+                let lastCode = try await otpCode(db, phone: phone)
+                #expect(try await verifyOTP(client, lastRequest, wrongCode(lastCode)).status == .unauthorized)
+                // The open code has attempts left, but the number has none: not even the right
+                // code is compared.
+                for presented in [wrongCode(lastCode), lastCode] {
+                    let refused = try await verifyOTP(client, lastRequest, presented)
+                    #expect(refused.status == .tooManyRequests && refused.string("error") == "rate_limited")
+                }
                 db.clock.advance(by: 30)
                 let capped = try await call(client, .post, "/auth/phone/request-otp", ["phone": phone, "purpose": "sign_in"])
                 #expect(capped.status == .tooManyRequests)
