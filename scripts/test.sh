@@ -12,7 +12,7 @@ source scripts/pg-cluster.sh
 output=$(mktemp /tmp/ledger-test-output.XXXXXX)
 cleanup() { stop_cluster; rm -f "$output"; }
 trap cleanup EXIT
-start_cluster fast 400
+start_cluster fast 1000
 echo "test: PostgreSQL on 127.0.0.1:$PG_CLUSTER_PORT ($PG_CLUSTER_DIR)" >&2
 
 export LEDGER_TEST_PG_PORT=$PG_CLUSTER_PORT

@@ -25,9 +25,11 @@ extension AccountService {
     }
 
     /// Adds an email and a password to an account that has no email (phone or provider
-    /// sign-up), with re-auth (`add_method`, checked before any lookup or hash); the address
-    /// gets a verification link.
-    public func addEmailAndPassword(_ session: SessionRef, email rawEmail: String, password: String, reauthToken: String?) async throws {
+    /// sign-up), with re-auth (`add_method`, checked before any lookup or hash) and a lookup
+    /// counted; the address gets a verification link.
+    public func addEmailAndPassword(
+        _ session: SessionRef, email rawEmail: String, password: String, reauthToken: String?, client: String? = nil
+    ) async throws {
         let email = EmailAddress(rawEmail)
         var problems = email == nil ? [Self.invalidEmail] : []
         problems += policy.violations(of: password, email: email)
@@ -39,6 +41,7 @@ extension AccountService {
         }
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try state.requireReauth(.addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
+        try await admit(.lookup, client: client, accountID: session.accountID)
         guard try await repository.isEmailFree(email) else { throw Self.emailTaken }
         try await checkCooldown(.email(email.normalized))
         let hash = try await hasher.hash(password)
@@ -51,8 +54,11 @@ extension AccountService {
         }
     }
 
-    /// Sends a confirmation link to the new address and an alert (no link) to the old one.
-    public func requestEmailChange(_ session: SessionRef, newEmail rawEmail: String, reauthToken: String?) async throws {
+    /// Sends a confirmation link to the new address and an alert (no link) to the old one;
+    /// counted as a lookup (the answer may be `email_taken`).
+    public func requestEmailChange(
+        _ session: SessionRef, newEmail rawEmail: String, reauthToken: String?, client: String? = nil
+    ) async throws {
         guard let newEmail = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
         let state = try await repository.load(session.accountID)
         guard let current = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
@@ -61,6 +67,7 @@ extension AccountService {
         guard newEmail.normalized != current.lowercased() else {
             throw ValidationFailure(problems: [.init(field: "new_email", code: "same_as_current", message: "This is already your email address.")])
         }
+        try await admit(.lookup, client: client, accountID: session.accountID)
         guard try await repository.isEmailFree(newEmail) else { throw Self.emailTaken }
         try await checkCooldown(.email(newEmail.normalized))
         let (link, confirmation) = try links.make(.emailChange, to: newEmail.value, now: clock.now())

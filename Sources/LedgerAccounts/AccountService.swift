@@ -12,13 +12,15 @@ public struct AccountService: Sendable {
     let clock: any LedgerClock
     let links: EmailLinks
     let throttle: LoginThrottle?
+    let limits: RequestLimits?
     let retention: Retention
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
         clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle? = nil,
-        retention: Retention = .development
+        limits: RequestLimits? = nil, retention: Retention = .development
     ) {
+        self.limits = limits
         self.retention = retention
         self.throttle = throttle
         self.links = links
@@ -48,7 +50,13 @@ public struct AccountService: Sendable {
         public let problems: [Problem]
     }
 
-    public func signUp(email rawEmail: String, password: String, displayName: String?, handle rawHandle: String?, device: String?) async throws -> Session {
+    /// Registers an email + password account. Counted against the client's sign-ups and
+    /// lookups (`RequestLimits`) once the input is valid, before the cooldown is read or the
+    /// password hashed.
+    public func signUp(
+        email rawEmail: String, password: String, displayName: String?, handle rawHandle: String?, device: String?,
+        client: String? = nil
+    ) async throws -> Session {
         var problems: [ValidationFailure.Problem] = []
         let email = EmailAddress(rawEmail)
         if email == nil { problems.append(Self.invalidEmail) }
@@ -64,6 +72,7 @@ public struct AccountService: Sendable {
             problems.append(.init(field: "display_name", code: "too_long", message: "Use at most 100 characters."))
         }
         guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
+        try await admit(.signup, client: client, accountID: nil)
         try await checkCooldown(.email(email.normalized))
         let requestedHandle = handle
 
@@ -96,10 +105,10 @@ public struct AccountService: Sendable {
     /// across instances), so after `maximumFailures` failures for one email every attempt, right
     /// or wrong, is refused with `TooManyAttempts` until the lockout ends, however many race.
     /// Every failure for an existing account is an event on its history, the lockout too.
-    public func signIn(email rawEmail: String, password: String, device: String?, clientAddress: String? = nil) async throws -> Session {
+    public func signIn(email rawEmail: String, password: String, device: String?, client: String? = nil) async throws -> Session {
         let email = EmailAddress(rawEmail)
         let admission = try await admit(
-            [email.map { throttle?.key(email: $0.normalized) } ?? nil, clientAddress.flatMap { throttle?.key(address: $0) }])
+            [email.map { throttle?.key(email: $0.normalized) } ?? nil, client.flatMap { throttle?.key(address: $0) }])
         var found: (accountID: UUID, passwordHash: String?)?
         if let email { found = try await repository.credentials(forEmail: email.normalized) }
         guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
@@ -125,6 +134,12 @@ public struct AccountService: Sendable {
             .startSession(.init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes))
         }
         return session(state, sessionID, tokens)
+    }
+
+    /// Counts a request under API.md's "Abuse limits" before the work it protects; nothing
+    /// when the service counts nothing (no limits configured).
+    func admit(_ work: RequestLimits.Work, client: String?, accountID: UUID?) async throws {
+        try await limits?.admit(work, client: client, accountID: accountID, now: clock.now())
     }
 
     /// One attempt admitted under each of `keys` (nil ones left out), or `TooManyAttempts`;
@@ -188,9 +203,11 @@ public struct AccountService: Sendable {
         return try await repository.execute(found.accountID) { _ in .confirmVerificationLink(linkID: found.linkID) }.0
     }
 
-    /// Sends a password-reset link. API.md answers an unknown email with `404 no_account`.
-    public func forgotPassword(email rawEmail: String) async throws {
+    /// Sends a password-reset link. API.md answers an unknown email with `404 no_account`, so
+    /// each request counts as a sign-up and a lookup of the client's, before the lookup.
+    public func forgotPassword(email rawEmail: String, client: String? = nil) async throws {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
+        try await admit(.signup, client: client, accountID: nil)
         guard let found = try await repository.credentials(forEmail: email.normalized) else {
             throw IdentityError(.noAccount, "No account found for that email.")
         }
@@ -236,14 +253,11 @@ public struct AccountService: Sendable {
     }
 
     /// Whether an email is well-formed (else a validation failure) and free, checked by the
-    /// signed-in `accountID`. Says nothing of who holds it; too many checks from one account
-    /// are `rateLimited` (`LoginThrottle.Policy.maximumEmailChecks`).
-    public func isEmailAvailable(_ rawEmail: String, checkedBy accountID: UUID) async throws -> Bool {
+    /// signed-in `accountID`. Says nothing of who holds it; counted as a lookup of the client's
+    /// and the account's first (`RequestLimits`).
+    public func isEmailAvailable(_ rawEmail: String, checkedBy accountID: UUID, client: String? = nil) async throws -> Bool {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
-        if let throttle, let allowedAgain = try await throttle.recordEmailCheck(accountID: accountID, now: clock.now()) {
-            throw IdentityError(
-                .rateLimited, "Too many checks. Try again later.", retryAfter: secondsUntil(allowedAgain, from: clock.now()))
-        }
+        try await admit(.lookup, client: client, accountID: accountID)
         return try await repository.isEmailFree(email)
     }
 

@@ -5,9 +5,7 @@ import LedgerIdentity
 import LedgerPostgres
 
 /// Counts sign-in attempts per key in PostgreSQL, before the password is checked, and locks
-/// the key out after too many failures; also
-/// counts email availability checks, which would otherwise let one account test addresses
-/// by the thousand.
+/// the key out after too many failures.
 public struct LoginThrottle: Sendable {
     public struct Policy: Sendable {
         /// Failures allowed; the next attempt is refused until the lockout ends.
@@ -19,21 +17,13 @@ public struct LoginThrottle: Sendable {
         public var maximumFailuresPerAddress: Int
         public var addressWindow: TimeInterval
 
-        /// `GET /auth/email-available` checks allowed to one account per `emailCheckWindow`: the
-        /// app checks as the user types (debounced), so a person needs a handful.
-        public var maximumEmailChecks: Int
-        public var emailCheckWindow: TimeInterval
-
         public init(
-            maximumFailures: Int = 5, lockout: TimeInterval = 900, maximumFailuresPerAddress: Int = 50,
-            addressWindow: TimeInterval = 900, maximumEmailChecks: Int = 30, emailCheckWindow: TimeInterval = 900
+            maximumFailures: Int = 5, lockout: TimeInterval = 900, maximumFailuresPerAddress: Int = 50, addressWindow: TimeInterval = 900
         ) {
             self.maximumFailures = maximumFailures
             self.lockout = lockout
             self.maximumFailuresPerAddress = maximumFailuresPerAddress
             self.addressWindow = addressWindow
-            self.maximumEmailChecks = maximumEmailChecks
-            self.emailCheckWindow = emailCheckWindow
         }
     }
 
@@ -69,7 +59,7 @@ public struct LoginThrottle: Sendable {
         Key(name: "reauth:" + accountID.lowercased, limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
     }
 
-    /// The key for a client address.
+    /// The key for a client (an IPv4 address or an IPv6 /64).
     public func key(address: String) -> Key {
         Key(name: "ip:" + address, limit: policy.maximumFailuresPerAddress, window: policy.addressWindow, clearsOnSuccess: false)
     }
@@ -155,34 +145,6 @@ public struct LoginThrottle: Sendable {
                 "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = $1", [.text(key.name)])
         }
     }
-
-    /// Counts an email availability check by `accountID`; when it is one too many for the
-    /// window, the time checks are allowed again (and the check must not run).
-    public func recordEmailCheck(accountID: UUID, now: Date) async throws -> Date? {
-        let (checks, windowStarted) = try await count("email-check:" + accountID.lowercased, window: policy.emailCheckWindow, now: now)
-        return checks > policy.maximumEmailChecks ? windowStarted.addingTimeInterval(policy.emailCheckWindow) : nil
-    }
-
-    /// Adds one to the key's count in its fixed window (a new window once `window` seconds have
-    /// passed since the last began), atomically across instances; returns the count and when
-    /// the window began.
-    private func count(_ key: String, window: TimeInterval, now: Date) async throws -> (count: Int, windowStarted: Date) {
-        let rows = try await client.query(
-            """
-            INSERT INTO login_throttle AS t (key, failures, window_started) VALUES ($1, 1, $2)
-            ON CONFLICT (key) DO UPDATE SET
-                failures = CASE WHEN t.window_started <= $2 - make_interval(secs => $3) THEN 1 ELSE t.failures + 1 END,
-                window_started = CASE WHEN t.window_started <= $2 - make_interval(secs => $3) THEN $2 ELSE t.window_started END,
-                locked_until = NULL
-            RETURNING failures, window_started
-            """,
-            [.text(key), .timestamp(now), .int(Int64(window))])
-        guard let count = try rows[0].int(0), let windowStarted = try rows[0].date(1) else {
-            throw PostgresError(.decoding, message: "login_throttle answered no count")
-        }
-        return (Int(count), windowStarted)
-    }
-
 }
 
 /// Too many failed attempts: try again after `retryAfter` seconds.

@@ -49,10 +49,12 @@ public struct OTPService: Sendable {
     /// international number when `country` is nil; for `reauth` it may be omitted (the
     /// account's own number is used). Signed-in purposes need `session`; `add_phone` needs a
     /// re-auth grant, and so does `change_phone` unless the phone is the account's only sign-in
-    /// method (both checked here and again when the code is verified).
+    /// method (both checked here and again when the code is verified). `client` is the caller
+    /// as per-client limits count it; a request whose answer could tell whether the number is
+    /// registered counts as a lookup (`RequestLimits`) before it looks.
     public func request(
         phone rawPhone: String?, country: String?, purpose rawPurpose: String, session: SessionRef?, reauthToken: String?,
-        clientAddress: String?
+        client: String?
     ) async throws -> Requested {
         guard let purpose = OTPPurpose(rawValue: rawPurpose) else { throw ValidationFailure(problems: [Self.invalidPurpose]) }
         var phone = try rawPhone.map { try parse($0, country: country) }
@@ -64,6 +66,8 @@ public struct OTPService: Sendable {
         } else {
             guard !purpose.needsSession else { throw IdentityError.signInRequired }
             guard let phone else { throw ValidationFailure(problems: [Self.invalidPhone]) }
+            // The answer may be `signup_cooldown`: a lookup.
+            try await accounts.admit(.lookup, client: client, accountID: nil)
             if let owner = try await repository.phoneOwner(phone.e164) {
                 accountID = owner
             } else {
@@ -75,6 +79,7 @@ public struct OTPService: Sendable {
             let state = try await repository.load(session.accountID)
             phone = try checkSignedIn(purpose, phone: phone, state: state, session: session, reauthToken: reauthToken, now: now)
             if let phone, purpose == .addPhone || purpose == .changePhone {
+                try await accounts.admit(.lookup, client: client, accountID: state.accountID)
                 try await accounts.checkClaimable(
                     .phone(phone.e164), owner: try await repository.phoneOwner(phone.e164), claimant: state.accountID,
                     taken: ClaimTaken(claim: .phone))
@@ -88,7 +93,7 @@ public struct OTPService: Sendable {
             phone: phone.e164, region: phone.region, codeHash: codeHash(code, requestID: requestID),
             expiresAt: now.addingTimeInterval(policy.ttl), maxAttempts: policy.maxAttempts)
         let message = OutboxMessage(channel: .sms, to: phone.e164, template: "otp", code: code)
-        let resendAfter = try await otps.issue(requestID, issued, clientAddress: clientAddress, policy: policy, message: message)
+        let resendAfter = try await otps.issue(requestID, issued, clientAddress: client, policy: policy, message: message)
         return Requested(requestID: requestID, expiresIn: Int(policy.ttl), resendAfter: resendAfter)
     }
 

@@ -30,10 +30,10 @@ public struct ReauthService: Sendable {
     /// A grant for the right password. Each attempt is counted before the password is hashed
     /// (per account and per client address, like sign-in), so concurrent guesses cannot pass
     /// the lockout; wrong ones are recorded on the account.
-    public func withPassword(_ session: SessionRef, password: String, clientAddress: String?) async throws -> ReauthGrantToken {
+    public func withPassword(_ session: SessionRef, password: String, client: String?) async throws -> ReauthGrantToken {
         let throttle = accounts.throttle
         let admission = try await accounts.admit(
-            [throttle?.key(reauthOf: session.accountID), clientAddress.flatMap { throttle?.key(address: $0) }])
+            [throttle?.key(reauthOf: session.accountID), client.flatMap { throttle?.key(address: $0) }])
         let state = try await repository.load(session.accountID)
         guard try await accounts.hasher.verify(password, against: state.passwordHash), state.hasPassword else {
             if let throttle, let admission { try await throttle.failed(admission, now: clock.now()) }

@@ -70,7 +70,7 @@ struct PurgeBench: AsyncParsableCommand {
             _ = try await service.refresh(session.refreshToken)
         }
         let ref = SessionRef(accountID: first.accountID, sessionID: first.sessionID)
-        let grant = try await reauth.withPassword(ref, password: "maple-lighthouse-58", clientAddress: nil)
+        let grant = try await reauth.withPassword(ref, password: "maple-lighthouse-58", client: nil)
         _ = try await service.deleteAccount(ref, reauthToken: grant.token)
     }
 }

@@ -19,13 +19,13 @@ public struct AuthController: Sendable {
             let body = try await request.decodeJSON(SignUpRequest.self, context: context)
             let session = try await accounts.signUp(
                 email: body.email, password: body.password, displayName: body.displayName, handle: body.handle,
-                device: request.headers[.userAgent])
+                device: request.headers[.userAgent], client: context.client)
             return try JSONResponse(.created, encoding: SessionBody(session))
         }
         routes.post("/auth/email/login") { request, context in
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
-                        let session = try await accounts.signIn(
-                email: body.email, password: body.password, device: request.headers[.userAgent], clientAddress: context.clientAddress)
+            let session = try await accounts.signIn(
+                email: body.email, password: body.password, device: request.headers[.userAgent], client: context.client)
             return try JSONResponse(.ok, encoding: SessionBody(session))
         }
         routes.post("/auth/token/refresh") { request, context in
@@ -49,7 +49,7 @@ public struct AuthController: Sendable {
         }
         routes.post("/auth/password/forgot") { request, context in
             let body = try await request.decodeJSON(ForgotRequest.self, context: context)
-            try await ErrorTranslation.singleRule { try await accounts.forgotPassword(email: body.email) }
+            try await ErrorTranslation.singleRule { try await accounts.forgotPassword(email: body.email, client: context.client) }
             return JSONResponse(.accepted, [:])
         }
         routes.post("/auth/password/reset") { request, context in

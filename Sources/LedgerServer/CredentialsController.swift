@@ -27,14 +27,16 @@ public struct CredentialsController: Sendable {
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
             try await accounts.addEmailAndPassword(
-                session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken])
+                session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken],
+                client: context.client)
             return JSONResponse(.accepted, [:])
         }
         routes.post("/auth/email/request-change") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(EmailChangeRequest.self, context: context)
             try await ErrorTranslation.singleRule {
-                try await accounts.requestEmailChange(session, newEmail: body.newEmail, reauthToken: request.headers[.xReauthToken])
+                try await accounts.requestEmailChange(
+                    session, newEmail: body.newEmail, reauthToken: request.headers[.xReauthToken], client: context.client)
             }
             return JSONResponse(.accepted, [:])
         }

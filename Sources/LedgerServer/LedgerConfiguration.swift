@@ -21,6 +21,11 @@ public struct LedgerConfiguration: Sendable {
     public var accountOTPLimit = 10
     public var ipLoginFailureLimit = 50
     public var otpDailyFailureLimit = 20
+    /// Sign-ups and reset requests per client per 15 minutes.
+    public var ipSignupLimit = 30
+    /// Answers that can tell whether an email or number is registered, per client (and per
+    /// signed-in account) per 15 minutes.
+    public var ipLookupLimit = 30
     public var trustedProxies: [String] = []
     public var emailLinkTTLSeconds = 1800
     public var emailRevertTTLSeconds = 604_800
@@ -83,6 +88,8 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_ACCOUNT_OTP_LIMIT", &configuration.accountOTPLimit, minimum: 1)
         try integer("LEDGER_OTP_DAILY_FAILURE_LIMIT", &configuration.otpDailyFailureLimit, minimum: 1)
         try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
+        try integer("LEDGER_IP_SIGNUP_LIMIT", &configuration.ipSignupLimit, minimum: 1)
+        try integer("LEDGER_IP_LOOKUP_LIMIT", &configuration.ipLookupLimit, minimum: 1)
         configuration.trustedProxies = list("LEDGER_TRUSTED_PROXIES") ?? []
         for proxy in configuration.trustedProxies where CIDR(proxy) == nil {
             throw ConfigurationError("LEDGER_TRUSTED_PROXIES: '\(proxy)' is not an address or CIDR block")

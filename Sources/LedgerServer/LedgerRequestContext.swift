@@ -15,6 +15,10 @@ public struct LedgerRequestContext: RequestContext {
     /// `ClientAddressMiddleware` (the peer, or behind a trusted proxy its `X-Forwarded-For` hop).
     public var clientAddress: String?
 
+    /// The client as the per-client limits count it (`ClientAddress.limitKey`: an IPv6 client
+    /// by its /64).
+    public var client: String? { clientAddress.map(ClientAddress.limitKey) }
+
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress

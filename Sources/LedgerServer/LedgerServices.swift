@@ -52,6 +52,9 @@ public struct LedgerServices: Sendable {
                 policy: .init(
                     maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
                     maximumFailuresPerAddress: configuration.ipLoginFailureLimit)),
+            limits: RequestLimits(
+                counter: WindowCounter(client: client),
+                policy: .init(signupsPerClient: configuration.ipSignupLimit, lookupsPerClient: configuration.ipLookupLimit)),
             retention: retention)
         self.accounts = accounts
         self.otp = OTPService(

@@ -22,7 +22,7 @@ public struct PhoneController: Sendable {
                         let requested = try await ErrorTranslation.singleRule {
                 try await otp.request(
                     phone: body.phone, country: body.country, purpose: body.purpose, session: session,
-                    reauthToken: request.headers[.xReauthToken], clientAddress: context.clientAddress)
+                    reauthToken: request.headers[.xReauthToken], client: context.client)
             }
             return JSONResponse(.accepted, [
                 "request_id": .string(requested.requestID.lowercased), "expires_in": .int(Int64(requested.expiresIn)),

@@ -29,11 +29,11 @@ public struct ProfileController: Sendable {
             let available = try await ErrorTranslation.singleRule { try await accounts.isHandleAvailable(handle) }
             return JSONResponse(.ok, ["available": .bool(available)])
         }
-        routes.get("/auth/email-available") { request, _ in
+        routes.get("/auth/email-available") { request, context in
             let session = try await auth.authenticate(request)
             let email = request.uri.queryParameters["email"].map(String.init) ?? ""
             let available = try await ErrorTranslation.singleRule {
-                try await accounts.isEmailAvailable(email, checkedBy: session.accountID)
+                try await accounts.isEmailAvailable(email, checkedBy: session.accountID, client: context.client)
             }
             return JSONResponse(.ok, ["available": .bool(available)])
         }

@@ -29,7 +29,7 @@ public struct ReauthController: Sendable {
         routes.post("/auth/reauth/password") { request, context in
             let session = try await auth.authenticate(request)
             let body = try await request.decodeJSON(PasswordRequest.self, context: context)
-            let grant = try await reauth.withPassword(session, password: body.password, clientAddress: context.clientAddress)
+            let grant = try await reauth.withPassword(session, password: body.password, client: context.client)
             return JSONResponse(.ok, Self.grantBody(grant))
         }
         routes.post("/auth/reauth/nonce") { request, _ in

@@ -251,16 +251,16 @@ struct AddressThrottleTests {
             }
             for email in ["a@example.com", "nobody@example.com", "b@example.com"] {
                 await #expect(throws: IdentityError.self) {
-                    try await service.signIn(email: email, password: "wrong-password-1", device: nil, clientAddress: "198.51.100.7")
+                    try await service.signIn(email: email, password: "wrong-password-1", device: nil, client: "198.51.100.7")
                 }
             }
             let locked = await #expect(throws: TooManyAttempts.self) {
-                try await service.signIn(email: "a@example.com", password: "violet-harbor-91", device: nil, clientAddress: "198.51.100.7")
+                try await service.signIn(email: "a@example.com", password: "violet-harbor-91", device: nil, client: "198.51.100.7")
             }
             #expect(locked?.retryAfter == 900)
-            _ = try await service.signIn(email: "a@example.com", password: "violet-harbor-91", device: nil, clientAddress: "198.51.100.8")
+            _ = try await service.signIn(email: "a@example.com", password: "violet-harbor-91", device: nil, client: "198.51.100.8")
             db.clock.advance(by: 900)
-            _ = try await service.signIn(email: "b@example.com", password: "violet-harbor-91", device: nil, clientAddress: "198.51.100.7")
+            _ = try await service.signIn(email: "b@example.com", password: "violet-harbor-91", device: nil, client: "198.51.100.7")
         }
     }
 }
@@ -319,7 +319,7 @@ struct ProjectionRebuildTests {
             #expect(refreshed.sessionID == again.sessionID && bob.accountID != ana.accountID)
             // An email change, confirmed (its revert link stays pending).
             let bobSession = SessionRef(accountID: bob.accountID, sessionID: bob.sessionID)
-            let bobGrant = try await ReauthService(accounts: service).withPassword(bobSession, password: "violet-harbor-91", clientAddress: nil)
+            let bobGrant = try await ReauthService(accounts: service).withPassword(bobSession, password: "violet-harbor-91", client: nil)
             try await service.requestEmailChange(bobSession, newEmail: "bob.new@example.com", reauthToken: bobGrant.token)
             let changeToken = try #require(try await db.client.query(
                 "SELECT token FROM outbox WHERE template = 'email_change_confirm'")[0].string(0))
@@ -331,29 +331,29 @@ struct ProjectionRebuildTests {
                     "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
             }
             let signUp = try await otp.request(
-                phone: "+995511200300", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, clientAddress: "198.51.100.7")
+                phone: "+995511200300", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: "198.51.100.7")
             _ = try await otp.verify(
                 requestID: signUp.requestID.uuidString, code: try await code("+995511200300"), session: nil, reauthToken: nil, device: nil)
             // Ana's refreshed session ended when its spent token came back: a new sign-in.
             let anaNow = try await service.signIn(email: "ana@example.com", password: "violet-harbor-91", device: "web")
             let anaSession = SessionRef(accountID: ana.accountID, sessionID: anaNow.sessionID)
-            let anaGrant = try await ReauthService(accounts: service).withPassword(anaSession, password: "violet-harbor-91", clientAddress: nil)
+            let anaGrant = try await ReauthService(accounts: service).withPassword(anaSession, password: "violet-harbor-91", client: nil)
             // Ana's email is not verified, so her password grant does not add a method; one by the emailed link does.
             await #expect(throws: IdentityError.reauthRequired) {
                 try await otp.request(
-                    phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: anaGrant.token, clientAddress: nil)
+                    phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: anaGrant.token, client: nil)
             }
             try await ReauthService(accounts: service).sendEmailLink(anaSession)
             let reauthLink = try #require(try await db.client.query(
                 "SELECT token FROM outbox WHERE template = 'reauth_link' ORDER BY xmin::text::bigint DESC LIMIT 1")[0].string(0))
             let linkGrant = try await ReauthService(accounts: service).confirmEmailLink(token: reauthLink)
             let add = try await otp.request(
-                phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: linkGrant.token, clientAddress: nil)
+                phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: linkGrant.token, client: nil)
             _ = try await otp.verify(
                 requestID: add.requestID.uuidString, code: try await code("+995511100000"), session: anaSession, reauthToken: linkGrant.token,
                 device: nil)
             let dropped = try await otp.request(
-                phone: "+995511100001", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, clientAddress: nil)
+                phone: "+995511100001", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: nil)
             try await otp.cancel(requestID: dropped.requestID.uuidString, session: nil)
 
             let before = try await Self.dump(db)

@@ -26,4 +26,15 @@ struct ClientAddressTests {
         #expect(ClientAddress.resolve(remote: "10.0.0.5", forwardedFor: nil, trustedProxies: proxies) == "10.0.0.5")
         #expect(ClientAddress.resolve(remote: nil, forwardedFor: "1.2.3.4", trustedProxies: proxies) == nil)
     }
+
+    @Test("limits key an IPv6 client by its /64, an IPv4-mapped one by its IPv4 address")
+    func limitKey() {
+        #expect(ClientAddress.limitKey("203.0.113.7") == "203.0.113.7")
+        #expect(ClientAddress.limitKey("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.limitKey("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.limitKey("2001:DB8:1:2:aa::9") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.limitKey("2001:db8:1:3::1") == "2001:db8:1:3::/64")
+        #expect(ClientAddress.limitKey("::ffff:198.51.100.4") == "198.51.100.4")
+        #expect(ClientAddress.limitKey("::1") == "0:0:0:0::/64")
+    }
 }

@@ -18,8 +18,10 @@ struct EventsConsistencyTests {
         try await TestPostgres.withDatabase(maximumConnections: 24) { db in
             // Two service instances on one database, each with its own pool and event store.
             let secondClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 12))
-            let first = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) { $0.apiKeyRateLimit = 0 }
-            let second = try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey) { $0.apiKeyRateLimit = 0 }
+            // Every writer signs up from 127.0.0.1: no rate is under test here.
+            let unlimited: (inout LedgerConfiguration) -> Void = { $0.apiKeyRateLimit = 0; $0.ipSignupLimit = 1000; $0.ipLookupLimit = 1000 }
+            let first = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: unlimited)
+            let second = try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey, configure: unlimited)
             let key = try await first.apiKeys.create(name: "consumer", scopes: [.eventsRead]).key
             let writersDone = ManagedFlag()
             try await Application(router: buildRouter(first)).test(.router) { a in

@@ -26,10 +26,12 @@ struct Answer: @unchecked Sendable {
 
 func call(
     _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: [String: Any]? = nil,
-    token: String? = nil, reauth: String? = nil, path: String? = nil
+    token: String? = nil, reauth: String? = nil, from address: String? = nil, path: String? = nil
 ) async throws -> Answer {
     var headers: HTTPFields = token.map(bearer) ?? jsonHeaders
     if let reauth { headers[HTTPField.Name("X-Reauth-Token")!] = reauth }
+    // The client's address, as a trusted proxy in front of a live server says it.
+    if let address { headers[HTTPField.Name("X-Forwarded-For")!] = address }
     return try await client.execute(uri: uri, method: method, headers: headers, body: body.map(jsonBody)) { response in
         expectConforms(response, method.rawValue.lowercased(), path ?? String(uri.prefix { $0 != "?" }))
         let object = response.body.readableBytes == 0 ? [:] : try json(response)

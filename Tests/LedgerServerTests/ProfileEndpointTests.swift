@@ -115,7 +115,7 @@ struct ProfileEndpointTests {
                 let (status, body, header) = try await check(ana)
                 #expect(status == .tooManyRequests)
                 #expect(body["error"] as? String == "rate_limited")
-                #expect(body["message"] as? String == "Too many checks. Try again later.")
+                #expect(body["message"] as? String == "Too many requests. Try again later.")
                 #expect(body["retry_after"] as? Int == 840)
                 #expect(header == "840")
                 #expect(body["available"] == nil)

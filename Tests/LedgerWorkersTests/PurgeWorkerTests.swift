@@ -37,9 +37,9 @@ struct PurgeWorkerTests {
         let verification = try #require(try await db.client.query(
             "SELECT token FROM outbox WHERE recipient = $1 AND template = 'verify_email'", [.text("purge\(index)@example.com")])[0].string(0))
         _ = try await fixture.accounts.verifyEmail(token: verification)
-        let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", clientAddress: nil)
+        let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", client: nil)
         let requested = try await fixture.otp.request(
-            phone: phone, country: nil, purpose: "add_phone", session: ref, reauthToken: grant.token, clientAddress: nil)
+            phone: phone, country: nil, purpose: "add_phone", session: ref, reauthToken: grant.token, client: nil)
         let code = try #require(try await db.client.query(
             "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
         _ = try await fixture.otp.verify(
@@ -108,7 +108,7 @@ struct PurgeWorkerTests {
                 let session = try await fixture.accounts.signUp(
                     email: email, password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
                 let ref = SessionRef(accountID: session.accountID, sessionID: session.sessionID)
-                let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", clientAddress: nil)
+                let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", client: nil)
                 _ = try await fixture.accounts.deleteAccount(ref, reauthToken: grant.token)
                 return session.accountID
             }

@@ -1,0 +1,59 @@
+import Foundation
+import LedgerCore
+import LedgerIdentity
+
+/// API.md "Abuse limits": sign-ups and reset requests per client, and every answer that can
+/// tell whether an email or number is registered, per client and per signed-in account. Each
+/// is counted before the work it protects (the lookup, the hash), so a refused request costs
+/// one upsert and tells nothing.
+public struct RequestLimits: Sendable {
+    public struct Policy: Sendable {
+        /// Sign-ups and password-reset requests per client per `window` (`LEDGER_IP_SIGNUP_LIMIT`).
+        public var signupsPerClient: Int
+        /// Lookups per client, and per signed-in account, per `window` (`LEDGER_IP_LOOKUP_LIMIT`).
+        public var lookupsPerClient: Int
+        public var window: TimeInterval
+
+        public init(signupsPerClient: Int = 30, lookupsPerClient: Int = 30, window: TimeInterval = 900) {
+            self.signupsPerClient = signupsPerClient
+            self.lookupsPerClient = lookupsPerClient
+            self.window = window
+        }
+    }
+
+    /// What a request is about to do.
+    public enum Work: Sendable {
+        /// A sign-up or a reset request: a hash or an email, and a lookup.
+        case signup
+        /// Only a lookup.
+        case lookup
+    }
+
+    let counter: WindowCounter
+    public let policy: Policy
+
+    public init(counter: WindowCounter, policy: Policy = Policy()) {
+        self.counter = counter
+        self.policy = policy
+    }
+
+    /// Counts the request against its client (an IPv4 address or an IPv6 /64; nil when
+    /// unknown) and its account (when signed in); throws `rate_limited` with the wait when any
+    /// count is past its limit.
+    public func admit(_ work: Work, client: String?, accountID: UUID?, now: Date) async throws {
+        var counts: [(key: String, limit: Int)] = []
+        if let client {
+            if work == .signup { counts.append(("signup:" + client, policy.signupsPerClient)) }
+            counts.append(("lookup:" + client, policy.lookupsPerClient))
+        }
+        if let accountID { counts.append(("lookup-account:" + accountID.lowercased, policy.lookupsPerClient)) }
+        var refusedUntil: Date?
+        for (key, limit) in counts {
+            let (count, windowEnds) = try await counter.increment(key, window: policy.window, now: now)
+            if count > limit { refusedUntil = max(refusedUntil ?? windowEnds, windowEnds) }
+        }
+        if let refusedUntil {
+            throw IdentityError(.rateLimited, "Too many requests. Try again later.", retryAfter: secondsUntil(refusedUntil, from: now))
+        }
+    }
+}
