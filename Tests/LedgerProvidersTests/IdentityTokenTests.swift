@@ -110,14 +110,17 @@ struct IdentityTokenTests {
         #expect(JWKSKeySet.maxAge(cacheControl: "") == nil)
     }
 
+    /// A token signed with the EC key, issued now, valid for ten minutes.
+    func freshToken(_ issuer: TestIdentityIssuer) async throws -> String {
+        try await issuer.token(
+            subject: "s", expires: clock.now().addingTimeInterval(600), issuedAt: clock.now(), keyID: TestIdentityIssuer.ecKeyID)
+    }
+
     @Test("a file's keys are read again after an hour: a key removed from the file stops verifying")
     func fileKeysExpire() async throws {
         let issuer = try await apple()
         let verifier = verifier(issuer)
-        func token() async throws -> String {
-            try await issuer.token(
-                subject: "s", expires: clock.now().addingTimeInterval(600), issuedAt: clock.now(), keyID: TestIdentityIssuer.ecKeyID)
-        }
+        func token() async throws -> String { try await freshToken(issuer) }
         _ = try await verifier.verify(try await token(), provider: .apple, nonce: nil)
         try issuer.publish([TestIdentityIssuer.rsaKeyID])
         clock.advance(by: 3599)
@@ -130,10 +133,7 @@ struct IdentityTokenTests {
     func unparseableKeysExpire() async throws {
         let issuer = try await apple()
         let verifier = verifier(issuer)
-        func token() async throws -> String {
-            try await issuer.token(
-                subject: "s", expires: clock.now().addingTimeInterval(600), issuedAt: clock.now(), keyID: TestIdentityIssuer.ecKeyID)
-        }
+        func token() async throws -> String { try await freshToken(issuer) }
         _ = try await verifier.verify(try await token(), provider: .apple, nonce: nil)
         try Data("<html>maintenance</html>".utf8).write(to: URL(fileURLWithPath: issuer.jwksPath))
         clock.advance(by: 3601)
