@@ -40,7 +40,8 @@ bench_cleanup() {
 # $work/serve.log, and waits until it is ready. Sets $server to its pid.
 bench_serve() {
   http_port=${http_port:-$((20000 + RANDOM % 30000))}
-  "$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
+  # --dev: messages go to the log sink, as a benchmark needs no delivery webhook.
+  "$ledger" serve --dev --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
   server=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
 }

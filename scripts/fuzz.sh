@@ -120,7 +120,8 @@ api_key=$("$ledger" keys create --name fuzz --scope events:read,audit:read,holds
 # Started on a free port; should another process take that port first, again on another.
 for attempt in 1 2 3; do
   port=$(free_port)
-  "$ledger" serve --host 127.0.0.1 --port "$port" >>"$server_log" 2>&1 &
+  # --dev: messages go to the log sink (no delivery webhook here); migrations are applied above.
+  "$ledger" serve --dev --host 127.0.0.1 --port "$port" >>"$server_log" 2>&1 &
   server_pid=$!
   url="http://127.0.0.1:$port"
   for _ in $(seq 1 120); do

@@ -11,11 +11,15 @@ public struct WebhookSubscriptions: Sendable {
     let store: EventStore
     let secretKey: DataKey
     let clock: any LedgerClock
+    /// Whether subscription URLs may reach loopback, private, link-local and metadata addresses
+    /// (`LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS`: tests, single-host setups).
+    public let allowsPrivateNetworks: Bool
 
-    public init(store: EventStore, masterKey: MasterKey, clock: any LedgerClock) throws {
+    public init(store: EventStore, masterKey: MasterKey, clock: any LedgerClock, allowsPrivateNetworks: Bool = false) throws {
         self.store = store
         self.secretKey = try DataKey(bytes: masterKey.derivedKey(label: "webhook-subscription-secret"))
         self.clock = clock
+        self.allowsPrivateNetworks = allowsPrivateNetworks
     }
 
     var client: PostgresClient { store.client }
@@ -26,10 +30,14 @@ public struct WebhookSubscriptions: Sendable {
         """
 
     /// A new subscription following the feed from `after` (default: from now on). Every broken
-    /// rule is reported at once (`ValidationFailure`): an absolute http(s) URL, event types,
+    /// rule is reported at once (`ValidationFailure`): an absolute http(s) URL whose host
+    /// resolves to public addresses only (unless private networks are allowed), event types,
     /// and a secret of 16–256 characters.
     public func create(url: String, types: [String]?, secret: String, after: FeedCursor?) async throws -> WebhookSubscription {
-        let problems = Self.problems(url: url, types: types, secret: secret)
+        var problems = Self.problems(url: url, types: types, secret: secret)
+        if !problems.contains(where: { $0.field == "url" }), let refusal = await refusal(ofDestination: url, whenUnresolved: false) {
+            problems.insert(.init(field: "url", code: "private_address", message: refusal), at: 0)
+        }
         guard problems.isEmpty else { throw AccountService.ValidationFailure(problems: problems) }
         let id = UUID.random()
         var start = FeedCursor.start
@@ -44,6 +52,22 @@ public struct WebhookSubscriptions: Sendable {
              .bytea(try secretKey.seal(Array(secret.utf8), eventID: id)), .timestamp(clock.now()),
              .text(String(start.transactionID)), .int(start.position)])
         return try Self.subscription(rows[0])
+    }
+
+    /// Why a push to `url` must not be made (its host resolves to an address that is not
+    /// public, and private networks are not allowed; or to none, when `whenUnresolved`); nil
+    /// when it may. Checked when a subscription is made (a name that does not resolve yet may
+    /// later) and again before every push, since a name can be pointed elsewhere after it was
+    /// checked.
+    public func refusal(ofDestination url: String, whenUnresolved: Bool = true) async -> String? {
+        guard !allowsPrivateNetworks else { return nil }
+        guard let host = URL(string: url)?.host, !host.isEmpty else { return "The URL has no host." }
+        let addresses = await IPAddress.resolve(host)
+        if addresses.isEmpty { return whenUnresolved ? "The URL's host does not resolve." : nil }
+        if addresses.contains(where: { !IPAddress.isPublic($0) }) {
+            return "The URL reaches a private, loopback, link-local or metadata address."
+        }
+        return nil
     }
 
     static func problems(url: String, types: [String]?, secret: String) -> [AccountService.ValidationFailure.Problem] {

@@ -62,6 +62,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         defer { cluster?.stop() }
         let development = dev || cluster != nil
+        // Without a delivery webhook, codes and links go to the log: fine on a laptop, a leak
+        // of every sign-in code anywhere else (API.md "Abuse limits").
+        guard development || configuration.deliveryWebhookURL != nil else {
+            throw ValidationError(
+                "refusing to start: LEDGER_DELIVERY_WEBHOOK_URL is not set, and outside development mode (--dev) "
+                    + "codes and links never go to a log")
+        }
         if dev, cluster == nil {
             let notice = "DEVELOPMENT MODE (--dev) — not for production: pending migrations are applied, and without "
                 + "LEDGER_MASTER_KEY payloads are sealed with the development key in .ledger/dev-master-key.\n"

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerCore
 import Logging
 
 /// The HTTP application: the router on a server at the configured address.

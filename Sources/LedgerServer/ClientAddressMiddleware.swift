@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LedgerCore
 
 /// Resolves the client's address once a request (`ClientAddress.resolve`) and puts it on the
 /// context, for the per-address limits and the event metadata alike.

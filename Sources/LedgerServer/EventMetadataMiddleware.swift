@@ -36,7 +36,7 @@ public struct EventMetadataMiddleware: RouterMiddleware {
     /// HMAC-SHA256 of the address's bytes, 128 bits in hex: the same client gives the same
     /// hash, so an auditor can tell one client from many without learning the address.
     static func ipHash(_ address: String, key: [UInt8]) -> String {
-        Hex.encode(Array(HMACSHA256.authenticate(key: key, message: ClientAddress.bytes(address) ?? Array(address.utf8)).prefix(16)))
+        Hex.encode(Array(HMACSHA256.authenticate(key: key, message: IPAddress.bytes(address) ?? Array(address.utf8)).prefix(16)))
     }
 
     /// `ios`, `android`, `web` or `other`, from the `User-Agent` header; nil without one.

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// Everything the service reads from its environment (API.md, "Configuration"); defaults are
 /// the seeds' values. Flags of `ledger serve` override the environment.
@@ -26,6 +27,8 @@ public struct LedgerConfiguration: Sendable {
     /// Answers that can tell whether an email or number is registered, per client (and per
     /// signed-in account) per 15 minutes.
     public var ipLookupLimit = 30
+    /// Whether subscription URLs may reach loopback, private, link-local and metadata addresses.
+    public var webhookAllowPrivateNetworks = false
     public var trustedProxies: [String] = []
     public var emailLinkTTLSeconds = 1800
     public var emailRevertTTLSeconds = 604_800
@@ -90,6 +93,13 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
         try integer("LEDGER_IP_SIGNUP_LIMIT", &configuration.ipSignupLimit, minimum: 1)
         try integer("LEDGER_IP_LOOKUP_LIMIT", &configuration.ipLookupLimit, minimum: 1)
+        if let text = string("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS") {
+            switch text.lowercased() {
+            case "true", "1", "yes", "on": configuration.webhookAllowPrivateNetworks = true
+            case "false", "0", "no", "off": configuration.webhookAllowPrivateNetworks = false
+            default: throw ConfigurationError("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS must be true or false, got '\(text)'")
+            }
+        }
         configuration.trustedProxies = list("LEDGER_TRUSTED_PROXIES") ?? []
         for proxy in configuration.trustedProxies where CIDR(proxy) == nil {
             throw ConfigurationError("LEDGER_TRUSTED_PROXIES: '\(proxy)' is not an address or CIDR block")

@@ -67,7 +67,8 @@ public struct LedgerServices: Sendable {
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
         self.ipHashKey = masterKey.derivedKey(label: "event-ip-hash")
         self.audit = AccountAudit(store: eventStore)
-        self.subscriptions = try WebhookSubscriptions(store: eventStore, masterKey: masterKey, clock: clock)
+        self.subscriptions = try WebhookSubscriptions(
+            store: eventStore, masterKey: masterKey, clock: clock, allowsPrivateNetworks: configuration.webhookAllowPrivateNetworks)
         self.openAPI = OpenAPIController.load()
         self.configuration = configuration
         self.client = client

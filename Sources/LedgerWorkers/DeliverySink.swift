@@ -46,7 +46,7 @@ public struct WebhookDeliverySink: DeliverySink {
     let httpClient: HTTPClient
     let clock: any LedgerClock
 
-    public init(url: String, secret: String?, httpClient: HTTPClient = .shared, clock: any LedgerClock = SystemClock()) {
+    public init(url: String, secret: String?, httpClient: HTTPClient = .outbound, clock: any LedgerClock = SystemClock()) {
         self.url = url
         self.secret = secret
         self.httpClient = httpClient

@@ -27,7 +27,7 @@ public struct EventWebhookDispatcher: Sendable {
     static let requestTimeout: TimeAmount = .seconds(10)
 
     public init(
-        subscriptions: WebhookSubscriptions, store: EventStore, httpClient: HTTPClient = .shared,
+        subscriptions: WebhookSubscriptions, store: EventStore, httpClient: HTTPClient = .outbound,
         policy: WebhookSubscription.Policy = .init(), clock: any LedgerClock, logger: Logger = Logger(label: "ledger.webhooks")
     ) {
         self.subscriptions = subscriptions
@@ -98,6 +98,9 @@ public struct EventWebhookDispatcher: Sendable {
         body.append(contentsOf: #"","events":"#.utf8)
         body.append(contentsOf: EventDocument.jsonArray(events))
         body.append(UInt8(ascii: "}"))
+        if let refusal = await subscriptions.refusal(ofDestination: subscription.url) {
+            throw WebhookPushError(description: "refused: \(refusal)")
+        }
         var request = HTTPClientRequest(url: subscription.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

@@ -31,6 +31,17 @@ struct DevelopmentModeTests {
         }
     }
 
+    @Test("outside development mode serve refuses to start without LEDGER_DELIVERY_WEBHOOK_URL: codes never go to a log")
+    func deliveryWebhookRequired() async throws {
+        try await TestPostgres.withDatabase { db in
+            let server = try ServerUnderTest(databaseURL: db.url, environment: ["LEDGER_DELIVERY_WEBHOOK_URL": ""])
+            let (status, output) = try await server.ledger(["serve", "--host", "127.0.0.1"])
+            try await server.shutdown()
+            #expect(status != 0)
+            #expect(output.contains("refusing to start: LEDGER_DELIVERY_WEBHOOK_URL is not set"))
+        }
+    }
+
     @Test("serve refuses a master key other than the one the store's data keys are wrapped by")
     func wrongMasterKey() async throws {
         try await TestPostgres.withDatabase { db in

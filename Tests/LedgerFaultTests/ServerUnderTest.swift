@@ -24,6 +24,9 @@ final class ServerUnderTest: @unchecked Sendable {
             "LEDGER_PORT": String(port),
             "LEDGER_SCRYPT_LOG_N": "10",
             "LEDGER_API_KEY_RATE_LIMIT": "0",
+            // Outside development mode serve needs a delivery webhook; nothing listens on the
+            // discard port, so messages wait in the outbox (no test here reads them).
+            "LEDGER_DELIVERY_WEBHOOK_URL": "http://127.0.0.1:9/deliveries",
             "LOG_LEVEL": "warning",
         ].merging(overrides) { $1 }
     }

@@ -16,6 +16,7 @@ struct ConfigurationTests {
         #expect(configuration.ipOTPLimit == 30 && configuration.ipLoginFailureLimit == 50)
         #expect(configuration.otpDailyFailureLimit == 20 && configuration.otpPolicy.dailyFailureLimit == 20)
         #expect(configuration.ipSignupLimit == 30 && configuration.ipLookupLimit == 30)
+        #expect(!configuration.webhookAllowPrivateNetworks)
         #expect(configuration.trustedProxies.isEmpty)
         #expect(configuration.emailLinkTTLSeconds == 1800 && configuration.emailRevertTTLSeconds == 604_800)
         #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
@@ -34,7 +35,8 @@ struct ConfigurationTests {
             "LEDGER_OTP_TTL_SECONDS": "120", "LEDGER_OTP_MAX_ATTEMPTS": "3", "LEDGER_OTP_RESEND_LIMIT": "2",
             "LEDGER_OTP_RESEND_WINDOW_SECONDS": "600", "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "10", "LEDGER_REAUTH_TTL_SECONDS": "300",
             "LEDGER_IP_OTP_LIMIT": "7", "LEDGER_IP_LOGIN_FAILURE_LIMIT": "8", "LEDGER_OTP_DAILY_FAILURE_LIMIT": "9",
-            "LEDGER_IP_SIGNUP_LIMIT": "11", "LEDGER_IP_LOOKUP_LIMIT": "12", "LEDGER_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1",
+            "LEDGER_IP_SIGNUP_LIMIT": "11", "LEDGER_IP_LOOKUP_LIMIT": "12", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+            "LEDGER_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1",
             "LEDGER_EMAIL_LINK_TTL_SECONDS": "60", "LEDGER_EMAIL_REVERT_TTL_SECONDS": "3600", "LEDGER_LOGIN_MAX_FAILURES": "4",
             "LEDGER_LOGIN_LOCKOUT_SECONDS": "100", "LEDGER_PURGE_AFTER_SECONDS": "0", "LEDGER_SIGNUP_COOLDOWN_SECONDS": "86400",
             "LEDGER_SCRYPT_LOG_N": "10", "LEDGER_APPLE_JWKS": "/etc/apple.json", "LEDGER_GOOGLE_JWKS": "/etc/google.json",
@@ -49,6 +51,7 @@ struct ConfigurationTests {
         #expect(configuration.ipOTPLimit == 7 && configuration.ipLoginFailureLimit == 8)
         #expect(configuration.otpDailyFailureLimit == 9 && configuration.otpPolicy.dailyFailureLimit == 9)
         #expect(configuration.ipSignupLimit == 11 && configuration.ipLookupLimit == 12)
+        #expect(configuration.webhookAllowPrivateNetworks)
         #expect(configuration.trustedProxies == ["10.0.0.0/8", "127.0.0.1"])
         #expect(configuration.emailLinkTTLSeconds == 60 && configuration.emailRevertTTLSeconds == 3600)
         #expect(configuration.loginMaxFailures == 4 && configuration.loginLockoutSeconds == 100)
@@ -66,7 +69,7 @@ struct ConfigurationTests {
             // Ceilings: a grant that lasts years is a password; a lockout past PostgreSQL's
             // intervals would fail every sign-in.
             ("LEDGER_REAUTH_TTL_SECONDS", "31536000"), ("LEDGER_LOGIN_LOCKOUT_SECONDS", "9223372036854775807"),
-            ("LEDGER_OTP_TTL_SECONDS", "86401"), ("LEDGER_PORT", "65536"), ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
+            ("LEDGER_OTP_TTL_SECONDS", "86401"), ("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "maybe"), ("LEDGER_PORT", "65536"), ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")

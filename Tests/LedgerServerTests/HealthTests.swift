@@ -130,6 +130,7 @@ struct DeploymentTests {
         let compose = ["/usr/bin/docker-compose", "/usr/local/bin/docker-compose"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let path = try #require(compose, "docker-compose is not installed: scripts/setup.sh installs it")
         setenv("LEDGER_MASTER_KEY", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", 0)
+        setenv("LEDGER_DELIVERY_WEBHOOK_URL", "https://bridge.example.com/deliveries", 0)
         let (status, output) = try ChildProcess.run(
             path, ["--project-directory", Self.root.appendingPathComponent("docker").path,
                    "-f", Self.root.appendingPathComponent("docker/compose.yaml").path, "config", "-q"])

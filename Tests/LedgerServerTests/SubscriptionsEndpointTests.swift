@@ -48,6 +48,42 @@ struct SubscriptionsEndpointTests {
         }
     }
 
+    @Test("subscription URLs on loopback, private, link-local and metadata addresses are 422 unless LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS")
+    func privateDestinations() async throws {
+        try await TestPostgres.withDatabase { db in
+            for allowed in [false, true] {
+                let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                    $0.webhookAllowPrivateNetworks = allowed
+                }
+                let admin = try await services.apiKeys.create(name: "ops", scopes: [.admin]).key
+                try await Application(router: buildRouter(services)).test(.router) { client in
+                    let destinations = [
+                        "http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/hook", "http://172.16.0.9/hook",
+                        "http://192.168.1.1/hook", "http://169.254.169.254/latest/meta-data/", "http://100.64.0.1/hook",
+                        "http://0.0.0.0/hook", "http://[::1]/hook", "http://[fd00:ec2::254]/hook", "http://[fe80::1]/hook",
+                        "http://[::ffff:127.0.0.1]/hook", "http://[64:ff9b::a9fe:a9fe]/hook",
+                    ]
+                    for destination in destinations {
+                        let answer = try await call(
+                            client, .post, "/subscriptions", ["url": destination, "secret": "whsec-0123456789abcdef"], token: admin)
+                        if allowed {
+                            #expect(answer.status == .created, "\(destination)")
+                        } else {
+                            #expect(answer.status == .unprocessableContent, "\(destination)")
+                            let codes = (answer.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+                            #expect(codes == ["private_address"], "\(destination)")
+                        }
+                    }
+                    // A public address literal is fine either way (nothing is sent here).
+                    let public4 = try await call(
+                        client, .post, "/subscriptions", ["url": "https://93.184.215.14/hook", "secret": "whsec-0123456789abcdef"],
+                        token: admin)
+                    #expect(public4.status == .created)
+                }
+            }
+        }
+    }
+
     @Test("/metrics shows request latency by route and the operational gauges")
     func metrics() async throws {
         try await TestPostgres.withDatabase { db in

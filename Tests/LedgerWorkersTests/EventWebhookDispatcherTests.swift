@@ -51,6 +51,10 @@ final class EventReceiver: @unchecked Sendable {
             let bytes = try await request.body.collect(upTo: 4 << 20)
             return self.receive(signature: request.headers[HTTPField.Name("X-Ledger-Signature")!] ?? "", body: Array(buffer: bytes))
         }
+        // A receiver that points pushes elsewhere: `/moved` answers 302 to `/hook`.
+        router.post("/moved") { _, _ -> Response in
+            Response(status: .found, headers: [.location: "/hook"])
+        }
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -100,7 +104,7 @@ struct EventWebhookDispatcherTests {
     func orderRetryPause() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock)
+            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
             var policy = WebhookSubscription.Policy()
             policy.pauseAfterFailures = 3
             policy.batchSize = 4
@@ -162,7 +166,7 @@ struct EventWebhookDispatcherTests {
     func leasesAndTypes() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock)
+            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
             let everything = EventReceiver()
             let registrations = EventReceiver()
             try await everything.serve { allURL, allClient in
@@ -199,6 +203,34 @@ struct EventWebhookDispatcherTests {
                 #expect(failure.problems.map(\.code) == ["invalid_url", "invalid_types", "invalid_secret"])
             }
             #expect(try await subscriptions.list().isEmpty)
+        }
+    }
+
+    @Test("no push follows a redirect, and none reaches a private address unless private networks are allowed")
+    func outboundSafety() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let allowing = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
+            let receiver = EventReceiver()
+            try await receiver.serve { url, _ in
+                // The service's own client (`HTTPClient.outbound`), which a redirect does not move.
+                let dispatcher = EventWebhookDispatcher(subscriptions: allowing, store: store, clock: db.clock)
+                let moved = try await allowing.create(
+                    url: url.replacingOccurrences(of: "/hook", with: "/moved"), types: nil, secret: Self.secret, after: .start)
+                try await writeEvents(db, store: store, accounts: 1, prefix: "moved")
+                #expect(try await dispatcher.runOnce() == 0)
+                #expect(try await allowing.get(moved.id)?.lastError == "the endpoint answered 302")
+                #expect(receiver.attemptCount == 0)
+                _ = try await allowing.delete(moved.id)
+
+                // Made while private networks were allowed, refused once they are not: the address is
+                // checked again before every push.
+                let stored = try await allowing.create(url: url, types: nil, secret: Self.secret, after: .start)
+                let strict = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock)
+                #expect(try await EventWebhookDispatcher(subscriptions: strict, store: store, clock: db.clock).runOnce() == 0)
+                #expect(try await strict.get(stored.id)?.lastError?.hasPrefix("refused: ") == true)
+                #expect(receiver.attemptCount == 0)
+            }
         }
     }
 }

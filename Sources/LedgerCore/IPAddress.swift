@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// IP addresses as text and bytes, and which of them are reachable only from inside a network.
+public enum IPAddress {
+    /// The address's bytes (4 for IPv4, 16 for IPv6); nil when it is not an address.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
+
+    /// Blocks no webhook may reach unless the operator allows private networks: "this" network,
+    /// private, shared (CGNAT), loopback, link-local (cloud metadata at 169.254.169.254
+    /// included), benchmarking, multicast and reserved ranges, and their IPv6 counterparts.
+    static let nonPublic: [CIDR] = [
+        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
+        "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/3",
+        "::/127", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32", "100::/64",
+    ].compactMap(CIDR.init)
+
+    /// Whether `text` is an address reachable from the internet at large. IPv4 inside IPv6
+    /// (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) is judged by its IPv4 address.
+    public static func isPublic(_ text: String) -> Bool {
+        guard var bytes = bytes(text) else { return false }
+        if bytes.count == 16 {
+            let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+            let nat64 = bytes[0..<12].elementsEqual([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])
+            if mapped || nat64 { bytes = Array(bytes[12..<16]) }
+        }
+        return !nonPublic.contains { $0.contains(bytes) }
+    }
+
+    /// The addresses `host` resolves to (a literal address resolves to itself); empty when it
+    /// does not resolve. The resolver blocks, so it runs on a thread of its own rather than
+    /// holding one of the few threads Swift's tasks share.
+    public static func resolve(_ host: String) async -> [String] {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: resolveBlocking(host)) }.start()
+        }
+    }
+
+    private static func resolveBlocking(_ host: String) -> [String] {
+        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bytes(literal) != nil { return [literal] }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var results: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(literal, nil, &hints, &results) == 0, let first = results else { return [] }
+        defer { freeaddrinfo(first) }
+        var addresses: [String] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
+                addresses.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return Array(Set(addresses)).sorted()
+    }
+}
+
+/// A block of IP addresses, `10.0.0.0/8` or `2001:db8::/32` (a bare address is a /32 or /128).
+public struct CIDR: Sendable, Hashable {
+    let network: [UInt8]
+    let prefixLength: Int
+
+    public init?(_ text: String) {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1)
+        guard let first = parts.first, let address = IPAddress.bytes(String(first)) else { return nil }
+        let length = parts.count == 2 ? Int(parts[1]) : address.count * 8
+        guard let length, (0...(address.count * 8)).contains(length) else { return nil }
+        self.network = address
+        self.prefixLength = length
+    }
+
+    public func contains(_ address: String) -> Bool {
+        guard let bytes = IPAddress.bytes(address) else { return false }
+        return contains(bytes)
+    }
+
+    /// Whether the address with these bytes is in the block (never across IPv4 and IPv6).
+    public func contains(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == network.count else { return false }
+        var remaining = prefixLength
+        for (lhs, rhs) in zip(bytes, network) where remaining > 0 {
+            let bits = min(8, remaining)
+            let mask = UInt8(truncatingIfNeeded: 0xff << (8 - bits))
+            if lhs & mask != rhs & mask { return false }
+            remaining -= bits
+        }
+        return true
+    }
+}

@@ -1,0 +1,41 @@
+import LedgerCore
+import Testing
+
+@Suite("IP addresses: blocks, public or not, resolution")
+struct IPAddressTests {
+    @Test("CIDR blocks match IPv4 and IPv6 by prefix")
+    func cidr() throws {
+        let private10 = try #require(CIDR("10.0.0.0/8"))
+        #expect(private10.contains("10.200.3.4"))
+        #expect(!private10.contains("11.0.0.1"))
+        #expect(!private10.contains("::1"))
+        #expect(try #require(CIDR("192.168.1.0/23")).contains("192.168.0.77"))
+        #expect(try #require(CIDR("2001:db8::/32")).contains("2001:db8:1::5"))
+        #expect(try #require(CIDR("127.0.0.1")).contains("127.0.0.1"))
+        #expect(CIDR("10.0.0.0/33") == nil)
+        #expect(CIDR("not-an-ip") == nil)
+    }
+
+    @Test("loopback, private, shared, link-local, metadata, multicast and reserved addresses are not public; IPv4 inside IPv6 is judged as IPv4")
+    func publicAddresses() {
+        for address in [
+            "127.0.0.1", "127.9.9.9", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.0.1", "169.254.169.254", "100.64.0.1",
+            "0.0.0.0", "224.0.0.1", "255.255.255.255", "::", "::1", "fd00:ec2::254", "fc00::1", "fe80::1", "ff02::1",
+            "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a9fe:a9fe", "not an address",
+        ] {
+            #expect(!IPAddress.isPublic(address), "\(address)")
+        }
+        for address in ["93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"] {
+            #expect(IPAddress.isPublic(address), "\(address)")
+        }
+    }
+
+    @Test("resolution: a literal is itself (brackets too), localhost is loopback, a name that does not exist is nothing")
+    func resolution() async {
+        #expect(await IPAddress.resolve("93.184.215.14") == ["93.184.215.14"])
+        #expect(await IPAddress.resolve("[::1]") == ["::1"])
+        let local = await IPAddress.resolve("localhost")
+        #expect(!local.isEmpty && local.allSatisfy { !IPAddress.isPublic($0) })
+        #expect(await IPAddress.resolve("no-such-host.invalid").isEmpty)
+    }
+}
