@@ -12,13 +12,14 @@ import LedgerPostgres
 /// (`unnest` of binary arrays, `BinaryRecordset`), however many accounts the batch holds.
 struct AccountProjector {
     struct AccountRow: RecordsetRow {
-        let account_id: UUID, version: Int64, email: String?, email_verified: Bool, password_hash: String?
+        let account_id: UUID, version: Int64, email: String?, email_normalized: String?, email_verified: Bool, password_hash: String?
         let password_changed_at: Date?, display_name: String?, handle: String?, handle_is_temporary: Bool, created_at: Date
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
         let deleted_at: Date?, purge_after: Date?
 
         func write(to row: inout BinaryRecordset) {
             row.field("account_id", account_id); row.field("version", version); row.field("email", email)
+            row.field("email_normalized", email_normalized)
             row.field("email_verified", email_verified); row.field("password_hash", password_hash)
             row.field("password_changed_at", password_changed_at); row.field("display_name", display_name)
             row.field("handle", handle); row.field("handle_is_temporary", handle_is_temporary); row.field("created_at", created_at)
@@ -115,7 +116,8 @@ struct AccountProjector {
         for (event, time) in events { addLinks(state.accountID, event, at: time) }
         let live = state.deletedAt == nil
         accounts.append(AccountRow(
-            account_id: state.accountID, version: state.version, email: state.email, email_verified: state.emailVerified,
+            account_id: state.accountID, version: state.version, email: state.email,
+            email_normalized: live ? state.email.map(EmailAddress.normalize) : nil, email_verified: state.emailVerified,
             password_hash: state.passwordHash, password_changed_at: state.passwordChangedAt, display_name: state.displayName,
             handle: state.handle, handle_is_temporary: state.handleIsTemporary, created_at: createdAt,
             phone_e164: live ? state.phone : nil, phone_region: state.phoneRegion,
@@ -238,7 +240,7 @@ struct AccountProjector {
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
                                       password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
                                       phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after)
-                SELECT r.account_id, r.version, r.email, CASE WHEN r.deleted_at IS NULL THEN lower(r.email) END, r.email_verified,
+                SELECT r.account_id, r.version, r.email, r.email_normalized, r.email_verified,
                        r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
                        r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after
                 FROM \(rows.source)

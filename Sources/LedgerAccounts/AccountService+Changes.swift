@@ -64,7 +64,7 @@ extension AccountService {
         guard let current = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try state.requireReauth(.changeEmail, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
-        guard newEmail.normalized != current.lowercased() else {
+        guard newEmail.normalized != EmailAddress.normalize(current) else {
             throw ValidationFailure(problems: [.init(field: "new_email", code: "same_as_current", message: "This is already your email address.")])
         }
         try await admit(.lookup, client: client, accountID: session.accountID)

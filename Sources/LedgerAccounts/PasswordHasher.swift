@@ -32,9 +32,13 @@ public final class PasswordHasher: Sendable {
         return encoded != nil && matches
     }
 
-    /// Whether a stored hash was made with other parameters than today's (rehash on sign-in).
+    /// Whether a stored hash is weaker than today's parameters (rehash on sign-in). Only
+    /// upward: a hash made at a higher cost stays, so lowering `LEDGER_SCRYPT_LOG_N` by mistake
+    /// (or for a test) never weakens the hashes of everyone who signs in meanwhile.
     public func needsRehash(_ encoded: String) -> Bool {
-        Scrypt.parameters(of: encoded) != parameters
+        guard let stored = Scrypt.parameters(of: encoded) else { return true }
+        return stored.logN < parameters.logN || stored.blockSize < parameters.blockSize
+            || stored.parallelism < parameters.parallelism
     }
 
     private func gated<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -36,8 +36,13 @@ public struct PostgresOTPRepository: OTPRepository {
             if let wait = delays.max() {
                 throw IdentityError(.rateLimited, "Too many codes requested. Try again later.", retryAfter: wait)
             }
-            for openID in recent.open {
-                try await run(openID, .supersede, now: now, on: connection)
+            // Every stream this transaction writes is locked before its first write (DESIGN.md
+            // §3), in one order: a superseded request locked after another's append would let a
+            // writer of it commit a later version with an earlier transaction id.
+            let superseded = recent.open.sorted { $0.uuidString < $1.uuidString }
+            for openID in superseded { store.lockStream(openID, on: connection) }
+            for openID in superseded {
+                try await apply(.supersede, to: openID, now: now, on: connection)
             }
             // A fresh random id: nothing to lock or read; `.noStream` still refuses a duplicate.
             let fresh = OTPChallenge(requestID: requestID)
@@ -167,9 +172,14 @@ public struct PostgresOTPRepository: OTPRepository {
     }
 
     /// Locks the request's stream, decides and appends; true when events were written.
-    @discardableResult
     private func run(_ requestID: UUID, _ command: OTPCommand, now: Date, on connection: PostgresConnection) async throws -> Bool {
         store.lockStream(requestID, on: connection)
+        return try await apply(command, to: requestID, now: now, on: connection)
+    }
+
+    /// Decides and appends on a stream the caller has locked; true when events were written.
+    @discardableResult
+    private func apply(_ command: OTPCommand, to requestID: UUID, now: Date, on connection: PostgresConnection) async throws -> Bool {
         let challenge = try await load(requestID, on: connection)
         let events = try decide(challenge, command, now: now)
         try await append(challenge, events, now: now, clientAddress: nil, on: connection)

@@ -60,7 +60,7 @@ public struct Retention: Sendable {
     /// Every identifier of the account, hashed.
     func keys(of state: AccountState) -> [String] {
         var identifiers: [Identifier] = []
-        if let email = state.email { identifiers.append(.email(email.lowercased())) }
+        if let email = state.email { identifiers.append(.email(EmailAddress.normalize(email))) }
         if let phone = state.phone { identifiers.append(.phone(phone)) }
         for (provider, subject) in state.providerSubjects.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             identifiers.append(.provider(provider, subject))

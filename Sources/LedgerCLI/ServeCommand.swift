@@ -75,6 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(notice.utf8))
         }
 
+        for warning in configuration.warnings { logger.warning("\(warning)") }
         let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let keyring = SubjectKeyring(masterKey: masterKey)

@@ -48,7 +48,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .confirmVerificationLink(let linkID):
         try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .verifyEmail, link.expiresAt > now,
-              link.email.lowercased() == state.email?.lowercased()
+              EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize)
         else { throw IdentityError.linkExpired }
         return [.emailVerified(.init(email: link.email))]
 
@@ -157,7 +157,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         else { throw IdentityError.linkExpired }
         // The link reached the address, so the address is proven: it may now vouch (as the
         // password of a verified account does) for adding a method.
-        let verified: [AccountEvent] = !state.emailVerified && link.email.lowercased() == state.email?.lowercased()
+        let verified: [AccountEvent] = !state.emailVerified && EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize)
             ? [.emailVerified(.init(email: link.email, via: "reauth_link"))] : []
         return verified + [reauthGranted(grant, sessionID: sessionID, linkID: linkID, nonceID: nil, now: now)]
 
@@ -217,7 +217,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             providerLinked(identity),
             .handleClaimed(.init(handle: registration.handle.value, temporary: true)),
         ]
-        if let email = registration.email, identity.emailVerified, email.normalized == identity.email?.lowercased() {
+        if let email = registration.email, identity.emailVerified, email.normalized == identity.email.map(EmailAddress.normalize) {
             events.append(.emailVerified(.init(email: email.value)))
         }
         return events + [sessionStarted(registration.session)]

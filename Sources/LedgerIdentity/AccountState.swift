@@ -119,7 +119,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .passwordReset, email: sent.email, expiresAt: sent.expiresAt)
         state.linkSendTimes[.passwordReset, default: []].append(recordedAt)
     case .emailVerified(let verified):
-        if verified.email.lowercased() == state.email?.lowercased() { state.emailVerified = true }
+        if EmailAddress.normalize(verified.email) == state.email.map(EmailAddress.normalize) { state.emailVerified = true }
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }
     case .sessionStarted(let started):
         state.sessions[started.sessionID] = .init(

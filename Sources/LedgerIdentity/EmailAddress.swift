@@ -7,14 +7,22 @@ import Foundation
 public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// As typed, trimmed.
     public let value: String
-    /// Lower-cased: the key of the uniqueness claim.
+    /// `normalize(value)`: the key of the uniqueness claim.
     public let normalized: String
 
     public init?(_ raw: String) {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.isValid(trimmed) else { return nil }
         self.value = trimmed
-        self.normalized = trimmed.lowercased()
+        self.normalized = Self.normalize(trimmed)
+    }
+
+    /// The one normalization of an address, everywhere it is compared or stored as a claim
+    /// (SQL never lower-cases on its own: PostgreSQL's `lower` follows the database's locale,
+    /// Swift's the Unicode tables). Trimmed, lower-cased and composed (NFC), so "Ä" typed as one
+    /// character or as "A" and a combining diaeresis is one address.
+    public static func normalize(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().precomposedStringWithCanonicalMapping
     }
 
     /// The part before the `@`, lower-cased.

@@ -54,6 +54,19 @@ public struct LedgerConfiguration: Sendable {
     public init() {}
 
     static let day = 86_400
+
+    /// Settings that work but are unsafe outside tests; `serve` logs each at start.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if scryptLogN < 15 {
+            warnings.append(
+                "LEDGER_SCRYPT_LOG_N=\(scryptLogN) is below 15: password hashes are cheap to guess (tests only; 17 is the default)")
+        }
+        if webhookAllowPrivateNetworks {
+            warnings.append("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: subscriptions may reach loopback and internal addresses")
+        }
+        return warnings
+    }
     /// The largest any setting may be: ten years, in seconds or in counts.
     static let longestSetting = 3650 * day
 

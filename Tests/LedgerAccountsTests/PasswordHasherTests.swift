@@ -34,7 +34,14 @@ struct PasswordHasherTests {
     func decoy() async throws {
         let hasher = try PasswordHasher(parameters: Scrypt(logN: 4))
         #expect(try await !hasher.verify("anything", against: nil))
-        #expect(hasher.needsRehash(try Scrypt(logN: 5).hash("x")))
-        #expect(!hasher.needsRehash(try Scrypt(logN: 4).hash("x")))
+    }
+
+    @Test("hashes are rehashed only upward: a weaker one is, a stronger one stays")
+    func rehashUpward() throws {
+        let hasher = try PasswordHasher(parameters: Scrypt(logN: 5))
+        #expect(hasher.needsRehash(try Scrypt(logN: 4).hash("x")))
+        #expect(!hasher.needsRehash(try Scrypt(logN: 5).hash("x")))
+        #expect(!hasher.needsRehash(try Scrypt(logN: 6).hash("x")))
+        #expect(hasher.needsRehash("not a hash"))
     }
 }

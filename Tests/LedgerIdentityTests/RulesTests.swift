@@ -10,6 +10,13 @@ struct RulesTests {
         #expect(email.value == "Alice.Smith@Example.COM")
         #expect(email.normalized == "alice.smith@example.com")
         #expect(email.localPart == "alice.smith")
+        // One normalization: "Ä" as one character or as A + combining diaeresis, in either
+        // case, is one address.
+        let composed = try #require(EmailAddress("\u{C4}rger@example.com"))
+        let decomposed = try #require(EmailAddress("a\u{308}rger@example.com"))
+        #expect(Array(composed.normalized.utf8) == Array(decomposed.normalized.utf8))
+        #expect(Array(composed.normalized.utf8) == Array("\u{E4}rger@example.com".utf8))
+        #expect(EmailAddress.normalize(" Alice.Smith@Example.COM ") == email.normalized)
         #expect(EmailAddress(String(repeating: "a", count: 64) + "@example.com") != nil)
         #expect(EmailAddress(String(repeating: "a", count: 65) + "@example.com") == nil)
         #expect(EmailAddress("a@" + String(repeating: "b", count: 60) + "." + String(repeating: "c", count: 60) + "."

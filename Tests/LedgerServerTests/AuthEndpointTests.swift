@@ -110,6 +110,14 @@ struct AuthEndpointTests {
                     #expect(body["error"] as? String == "email_taken")
                     #expect(body["message"] as? String == "This email is already in use. Log in instead.")
                 }
+                // Non-ASCII addresses are one claim however they are typed (normalized in Swift,
+                // never by PostgreSQL's locale-bound lower()).
+                for (index, email) in ["\u{C4}rger@example.com", "\u{E4}rger@example.com", "A\u{308}rger@example.com"].enumerated() {
+                    try await client.execute(
+                        uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
+                        body: jsonBody(["email": email, "password": "violet-harbor-91"])
+                    ) { #expect($0.status == (index == 0 ? .created : .conflict), "\(email)") }
+                }
                 try await client.execute(
                     uri: "/auth/email/login", method: .post, headers: jsonHeaders,
                     body: jsonBody(["email": "ana@example.com", "password": "not-the-password"])

@@ -75,4 +75,13 @@ struct ConfigurationTests {
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")
         }
     }
+
+    @Test("unsafe settings are warned about at start: scrypt below 15, private webhook destinations")
+    func warnings() throws {
+        #expect(try LedgerConfiguration.fromEnvironment([:]).warnings.isEmpty)
+        #expect(try LedgerConfiguration.fromEnvironment(["LEDGER_SCRYPT_LOG_N": "15"]).warnings.isEmpty)
+        let weak = try LedgerConfiguration.fromEnvironment(["LEDGER_SCRYPT_LOG_N": "14", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "1"])
+        #expect(weak.warnings.count == 2)
+        #expect(weak.warnings.first?.contains("LEDGER_SCRYPT_LOG_N=14 is below 15") == true)
+    }
 }

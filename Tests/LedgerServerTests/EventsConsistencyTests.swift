@@ -19,7 +19,10 @@ struct EventsConsistencyTests {
             // Two service instances on one database, each with its own pool and event store.
             let secondClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 12))
             // Every writer signs up from 127.0.0.1: no rate is under test here.
-            let unlimited: (inout LedgerConfiguration) -> Void = { $0.apiKeyRateLimit = 0; $0.ipSignupLimit = 1000; $0.ipLookupLimit = 1000 }
+            let unlimited: (inout LedgerConfiguration) -> Void = {
+                $0.apiKeyRateLimit = 0; $0.ipSignupLimit = 1000; $0.ipLookupLimit = 1000; $0.ipOTPLimit = 1000
+                $0.otpResendLimit = 1000; $0.otpResendIntervalSeconds = 0; $0.otpDailyFailureLimit = 1000
+            }
             let first = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: unlimited)
             let second = try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey, configure: unlimited)
             let key = try await first.apiKeys.create(name: "consumer", scopes: [.eventsRead]).key
@@ -53,6 +56,10 @@ struct EventsConsistencyTests {
                                 for round in 0..<4 {
                                     let access = try await signUp(client, email: "w\(writer)r\(round)@example.com")
                                     _ = try await call(client, .patch, "/me/profile", ["display_name": "Writer \(writer)"], token: access)
+                                    // Codes for two shared numbers: each request supersedes the open
+                                    // one (written by another writer's wrong code meanwhile).
+                                    let requestID = try await requestOTP(client, "+99551120030\(writer % 2)")
+                                    _ = try await call(client, .post, "/auth/phone/verify-otp", ["request_id": requestID, "code": "000000"])
                                 }
                             }
                         }
