@@ -73,6 +73,8 @@ public struct AccountService: Sendable {
         }
         guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
         try await admit(.signup, client: client, accountID: nil)
+        // A taken address is answered before the hash (and without the insert failing on the claim).
+        guard try await repository.isEmailFree(email) else { throw ClaimTaken(claim: .email) }
         try await checkCooldown(.email(email.normalized))
         let requestedHandle = handle
 

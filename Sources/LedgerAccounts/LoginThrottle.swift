@@ -50,13 +50,23 @@ public struct LoginThrottle: Sendable {
 
     /// The key for an email's sign-ins; the address itself is never stored.
     public func key(email normalized: String) -> Key {
-        Key(name: "email:" + Hex.encode(SHA256.hash(Array(normalized.utf8))), limit: policy.maximumFailures,
-            window: policy.lockout, clearsOnSuccess: true)
+        Key(name: Self.keyName(email: normalized), limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
     }
 
     /// The key for an account's password re-auths.
     public func key(reauthOf accountID: UUID) -> Key {
-        Key(name: "reauth:" + accountID.lowercased, limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
+        Key(name: Self.keyName(reauthOf: accountID), limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
+    }
+
+    static func keyName(email normalized: String) -> String { "email:" + Hex.encode(SHA256.hash(Array(normalized.utf8))) }
+    static func keyName(reauthOf accountID: UUID) -> String { "reauth:" + accountID.lowercased }
+
+    /// Every counter row named after one person: their email's sign-ins (an unsalted hash of
+    /// the address), their password re-auths, their account's lookups. A purge deletes them.
+    public static func rowKeys(email: String?, accountID: UUID) -> [String] {
+        var keys = [keyName(reauthOf: accountID), RequestLimits.accountKey(accountID)]
+        if let email { keys.append(keyName(email: EmailAddress.normalize(email))) }
+        return keys
     }
 
     /// The key for a client (an IPv4 address or an IPv6 /64).

@@ -37,6 +37,9 @@ public struct RequestLimits: Sendable {
         self.policy = policy
     }
 
+    /// The counter of one signed-in account's lookups.
+    static func accountKey(_ accountID: UUID) -> String { "lookup-account:" + accountID.lowercased }
+
     /// Counts the request against its client (an IPv4 address or an IPv6 /64; nil when
     /// unknown) and its account (when signed in); throws `rate_limited` with the wait when any
     /// count is past its limit.
@@ -46,7 +49,7 @@ public struct RequestLimits: Sendable {
             if work == .signup { counts.append(("signup:" + client, policy.signupsPerClient)) }
             counts.append(("lookup:" + client, policy.lookupsPerClient))
         }
-        if let accountID { counts.append(("lookup-account:" + accountID.lowercased, policy.lookupsPerClient)) }
+        if let accountID { counts.append((Self.accountKey(accountID), policy.lookupsPerClient)) }
         var refusedUntil: Date?
         for (key, limit) in counts {
             let (count, windowEnds) = try await counter.increment(key, window: policy.window, now: now)

@@ -26,10 +26,13 @@ struct PurgeCommand: AsyncParsableCommand {
 
     func run() async throws {
         Ledger.bootstrapLogging()
-        try await database.withClient(try LedgerConfiguration.fromEnvironment(), maximumConnections: 2) { client in
+        let configuration = try LedgerConfiguration.fromEnvironment()
+        try await database.withClient(configuration, maximumConnections: 2) { client in
             // A purge opens no payload: it appends an unencrypted event and destroys keys, so any master key will do.
             let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
-            let worker = PurgeWorker(store: store, clock: SystemClock())
+            let worker = PurgeWorker(
+                store: store, clock: SystemClock(),
+                retention: RetentionSweep(client: client, clock: SystemClock(), policy: configuration.retentionPolicy))
             if dryRun {
                 let due = try await worker.due()
                 for (accountID, purgeAfter) in due { print("due \(accountID.lowercased) since \(RFC3339.format(purgeAfter))") }

@@ -123,7 +123,8 @@ struct ServeCommand: AsyncParsableCommand {
         let webhooks = Task {
             await EventWebhookDispatcher(subscriptions: services.subscriptions, store: eventStore, clock: clock).run()
         }
-        let purgeWorker = purge ? Task { await PurgeWorker(store: eventStore, clock: clock).run() } : nil
+        let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
+        let purgeWorker = purge ? Task { await PurgeWorker(store: eventStore, clock: clock, retention: retention).run() } : nil
         let app = buildApplication(services, logger: logger)
         logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
         do {

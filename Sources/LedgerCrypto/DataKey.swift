@@ -16,6 +16,15 @@ public struct DataKey: Sendable {
         try DataKey(bytes: SecureRandom.bytes(AESGCM.keyByteCount))
     }
 
+    private static let addressLabel = Array("account-ledger/client-address/".utf8)
+
+    /// A 128-bit keyed hash of a client address under this subject's key: the same client gives
+    /// the same hash within one account's history, two accounts' hashes of one address differ,
+    /// and once the key is destroyed (purge) nothing links a hash to an address.
+    public func addressHash(_ address: [UInt8]) -> [UInt8] {
+        Array(HMACSHA256.authenticate(key: HMACSHA256.authenticate(key: bytes, message: Self.addressLabel), message: address).prefix(16))
+    }
+
     static let payloadFormat: UInt8 = 1
     private static let nonceLabel = Array("account-ledger/payload-nonce/".utf8)
 

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerCrypto
 
 /// What is recorded about an event besides its payload. Never personal data: it stays
 /// readable after a subject is purged.
@@ -8,8 +9,12 @@ public struct EventMetadata: Sendable, Hashable, Codable {
     public var actor: String?
     public var correlationID: String?
     public var causationID: String?
-    /// A keyed hash of the client IP, never the address itself.
+    /// A hash of the client IP under the subject's data key (`DataKey.addressHash`), never the
+    /// address itself; set at append from `clientAddress`.
     public var ipHash: String?
+    /// The client's address while a request runs: never stored, turned into `ipHash` under
+    /// the appended stream's subject key (nothing when the stream has no subject).
+    public var clientAddress: String? = nil
     /// A coarse class such as `ios`, `android`, `web`, `service`.
     public var userAgentClass: String?
 
@@ -49,6 +54,16 @@ public struct EventMetadata: Sendable, Hashable, Codable {
         }
         bytes.append(UInt8(ascii: "}"))
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// As stored for a stream whose subject key is `key`: the client address replaced by its
+    /// hash under that key.
+    func sealed(with key: DataKey?) -> EventMetadata {
+        guard let address = clientAddress else { return self }
+        var sealed = self
+        sealed.clientAddress = nil
+        sealed.ipHash = key.map { Hex.encode($0.addressHash(IPAddress.bytes(address) ?? Array(address.utf8))) }
+        return sealed
     }
 
     /// Reads the stored JSON text; unknown fields are ignored.

@@ -43,7 +43,7 @@ struct PreparedAppend: Sendable {
         }
         self.payloads = payloads
         self.lengths = lengths
-        metadataJSON = "[" + events.map(\.metadata.json).joined(separator: ",") + "]"
+        metadataJSON = "[" + events.map { $0.metadata.sealed(with: key).json }.joined(separator: ",") + "]"
     }
 
     /// One append, one round trip.

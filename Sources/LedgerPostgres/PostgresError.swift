@@ -52,7 +52,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// The five-character SQLSTATE when the server sent one.
     public let sqlState: String?
     public let message: String
-    /// The server's DETAIL field, when given.
+    /// The server's DETAIL field, when given. Never part of `description`: a unique violation's
+    /// detail quotes the conflicting row ("Key (email_normalized)=(…) already exists"), and
+    /// descriptions reach logs.
     public let detail: String?
     /// The constraint a violation names, when given.
     public let constraint: String?
@@ -80,7 +82,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         var text = "PostgresError(\(code)"
         if let sqlState { text += ", \(sqlState)" }
         text += "): \(message)"
-        if let detail { text += " (\(detail))" }
+        if let constraint { text += " [\(constraint)]" }
         return text
     }
 

@@ -20,7 +20,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     let trustedProxies = services.configuration.trustedProxies.compactMap(CIDR.init)
     router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
     router.add(middleware: ClientAddressMiddleware(trustedProxies: trustedProxies))
-    router.add(middleware: EventMetadataMiddleware(ipHashKey: services.ipHashKey))
+    router.add(middleware: EventMetadataMiddleware())
     router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
     router.addRoutes(AuthController(accounts: services.accounts).endpoints)
     router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)

@@ -29,6 +29,11 @@ public struct LedgerConfiguration: Sendable {
     public var ipLookupLimit = 30
     /// Whether subscription URLs may reach loopback, private, link-local and metadata addresses.
     public var webhookAllowPrivateNetworks = false
+    /// How long rows kept for a while stay (beyond API.md; `LEDGER_*_RETENTION_SECONDS`).
+    public var throttleRetentionSeconds = 86_400
+    public var otpRetentionSeconds = 86_400
+    public var outboxRetentionSeconds = 3_600
+    public var emailLinkRetentionSeconds = 86_400
     public var trustedProxies: [String] = []
     public var emailLinkTTLSeconds = 1800
     public var emailRevertTTLSeconds = 604_800
@@ -106,6 +111,11 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
         try integer("LEDGER_IP_SIGNUP_LIMIT", &configuration.ipSignupLimit, minimum: 1)
         try integer("LEDGER_IP_LOOKUP_LIMIT", &configuration.ipLookupLimit, minimum: 1)
+        // Never shorter than what the limits read: a day of throttle windows, a day of wrong codes.
+        try integer("LEDGER_THROTTLE_RETENTION_SECONDS", &configuration.throttleRetentionSeconds, minimum: Self.day)
+        try integer("LEDGER_OTP_RETENTION_SECONDS", &configuration.otpRetentionSeconds, minimum: Self.day)
+        try integer("LEDGER_OUTBOX_RETENTION_SECONDS", &configuration.outboxRetentionSeconds)
+        try integer("LEDGER_EMAIL_LINK_RETENTION_SECONDS", &configuration.emailLinkRetentionSeconds)
         if let text = string("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS") {
             switch text.lowercased() {
             case "true", "1", "yes", "on": configuration.webhookAllowPrivateNetworks = true

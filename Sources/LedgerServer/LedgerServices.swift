@@ -23,8 +23,6 @@ public struct LedgerServices: Sendable {
     /// The API-key check of every service call, with its per-key rate limit.
     public let apiKeyGuard: APIKeyGuard
     public let audit: AccountAudit
-    /// Keys the client-address hash in event metadata.
-    public let ipHashKey: [UInt8]
     public let metrics = LedgerMetrics()
     public let subscriptions: WebhookSubscriptions
     /// The OpenAPI document to serve, when it was found.
@@ -65,7 +63,6 @@ public struct LedgerServices: Sendable {
             accounts: accounts, verifier: verifier, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
-        self.ipHashKey = masterKey.derivedKey(label: "event-ip-hash")
         self.audit = AccountAudit(store: eventStore)
         self.subscriptions = try WebhookSubscriptions(
             store: eventStore, masterKey: masterKey, clock: clock, allowsPrivateNetworks: configuration.webhookAllowPrivateNetworks)

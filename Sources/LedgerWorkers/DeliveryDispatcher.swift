@@ -84,7 +84,7 @@ public struct DeliveryDispatcher: Sendable {
             guard let reason = failure else { continue }
             if attempts >= Int64(maximumAttempts) {
                 try await client.query(
-                    "UPDATE outbox SET failed_at = $2, last_error = $3, code = NULL, token = NULL, link = NULL WHERE id = $1",
+                    "UPDATE outbox SET failed_at = $2, last_error = $3, recipient = NULL, code = NULL, token = NULL, link = NULL WHERE id = $1",
                     [.uuid(id), .timestamp(clock.now()), .text(reason)])
                 logger.error("delivery gave up", metadata: ["id": "\(id)", "attempts": "\(attempts)", "error": "\(reason)"])
             } else {

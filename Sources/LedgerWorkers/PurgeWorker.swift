@@ -18,16 +18,19 @@ public struct PurgeWorker: Sendable {
     let store: EventStore
     let clock: any LedgerClock
     let logger: Logger
-    /// Called between the key's destruction and the projection clean-up: tests throw here to
-    /// play a crash at the worst moment.
+    /// Called between the key's destruction and the `account.purged` append: tests throw here
+    /// to play a crash at the worst moment.
     let afterKeyDestruction: (@Sendable (UUID) throws -> Void)?
+    /// Deletes what outlived its use, once a pass (nil: nothing is swept).
+    let retention: RetentionSweep?
     /// Tables whose rows about a purged account are removed.
     static let accountTables = ["sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "accounts"]
 
     public init(
         store: EventStore, clock: any LedgerClock, logger: Logger = Logger(label: "ledger.purge"),
-        afterKeyDestruction: (@Sendable (UUID) throws -> Void)? = nil
+        retention: RetentionSweep? = nil, afterKeyDestruction: (@Sendable (UUID) throws -> Void)? = nil
     ) {
+        self.retention = retention
         self.afterKeyDestruction = afterKeyDestruction
         self.store = store
         self.clock = clock
@@ -51,7 +54,7 @@ public struct PurgeWorker: Sendable {
     /// (DESIGN.md): a `FOR UPDATE` on the `accounts` row first would take the locks in the
     /// opposite order from a command on the same account. A candidate is checked again under the
     /// lock, since another worker may have purged it in between.
-    private static func claimDueAccount(at now: Date, on connection: PostgresConnection) async throws -> (UUID, Date?)? {
+    private static func claimDueAccount(at now: Date, on connection: PostgresConnection) async throws -> (UUID, Date?, String?)? {
         let candidates = try await connection.query(
             "SELECT account_id FROM accounts WHERE purge_after <= $1 ORDER BY purge_after LIMIT 16", [.timestamp(now)])
         for row in candidates.rows {
@@ -60,8 +63,8 @@ public struct PurgeWorker: Sendable {
                 "SELECT pg_try_advisory_xact_lock(ledger_stream_lock_key($1))", [.uuid(accountID)])
             guard try locked[0].bool(0) == true else { continue }
             let due = try await connection.query(
-                "SELECT deleted_at FROM accounts WHERE account_id = $1 AND purge_after <= $2", [.uuid(accountID), .timestamp(now)])
-            if due.rowCount == 1 { return (accountID, try due[0].date(0)) }
+                "SELECT deleted_at, email FROM accounts WHERE account_id = $1 AND purge_after <= $2", [.uuid(accountID), .timestamp(now)])
+            if due.rowCount == 1 { return (accountID, try due[0].date(0), due[0].string(1)) }
         }
         return nil
     }
@@ -70,8 +73,20 @@ public struct PurgeWorker: Sendable {
     public func purgeNext() async throws -> UUID? {
         let now = clock.now()
         let purged: UUID? = try await store.client.transaction { connection in
-            guard let (accountID, deletedAt) = try await Self.claimDueAccount(at: now, on: connection) else { return nil }
+            guard let (accountID, deletedAt, email) = try await Self.claimDueAccount(at: now, on: connection) else { return nil }
             let version = try await connection.query("SELECT version FROM streams WHERE stream_id = $1", [.uuid(accountID)])
+            // Every delete goes by an index (schema/016), and the append comes last, so the
+            // transaction holds the feed back for as short a time as it can.
+            try await connection.query(
+                "DELETE FROM login_throttle WHERE key = ANY($1::text[])",
+                [.text("{" + LoginThrottle.rowKeys(email: email, accountID: accountID).joined(separator: ",") + "}")])
+            for table in Self.accountTables {
+                try await connection.query("DELETE FROM \(table) WHERE account_id = $1", [.uuid(accountID)])
+            }
+            // Already unreadable without the key; deleted so nothing of the account's state stays.
+            try await connection.query("DELETE FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])
+            try await store.keyring.destroy(subjectID: accountID, at: now, on: connection)
+            try afterKeyDestruction?(accountID)
             let event = AccountEvent.purged(.init(deletedAt: deletedAt))
             try await store.append(
                 to: accountID, streamType: "account", subjectID: nil,
@@ -80,26 +95,24 @@ public struct PurgeWorker: Sendable {
                     type: event.type, schemaVersion: event.schemaVersion, payload: try event.encodedPayload(),
                     metadata: EventMetadata(actor: "system:purge"))],
                 recordedAt: now, on: connection)
-            try await store.keyring.destroy(subjectID: accountID, at: now, on: connection)
-            try afterKeyDestruction?(accountID)
-            for table in Self.accountTables {
-                try await connection.query("DELETE FROM \(table) WHERE account_id = $1", [.uuid(accountID)])
-            }
-            // Already unreadable without the key; deleted so nothing of the account's state stays.
-            try await connection.query("DELETE FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])
             return accountID
         }
         if purged != nil { store.committed() }
         return purged
     }
 
-    /// Purges until nothing is due (or `limit` accounts); reports each one.
+    /// Purges until nothing is due (or `limit` accounts), reporting each one, then sweeps what
+    /// outlived its use.
     @discardableResult
     public func runOnce(limit: Int = .max, progress: (Int, UUID) -> Void = { _, _ in }) async throws -> Int {
         var count = 0
         while count < limit, let accountID = try await purgeNext() {
             count += 1
             progress(count, accountID)
+        }
+        if let retention {
+            let swept = try await retention.run().filter { $0.value > 0 }
+            if !swept.isEmpty { logger.info("retention swept rows", metadata: ["rows": "\(swept)"]) }
         }
         return count
     }

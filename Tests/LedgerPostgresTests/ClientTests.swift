@@ -22,13 +22,16 @@ struct ClientTests {
     func typedErrors() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
             try await db.client.query("CREATE TABLE uniq (k text PRIMARY KEY)")
-            try await db.client.query("INSERT INTO uniq VALUES ($1)", ["a"])
+            try await db.client.query("INSERT INTO uniq VALUES ($1)", ["ana@example.com"])
             let duplicate = await #expect(throws: PostgresError.self) {
-                try await db.client.query("INSERT INTO uniq VALUES ($1)", ["a"])
+                try await db.client.query("INSERT INTO uniq VALUES ($1)", ["ana@example.com"])
             }
             #expect(duplicate?.code == .uniqueViolation)
             #expect(duplicate?.sqlState == "23505")
             #expect(duplicate?.constraint == "uniq_pkey")
+            // The detail quotes the row; what reaches logs (the description) never does.
+            #expect(duplicate?.detail?.contains("ana@example.com") == true)
+            #expect(duplicate.map { "\($0)" }?.contains("ana@example.com") == false)
             let syntax = await #expect(throws: PostgresError.self) { try await db.client.query("SELEC 1") }
             #expect(syntax?.code == .server)
             #expect(syntax?.sqlState == "42601")

@@ -17,6 +17,8 @@ struct ConfigurationTests {
         #expect(configuration.otpDailyFailureLimit == 20 && configuration.otpPolicy.dailyFailureLimit == 20)
         #expect(configuration.ipSignupLimit == 30 && configuration.ipLookupLimit == 30)
         #expect(!configuration.webhookAllowPrivateNetworks)
+        #expect(configuration.throttleRetentionSeconds == 86_400 && configuration.otpRetentionSeconds == 86_400)
+        #expect(configuration.outboxRetentionSeconds == 3_600 && configuration.emailLinkRetentionSeconds == 86_400)
         #expect(configuration.trustedProxies.isEmpty)
         #expect(configuration.emailLinkTTLSeconds == 1800 && configuration.emailRevertTTLSeconds == 604_800)
         #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
@@ -36,6 +38,8 @@ struct ConfigurationTests {
             "LEDGER_OTP_RESEND_WINDOW_SECONDS": "600", "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "10", "LEDGER_REAUTH_TTL_SECONDS": "300",
             "LEDGER_IP_OTP_LIMIT": "7", "LEDGER_IP_LOGIN_FAILURE_LIMIT": "8", "LEDGER_OTP_DAILY_FAILURE_LIMIT": "9",
             "LEDGER_IP_SIGNUP_LIMIT": "11", "LEDGER_IP_LOOKUP_LIMIT": "12", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+            "LEDGER_THROTTLE_RETENTION_SECONDS": "90000", "LEDGER_OTP_RETENTION_SECONDS": "172800",
+            "LEDGER_OUTBOX_RETENTION_SECONDS": "0", "LEDGER_EMAIL_LINK_RETENTION_SECONDS": "60",
             "LEDGER_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1",
             "LEDGER_EMAIL_LINK_TTL_SECONDS": "60", "LEDGER_EMAIL_REVERT_TTL_SECONDS": "3600", "LEDGER_LOGIN_MAX_FAILURES": "4",
             "LEDGER_LOGIN_LOCKOUT_SECONDS": "100", "LEDGER_PURGE_AFTER_SECONDS": "0", "LEDGER_SIGNUP_COOLDOWN_SECONDS": "86400",
@@ -52,6 +56,8 @@ struct ConfigurationTests {
         #expect(configuration.otpDailyFailureLimit == 9 && configuration.otpPolicy.dailyFailureLimit == 9)
         #expect(configuration.ipSignupLimit == 11 && configuration.ipLookupLimit == 12)
         #expect(configuration.webhookAllowPrivateNetworks)
+        #expect(configuration.throttleRetentionSeconds == 90_000 && configuration.otpRetentionSeconds == 172_800)
+        #expect(configuration.outboxRetentionSeconds == 0 && configuration.emailLinkRetentionSeconds == 60)
         #expect(configuration.trustedProxies == ["10.0.0.0/8", "127.0.0.1"])
         #expect(configuration.emailLinkTTLSeconds == 60 && configuration.emailRevertTTLSeconds == 3600)
         #expect(configuration.loginMaxFailures == 4 && configuration.loginLockoutSeconds == 100)
@@ -69,7 +75,9 @@ struct ConfigurationTests {
             // Ceilings: a grant that lasts years is a password; a lockout past PostgreSQL's
             // intervals would fail every sign-in.
             ("LEDGER_REAUTH_TTL_SECONDS", "31536000"), ("LEDGER_LOGIN_LOCKOUT_SECONDS", "9223372036854775807"),
-            ("LEDGER_OTP_TTL_SECONDS", "86401"), ("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "maybe"), ("LEDGER_PORT", "65536"), ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
+            ("LEDGER_OTP_TTL_SECONDS", "86401"), ("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "maybe"),
+            // Shorter than the windows the limits read (a day) would defeat them.
+            ("LEDGER_OTP_RETENTION_SECONDS", "3600"), ("LEDGER_THROTTLE_RETENTION_SECONDS", "60"), ("LEDGER_PORT", "65536"), ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")

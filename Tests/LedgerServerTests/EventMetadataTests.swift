@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 @testable import LedgerServer
 import LedgerTestSupport
@@ -67,14 +68,30 @@ struct EventMetadataTests {
         }
     }
 
-    @Test("the address hash is keyed: stable under one key, different under another, never the address")
-    func addressHash() {
-        let key = Array("first-key".utf8)
-        let hash = EventMetadataMiddleware.ipHash("198.51.100.7", key: key)
-        #expect(hash == EventMetadataMiddleware.ipHash("198.51.100.7", key: key))
-        #expect(hash != EventMetadataMiddleware.ipHash("198.51.100.8", key: key))
-        #expect(hash != EventMetadataMiddleware.ipHash("198.51.100.7", key: Array("second-key".utf8)))
-        #expect(EventMetadataMiddleware.ipHash("2001:db8::1", key: key) == EventMetadataMiddleware.ipHash("2001:0db8:0:0::1", key: key))
-        #expect(hash.count == 32)
+    @Test("the address hash is keyed per account: stable within one account, different across accounts, gone with the key")
+    func addressHash() async throws {
+        let key = try DataKey.generate()
+        let address = try #require(IPAddress.bytes("198.51.100.7"))
+        let other = try #require(IPAddress.bytes("198.51.100.8"))
+        let hash = key.addressHash(address)
+        #expect(hash == key.addressHash(address))
+        #expect(hash != key.addressHash(other))
+        #expect(hash != (try DataKey.generate()).addressHash(address))
+        #expect(hash.count == 16)
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            try await Application(router: buildRouter(services)).test(.live) { client in
+                var hashes: [String] = []
+                for email in ["ana@example.com", "bo@example.com"] {
+                    let access = try await signUp(client, email: email)
+                    let me = try await call(client, .get, "/me", token: access)
+                    let accountID = try #require(me.string("account_id").flatMap(UUID.init(uuidString:)))
+                    let events = try await services.eventStore.readStream(accountID)
+                    hashes.append(try #require(events.first?.metadata.ipHash))
+                }
+                // One address, two accounts: nothing links their histories.
+                #expect(hashes[0] != hashes[1])
+            }
+        }
     }
 }

@@ -21,17 +21,27 @@ struct PurgeWorkerTests {
     func fixture(_ db: TestDatabase) throws -> Fixture {
         let store = db.eventStore()
         let repository = PostgresAccountRepository(store: store, clock: db.clock)
-        let accounts = AccountService(repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+        // With the throttle and the limits, whose rows name the person (an email's hash, an
+        // account, a client's address) until a purge or the retention sweep ends them.
+        let accounts = AccountService(
+            repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
+            throttle: LoginThrottle(client: db.client, policy: .init()),
+            limits: RequestLimits(counter: WindowCounter(client: db.client)))
         return Fixture(
             store: store, accounts: accounts, reauth: ReauthService(accounts: accounts),
             otp: OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 9, count: 32)))
     }
 
-    /// An account with an email, a handle, a name and a phone, deleted now.
+    /// An account with an email, a handle, a name and a phone, that signed up, mistyped its
+    /// password and asked for a code from the client `198.18.7.<index>`, deleted now.
     func deletedAccount(_ fixture: Fixture, _ db: TestDatabase, index: Int) async throws -> UUID {
+        let client = "198.18.7.\(index)"
         let session = try await fixture.accounts.signUp(
             email: "purge\(index)@example.com", password: "violet-harbor-91", displayName: "Nino Beridze \(index)",
-            handle: "nino_\(index)", device: nil)
+            handle: "nino_\(index)", device: nil, client: client)
+        await #expect(throws: IdentityError.self) {
+            try await fixture.accounts.signIn(email: "purge\(index)@example.com", password: "wrong-password-1", device: nil, client: client)
+        }
         let ref = SessionRef(accountID: session.accountID, sessionID: session.sessionID)
         let phone = "+99559900\(String(format: "%04d", index))"
         let verification = try #require(try await db.client.query(
@@ -39,7 +49,7 @@ struct PurgeWorkerTests {
         _ = try await fixture.accounts.verifyEmail(token: verification)
         let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", client: nil)
         let requested = try await fixture.otp.request(
-            phone: phone, country: nil, purpose: "add_phone", session: ref, reauthToken: grant.token, client: nil)
+            phone: phone, country: nil, purpose: "add_phone", session: ref, reauthToken: grant.token, client: client)
         let code = try #require(try await db.client.query(
             "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
         _ = try await fixture.otp.verify(
@@ -57,7 +67,7 @@ struct PurgeWorkerTests {
             try await db.client.query(
                 "INSERT INTO stream_snapshots (stream_id, version, format, last_recorded_at, sealed) VALUES ($1, 1, 1, now(), '\\x00')",
                 [.uuid(accountID)])
-            let worker = PurgeWorker(store: fixture.store, clock: db.clock)
+            let worker = PurgeWorker(store: fixture.store, clock: db.clock, retention: RetentionSweep(client: db.client, clock: db.clock))
             db.clock.advance(by: 29 * 86400)
             #expect(try await worker.runOnce() == 0)
             db.clock.advance(by: 86400 + 1)
@@ -66,10 +76,14 @@ struct PurgeWorkerTests {
             #expect(try await worker.runOnce() == 0)
             #expect(try await db.client.query("SELECT count(*) FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])[0].int(0) == 0)
 
-            // A raw scan of every table for the account's plaintext.
+            // A raw scan of every table for the account's plaintext, and for its email's unsalted
+            // hash and its client's address.
             let tables = try await db.client.query(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")
-            let needles = ["purge1@example.com", "nino_1", "Nino Beridze", "+995599000001", "995599000001"]
+            let needles = [
+                "purge1@example.com", "nino_1", "Nino Beridze", "+995599000001", "995599000001", "198.18.7.1",
+                Hex.encode(SHA256.hash(Array("purge1@example.com".utf8))),
+            ]
             for table in tables.rows.compactMap({ $0.string(0) }) {
                 for needle in needles {
                     let hits = try await db.client.query(

@@ -1,0 +1,74 @@
+import Foundation
+import LedgerCore
+import LedgerPostgres
+
+/// Deletes what the service keeps only while it serves a purpose (issue 22: nothing personal
+/// outlives its use): throttle counters once their windows and lockouts are over, code requests
+/// (a number, a client) once the daily wrong-code window has passed them, settled messages, and
+/// used or expired email links. Runs in the purge worker's passes; deletes in bounded batches,
+/// each its own short transaction, so a large backlog never holds the feed back.
+public struct RetentionSweep: Sendable {
+    public struct Policy: Sendable, Equatable {
+        /// Throttle rows this long after their window began (every window and lockout is at
+        /// most a day), unless still locked.
+        public var throttleRows: TimeInterval = 86_400
+        /// Code requests this long after they were made (at least the daily wrong-code window).
+        public var otpRequests: TimeInterval = 86_400
+        /// Messages this long after they were delivered or given up.
+        public var outboxMessages: TimeInterval = 3_600
+        /// Email links this long after they expired.
+        public var emailLinks: TimeInterval = 86_400
+        /// Rows per delete.
+        public var batchSize = 1_000
+
+        public init() {}
+    }
+
+    let client: PostgresClient
+    let clock: any LedgerClock
+    public let policy: Policy
+
+    public init(client: PostgresClient, clock: any LedgerClock, policy: Policy = Policy()) {
+        self.client = client
+        self.clock = clock
+        self.policy = policy
+    }
+
+    /// Each table's condition for a row that may go, given its cut-off (`$1`) and, where it
+    /// says so, now (`$3`), with how long its rows stay.
+    var rules: [(table: String, condition: String, age: TimeInterval, readsNow: Bool)] {
+        [
+            ("login_throttle", "window_started < $1 AND (locked_until IS NULL OR locked_until < $3)", policy.throttleRows, true),
+            ("otp_requests", "created_at < $1", policy.otpRequests, false),
+            ("outbox", "coalesce(delivered_at, failed_at) < $1", policy.outboxMessages, false),
+            ("email_links", "expires_at < $1", policy.emailLinks, false),
+        ]
+    }
+
+    /// Deletes every row past its time; returns how many went, by table.
+    @discardableResult
+    public func run() async throws -> [String: Int] {
+        let now = clock.now()
+        var deleted: [String: Int] = [:]
+        for rule in rules {
+            let cutoff = now.addingTimeInterval(-rule.age)
+            var total = 0
+            while true {
+                let rows = try await client.query(
+                    """
+                    WITH gone AS (
+                        DELETE FROM \(rule.table) WHERE ctid IN (
+                            SELECT ctid FROM \(rule.table) WHERE \(rule.condition) LIMIT $2)
+                        RETURNING 1)
+                    SELECT count(*) FROM gone
+                    """,
+                    [.timestamp(cutoff), .int(Int64(policy.batchSize))] + (rule.readsNow ? [.timestamp(now)] : []))
+                let count = Int(try rows[0].int(0) ?? 0)
+                total += count
+                if count < policy.batchSize { break }
+            }
+            deleted[rule.table] = total
+        }
+        return deleted
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerPostgres
+import LedgerTestSupport
+import LedgerWorkers
+import Testing
+
+@Suite("Retention sweep", .timeLimit(.minutes(2)))
+struct RetentionSweepTests {
+    func count(_ db: TestDatabase, _ table: String) async throws -> Int {
+        Int(try await db.client.query("SELECT count(*) FROM \(table)")[0].int(0) ?? -1)
+    }
+
+    @Test("counters, code requests, settled messages and expired links go once their time is over, not before; a live lockout stays")
+    func windows() async throws {
+        try await TestPostgres.withDatabase { db in
+            let start = db.clock.now()
+            let counter = WindowCounter(client: db.client)
+            _ = try await counter.increment("lookup:198.18.0.1", window: 900, now: start)
+            // A lockout set to end two days from now outlives its row's day.
+            try await db.client.query(
+                "INSERT INTO login_throttle (key, failures, window_started, locked_until) VALUES ('email:locked', 5, $1, $2)",
+                [.timestamp(start), .timestamp(start.addingTimeInterval(2 * 86_400))])
+            try await db.client.query(
+                """
+                INSERT INTO otp_requests (request_id, account_id, purpose, phone_e164, client_address, created_at, expires_at)
+                VALUES ($1, $2, 'sign_in', '+995511200300', '198.18.0.1', $3, $4)
+                """,
+                [.uuid(UUID()), .uuid(UUID()), .timestamp(start), .timestamp(start.addingTimeInterval(300))])
+            for (delivered, index) in [(true, 0), (false, 1)] {
+                try await db.client.query(
+                    """
+                    INSERT INTO outbox (id, channel, recipient, template, created_at, next_attempt_at, delivered_at)
+                    VALUES ($1, 'sms', '+995511200300', 'otp', $2, $2, $3)
+                    """,
+                    [.uuid(UUID()), .timestamp(start.addingTimeInterval(Double(index))), delivered ? .timestamp(start) : .null])
+            }
+            try await db.client.query(
+                "INSERT INTO email_links (token_sha256, link_id, account_id, purpose, expires_at) VALUES ('\\x01', $1, $2, 'verify_email', $3)",
+                [.uuid(UUID()), .uuid(UUID()), .timestamp(start.addingTimeInterval(1800))])
+
+            let sweep = RetentionSweep(client: db.client, clock: db.clock)
+            // An hour in: only the delivered message's hour is over (the pending one stays).
+            db.clock.advance(by: 3_601)
+            #expect(try await sweep.run()["outbox"] == 1)
+            #expect(try await count(db, "outbox") == 1)
+            #expect(try await count(db, "login_throttle") == 2)
+            #expect(try await count(db, "otp_requests") == 1)
+            #expect(try await count(db, "email_links") == 1)
+            // A day after: the counter and the code request are over; the link expired only
+            // half an hour after the start, so its day is not.
+            db.clock.advance(by: 86_400 - 3_601 + 1)
+            let swept = try await sweep.run()
+            #expect(swept["login_throttle"] == 1 && swept["otp_requests"] == 1 && swept["email_links"] == 0)
+            #expect(try await db.client.query("SELECT key FROM login_throttle")[0].string(0) == "email:locked")
+            db.clock.advance(by: 1_800)
+            #expect(try await sweep.run()["email_links"] == 1)
+            // The lockout over, its row goes too.
+            db.clock.advance(by: 86_400)
+            #expect(try await sweep.run()["login_throttle"] == 1)
+            #expect(try await count(db, "login_throttle") == 0)
+        }
+    }
+
+    @Test("a backlog larger than a batch goes in several batches")
+    func batches() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await db.client.query(
+                """
+                INSERT INTO login_throttle (key, failures, window_started)
+                SELECT 'ip:' || n, 1, $1 FROM generate_series(1, 2500) AS n
+                """,
+                [.timestamp(db.clock.now())])
+            db.clock.advance(by: 86_401)
+            var policy = RetentionSweep.Policy()
+            policy.batchSize = 1_000
+            #expect(try await RetentionSweep(client: db.client, clock: db.clock, policy: policy).run()["login_throttle"] == 2_500)
+            #expect(try await count(db, "login_throttle") == 0)
+        }
+    }
+}
