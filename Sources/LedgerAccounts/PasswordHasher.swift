@@ -3,12 +3,13 @@ import LedgerCrypto
 import LedgerPostgres
 
 /// scrypt on a bounded pool: at most `maximumConcurrent` hashes run at once (each takes
-/// 128·r·N bytes, 128 MiB at the default cost) and at most `maximumQueued` wait; beyond that
-/// callers get `overloaded` at once, so a login flood is answered instead of exhausting memory.
+/// 128·r·N bytes, 128 MiB at the default cost) and at most `maximumQueued` wait, sign-ins
+/// served first and new passwords on at most half the queue (`HashingQueue`); beyond that
+/// callers get `overloaded` at once, so a flood is answered instead of exhausting memory.
 public final class PasswordHasher: Sendable {
     public let parameters: Scrypt
     private let executor: BlockingExecutor
-    private let gate: Gate
+    private let queue: HashingQueue
 
     /// The hash an unknown email is checked against, so that it costs what a wrong password costs.
     private let decoy: String
@@ -16,19 +17,20 @@ public final class PasswordHasher: Sendable {
     public init(parameters: Scrypt, maximumConcurrent: Int = 2, maximumQueued: Int = 64) throws {
         self.parameters = parameters
         self.executor = BlockingExecutor(threads: maximumConcurrent)
-        self.gate = Gate(slots: maximumConcurrent + maximumQueued)
+        self.queue = HashingQueue(threads: maximumConcurrent, queueLimit: maximumQueued, newPasswordLimit: maximumQueued / 2)
         self.decoy = try parameters.hash(UUID().uuidString)
     }
 
+    /// A new password's hash (sign-up, reset, change, a rehash): behind every waiting sign-in.
     public func hash(_ password: String) async throws -> String {
-        try await gated { [parameters] in try parameters.hash(password) }
+        try await gated(.newPassword) { [parameters] in try parameters.hash(password) }
     }
 
     /// True when `password` matches `encoded`; with no stored hash, spends the same time on
-    /// the decoy and answers false.
+    /// the decoy and answers false. A sign-in or re-auth: ahead of new passwords.
     public func verify(_ password: String, against encoded: String?) async throws -> Bool {
         let target = encoded ?? decoy
-        let matches = try await gated { try Scrypt.verify(password, against: target) }
+        let matches = try await gated(.signIn) { try Scrypt.verify(password, against: target) }
         return encoded != nil && matches
     }
 
@@ -41,9 +43,9 @@ public final class PasswordHasher: Sendable {
             || stored.parallelism < parameters.parallelism
     }
 
-    private func gated<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        guard gate.enter() else { throw PasswordHasherError.overloaded }
-        defer { gate.leave() }
+    private func gated<T: Sendable>(_ priority: HashingQueue.Priority, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await queue.enter(priority)
+        defer { queue.leave() }
         return try await executor.run(body)
     }
 }
@@ -51,23 +53,4 @@ public final class PasswordHasher: Sendable {
 /// The hashing pool is full.
 public enum PasswordHasherError: Error, Sendable {
     case overloaded
-}
-
-/// A counter of admitted callers.
-private final class Gate: @unchecked Sendable {
-    private let lock = NSLock()
-    private var used = 0
-    private let slots: Int
-
-    init(slots: Int) { self.slots = slots }
-
-    func enter() -> Bool {
-        lock.withLock {
-            guard used < slots else { return false }
-            used += 1
-            return true
-        }
-    }
-
-    func leave() { lock.withLock { used -= 1 } }
 }

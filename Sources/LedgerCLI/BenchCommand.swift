@@ -10,7 +10,10 @@ import LedgerServer
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure event-store and service throughput.",
-        subcommands: [AppendBench.self, FeedBench.self, HistoryBench.self, ScryptBench.self, OTPBench.self, PurgeBench.self])
+        subcommands: [
+            AppendBench.self, FeedBench.self, HistoryBench.self, ScryptBench.self, OTPBench.self, PurgeBench.self,
+            LoginFloodBench.self,
+        ])
 }
 
 /// An event payload of the same size as pg-ceiling's row (~310 bytes of JSON).

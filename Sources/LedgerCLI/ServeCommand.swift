@@ -79,7 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
         let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let keyring = SubjectKeyring(masterKey: masterKey)
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: configuration.databaseMaxConnections))
+        let client = PostgresClient(configuration: .init(
+            url: url, maximumConnections: configuration.databaseMaxConnections,
+            checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds)))
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
             if migrate || development {

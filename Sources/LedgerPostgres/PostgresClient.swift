@@ -14,11 +14,15 @@ public final class PostgresClient: Sendable {
         public var maximumConnections: Int
         /// How often a transaction that hit a serialization failure or deadlock is run again.
         public var transactionRetries: Int
+        /// How long a caller waits for a connection when all are in use before `poolExhausted`
+        /// (the service answers `503` with `Retry-After`); nil waits as long as it takes.
+        public var checkoutTimeout: Duration?
 
-        public init(url: String, maximumConnections: Int = 16, transactionRetries: Int = 5) {
+        public init(url: String, maximumConnections: Int = 16, transactionRetries: Int = 5, checkoutTimeout: Duration? = nil) {
             self.url = url
             self.maximumConnections = maximumConnections
             self.transactionRetries = transactionRetries
+            self.checkoutTimeout = checkoutTimeout
         }
     }
 
@@ -34,7 +38,7 @@ public final class PostgresClient: Sendable {
         self.logger = logger
         // One extra thread so a connection being opened never waits behind busy statements.
         self.executor = BlockingExecutor(threads: configuration.maximumConnections + 1)
-        self.pool = ConnectionPool(maximum: configuration.maximumConnections)
+        self.pool = ConnectionPool(maximum: configuration.maximumConnections, checkoutTimeout: configuration.checkoutTimeout)
     }
 
     deinit {
@@ -155,13 +159,16 @@ actor ConnectionPool {
     }
 
     private let maximum: Int
+    private let checkoutTimeout: Duration?
     private var idle: [PostgresConnection] = []
     private var open = 0
-    private var waiters: [CheckedContinuation<Lease, any Error>] = []
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Lease, any Error>)] = []
+    private var nextWaiterID: UInt64 = 0
     private var closed = false
 
-    init(maximum: Int) {
+    init(maximum: Int, checkoutTimeout: Duration? = nil) {
         self.maximum = max(1, maximum)
+        self.checkoutTimeout = checkoutTimeout
     }
 
     func acquire() async throws -> Lease {
@@ -171,7 +178,23 @@ actor ConnectionPool {
             open += 1
             return .openNew
         }
-        return try await withCheckedThrowingContinuation { waiters.append($0) }
+        nextWaiterID += 1
+        let id = nextWaiterID
+        if let checkoutTimeout {
+            Task { [weak self] in
+                try? await Task.sleep(for: checkoutTimeout)
+                await self?.timeOut(id)
+            }
+        }
+        return try await withCheckedThrowingContinuation { waiters.append((id, $0)) }
+    }
+
+    /// A waiter still waiting when its time is up gives up, so a request fails fast instead
+    /// of every request queueing behind an exhausted pool.
+    private func timeOut(_ id: UInt64) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(
+            throwing: PostgresError(.poolExhausted, message: "no database connection came free in time"))
     }
 
     /// Takes a connection back: healthy ones go to a waiter or the idle list, broken ones
@@ -180,7 +203,7 @@ actor ConnectionPool {
         let healthy = connection.isUsable && connection.transactionStatusIsIdle
         if healthy && !closed {
             if !waiters.isEmpty {
-                waiters.removeFirst().resume(returning: .idle(connection))
+                waiters.removeFirst().continuation.resume(returning: .idle(connection))
             } else {
                 idle.append(connection)
             }
@@ -199,7 +222,7 @@ actor ConnectionPool {
     private func handSlotToWaiter() {
         guard !waiters.isEmpty, open < maximum else { return }
         open += 1
-        waiters.removeFirst().resume(returning: .openNew)
+        waiters.removeFirst().continuation.resume(returning: .openNew)
     }
 
     func close() {
@@ -208,7 +231,7 @@ actor ConnectionPool {
         open -= idle.count
         idle.removeAll()
         for waiter in waiters {
-            waiter.resume(throwing: PostgresError(.poolClosed, message: "the connection pool is shut down"))
+            waiter.continuation.resume(throwing: PostgresError(.poolClosed, message: "the connection pool is shut down"))
         }
         waiters.removeAll()
     }

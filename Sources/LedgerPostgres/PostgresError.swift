@@ -17,6 +17,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
             case server = "server"
             case decoding = "decoding"
             case poolClosed = "pool_closed"
+            case poolExhausted = "pool_exhausted"
         }
 
         let base: Base
@@ -44,6 +45,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         public static let decoding = Code(.decoding)
         /// The pool was shut down.
         public static let poolClosed = Code(.poolClosed)
+        /// No connection came free within the pool's checkout timeout.
+        public static let poolExhausted = Code(.poolExhausted)
 
         public var description: String { base.rawValue }
     }

@@ -88,7 +88,8 @@ enum ErrorTranslation {
                             headers: [.retryAfter: "1"])
         case is DecodingError:
             return APIError(.badRequest, .invalidRequest, "The request body is not valid JSON of the expected shape.")
-        case let error as PostgresError where error.code == .connectionFailed || error.code == .connectionLost:
+        case let error as PostgresError
+            where error.code == .connectionFailed || error.code == .connectionLost || error.code == .poolExhausted:
             return APIError(.serviceUnavailable, .unavailable, "The service is temporarily unavailable. Try again shortly.",
                              headers: [.retryAfter: "1"])
         default:

@@ -16,15 +16,23 @@ import ServiceLifecycle
 public struct EventsController: Sendable {
     let store: EventStore
     let keys: APIKeyGuard
+    let streams: StreamSlots
+    /// How often an open stream checks that its key is still live: a revoked key's stream ends
+    /// within this (plus the key cache's few seconds).
+    let keyRecheckInterval: Duration
     /// How often an idle follower re-reads when no wake-up came (a NOTIFY can be missed, and a
     /// commit can be hidden behind an older running transaction).
     static let pollInterval: Duration = .milliseconds(250)
     /// An idle SSE connection gets a comment this often, so proxies keep it open.
     static let keepAliveInterval: Duration = .seconds(15)
 
-    public init(store: EventStore, keys: APIKeyGuard) {
+    /// - Parameters:
+    ///   - streamsPerKey: open `GET /events/stream` connections one key may hold on this instance.
+    public init(store: EventStore, keys: APIKeyGuard, streamsPerKey: Int = 8, keyRecheckInterval: Duration = .seconds(30)) {
         self.store = store
         self.keys = keys
+        self.streams = StreamSlots(perKey: streamsPerKey)
+        self.keyRecheckInterval = keyRecheckInterval
     }
 
     /// The query of both endpoints.
@@ -90,11 +98,19 @@ public struct EventsController: Sendable {
             return Response(status: .ok, headers: headers, body: body)
         }
         routes.get("/events/stream") { request, _ in
-            try await keys.authorize(request, scope: .eventsRead)
+            let key = try await keys.authorize(request, scope: .eventsRead)
             let query = try FeedQuery(request)
-            let store = self.store
+            guard streams.take(key.hash) else {
+                throw APIError(
+                    .tooManyRequests, .init("rate_limited"), "Too many open event streams for this API key.",
+                    extra: ["retry_after": .int(30)], headers: [.retryAfter: "30"])
+            }
+            let (store, streams, keys, recheck) = (self.store, self.streams, self.keys, keyRecheckInterval)
             let body = ResponseBody { writer in
-                try await Self.stream(store: store, from: query.after, types: query.types, to: &writer)
+                defer { streams.release(key.hash) }
+                try await Self.stream(
+                    store: store, from: query.after, types: query.types, recheckEvery: recheck,
+                    stillAuthorized: { (try? await keys.authorize(request, scope: .eventsRead)) != nil }, to: &writer)
                 try await writer.finish(nil)
             }
             return Response(
@@ -200,20 +216,27 @@ public struct EventsController: Sendable {
     }
 
     /// Writes events as they are committed, `id:` being each event's cursor, until the client
-    /// goes away or the server shuts down. While it catches up (full pages), the next page is
-    /// read while this one is written.
+    /// goes away, the server shuts down, or the key is no longer live (checked every
+    /// `recheckEvery`). While it catches up (full pages), the next page is read while this one
+    /// is written.
     static func stream(
-        store: EventStore, from start: FeedCursor, types: [String]?, to writer: inout any ResponseBodyWriter
+        store: EventStore, from start: FeedCursor, types: [String]?, recheckEvery: Duration,
+        stillAuthorized: @Sendable () async -> Bool, to writer: inout any ResponseBodyWriter
     ) async throws {
         let pageSize = 1000
         var cursor = start
         var lastWrite = ContinuousClock.now
+        var lastCheck = ContinuousClock.now
         var prefetched: (generation: UInt64, read: Task<FeedPage, any Error>)?
         defer { prefetched?.read.cancel() }
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
         var bytes: [UInt8] = []
         bytes.reserveCapacity(pageSize * 700)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            if lastCheck.duration(to: .now) >= recheckEvery {
+                guard await stillAuthorized() else { return }
+                lastCheck = .now
+            }
             let generation: UInt64
             let page: FeedPage
             if let (prefetchedGeneration, read) = prefetched {

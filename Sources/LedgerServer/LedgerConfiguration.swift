@@ -52,6 +52,13 @@ public struct LedgerConfiguration: Sendable {
     public var supportEmail = "support@321.fit"
     /// Connections in the PostgreSQL pool.
     public var databaseMaxConnections = 16
+    /// Open `GET /events/stream` connections per API key and instance (`LEDGER_SSE_STREAMS_PER_KEY`).
+    public var streamsPerKey = 8
+    /// How often an open event stream checks its key is still live (not an environment
+    /// variable: tests shorten it).
+    public var streamKeyRecheckInterval: Duration = .seconds(30)
+    /// Seconds a request waits for a pooled connection before `503` with `Retry-After`.
+    public var databasePoolTimeoutSeconds = 5
     /// Requests per second one API key may make to one instance (a burst of twice that is
     /// allowed); 0 turns the limit off (beyond API.md: `LEDGER_API_KEY_RATE_LIMIT`).
     public var apiKeyRateLimit = 1000
@@ -143,6 +150,8 @@ public struct LedgerConfiguration: Sendable {
         configuration.googleClientIDs = list("LEDGER_GOOGLE_CLIENT_IDS") ?? []
         try integer("LEDGER_API_KEY_RATE_LIMIT", &configuration.apiKeyRateLimit)
         try integer("LEDGER_DB_MAX_CONNECTIONS", &configuration.databaseMaxConnections, minimum: 1)
+        try integer("LEDGER_SSE_STREAMS_PER_KEY", &configuration.streamsPerKey, minimum: 1, maximum: 10_000)
+        try integer("LEDGER_DB_POOL_TIMEOUT_SECONDS", &configuration.databasePoolTimeoutSeconds, minimum: 1, maximum: 300)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         return configuration

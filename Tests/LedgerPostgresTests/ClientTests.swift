@@ -120,6 +120,22 @@ struct ClientTests {
         }
     }
 
+    @Test("with a checkout timeout, a caller waiting on an exhausted pool gives up with poolExhausted instead of queueing")
+    func poolTimeout() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .milliseconds(200)))
+            let holder = Task { try await client.query("SELECT pg_sleep(1.5)") }
+            try await Task.sleep(for: .milliseconds(200))
+            // It fails while the holder still holds the only connection: it did not wait it out.
+            let waited = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
+            #expect(waited?.code == .poolExhausted)
+            _ = try await holder.value
+            // Free again, the pool serves.
+            #expect(try await client.query("SELECT 1")[0].int(0) == 1)
+            await client.shutdown()
+        }
+    }
+
     @Test("a connection killed by the server is dropped and replaced")
     func brokenConnectionReplaced() async throws {
         try await TestPostgres.withDatabase(migrated: false, maximumConnections: 1) { db in

@@ -154,6 +154,48 @@ struct EventsConsistencyTests {
             try await http.shutdown()
         }
     }
+
+    @Test("SSE: a key holds at most LEDGER_SSE_STREAMS_PER_KEY open streams (then 429), and a revoked key's streams end")
+    func streamBounds() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                $0.streamsPerKey = 2
+                $0.streamKeyRecheckInterval = .milliseconds(300)
+            }
+            let consumer = try await services.apiKeys.create(name: "consumer", scopes: [.eventsRead])
+            let other = try await services.apiKeys.create(name: "other", scopes: [.eventsRead]).key
+            let http = HTTPClient(eventLoopGroupProvider: .singleton)
+            let app = Application(router: buildRouter(services), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                func open(_ key: String) async throws -> HTTPClientResponse {
+                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/events/stream")
+                    request.headers.add(name: "Authorization", value: "Bearer \(key)")
+                    return try await http.execute(request, timeout: .seconds(60))
+                }
+                let first = try await open(consumer.key)
+                let second = try await open(consumer.key)
+                #expect(first.status == .ok && second.status == .ok)
+                let third = try await open(consumer.key)
+                #expect(third.status == .tooManyRequests && third.headers["Retry-After"].first == "30")
+                _ = try await third.body.collect(upTo: 1 << 16)
+                // Another key is not affected.
+                let others = try await open(other)
+                #expect(others.status == .ok)
+                // Revoked, the key's streams end by themselves (within the recheck and the key
+                // cache's lifetime); the other key's stays open.
+                _ = try await services.apiKeys.revoke(consumer.id)
+                for response in [first, second] {
+                    var bytes = 0
+                    for try await buffer in response.body { bytes += buffer.readableBytes }
+                    #expect(bytes > 0)
+                }
+                // A slot is free again once a stream ends; the revoked key gets 401, not 429.
+                #expect(try await open(consumer.key).status == .unauthorized)
+            }
+            try await http.shutdown()
+        }
+    }
 }
 
 /// What a consumer keeps of each event it read.

@@ -121,6 +121,29 @@ struct HealthTests {
     }
 }
 
+@Suite("Bounded resources")
+struct BoundedResourceTests {
+    @Test("an exhausted database pool answers 503 service_unavailable with Retry-After, not a hang")
+    func poolExhausted() async throws {
+        try await TestPostgres.withDatabase { db in
+            let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .milliseconds(200)))
+            let services = try makeServices(url: db.url, client: client, clock: db.clock, masterKey: db.masterKey)
+            try await Application(router: buildRouter(services)).test(.router) { http in
+                let access = try await signUp(http, email: "ana@example.com")
+                let holder = Task { try await client.query("SELECT pg_sleep(1.5)") }
+                try await Task.sleep(for: .milliseconds(200))
+                let answer = try await call(http, .get, "/me", token: access)
+                #expect(answer.status == .serviceUnavailable)
+                #expect(answer.string("error") == "service_unavailable")
+                #expect(answer.headers[.retryAfter] == "1")
+                _ = try await holder.value
+                #expect(try await call(http, .get, "/me", token: access).status == .ok)
+            }
+            await client.shutdown()
+        }
+    }
+}
+
 @Suite("Deployment files")
 struct DeploymentTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
