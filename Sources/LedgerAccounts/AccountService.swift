@@ -72,6 +72,8 @@ public struct AccountService: Sendable {
             problems.append(.init(field: "display_name", code: "too_long", message: "Use at most 100 characters."))
         }
         guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
+        // A flood that has filled the sign-ups' share of the hashing queue costs nothing more.
+        guard hasher.acceptsNewPasswords else { throw PasswordHasherError.overloaded }
         try await admit(.signup, client: client, accountID: nil)
         // A taken address is answered before the hash (and without the insert failing on the claim).
         guard try await repository.isEmailFree(email) else { throw ClaimTaken(claim: .email) }

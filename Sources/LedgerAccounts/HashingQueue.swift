@@ -50,6 +50,17 @@ final class HashingQueue: @unchecked Sendable {
         }
     }
 
+    /// Whether `enter(priority)` would be admitted now (a hint: by the time it is called the
+    /// answer may have changed). Lets a request that would be refused anyway be refused before
+    /// it does any other work.
+    func hasRoom(for priority: Priority) -> Bool {
+        lock.withLock {
+            if running < threads { return true }
+            let queued = waiting.reduce(0) { $0 + $1.count }
+            return queued < queueLimit && (priority == .signIn || waiting[priority.rawValue].count < newPasswordLimit)
+        }
+    }
+
     /// Hands the thread to the first waiter of the highest priority, or frees it.
     func leave() {
         let next: CheckedContinuation<Void, any Error>? = lock.withLock {

@@ -26,6 +26,10 @@ public final class PasswordHasher: Sendable {
         try await gated(.newPassword) { [parameters] in try parameters.hash(password) }
     }
 
+    /// Whether a new password's hash would be queued now; when not, a sign-up is refused
+    /// (`overloaded`) before it counts, looks up or writes anything.
+    public var acceptsNewPasswords: Bool { queue.hasRoom(for: .newPassword) }
+
     /// True when `password` matches `encoded`; with no stored hash, spends the same time on
     /// the decoy and answers false. A sign-in or re-auth: ahead of new passwords.
     public func verify(_ password: String, against encoded: String?) async throws -> Bool {

@@ -127,10 +127,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
         let purgeWorker = purge ? Task { await PurgeWorker(store: eventStore, clock: clock, retention: retention).run() } : nil
-        let app = buildApplication(services, logger: logger)
-        logger.info("serving", metadata: ["port": "\(configuration.port)", "master_key_id": "\(masterKey.keyID)"])
+        logger.info("serving", metadata: [
+            "port": "\(configuration.port)", "metrics_port": "\(configuration.metricsPort ?? configuration.port)",
+            "master_key_id": "\(masterKey.keyID)",
+        ])
         do {
-            try await app.runService()
+            try await runApplications(services, logger: logger)
         } catch {
             logger.error("server stopped with an error", metadata: ["error": "\(error)"])
         }

@@ -10,15 +10,33 @@ extension EventStore {
         e.schema_version, e.subject_id, e.payload, e.metadata::text, e.recorded_at
         """
 
-    /// The stream's events in version order, from `fromVersion` on.
-    public func readStream(_ streamID: UUID, fromVersion: Int64 = 1, limit: Int = 100_000) async throws -> [RecordedEvent] {
+    /// Rows per query when a whole stream is read.
+    static let streamPageSize = 10_000
+
+    /// The stream's events in version order, from `fromVersion` on: at most `limit`, or every
+    /// one however long the history (read in pages; an audit or export is never cut short).
+    public func readStream(_ streamID: UUID, fromVersion: Int64 = 1, limit: Int? = nil) async throws -> [RecordedEvent] {
         try await client.withConnection { connection in
             try await readStream(streamID, fromVersion: fromVersion, limit: limit, on: connection)
         }
     }
 
     public func readStream(
-        _ streamID: UUID, fromVersion: Int64 = 1, limit: Int = 100_000, on connection: PostgresConnection
+        _ streamID: UUID, fromVersion: Int64 = 1, limit: Int? = nil, on connection: PostgresConnection
+    ) async throws -> [RecordedEvent] {
+        if let limit { return try await readStreamPage(streamID, fromVersion: fromVersion, limit: limit, on: connection) }
+        var events: [RecordedEvent] = []
+        var next = fromVersion
+        while true {
+            let page = try await readStreamPage(streamID, fromVersion: next, limit: Self.streamPageSize, on: connection)
+            events += page
+            guard page.count == Self.streamPageSize, let last = page.last else { return events }
+            next = last.streamVersion + 1
+        }
+    }
+
+    private func readStreamPage(
+        _ streamID: UUID, fromVersion: Int64, limit: Int, on connection: PostgresConnection
     ) async throws -> [RecordedEvent] {
         // A stream's events share their subject, so its live key comes along on each row
         // (reading it with the events, in one snapshot) instead of in a second round trip.

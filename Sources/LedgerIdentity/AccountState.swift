@@ -100,6 +100,19 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
     return next
 }
 
+extension AccountState {
+    /// A link of `purpose` went out at `time`. What can no longer matter goes first: links past
+    /// their expiry and send times older than the send window, so strangers asking for resets
+    /// of someone's address cannot grow that account's state (or its snapshot) without bound.
+    mutating func linkSent(_ purpose: PendingLink.Purpose, at time: Date) {
+        pendingLinks = pendingLinks.filter { $0.value.expiresAt > time }
+        for (sentPurpose, times) in linkSendTimes {
+            linkSendTimes[sentPurpose] = times.filter { $0 > time.addingTimeInterval(-linkSendWindow) }
+        }
+        linkSendTimes[purpose, default: []].append(time)
+    }
+}
+
 /// `evolve` in place, for folds over long streams: the state's collections (sessions, holds,
 /// links) are mutated where they are instead of copied once per event.
 public func evolve(_ state: inout AccountState, _ event: AccountEvent, at recordedAt: Date) {
@@ -114,10 +127,10 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         if set.reason != "rehash" { state.passwordChangedAt = recordedAt }
     case .emailVerificationSent(let sent):
         state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .verifyEmail, email: sent.email, expiresAt: sent.expiresAt)
-        state.linkSendTimes[.verifyEmail, default: []].append(recordedAt)
+        state.linkSent(.verifyEmail, at: recordedAt)
     case .passwordResetRequested(let sent):
         state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .passwordReset, email: sent.email, expiresAt: sent.expiresAt)
-        state.linkSendTimes[.passwordReset, default: []].append(recordedAt)
+        state.linkSent(.passwordReset, at: recordedAt)
     case .emailVerified(let verified):
         if EmailAddress.normalize(verified.email) == state.email.map(EmailAddress.normalize) { state.emailVerified = true }
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }
@@ -172,7 +185,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .reauthLinkSent(let sent):
         state.pendingLinks[sent.linkID] = .init(
             id: sent.linkID, purpose: .reauth, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)
-        state.linkSendTimes[.reauth, default: []].append(recordedAt)
+        state.linkSent(.reauth, at: recordedAt)
     case .reauthFailed:
         break
     case .emailAdded(let added):
@@ -181,7 +194,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .emailChangeRequested(let sent):
         state.pendingLinks[sent.linkID] = .init(
             id: sent.linkID, purpose: .emailChange, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)
-        state.linkSendTimes[.emailChange, default: []].append(recordedAt)
+        state.linkSent(.emailChange, at: recordedAt)
     case .emailChanged(let changed):
         state.email = changed.email
         state.emailVerified = true

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerCore
 import Logging
+import ServiceLifecycle
 
 /// The HTTP application: the router on a server at the configured address.
 public func buildApplication(_ services: LedgerServices, logger: Logger) -> some ApplicationProtocol {
@@ -12,6 +13,39 @@ public func buildApplication(_ services: LedgerServices, logger: Logger) -> some
             address: .hostname(services.configuration.host, port: services.configuration.port),
             serverName: "account-ledger"),
         logger: logger)
+}
+
+/// `/metrics` alone, on `LEDGER_METRICS_PORT` when it is set (so the port the world reaches
+/// need not serve it); nil when metrics stay on the API's port.
+public func buildMetricsApplication(_ services: LedgerServices, logger: Logger) -> (some ApplicationProtocol)? {
+    guard let port = services.configuration.metricsPort else { return nil as Application<RouterResponder<LedgerRequestContext>>? }
+    return Application(
+        router: buildMetricsRouter(services),
+        configuration: .init(address: .hostname(services.configuration.host, port: port), serverName: "account-ledger-metrics"),
+        logger: logger)
+}
+
+/// The router of `/metrics` on its own port.
+public func buildMetricsRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
+    let router = Router(context: LedgerRequestContext.self)
+    router.addRoutes(metricsController(services).endpoints)
+    return router
+}
+
+func metricsController(_ services: LedgerServices) -> MetricsController {
+    MetricsController(metrics: services.metrics, client: services.client, subscriptions: services.subscriptions, clock: services.clock)
+}
+
+/// Serves the API (and `/metrics` on its own port when configured) until SIGTERM or SIGINT.
+public func runApplications(_ services: LedgerServices, logger: Logger) async throws {
+    let api = buildApplication(services, logger: logger)
+    guard let metrics = buildMetricsApplication(services, logger: logger) else {
+        try await api.runService()
+        return
+    }
+    let group = ServiceGroup(
+        configuration: .init(services: [.init(service: api), .init(service: metrics)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
 }
 
 /// Every route of the API, behind the request-id and error middleware.
@@ -36,9 +70,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
         keyRecheckInterval: services.configuration.streamKeyRecheckInterval).endpoints)
     router.addRoutes(AuditController(audit: services.audit, keys: services.apiKeyGuard, clock: services.clock).endpoints)
     router.addRoutes(SubscriptionsController(subscriptions: services.subscriptions, keys: services.apiKeyGuard).endpoints)
-    router.addRoutes(
-        MetricsController(metrics: services.metrics, client: services.client, subscriptions: services.subscriptions, clock: services.clock)
-            .endpoints)
+    if services.configuration.metricsPort == nil { router.addRoutes(metricsController(services).endpoints) }
     if let openAPI = services.openAPI { router.addRoutes(openAPI.endpoints) }
     return router
 }

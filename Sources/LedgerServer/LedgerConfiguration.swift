@@ -52,6 +52,8 @@ public struct LedgerConfiguration: Sendable {
     public var supportEmail = "support@321.fit"
     /// Connections in the PostgreSQL pool.
     public var databaseMaxConnections = 16
+    /// A port of its own for `/metrics` (`LEDGER_METRICS_PORT`); nil serves it on `port`.
+    public var metricsPort: Int?
     /// Open `GET /events/stream` connections per API key and instance (`LEDGER_SSE_STREAMS_PER_KEY`).
     public var streamsPerKey = 8
     /// How often an open event stream checks its key is still live (not an environment
@@ -150,6 +152,11 @@ public struct LedgerConfiguration: Sendable {
         configuration.googleClientIDs = list("LEDGER_GOOGLE_CLIENT_IDS") ?? []
         try integer("LEDGER_API_KEY_RATE_LIMIT", &configuration.apiKeyRateLimit)
         try integer("LEDGER_DB_MAX_CONNECTIONS", &configuration.databaseMaxConnections, minimum: 1)
+        if string("LEDGER_METRICS_PORT") != nil {
+            var metricsPort = 0
+            try integer("LEDGER_METRICS_PORT", &metricsPort, minimum: 1, maximum: 65_535)
+            configuration.metricsPort = metricsPort
+        }
         try integer("LEDGER_SSE_STREAMS_PER_KEY", &configuration.streamsPerKey, minimum: 1, maximum: 10_000)
         try integer("LEDGER_DB_POOL_TIMEOUT_SECONDS", &configuration.databasePoolTimeoutSeconds, minimum: 1, maximum: 300)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail

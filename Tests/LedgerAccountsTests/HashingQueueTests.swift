@@ -31,10 +31,12 @@ struct HashingQueueTests {
         try await wait("signup-1", .newPassword)
         try await wait("signup-2", .newPassword)
         // New passwords have had their share: the third is refused, sign-ins still wait.
+        #expect(!queue.hasRoom(for: .newPassword) && queue.hasRoom(for: .signIn))
         await #expect(throws: PasswordHasherError.overloaded) { try await queue.enter(.newPassword) }
         try await wait("login-1", .signIn)
         try await wait("login-2", .signIn)
         // The queue is full for everyone.
+        #expect(!queue.hasRoom(for: .signIn))
         await #expect(throws: PasswordHasherError.overloaded) { try await queue.enter(.signIn) }
         #expect(queue.load.running == 1 && queue.load.waiting == [2, 2])
         queue.leave()

@@ -35,6 +35,26 @@ struct AppendTests {
         }
     }
 
+    @Test("a whole stream reads back however long it is: past a page of 10,000 nothing is cut")
+    func longStream() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let stream = UUID()
+            var version: Int64 = 0
+            for _ in 0..<3 {
+                let appended = try await store.append(
+                    to: stream, streamType: "account", subjectID: stream, expected: version == 0 ? .noStream : .exact(version),
+                    events: (0..<3_500).map { _ in Self.event("profile.updated") })
+                version = appended.lastVersion
+            }
+            let events = try await store.readStream(stream)
+            #expect(events.count == 10_500)
+            #expect(events.map(\.streamVersion) == Array(1...10_500))
+            #expect(try await store.readStream(stream, fromVersion: 10_001).count == 500)
+            #expect(try await store.readStream(stream, limit: 10).count == 10)
+        }
+    }
+
     @Test("a wrong expected version is a typed conflict carrying the actual version")
     func expectedVersionConflict() async throws {
         try await TestPostgres.withDatabase { db in

@@ -64,6 +64,25 @@ struct RulesTests {
 
 @Suite("Account events and state")
 struct AccountStateTests {
+    @Test("strangers' reset requests cannot grow an account's state: expired links and old send times are forgotten")
+    func linksArePruned() throws {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        var state = AccountState(accountID: UUID())
+        evolve(&state, .registered(.init(email: "ana@example.com", displayName: nil, method: "email")), at: start)
+        // Ten days of the most the rate allows: four reset links every 15 minutes.
+        for slot in 0..<(10 * 96) {
+            for send in 0..<4 {
+                let time = start.addingTimeInterval(Double(slot * 900 + send))
+                evolve(&state, .passwordResetRequested(.init(
+                    email: "ana@example.com", linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t")), at: time)
+            }
+        }
+        // What is left: the links of the last half hour, the send times of the last window.
+        #expect(state.pendingLinks.count <= 12)
+        #expect((state.linkSendTimes[.passwordReset]?.count ?? 0) <= 4)
+        #expect(state.version == 1 + 10 * 96 * 4)
+    }
+
     @Test("events round-trip through their JSON payloads")
     func roundTrip() throws {
         let now = Date(timeIntervalSince1970: 1_790_000_000.123456)

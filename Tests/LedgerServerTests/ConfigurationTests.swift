@@ -17,6 +17,7 @@ struct ConfigurationTests {
         #expect(configuration.otpDailyFailureLimit == 20 && configuration.otpPolicy.dailyFailureLimit == 20)
         #expect(configuration.ipSignupLimit == 30 && configuration.ipLookupLimit == 30)
         #expect(!configuration.webhookAllowPrivateNetworks)
+        #expect(configuration.metricsPort == nil && configuration.streamsPerKey == 8 && configuration.databasePoolTimeoutSeconds == 5)
         #expect(configuration.throttleRetentionSeconds == 86_400 && configuration.otpRetentionSeconds == 86_400)
         #expect(configuration.outboxRetentionSeconds == 3_600 && configuration.emailLinkRetentionSeconds == 86_400)
         #expect(configuration.trustedProxies.isEmpty)
@@ -38,6 +39,7 @@ struct ConfigurationTests {
             "LEDGER_OTP_RESEND_WINDOW_SECONDS": "600", "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "10", "LEDGER_REAUTH_TTL_SECONDS": "300",
             "LEDGER_IP_OTP_LIMIT": "7", "LEDGER_IP_LOGIN_FAILURE_LIMIT": "8", "LEDGER_OTP_DAILY_FAILURE_LIMIT": "9",
             "LEDGER_IP_SIGNUP_LIMIT": "11", "LEDGER_IP_LOOKUP_LIMIT": "12", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+            "LEDGER_METRICS_PORT": "9464", "LEDGER_SSE_STREAMS_PER_KEY": "3", "LEDGER_DB_POOL_TIMEOUT_SECONDS": "2",
             "LEDGER_THROTTLE_RETENTION_SECONDS": "90000", "LEDGER_OTP_RETENTION_SECONDS": "172800",
             "LEDGER_OUTBOX_RETENTION_SECONDS": "0", "LEDGER_EMAIL_LINK_RETENTION_SECONDS": "60",
             "LEDGER_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1",
@@ -56,6 +58,7 @@ struct ConfigurationTests {
         #expect(configuration.otpDailyFailureLimit == 9 && configuration.otpPolicy.dailyFailureLimit == 9)
         #expect(configuration.ipSignupLimit == 11 && configuration.ipLookupLimit == 12)
         #expect(configuration.webhookAllowPrivateNetworks)
+        #expect(configuration.metricsPort == 9464 && configuration.streamsPerKey == 3 && configuration.databasePoolTimeoutSeconds == 2)
         #expect(configuration.throttleRetentionSeconds == 90_000 && configuration.otpRetentionSeconds == 172_800)
         #expect(configuration.outboxRetentionSeconds == 0 && configuration.emailLinkRetentionSeconds == 60)
         #expect(configuration.trustedProxies == ["10.0.0.0/8", "127.0.0.1"])

@@ -84,6 +84,25 @@ struct SubscriptionsEndpointTests {
         }
     }
 
+    @Test("with LEDGER_METRICS_PORT, /metrics moves to its own router: the API's port answers 404")
+    func metricsPort() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                $0.metricsPort = 9464
+            }
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let status = try await client.execute(uri: "/metrics", method: .get) { $0.status }
+                #expect(status == .notFound)
+            }
+            try await Application(router: buildMetricsRouter(services)).test(.router) { client in
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body).contains("outbox_backlog_messages"))
+                }
+            }
+        }
+    }
+
     @Test("/metrics shows request latency by route and the operational gauges")
     func metrics() async throws {
         try await TestPostgres.withDatabase { db in

@@ -1,5 +1,5 @@
--- Retention and purges (issue 22): nothing personal outlives its use, and a purge's deletes
--- never scan a table.
+-- Retention and indexes (issue 22): nothing personal outlives its use, and neither a purge nor
+-- a scrape of /metrics scans a table.
 --
 -- A delivered message keeps no address either (its code, token and link were already dropped).
 CREATE OR REPLACE FUNCTION ledger_outbox_delivered(p_ids uuid[], p_at timestamptz) RETURNS void
@@ -22,3 +22,7 @@ CREATE INDEX otp_requests_by_subject ON otp_requests (account_id);
 CREATE INDEX outbox_by_account ON outbox (account_id);
 CREATE INDEX spent_refresh_tokens_by_account ON spent_refresh_tokens (account_id);
 CREATE INDEX signup_cooldowns_by_account ON signup_cooldowns (account_id);
+
+-- What /metrics counts at every scrape, by index only.
+CREATE INDEX outbox_failed ON outbox (failed_at) WHERE failed_at IS NOT NULL;
+CREATE INDEX subject_keys_destroyed ON subject_keys (destroyed_at) WHERE destroyed_at IS NOT NULL;
