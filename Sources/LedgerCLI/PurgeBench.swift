@@ -9,13 +9,16 @@ import LedgerServer
 import LedgerWorkers
 
 /// `ledger bench purge`: creates deleted accounts of ~20 events each, due for purge, then times
-/// purging them all with the given number of workers.
+/// purging them all with the given number of workers. With `--feed-writers N`, N writers append
+/// meanwhile and a consumer follows the feed: the longest gap it sees between two deliveries is
+/// how long a purge holds every consumer back (issue 22).
 struct PurgeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "purge", abstract: "Accounts purged/s with N workers.")
 
     @OptionGroup var database: DatabaseOptions
     @Option(help: "Deleted accounts to create and purge.") var accounts = 10_000
     @Option(help: "Concurrent purge workers.") var workers = 1
+    @Option(help: "Writers appending while the purge runs, followed by one feed consumer (0: none).") var feedWriters = 0
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
@@ -46,6 +49,9 @@ struct PurgeBench: AsyncParsableCommand {
         print(String(format: "bench purge setup accounts=%d events_per_account=%.1f seconds=%.1f", accounts, perAccount, Date().timeIntervalSince(setupStarted)))
 
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: SystemClock())
+        let load = feedWriters > 0 ? FeedLoad(store: store, writers: feedWriters) : nil
+        let loadTask = Task { try await load?.run() }
+        if load != nil { try await Task.sleep(for: .seconds(1)) }
         let started = ContinuousClock.now
         let purged = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<workers {
@@ -54,10 +60,13 @@ struct PurgeBench: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         let elapsed = ContinuousClock.now - started
+        load?.stop()
+        let feed = try await loadTask.value
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(String(
             format: "bench purge workers=%d accounts=%d seconds=%.2f accounts_per_s=%.0f peak_rss_mib=%.1f",
-            workers, purged, seconds, Double(purged) / seconds, peakRSSMiB()))
+            workers, purged, seconds, Double(purged) / seconds, peakRSSMiB())
+            + (feed.map { String(format: " feed_writers=%d appends=%d feed_longest_gap_ms=%.1f", feedWriters, $0.appends, $0.longestGapMS) } ?? ""))
         await client.shutdown()
     }
 
@@ -74,3 +83,56 @@ struct PurgeBench: AsyncParsableCommand {
         _ = try await service.deleteAccount(ref, reauthToken: grant.token)
     }
 }
+
+/// Writers appending single events as fast as they commit, and one consumer following the
+/// global feed; measures the longest time the consumer went without a delivery.
+final class FeedLoad: @unchecked Sendable {
+    let store: EventStore
+    let writers: Int
+    private let lock = NSLock()
+    private var stopped = false
+
+    init(store: EventStore, writers: Int) {
+        self.store = store
+        self.writers = writers
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    func run() async throws -> (appends: Int, longestGapMS: Double) {
+        try await withThrowingTaskGroup(of: (Int, Double).self) { group in
+            for _ in 0..<writers {
+                group.addTask {
+                    var appends = 0
+                    while !self.isStopped {
+                        _ = try await self.store.append(
+                            to: UUID(), streamType: "bench", subjectID: nil, expected: .noStream,
+                            events: [NewEvent(type: "bench.appended", payload: benchPayload)])
+                        appends += 1
+                    }
+                    return (appends, 0)
+                }
+            }
+            group.addTask {
+                var cursor = try await self.store.headCursor()
+                var lastDelivery = ContinuousClock.now
+                var longest = Duration.zero
+                while !self.isStopped {
+                    let page = try await self.store.readAll(after: cursor, limit: 1000)
+                    if page.events.isEmpty {
+                        try await Task.sleep(for: .milliseconds(1))
+                        continue
+                    }
+                    let now = ContinuousClock.now
+                    longest = max(longest, now - lastDelivery)
+                    lastDelivery = now
+                    cursor = page.nextCursor
+                }
+                return (0, Double(longest.components.seconds) * 1000 + Double(longest.components.attoseconds) / 1e15)
+            }
+            return try await group.reduce(into: (0, 0.0)) { $0.0 += $1.0; $0.1 = max($0.1, $1.1) }
+        }
+    }
+}
+
