@@ -49,6 +49,17 @@ struct PurgeBench: AsyncParsableCommand {
         print(String(format: "bench purge setup accounts=%d events_per_account=%.1f seconds=%.1f", accounts, perAccount, Date().timeIntervalSince(setupStarted)))
 
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: SystemClock())
+        if feedWriters > 0 {
+            // The same load for as long without a purge: the gaps writers alone cause.
+            let baseline = FeedLoad(store: store, writers: feedWriters)
+            let run = Task { try await baseline.run() }
+            try await Task.sleep(for: .seconds(3))
+            baseline.stop()
+            let quiet = try await run.value
+            print(String(
+                format: "bench purge baseline (no purge) seconds=3 feed_writers=%d appends=%d feed_longest_gap_ms=%.1f",
+                feedWriters, quiet.appends, quiet.longestGapMS))
+        }
         let load = feedWriters > 0 ? FeedLoad(store: store, writers: feedWriters) : nil
         let loadTask = Task { try await load?.run() }
         if load != nil { try await Task.sleep(for: .seconds(1)) }
