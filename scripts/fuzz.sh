@@ -108,6 +108,8 @@ export LEDGER_MASTER_KEY
 # Cheap password hashing, and per-address limits high enough that the fuzzer gets past them.
 export LEDGER_SCRYPT_LOG_N=10 LEDGER_IP_OTP_LIMIT=100000 LEDGER_IP_LOGIN_FAILURE_LIMIT=100000
 export LEDGER_IP_SIGNUP_LIMIT=100000 LEDGER_IP_LOOKUP_LIMIT=100000
+# The seeded subscription points at a closed loopback port (nothing is ever delivered).
+export LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
 # No network: the providers' keys come from an empty local JWKS (every ID token is refused).
 echo '{"keys":[]}' >"$work/jwks.json"
 export LEDGER_APPLE_JWKS=$work/jwks.json LEDGER_GOOGLE_JWKS=$work/jwks.json
