@@ -26,3 +26,6 @@ CREATE INDEX signup_cooldowns_by_account ON signup_cooldowns (account_id);
 -- What /metrics counts at every scrape, by index only.
 CREATE INDEX outbox_failed ON outbox (failed_at) WHERE failed_at IS NOT NULL;
 CREATE INDEX subject_keys_destroyed ON subject_keys (destroyed_at) WHERE destroyed_at IS NOT NULL;
+
+-- The retention sweep's look for abandoned code requests' keys: recent live keys only.
+CREATE INDEX subject_keys_live_by_created ON subject_keys (created_at) WHERE wrapped_key IS NOT NULL;

@@ -128,7 +128,9 @@ public struct AccountService: Sendable {
             throw IdentityError.invalidCredentials
         }
         if let admission { try await throttle?.succeeded(admission) }
-        let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(password) : nil
+        // Best effort, at a new password's priority: a flood that fills that share must not turn
+        // a right password into a 503; the next sign-in rehashes instead.
+        let rehash = hasher.needsRehash(storedHash) && hasher.acceptsNewPasswords ? try? await hasher.hash(password) : nil
         let tokens = try IssuedTokens.issue(now: clock.now())
         let sessionID = UUID.random()
         if let rehash {

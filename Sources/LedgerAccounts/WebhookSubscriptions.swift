@@ -60,14 +60,34 @@ public struct WebhookSubscriptions: Sendable {
     /// later) and again before every push, since a name can be pointed elsewhere after it was
     /// checked.
     public func refusal(ofDestination url: String, whenUnresolved: Bool = true) async -> String? {
-        guard !allowsPrivateNetworks else { return nil }
-        guard let host = URL(string: url)?.host, !host.isEmpty else { return "The URL has no host." }
-        let addresses = await IPAddress.resolve(host)
-        if addresses.isEmpty { return whenUnresolved ? "The URL's host does not resolve." : nil }
-        if addresses.contains(where: { !IPAddress.isPublic($0) }) {
-            return "The URL reaches a private, loopback, link-local or metadata address."
+        switch await destination(of: url) {
+        case .refused(let reason): return reason
+        case .unresolved: return whenUnresolved ? "The URL's host does not resolve." : nil
+        case .unchecked, .pinned: return nil
         }
-        return nil
+    }
+
+    /// Where a push to a URL may go.
+    public enum Destination: Sendable, Equatable {
+        /// Private networks are allowed: connect as the URL says.
+        case unchecked
+        /// Connect to `address` (checked public) for `host`, and nowhere else: a name that
+        /// resolves elsewhere by the time of the connection (DNS rebinding) changes nothing.
+        case pinned(host: String, address: String)
+        case unresolved
+        case refused(String)
+    }
+
+    /// Resolves the URL's host once and judges every address it gives.
+    public func destination(of url: String) async -> Destination {
+        guard !allowsPrivateNetworks else { return .unchecked }
+        guard let host = URL(string: url)?.host, !host.isEmpty else { return .refused("The URL has no host.") }
+        let addresses = await IPAddress.resolve(host)
+        guard let first = addresses.first else { return .unresolved }
+        if addresses.contains(where: { !IPAddress.isPublic($0) }) {
+            return .refused("The URL reaches a private, loopback, link-local or metadata address.")
+        }
+        return .pinned(host: host, address: first)
     }
 
     static func problems(url: String, types: [String]?, secret: String) -> [AccountService.ValidationFailure.Problem] {
@@ -128,13 +148,16 @@ public struct WebhookSubscriptions: Sendable {
         ]
         var typeFilter = ""
         if let types = subscription.types {
-            typeFilter = "AND event_type = ANY($4::text[])"
+            typeFilter = "WHERE event_type = ANY($4::text[])"
             parameters.append(.text("{" + types.joined(separator: ",") + "}"))
         }
+        // The type filter applies to the next `cap` events only: a rare type must not turn the
+        // count into a scan of the whole feed (it runs at every /metrics scrape).
         let rows = try await client.query(
             """
-            SELECT count(*) FROM (SELECT 1 FROM events
-             WHERE (tx_id, global_position) > ($1::xid8, $2) \(typeFilter) LIMIT $3) AS behind
+            SELECT count(*) FROM (SELECT event_type FROM events
+             WHERE (tx_id, global_position) > ($1::xid8, $2) ORDER BY tx_id, global_position LIMIT $3) AS behind
+            \(typeFilter)
             """,
             parameters)
         return try rows[0].int(0) ?? 0

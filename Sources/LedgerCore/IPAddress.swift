@@ -22,18 +22,47 @@ public enum IPAddress {
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
         "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/3",
         "::/127", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32", "100::/64",
+        // Local-use NAT64, and Teredo (whose IPv4 is hidden): neither reaches a public host as such.
+        "64:ff9b:1::/48", "2001::/32",
     ].compactMap(CIDR.init)
 
     /// Whether `text` is an address reachable from the internet at large. IPv4 inside IPv6
-    /// (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) is judged by its IPv4 address.
+    /// (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::`) is judged
+    /// by its IPv4 address.
     public static func isPublic(_ text: String) -> Bool {
         guard var bytes = bytes(text) else { return false }
         if bytes.count == 16 {
             let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
             let nat64 = bytes[0..<12].elementsEqual([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])
-            if mapped || nat64 { bytes = Array(bytes[12..<16]) }
+            if mapped || nat64 {
+                bytes = Array(bytes[12..<16])
+            } else if bytes[0] == 0x20 && bytes[1] == 0x02 {
+                bytes = Array(bytes[2..<6])
+            }
         }
         return !nonPublic.contains { $0.contains(bytes) }
+    }
+
+    /// The address as one form: an IPv4-mapped IPv6 address (`::ffff:10.0.0.5`, what a dual-stack
+    /// socket reports for an IPv4 peer) as its IPv4 address; anything else unchanged.
+    public static func canonical(_ text: String) -> String {
+        guard let bytes = bytes(text), bytes.count == 16,
+              bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff
+        else { return text }
+        return bytes[12..<16].map(String.init).joined(separator: ".")
+    }
+
+    /// An address with a port as proxies write it (`203.0.113.7:51234`, `[2001:db8::1]:443`),
+    /// or a bare address, as its address; nil when it is neither.
+    public static func parseHop(_ text: String) -> String? {
+        if bytes(text) != nil { return canonical(text) }
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let inside = String(text[text.index(after: text.startIndex)..<close])
+            return bytes(inside) != nil ? canonical(inside) : nil
+        }
+        let parts = text.split(separator: ":")
+        if parts.count == 2, UInt16(parts[1]) != nil, bytes(String(parts[0]))?.count == 4 { return String(parts[0]) }
+        return nil
     }
 
     /// The addresses `host` resolves to (a literal address resolves to itself); empty when it

@@ -100,14 +100,14 @@ public struct EventsController: Sendable {
         routes.get("/events/stream") { request, _ in
             let key = try await keys.authorize(request, scope: .eventsRead)
             let query = try FeedQuery(request)
-            guard streams.take(key.hash) else {
+            guard let slot = streams.take(key.hash) else {
                 throw APIError(
                     .tooManyRequests, .init("rate_limited"), "Too many open event streams for this API key.",
                     extra: ["retry_after": .int(30)], headers: [.retryAfter: "30"])
             }
-            let (store, streams, keys, recheck) = (self.store, self.streams, self.keys, keyRecheckInterval)
+            let (store, keys, recheck) = (self.store, self.keys, keyRecheckInterval)
             let body = ResponseBody { writer in
-                defer { streams.release(key.hash) }
+                defer { slot.release() }
                 try await Self.stream(
                     store: store, from: query.after, types: query.types, recheckEvery: recheck,
                     stillAuthorized: { (try? await keys.authorize(request, scope: .eventsRead)) != nil }, to: &writer)

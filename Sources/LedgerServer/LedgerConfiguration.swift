@@ -125,6 +125,11 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_OTP_RETENTION_SECONDS", &configuration.otpRetentionSeconds, minimum: Self.day)
         try integer("LEDGER_OUTBOX_RETENTION_SECONDS", &configuration.outboxRetentionSeconds)
         try integer("LEDGER_EMAIL_LINK_RETENTION_SECONDS", &configuration.emailLinkRetentionSeconds)
+        guard configuration.otpRetentionSeconds >= configuration.otpResendWindowSeconds else {
+            throw ConfigurationError(
+                "LEDGER_OTP_RETENTION_SECONDS (\(configuration.otpRetentionSeconds)) must be at least LEDGER_OTP_RESEND_WINDOW_SECONDS "
+                    + "(\(configuration.otpResendWindowSeconds)): the resend limit reads the requests of that window")
+        }
         if let text = string("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS") {
             switch text.lowercased() {
             case "true", "1", "yes", "on": configuration.webhookAllowPrivateNetworks = true

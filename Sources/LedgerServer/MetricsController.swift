@@ -16,6 +16,11 @@ public struct MetricsController: Sendable {
     let client: PostgresClient
     let subscriptions: WebhookSubscriptions
     let clock: any LedgerClock
+    /// The database gauges, read at most once per `gaugeAge` however often (or by however many
+    /// at once) `/metrics` is asked: it needs no key, so it must not become a way to load the
+    /// database.
+    let gauges = GaugeCache()
+    static let gaugeAge: Duration = .seconds(5)
 
     public init(metrics: LedgerMetrics, client: PostgresClient, subscriptions: WebhookSubscriptions, clock: any LedgerClock) {
         self.metrics = metrics
@@ -27,27 +32,48 @@ public struct MetricsController: Sendable {
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.get("/metrics") { _, _ in
-            let statistics = try await OperationalStatistics.read(client: client, now: clock.now())
-            metrics.set("events_appended_total", "Events appended so far (the last global position); rate() is the append rate.",
-                        Double(statistics.eventPosition))
-            metrics.set("feed_held_back_events", "Committed events hidden from every feed consumer behind a still-running older transaction.",
-                        Double(statistics.feedHeldBack))
-            metrics.set("outbox_backlog_messages", "SMS and emails waiting for delivery.", Double(statistics.outboxBacklog))
-            metrics.set("outbox_failed_messages", "SMS and emails given up on after the last retry.", Double(statistics.outboxFailed))
-            metrics.set("purge_due_accounts", "Deleted accounts whose purge time has come.", Double(statistics.purgeDue))
-            metrics.set("purged_accounts_total", "Accounts purged so far (data keys destroyed).", Double(statistics.purged))
-            for subscription in try await subscriptions.list() {
-                let labels = [("subscription", subscription.id.lowercased)]
-                metrics.set("webhook_lag_events", "Events a webhook subscription has not received yet (counted up to 100000).",
-                            Double(try await subscriptions.lag(subscription)), labels: labels)
-                metrics.set("webhook_consecutive_failures", "Failed pushes in a row; the subscription pauses at the limit.",
-                            Double(subscription.consecutiveFailures), labels: labels)
-                metrics.set("webhook_paused", "1 when the subscription is paused.", subscription.status == .paused ? 1 : 0, labels: labels)
-            }
+            try await gauges.refresh(olderThan: Self.gaugeAge) { try await readGauges() }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
         return routes
+    }
+
+    /// Reads the cluster-wide figures into the registry's gauges.
+    func readGauges() async throws {
+        let statistics = try await OperationalStatistics.read(client: client, now: clock.now())
+        metrics.set("events_appended_total", "Events appended so far (the last global position); rate() is the append rate.",
+                    Double(statistics.eventPosition))
+        metrics.set("feed_held_back_events", "Committed events hidden from every feed consumer behind a still-running older transaction.",
+                    Double(statistics.feedHeldBack))
+        metrics.set("outbox_backlog_messages", "SMS and emails waiting for delivery.", Double(statistics.outboxBacklog))
+        metrics.set("outbox_failed_messages", "SMS and emails given up on after the last retry.", Double(statistics.outboxFailed))
+        metrics.set("purge_due_accounts", "Deleted accounts whose purge time has come.", Double(statistics.purgeDue))
+        metrics.set("purged_accounts_total", "Accounts purged so far (data keys destroyed).", Double(statistics.purged))
+        for subscription in try await subscriptions.list() {
+            let labels = [("subscription", subscription.id.lowercased)]
+            metrics.set("webhook_lag_events", "Events a webhook subscription has not received yet (counted up to 100000).",
+                        Double(try await subscriptions.lag(subscription)), labels: labels)
+            metrics.set("webhook_consecutive_failures", "Failed pushes in a row; the subscription pauses at the limit.",
+                        Double(subscription.consecutiveFailures), labels: labels)
+            metrics.set("webhook_paused", "1 when the subscription is paused.", subscription.status == .paused ? 1 : 0, labels: labels)
+        }
+    }
+}
+
+/// When the gauges were last read, and the read in flight: concurrent scrapes share one read.
+actor GaugeCache {
+    private var readAt: ContinuousClock.Instant?
+    private var reading: Task<Void, any Error>?
+
+    func refresh(olderThan age: Duration, _ read: @escaping @Sendable () async throws -> Void) async throws {
+        if let reading { return try await reading.value }
+        if let readAt, readAt.duration(to: .now) < age { return }
+        let task = Task { try await read() }
+        reading = task
+        defer { reading = nil }
+        try await task.value
+        readAt = .now
     }
 }

@@ -98,9 +98,19 @@ public struct EventWebhookDispatcher: Sendable {
         body.append(contentsOf: #"","events":"#.utf8)
         body.append(contentsOf: EventDocument.jsonArray(events))
         body.append(UInt8(ascii: "}"))
-        if let refusal = await subscriptions.refusal(ofDestination: subscription.url) {
-            throw WebhookPushError(description: "refused: \(refusal)")
+        var pinnedClient: HTTPClient?
+        switch await subscriptions.destination(of: subscription.url) {
+        case .refused(let reason): throw WebhookPushError(description: "refused: \(reason)")
+        case .unresolved: throw WebhookPushError(description: "refused: The URL's host does not resolve.")
+        case .unchecked: break
+        case .pinned(let host, let address):
+            // The connection goes to the address just checked, whatever the name resolves to now.
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+            configuration.dnsOverride = [host: address]
+            pinnedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         }
+        defer { if let pinnedClient { Task { try? await pinnedClient.shutdown() } } }
+        let httpClient = pinnedClient ?? self.httpClient
         var request = HTTPClientRequest(url: subscription.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

@@ -106,14 +106,21 @@ public struct PurgeWorker: Sendable {
     @discardableResult
     public func runOnce(limit: Int = .max, progress: (Int, UUID) -> Void = { _, _ in }) async throws -> Int {
         var count = 0
-        while count < limit, let accountID = try await purgeNext() {
-            count += 1
-            progress(count, accountID)
+        var purgeFailure: (any Error)?
+        do {
+            while count < limit, let accountID = try await purgeNext() {
+                count += 1
+                progress(count, accountID)
+            }
+        } catch {
+            // One account that cannot be purged must not keep everything else from its end.
+            purgeFailure = error
         }
         if let retention {
             let swept = try await retention.run().filter { $0.value > 0 }
             if !swept.isEmpty { logger.info("retention swept rows", metadata: ["rows": "\(swept)"]) }
         }
+        if let purgeFailure { throw purgeFailure }
         return count
     }
 

@@ -45,30 +45,55 @@ public struct RetentionSweep: Sendable {
         ]
     }
 
-    /// Deletes every row past its time; returns how many went, by table.
+    /// Deletes every row past its time, then destroys the data keys of code requests that
+    /// never became an account; returns how many rows went (keys destroyed), by table.
     @discardableResult
     public func run() async throws -> [String: Int] {
         let now = clock.now()
         var deleted: [String: Int] = [:]
         for rule in rules {
-            let cutoff = now.addingTimeInterval(-rule.age)
-            var total = 0
-            while true {
-                let rows = try await client.query(
-                    """
-                    WITH gone AS (
-                        DELETE FROM \(rule.table) WHERE ctid IN (
-                            SELECT ctid FROM \(rule.table) WHERE \(rule.condition) LIMIT $2)
-                        RETURNING 1)
-                    SELECT count(*) FROM gone
-                    """,
-                    [.timestamp(cutoff), .int(Int64(policy.batchSize))] + (rule.readsNow ? [.timestamp(now)] : []))
-                let count = Int(try rows[0].int(0) ?? 0)
-                total += count
-                if count < policy.batchSize { break }
-            }
-            deleted[rule.table] = total
+            deleted[rule.table] = try await batched(
+                """
+                WITH gone AS (
+                    DELETE FROM \(rule.table) WHERE ctid IN (
+                        SELECT ctid FROM \(rule.table) WHERE \(rule.condition) LIMIT $2)
+                    RETURNING 1)
+                SELECT count(*) FROM gone
+                """,
+                [.timestamp(now.addingTimeInterval(-rule.age))] + (rule.readsNow ? [.timestamp(now)] : []))
         }
+        // A number typed for a sign-in code and abandoned: its requests' events are sealed under
+        // a key of the account that was never made. Once the requests' rows are gone (their day
+        // is over) and no account has that id, the key goes too, and the number with it. Only
+        // keys of the last 30 days are looked at (by index): the sweep runs every few minutes,
+        // so an abandoned key is at most a few days old when it is found.
+        deleted["subject_keys"] = try await batched(
+            """
+            WITH gone AS (
+                UPDATE subject_keys SET wrapped_key = NULL, destroyed_at = $1 WHERE subject_id IN (
+                    SELECT k.subject_id FROM subject_keys k
+                    WHERE k.wrapped_key IS NOT NULL AND k.created_at > now() - interval '30 days'
+                      AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.account_id = k.subject_id)
+                      AND NOT EXISTS (SELECT 1 FROM otp_requests o WHERE o.account_id = k.subject_id)
+                    LIMIT $2)
+                RETURNING 1)
+            SELECT count(*) FROM gone
+            """,
+            [.timestamp(now)])
         return deleted
+    }
+
+    /// Runs a statement that works through at most `batchSize` rows (`$2`; `parameters` are `$1`
+    /// and from `$3` on) until a run does fewer; returns the rows done.
+    private func batched(_ sql: String, _ parameters: [PostgresParameter]) async throws -> Int {
+        var total = 0
+        while true {
+            var bound = parameters
+            bound.insert(.int(Int64(policy.batchSize)), at: 1)
+            let rows = try await client.query(sql, bound)
+            let count = Int(try rows[0].int(0) ?? 0)
+            total += count
+            if count < policy.batchSize { return total }
+        }
     }
 }

@@ -85,6 +85,11 @@ struct ConfigurationTests {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")
         }
+        // Retention shorter than the window a limit reads would quietly shorten the limit.
+        let short = #expect(throws: ConfigurationError.self) {
+            try LedgerConfiguration.fromEnvironment(["LEDGER_OTP_RESEND_WINDOW_SECONDS": "172800"])
+        }
+        #expect(short?.message.contains("LEDGER_OTP_RETENTION_SECONDS") == true)
     }
 
     @Test("unsafe settings are warned about at start: scrypt below 15, private webhook destinations")

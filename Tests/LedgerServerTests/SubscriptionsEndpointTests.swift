@@ -74,6 +74,12 @@ struct SubscriptionsEndpointTests {
                             #expect(codes == ["private_address"], "\(destination)")
                         }
                     }
+                    // Pushes connect to the address checked, whatever the name resolves to later.
+                    let destination = await services.subscriptions.destination(of: "https://93.184.215.14/hook")
+                    #expect(destination == (allowed ? .unchecked : .pinned(host: "93.184.215.14", address: "93.184.215.14")))
+                    if !allowed {
+                        #expect(await services.subscriptions.destination(of: "http://no-such-host.invalid/") == .unresolved)
+                    }
                     // A public address literal is fine either way (nothing is sent here).
                     let public4 = try await call(
                         client, .post, "/subscriptions", ["url": "https://93.184.215.14/hook", "secret": "whsec-0123456789abcdef"],

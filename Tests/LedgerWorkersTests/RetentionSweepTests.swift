@@ -1,6 +1,9 @@
 import Foundation
 import LedgerAccounts
 import LedgerCore
+import LedgerEventStore
+import LedgerIdentity
+import LedgerCrypto
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWorkers
@@ -79,4 +82,36 @@ struct RetentionSweepTests {
             #expect(try await count(db, "login_throttle") == 0)
         }
     }
+
+    @Test("a number typed for a sign-in code and abandoned: a day later its requests and its key are gone, the number unreadable; an account's key stays")
+    func abandonedCodeRequest() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let repository = PostgresAccountRepository(store: store, clock: db.clock)
+            let accounts = AccountService(
+                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+            let otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 3, count: 32))
+            let requested = try await otp.request(
+                phone: "+995511200377", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: nil)
+            let member = try await accounts.signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let sweep = RetentionSweep(client: db.client, clock: db.clock)
+            // Within its day nothing goes: the request may still be verified.
+            #expect(try await sweep.run()["subject_keys"] == 0)
+            #expect(try await store.readStream(requested.requestID).first?.payload != nil)
+            db.clock.advance(by: 86_401)
+            let swept = try await sweep.run()
+            #expect(swept["otp_requests"] == 1 && swept["subject_keys"] == 1)
+            // The request's history stays (the chain verifies), its payload is unreadable.
+            let history = try await store.readStream(requested.requestID)
+            #expect(!history.isEmpty && history.allSatisfy { $0.payload == nil })
+            let rows = try await db.client.query(
+                "SELECT count(*) FROM events WHERE position(convert_to('995511200377', 'UTF8') IN payload) > 0")
+            #expect(try rows[0].int(0) == 0)
+            // The account's key is untouched.
+            #expect(try await store.readStream(member.accountID).first?.payload != nil)
+            #expect(try await sweep.run()["subject_keys"] == 0)
+        }
+    }
 }
+
