@@ -8,6 +8,7 @@ import LedgerPostgres
 import LedgerServer
 import LedgerWorkers
 import Logging
+import ServiceLifecycle
 
 /// `ledger serve`: the HTTP service. Without a database URL it runs a throwaway local
 /// PostgreSQL cluster and a development master key, and says so; `--dev` uses the development
@@ -111,7 +112,6 @@ struct ServeCommand: AsyncParsableCommand {
 
         let clock = SystemClock()
         let eventStore = EventStore(client: client, keyring: keyring, clock: clock)
-        let listener = eventStore.listenForRemoteCommits(url: url)
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey)
@@ -121,28 +121,24 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.deliveryWebhookURL == nil {
             logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")
         }
-        let dispatcher = Task { await DeliveryDispatcher(client: client, sink: sink, clock: clock, store: eventStore).run() }
-        let webhooks = Task {
-            await EventWebhookDispatcher(subscriptions: services.subscriptions, store: eventStore, clock: clock).run()
+        var workers: [any Service] = [
+            RemoteCommitListener(store: eventStore, url: url),
+            DeliveryDispatcher(client: client, sink: sink, clock: clock, store: eventStore),
+            EventWebhookDispatcher(subscriptions: services.subscriptions, store: eventStore, clock: clock),
+        ]
+        if purge {
+            let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
+            workers.append(PurgeWorker(store: eventStore, clock: clock, retention: retention))
         }
-        let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
-        let purgeWorker = purge ? Task { await PurgeWorker(store: eventStore, clock: clock, retention: retention).run() } : nil
         logger.info("serving", metadata: [
             "port": "\(configuration.port)", "metrics_port": "\(configuration.metricsPort ?? configuration.port)",
             "master_key_id": "\(masterKey.keyID)",
         ])
         do {
-            try await runApplications(services, logger: logger)
+            try await runApplications(services, workers: workers, logger: logger)
         } catch {
             logger.error("server stopped with an error", metadata: ["error": "\(error)"])
         }
-        dispatcher.cancel()
-        _ = await dispatcher.value
-        webhooks.cancel()
-        _ = await webhooks.value
-        purgeWorker?.cancel()
-        _ = await purgeWorker?.value
-        listener.stop()
         await client.shutdown()
         logger.info("stopped")
     }

@@ -36,15 +36,14 @@ func metricsController(_ services: LedgerServices) -> MetricsController {
     MetricsController(metrics: services.metrics, client: services.client, subscriptions: services.subscriptions, clock: services.clock)
 }
 
-/// Serves the API (and `/metrics` on its own port when configured) until SIGTERM or SIGINT.
-public func runApplications(_ services: LedgerServices, logger: Logger) async throws {
-    let api = buildApplication(services, logger: logger)
-    guard let metrics = buildMetricsApplication(services, logger: logger) else {
-        try await api.runService()
-        return
-    }
-    let group = ServiceGroup(
-        configuration: .init(services: [.init(service: api), .init(service: metrics)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+/// Runs the background `workers` with the API (and `/metrics` on its own port when configured)
+/// in one service group until SIGTERM or SIGINT. On shutdown the servers stop taking requests
+/// first, then the workers finish their pass (a group shuts its services down last to first).
+public func runApplications(_ services: LedgerServices, workers: [any Service], logger: Logger) async throws {
+    var members: [ServiceGroupConfiguration.ServiceConfiguration] = workers.map { .init(service: $0) }
+    if let metrics = buildMetricsApplication(services, logger: logger) { members.append(.init(service: metrics)) }
+    members.append(.init(service: buildApplication(services, logger: logger)))
+    let group = ServiceGroup(configuration: .init(services: members, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()
 }
 

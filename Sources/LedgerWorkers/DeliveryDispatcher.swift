@@ -4,6 +4,7 @@ import LedgerCore
 import LedgerEventStore
 import LedgerPostgres
 import Logging
+import ServiceLifecycle
 
 /// Delivers the outbox: claims due messages with a short lease (one autocommit statement,
 /// `FOR UPDATE SKIP LOCKED`, so several instances never take the same message and no
@@ -99,7 +100,7 @@ public struct DeliveryDispatcher: Sendable {
 
     /// Runs passes until the task is cancelled: at once again after a full batch, otherwise
     /// after the next commit or `interval`, whichever comes first.
-    public func run(interval: Duration = .milliseconds(500)) async {
+    public func run(every interval: Duration) async {
         while !Task.isCancelled {
             let generation = store?.commitGeneration
             var claimed = 0
@@ -115,5 +116,12 @@ public struct DeliveryDispatcher: Sendable {
                 try? await Task.sleep(for: interval)
             }
         }
+    }
+}
+
+extension DeliveryDispatcher: Service {
+    /// Runs with the service group until its graceful shutdown (every 500 ms at the latest).
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await run(every: .milliseconds(500)) }
     }
 }

@@ -4,6 +4,7 @@ import LedgerAccounts
 import LedgerCore
 import LedgerEventStore
 import Logging
+import ServiceLifecycle
 import NIOCore
 
 /// Pushes the event feed to webhook subscriptions: each subscription's events in commit order,
@@ -52,7 +53,7 @@ public struct EventWebhookDispatcher: Sendable {
 
     /// Runs until cancelled: a pass on every commit this process makes or hears of, and at
     /// least every `interval` (retries fall due with time).
-    public func run(interval: Duration = .seconds(1)) async {
+    public func run(every interval: Duration) async {
         while !Task.isCancelled {
             let generation = store.commitGeneration
             do {
@@ -130,4 +131,11 @@ public struct EventWebhookDispatcher: Sendable {
 /// A push the receiver did not acknowledge.
 struct WebhookPushError: Error, CustomStringConvertible {
     let description: String
+}
+
+extension EventWebhookDispatcher: Service {
+    /// Runs with the service group until its graceful shutdown (every second at the latest).
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await run(every: .seconds(1)) }
+    }
 }

@@ -5,6 +5,7 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
 import Logging
+import ServiceLifecycle
 
 /// Purges deleted accounts whose `purge_after` has passed (DESIGN.md §3, API.md "Deletion").
 ///
@@ -125,7 +126,7 @@ public struct PurgeWorker: Sendable {
     }
 
     /// Passes every `interval` until cancelled.
-    public func run(interval: Duration = .seconds(60)) async {
+    public func run(every interval: Duration) async {
         while !Task.isCancelled {
             do {
                 let purged = try await runOnce()
@@ -135,5 +136,12 @@ public struct PurgeWorker: Sendable {
             }
             try? await Task.sleep(for: interval)
         }
+    }
+}
+
+extension PurgeWorker: Service {
+    /// Runs with the service group until its graceful shutdown (every minute at the latest).
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await run(every: .seconds(60)) }
     }
 }

@@ -42,6 +42,24 @@ struct DevelopmentModeTests {
         }
     }
 
+    @Test("SIGTERM: the API, the workers and the listener stop together as one service group, and serve exits 0")
+    func gracefulShutdown() async throws {
+        try await TestPostgres.withDatabase { db in
+            let server = try ServerUnderTest(databaseURL: db.url, environment: ["LOG_LEVEL": "info"])
+            do {
+                try await server.start(["--purge"])
+                _ = try await server.signUp(0)
+            } catch {
+                try? await server.shutdown()
+                throw error
+            }
+            let process = try #require(server.process)
+            try await server.shutdown()
+            #expect(await process.exited() == 0)
+            #expect(process.output.contains("stopped"))
+        }
+    }
+
     @Test("serve refuses a master key other than the one the store's data keys are wrapped by")
     func wrongMasterKey() async throws {
         try await TestPostgres.withDatabase { db in

@@ -51,7 +51,7 @@ struct DeliveryDispatcherTests {
                 hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
             let sink = RecordingSink()
             let dispatcher = DeliveryDispatcher(client: db.client, sink: sink, clock: db.clock, store: store)
-            let running = Task { await dispatcher.run(interval: .seconds(600)) }
+            let running = Task { await dispatcher.run(every: .seconds(600)) }
             defer { running.cancel() }
             try await Task.sleep(for: .milliseconds(100))
             for wave in 0..<7 {  // ten at a time: the password hasher's pool is bounded
