@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "ledger", targets: ["LedgerCLI"]),
+        .executable(name: "ledger-bench", targets: ["LedgerBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -136,6 +137,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The `ledger-bench` command: the benchmarks, apart from the service's binary.
+        .executableTarget(
+            name: "LedgerBench",
+            dependencies: [
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
+                "LedgerIdentity", "LedgerWorkers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LedgerTestSupport",
             dependencies: [

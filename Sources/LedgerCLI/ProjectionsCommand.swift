@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerCore
 import LedgerAccounts
 import LedgerCrypto
 import LedgerEventStore

@@ -4,16 +4,16 @@
 # a private local PostgreSQL (default durability);
 # scrypt hashes/s per core at the default cost; the service's RSS under that load.
 #
-#   LEDGER_EXTRA_PACKAGES=wrk scripts/bench-http.sh [SECONDS]
+#   LEDGER_EXTRA_PACKAGES=wrk scripts/bench/http.sh [SECONDS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} wrk" source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} wrk" source scripts/bench/setup.sh
 seconds="${1:-15}"
 bench_workdir http
 bench_start
 export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
 
-"$ledger" bench scrypt --seconds 10
+"$bench" scrypt --seconds 10
 
 "$ledger" migrate >/dev/null
 bench_database_socket

@@ -3,14 +3,14 @@
 # with one worker, then as many again with two workers; release build, private cluster with
 # default durability.
 #
-#   scripts/bench-purge.sh [ACCOUNTS]
+#   scripts/bench/purge.sh [ACCOUNTS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+source scripts/bench/setup.sh
 accounts="${1:-10000}"
 trap stop_cluster EXIT
 bench_start
 export LOG_LEVEL=warning
 for workers in 1 2; do
-  "$ledger" bench purge --accounts "$accounts" --workers "$workers"
+  "$bench" purge --accounts "$accounts" --workers "$workers"
 done

@@ -2,19 +2,19 @@ import Foundation
 
 /// A progress line on standard error: redrawn in place on a terminal (at most ten times a
 /// second), one line per tenth of the work otherwise (logs, CI).
-final class ProgressBar: @unchecked Sendable {
+public final class ProgressBar: @unchecked Sendable {
     private let lock = NSLock()
     private let label: String
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private var lastDraw = ContinuousClock.now - .seconds(1)
     private var lastTenth = -1
 
-    init(label: String) {
+    public init(label: String) {
         self.label = label
     }
 
     /// Shows `done` of `total`, with a free-form `detail` after the figures.
-    func update(done: Int, total: Int, detail: String = "") {
+    public func update(done: Int, total: Int, detail: String = "") {
         lock.withLock {
             let fraction = total > 0 ? Double(done) / Double(total) : 1
             let tenth = Int(fraction * 10)
@@ -32,7 +32,7 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     /// Ends the in-place line.
-    func finish() {
+    public func finish() {
         if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

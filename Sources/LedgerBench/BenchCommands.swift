@@ -6,16 +6,6 @@ import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
 
-/// `ledger bench`: event-store throughput against a real database (BENCHMARKS.md).
-struct BenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Measure event-store and service throughput.",
-        subcommands: [
-            AppendBench.self, FeedBench.self, HistoryBench.self, ScryptBench.self, OTPBench.self, PurgeBench.self,
-            LoginFloodBench.self,
-        ])
-}
-
 /// An event payload of the same size as pg-ceiling's row (~310 bytes of JSON).
 let benchPayload = Array(
     #"{"orderId":"6f1c2a9e-3b7d-4c1e-9a55-2d8e7f0b1c34","customerId":"c-0042917","currency":"EUR","lines":[{"sku":"SKU-000123","qty":2,"unitPrice":1999},{"sku":"SKU-004567","qty":1,"unitPrice":4950},{"sku":"SKU-008901","qty":3,"unitPrice":725}],"shipping":{"method":"standard","country":"DE"},"note":"leave at door"}"#.utf8)
@@ -61,7 +51,7 @@ struct ScryptBench: AsyncParsableCommand {
 struct AppendBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "append", abstract: "Appends/s with N concurrent writers.")
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: BenchDatabase
     @Option(help: "Concurrent writers (one connection each).") var writers = 8
     @Option(help: "Seconds to run.") var seconds = 15.0
     @Option(help: "Events per append.") var batch = 1
@@ -109,7 +99,7 @@ struct FeedBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feed", abstract: "Global-feed read rate over N events (loads them first when missing).")
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: BenchDatabase
     @Option(help: "Events in the feed.") var events = 1_000_000
     @Option(help: "Events per page.") var pageSize = 10_000
 

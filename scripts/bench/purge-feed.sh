@@ -5,15 +5,15 @@
 # transaction holds every consumer back while it runs). Release build, private cluster with
 # default durability.
 #
-#   scripts/bench-purge-feed.sh [ACCOUNTS] [FEED_WRITERS]
+#   scripts/bench/purge-feed.sh [ACCOUNTS] [FEED_WRITERS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+source scripts/bench/setup.sh
 accounts="${1:-1000}"
 writers="${2:-4}"
 trap stop_cluster EXIT
 bench_start
 export LOG_LEVEL=warning
 for workers in 1 2; do
-  "$ledger" bench purge --accounts "$accounts" --workers "$workers" --feed-writers "$writers"
+  "$bench" purge --accounts "$accounts" --workers "$workers" --feed-writers "$writers"
 done

@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `ledger bench otp`: phone-code request + verify pairs per second against a running
+/// `ledger-bench otp`: phone-code request + verify pairs per second against a running
 /// service, over HTTP, as an app would do them. It receives the codes as the service's
 /// delivery webhook (`LEDGER_DELIVERY_WEBHOOK_URL=http://127.0.0.1:<receiver-port>/deliveries`).
 struct OTPBench: AsyncParsableCommand {

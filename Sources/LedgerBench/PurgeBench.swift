@@ -8,14 +8,14 @@ import LedgerPostgres
 import LedgerServer
 import LedgerWorkers
 
-/// `ledger bench purge`: creates deleted accounts of ~20 events each, due for purge, then times
+/// `ledger-bench purge`: creates deleted accounts of ~20 events each, due for purge, then times
 /// purging them all with the given number of workers. With `--feed-writers N`, N writers append
 /// meanwhile and a consumer follows the feed: the longest gap it sees between two deliveries is
 /// how long a purge holds every consumer back (issue 22).
 struct PurgeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "purge", abstract: "Accounts purged/s with N workers.")
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: BenchDatabase
     @Option(help: "Deleted accounts to create and purge.") var accounts = 10_000
     @Option(help: "Concurrent purge workers.") var workers = 1
     @Option(help: "Writers appending while the purge runs, followed by one feed consumer (0: none).") var feedWriters = 0

@@ -2,15 +2,15 @@
 # Audit and operations benchmarks (issue 7) against a release build and a private local
 # PostgreSQL (default durability):
 #   1. `ledger projections rebuild` of 1,010,000 account events (10,000 accounts x 100 events,
-#      written by `ledger bench history`, and the long account below): events/s as the command
+#      written by `ledger-bench history`, and the long account below): events/s as the command
 #      prints it;
 #   2. GET /accounts/{id}/state?at=T of one 10,000-event account (one event a minute): latency
 #      p50/p99 over 300 sequential requests at random instants of its history.
 #
-#   scripts/bench-audit.sh [ACCOUNTS [EVENTS_PER_ACCOUNT]]
+#   scripts/bench/audit.sh [ACCOUNTS [EVENTS_PER_ACCOUNT]]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+source scripts/bench/setup.sh
 accounts=${1:-10000}
 per_account=${2:-100}
 bench_workdir audit
@@ -18,10 +18,10 @@ bench_start
 export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
 
 "$ledger" migrate >/dev/null
-"$ledger" bench history --accounts "$accounts" --events-per-account "$per_account" | tail -2 | head -1
+"$bench" history --accounts "$accounts" --events-per-account "$per_account" | tail -2 | head -1
 # One long history, one event a minute. Written before the rebuild, which leaves it a
 # snapshot every 1,000 versions (as its commands would have).
-long_account=$("$ledger" bench history --accounts 1 --events-per-account 10000 --batch 1 --writers 1 | tail -1 | awk '{print $2}')
+long_account=$("$bench" history --accounts 1 --events-per-account 10000 --batch 1 --writers 1 | tail -1 | awk '{print $2}')
 "$ledger" projections rebuild | tail -1
 echo "accounts projected: $(psql -X -A -t -c 'SELECT count(*) FROM accounts'), sessions: $(psql -X -A -t -c 'SELECT count(*) FROM sessions'), snapshots: $(psql -X -A -t -c 'SELECT count(*) FROM stream_snapshots')"
 bench_serve

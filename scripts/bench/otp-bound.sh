@@ -5,7 +5,7 @@
 # the same run's single-row INSERT ceiling at 32 clients, and with wrk installed, the HTTP-only
 # rate of the service (`GET /healthz`).
 #
-#   [LEDGER_EXTRA_PACKAGES=wrk] scripts/bench-otp-bound.sh [SECONDS]
+#   [LEDGER_EXTRA_PACKAGES=wrk] scripts/bench/otp-bound.sh [SECONDS]
 #
 # A pair's writes, kept to the minimum the product needs and in the real schema:
 #   request: 1 event (`ledger_append_batch`, new streams), the `otp_requests` row, the outbox row;
@@ -17,8 +17,8 @@
 # pairs/s ≤ 1 / (1/pg_pairs + 3/http_rps): a pair is at least three HTTP exchanges (request,
 # SMS webhook, verify) and the writes above, on the same cores.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+source scripts/bench/setup.sh
 seconds="${1:-15}"
 bench_workdir otp-bound
 bench_start

@@ -2,20 +2,20 @@
 # Event API benchmarks (issue 7) against a release build and a private local PostgreSQL
 # (default durability): GET /events read over HTTP through 1,000,000 events (10,000 a page,
 # following next_cursor), and the same 1,000,000 events through GET /events/stream (SSE).
-# The in-process feed read of the same events (`ledger bench feed`) is printed beside them.
+# The in-process feed read of the same events (`ledger-bench feed`) is printed beside them.
 # Then webhook delivery: a subscription from the start of the feed, pushed to a local receiver
 # (threaded Python, answers 204 at once), timed until all 1,000,000 events have arrived.
 #
-#   scripts/bench-events.sh
+#   scripts/bench/events.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+source scripts/bench/setup.sh
 bench_workdir events
 bench_start
 export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
 
 "$ledger" migrate >/dev/null
-"$ledger" bench feed --events 1000000
+"$bench" feed --events 1000000
 bench_serve
 key=$("$ledger" keys create --name bench --scope events:read,admin | tail -1)
 

@@ -4,12 +4,12 @@
 # single-row INSERT ceiling at 32 clients. Codes reach the load generator the way they reach a
 # real SMS bridge: through the delivery webhook.
 #
-#   [LEDGER_EXTRA_PACKAGES=wrk] scripts/bench-otp.sh [SECONDS] [CONNECTIONS]
+#   [LEDGER_EXTRA_PACKAGES=wrk] scripts/bench/otp.sh [SECONDS] [CONNECTIONS]
 #
 # With wrk installed it also measures the HTTP-only bound (see the end).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+source scripts/bench/setup.sh
 seconds="${1:-15}"
 connections="${2:-32}"
 bench_workdir otp
@@ -29,7 +29,7 @@ bench_serve
 
 [ -n "${SKIP_CEILING:-}" ] || ../shared/bench/pg-ceiling write "$connections" "$seconds"
 for mode in ${MODES:-existing new}; do
-  "$ledger" bench otp --url "http://127.0.0.1:$http_port" --receiver-port "$receiver_port" \
+  "$bench" otp --url "http://127.0.0.1:$http_port" --receiver-port "$receiver_port" \
     --connections "$connections" --seconds "$seconds" --mode "$mode"
 done
 # What HTTP alone allows on this machine: `GET /healthz` (no database work) with wrk at the

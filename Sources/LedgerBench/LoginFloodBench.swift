@@ -3,7 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 
-/// `ledger bench login-flood`: sign-ins of existing accounts while a flood of sign-ups from many
+/// `ledger-bench login-flood`: sign-ins of existing accounts while a flood of sign-ups from many
 /// addresses keeps the hashing threads busy (issue 22: sign-ins stay ahead). Runs against a
 /// service started with `LEDGER_TRUSTED_PROXIES=127.0.0.1/32` so each request's
 /// `X-Forwarded-For` address is believed: every sign-up comes from an address of its own, as a

@@ -8,7 +8,7 @@ import LedgerIdentity
 import LedgerPostgres
 import LedgerServer
 
-/// `ledger bench history`: writes account histories straight to the event store, for the
+/// `ledger-bench history`: writes account histories straight to the event store, for the
 /// benchmarks that read them back (`projections rebuild`, point-in-time state).
 ///
 /// Each account registers with an email and a password, then alternates between what a busy
@@ -20,7 +20,7 @@ struct HistoryBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "Write synthetic account histories (for rebuild and point-in-time benchmarks).")
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: BenchDatabase
     @Option(help: "Accounts to create.") var accounts = 10_000
     @Option(help: "Events per account.") var eventsPerAccount = 100
     @Option(help: "Concurrent writers.") var writers = 4

@@ -1,12 +1,15 @@
-# Shared set-up of the benchmark scripts (sourced): packages, the release binary, and a private
-# cluster with default durability holding a `ledger` database. Sets `ledger` (the binary),
-# DATABASE_URL, PG* and a fresh LEDGER_MASTER_KEY; the caller's EXIT trap must call stop_cluster.
+# Shared set-up of the benchmark scripts (sourced): packages, the release binaries, and a
+# private cluster with default durability holding a `ledger` database. Sets `ledger` and `bench`
+# (the service's and the benchmarks' binaries), DATABASE_URL, PG* and a fresh LEDGER_MASTER_KEY;
+# the caller's EXIT trap must call stop_cluster.
 source scripts/setup.sh
 source scripts/pg-cluster.sh
 
 bench_start() {
   swift build -c release --product ledger >&2
+  swift build -c release --product ledger-bench >&2
   ledger=.build/release/ledger
+  bench=.build/release/ledger-bench
   start_cluster durable 200
   as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres ledger
   export DATABASE_URL="postgresql://postgres@127.0.0.1:$PG_CLUSTER_PORT/ledger"

@@ -8,10 +8,10 @@
 # dozens of sign-ups a second against two hashes' worth), then ignores it (the HTTP layer flooded
 # too, by a load generator on the same two cores).
 #
-#   scripts/bench-login-flood.sh [SECONDS] [FLOODERS]
+#   scripts/bench/login-flood.sh [SECONDS] [FLOODERS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/bench-setup.sh
+cd "$(dirname "$0")/../.."
+source scripts/bench/setup.sh
 seconds="${1:-30}"
 flooders="${2:-64}"
 bench_workdir login-flood
@@ -20,7 +20,7 @@ export LOG_LEVEL=warning LEDGER_TRUSTED_PROXIES=127.0.0.1/32
 "$ledger" migrate >/dev/null
 bench_database_socket
 bench_serve
-bench() { "$ledger" bench login-flood --url "http://127.0.0.1:$http_port" --seconds "$seconds" "$@"; }
+bench() { "$bench" login-flood --url "http://127.0.0.1:$http_port" --seconds "$seconds" "$@"; }
 bench --flooders 0
 bench --flooders "$flooders"
 bench --flooders "$flooders" --ignore-retry-after
