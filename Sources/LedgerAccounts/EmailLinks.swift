@@ -12,7 +12,10 @@ public struct EmailLinks: Sendable {
     /// How long the revert link to the old address works after an email change.
     public let revertLifetime: TimeInterval
 
-    public init(lifetime: TimeInterval = 1800, baseURL: String = "https://321.fit", revertLifetime: TimeInterval = 604_800) {
+    public init(
+        lifetime: TimeInterval = Policies.standard.emailLinkLifetime, baseURL: String = "https://321.fit",
+        revertLifetime: TimeInterval = Policies.standard.emailRevertLifetime
+    ) {
         self.lifetime = lifetime
         self.baseURL = baseURL
         self.revertLifetime = revertLifetime

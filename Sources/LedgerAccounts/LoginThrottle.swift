@@ -18,7 +18,9 @@ public struct LoginThrottle: Sendable {
         public var addressWindow: TimeInterval
 
         public init(
-            maximumFailures: Int = 5, lockout: TimeInterval = 900, maximumFailuresPerAddress: Int = 50, addressWindow: TimeInterval = 900
+            maximumFailures: Int = Policies.standard.loginMaxFailures, lockout: TimeInterval = Policies.standard.loginLockout,
+            maximumFailuresPerAddress: Int = Policies.standard.ipLoginFailureLimit,
+            addressWindow: TimeInterval = Policies.standard.limitWindow
         ) {
             self.maximumFailures = maximumFailures
             self.lockout = lockout

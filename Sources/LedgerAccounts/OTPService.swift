@@ -18,7 +18,7 @@ public struct OTPService: Sendable {
 
     public init(
         otps: any OTPRepository, accounts: AccountService, policy: OTPPolicy = OTPPolicy(), codeKey: [UInt8],
-        catalog: CountryCatalog = .standard, reauthLifetime: TimeInterval = 900
+        catalog: CountryCatalog = .standard, reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
     ) {
         self.otps = otps
         self.accounts = accounts

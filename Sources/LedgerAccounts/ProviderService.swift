@@ -12,7 +12,9 @@ public struct ProviderService: Sendable {
     var repository: any AccountRepository { accounts.repository }
     var clock: any LedgerClock { accounts.clock }
 
-    public init(accounts: AccountService, verifier: any IdentityTokenVerifier, reauthLifetime: TimeInterval = 900) {
+    public init(
+        accounts: AccountService, verifier: any IdentityTokenVerifier, reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
+    ) {
         self.accounts = accounts
         self.verifier = verifier
         self.reauthLifetime = reauthLifetime
@@ -140,7 +142,7 @@ public struct ProviderService: Sendable {
     }
 
     /// How old an ID token may be for re-auth (API.md: 5 minutes).
-    public static let reauthTokenMaxAge: TimeInterval = 300
+    public static let reauthTokenMaxAge = Policies.standard.reauthNonceLifetime
 
     static func inUse(_ provider: IdentityProvider) -> IdentityError {
         IdentityError(.providerInUse, "This \(provider.displayName) account is already connected to another account.")

@@ -12,7 +12,7 @@ public struct ReauthService: Sendable {
     var repository: any AccountRepository { accounts.repository }
     var clock: any LedgerClock { accounts.clock }
 
-    public init(accounts: AccountService, lifetime: TimeInterval = 900) {
+    public init(accounts: AccountService, lifetime: TimeInterval = Policies.standard.reauthGrantLifetime) {
         self.accounts = accounts
         self.lifetime = lifetime
     }
@@ -58,7 +58,7 @@ public struct ReauthService: Sendable {
     }
 
     /// How long a re-auth nonce lasts (API.md: 5 minutes).
-    public static let nonceLifetime: TimeInterval = 300
+    public static let nonceLifetime = Policies.standard.reauthNonceLifetime
 
     /// Emails a re-auth link to the account's address; its grant will belong to `session`.
     public func sendEmailLink(_ session: SessionRef) async throws {

@@ -14,7 +14,10 @@ public struct RequestLimits: Sendable {
         public var lookupsPerClient: Int
         public var window: TimeInterval
 
-        public init(signupsPerClient: Int = 30, lookupsPerClient: Int = 30, window: TimeInterval = 900) {
+        public init(
+            signupsPerClient: Int = Policies.standard.ipSignupLimit, lookupsPerClient: Int = Policies.standard.ipLookupLimit,
+            window: TimeInterval = Policies.standard.limitWindow
+        ) {
             self.signupsPerClient = signupsPerClient
             self.lookupsPerClient = lookupsPerClient
             self.window = window

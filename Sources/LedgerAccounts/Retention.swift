@@ -12,7 +12,10 @@ public struct Retention: Sendable {
     /// HMAC key for the cooldown list (derived from the master key in production).
     let cooldownKey: [UInt8]
 
-    public init(purgeDelay: TimeInterval = 2_592_000, cooldown: TimeInterval = 604_800, cooldownKey: [UInt8]) {
+    public init(
+        purgeDelay: TimeInterval = Policies.standard.purgeDelay, cooldown: TimeInterval = Policies.standard.signupCooldown,
+        cooldownKey: [UInt8]
+    ) {
         self.purgeDelay = purgeDelay
         self.cooldown = cooldown
         self.cooldownKey = cooldownKey

@@ -2,6 +2,7 @@ import Foundation
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
+import LedgerIdentity
 import LedgerPostgres
 
 /// Webhook subscriptions in PostgreSQL: created and read by admins, claimed and advanced by
@@ -17,7 +18,7 @@ public struct WebhookSubscriptions: Sendable {
 
     public init(store: EventStore, masterKey: MasterKey, clock: any LedgerClock, allowsPrivateNetworks: Bool = false) throws {
         self.store = store
-        self.secretKey = try DataKey(bytes: masterKey.derivedKey(label: "webhook-subscription-secret"))
+        self.secretKey = try DataKey(bytes: masterKey.derivedKey(label: KeyLabel.webhookSubscriptionSecret))
         self.clock = clock
         self.allowsPrivateNetworks = allowsPrivateNetworks
     }

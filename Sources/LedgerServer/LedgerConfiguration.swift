@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerIdentity
 
 /// Everything the service reads from its environment (API.md, "Configuration"); defaults are
 /// the seeds' values. Flags of `ledger serve` override the environment.
@@ -11,22 +12,22 @@ public struct LedgerConfiguration: Sendable {
     public var masterKey: String?
     public var deliveryWebhookURL: String?
     public var deliveryWebhookSecret: String?
-    public var otpTTLSeconds = 300
-    public var otpMaxAttempts = 5
-    public var otpResendLimit = 3
-    public var otpResendWindowSeconds = 900
-    public var otpResendIntervalSeconds = 30
-    public var reauthTTLSeconds = 900
-    public var ipOTPLimit = 30
+    public var otpTTLSeconds = Int(Policies.standard.otp.ttl)
+    public var otpMaxAttempts = Policies.standard.otp.maxAttempts
+    public var otpResendLimit = Policies.standard.otp.resendLimit
+    public var otpResendWindowSeconds = Int(Policies.standard.otp.resendWindow)
+    public var otpResendIntervalSeconds = Int(Policies.standard.otp.resendInterval)
+    public var reauthTTLSeconds = Int(Policies.standard.reauthGrantLifetime)
+    public var ipOTPLimit = Policies.standard.otp.addressLimit
     /// Codes one signed-in account may request per 15 minutes, all numbers together (beyond API.md).
-    public var accountOTPLimit = 10
-    public var ipLoginFailureLimit = 50
-    public var otpDailyFailureLimit = 20
+    public var accountOTPLimit = Policies.standard.otp.accountLimit
+    public var ipLoginFailureLimit = Policies.standard.ipLoginFailureLimit
+    public var otpDailyFailureLimit = Policies.standard.otp.dailyFailureLimit
     /// Sign-ups and reset requests per client per 15 minutes.
-    public var ipSignupLimit = 30
+    public var ipSignupLimit = Policies.standard.ipSignupLimit
     /// Answers that can tell whether an email or number is registered, per client (and per
     /// signed-in account) per 15 minutes.
-    public var ipLookupLimit = 30
+    public var ipLookupLimit = Policies.standard.ipLookupLimit
     /// Whether subscription URLs may reach loopback, private, link-local and metadata addresses.
     public var webhookAllowPrivateNetworks = false
     /// How long rows kept for a while stay (beyond API.md; `LEDGER_*_RETENTION_SECONDS`).
@@ -35,13 +36,13 @@ public struct LedgerConfiguration: Sendable {
     public var outboxRetentionSeconds = 3_600
     public var emailLinkRetentionSeconds = 86_400
     public var trustedProxies: [String] = []
-    public var emailLinkTTLSeconds = 1800
-    public var emailRevertTTLSeconds = 604_800
-    public var loginMaxFailures = 5
-    public var loginLockoutSeconds = 900
-    public var purgeAfterSeconds = 2_592_000
-    public var signupCooldownSeconds = 604_800
-    public var scryptLogN = 17
+    public var emailLinkTTLSeconds = Int(Policies.standard.emailLinkLifetime)
+    public var emailRevertTTLSeconds = Int(Policies.standard.emailRevertLifetime)
+    public var loginMaxFailures = Policies.standard.loginMaxFailures
+    public var loginLockoutSeconds = Int(Policies.standard.loginLockout)
+    public var purgeAfterSeconds = Int(Policies.standard.purgeDelay)
+    public var signupCooldownSeconds = Int(Policies.standard.signupCooldown)
+    public var scryptLogN = Policies.standard.scryptLogN
     public var appleJWKS = "https://appleid.apple.com/auth/keys"
     public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleClientIDs: [String] = []

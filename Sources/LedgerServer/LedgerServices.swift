@@ -37,7 +37,7 @@ public struct LedgerServices: Sendable {
             google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock)
         let retention = Retention(
             purgeDelay: TimeInterval(configuration.purgeAfterSeconds), cooldown: TimeInterval(configuration.signupCooldownSeconds),
-            cooldownKey: masterKey.derivedKey(label: "signup-cooldown"))
+            cooldownKey: masterKey.derivedKey(label: KeyLabel.signupCooldown))
         let repository = PostgresAccountRepository(store: eventStore, clock: clock, retention: retention)
         let accounts = AccountService(
             repository: repository,
@@ -57,7 +57,7 @@ public struct LedgerServices: Sendable {
         self.accounts = accounts
         self.otp = OTPService(
             otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,
-            codeKey: masterKey.derivedKey(label: "otp-code"), reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
+            codeKey: masterKey.derivedKey(label: KeyLabel.otpCode), reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.reauth = ReauthService(accounts: accounts, lifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.providers = ProviderService(
             accounts: accounts, verifier: verifier, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))

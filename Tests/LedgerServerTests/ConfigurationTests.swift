@@ -1,3 +1,5 @@
+import Foundation
+import LedgerIdentity
 import LedgerServer
 import Testing
 
@@ -25,6 +27,9 @@ struct ConfigurationTests {
         #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
         #expect(configuration.purgeAfterSeconds == 2_592_000 && configuration.signupCooldownSeconds == 604_800)
         #expect(configuration.scryptLogN == 17)
+        // One home for the numbers: the configuration starts from the policies.
+        #expect(configuration.otpPolicy == Policies.standard.otp)
+        #expect(TimeInterval(configuration.reauthTTLSeconds) == Policies.standard.reauthGrantLifetime)
         #expect(configuration.appleJWKS == "https://appleid.apple.com/auth/keys")
         #expect(configuration.googleJWKS == "https://www.googleapis.com/oauth2/v3/certs")
         #expect(configuration.appleClientIDs.isEmpty && configuration.googleClientIDs.isEmpty)

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The product's numbers, as the seeds and API.md set them: every default in the service starts
+/// here (`LedgerConfiguration` reads the environment over `Policies.standard`), so a rule's
+/// number is written once. OTP numbers are `OTPPolicy`, held here as `otp`.
+public struct Policies: Sendable, Equatable {
+    /// The seeds' values.
+    public static let standard = Policies()
+
+    /// Codes: TTL, attempts, resends, countdown, caps (`OTPPolicy`).
+    public var otp = OTPPolicy()
+    /// How long a "Verify it's you" grant lasts.
+    public var reauthGrantLifetime: TimeInterval = 900
+    /// How long a provider re-auth nonce lasts, and the oldest `iat` a provider token may have.
+    public var reauthNonceLifetime: TimeInterval = 300
+    /// Verification, change, reset and re-auth links.
+    public var emailLinkLifetime: TimeInterval = 1800
+    /// The revert link sent to the old address after an email change.
+    public var emailRevertLifetime: TimeInterval = 604_800
+    /// Failed sign-ins (or password re-auths) before the lockout, and how long it lasts.
+    public var loginMaxFailures = 5
+    public var loginLockout: TimeInterval = 900
+    /// Failed sign-ins per client (all accounts together) per `limitWindow`.
+    public var ipLoginFailureLimit = 50
+    /// Sign-ups and reset requests, and registration lookups, per client per `limitWindow`.
+    public var ipSignupLimit = 30
+    public var ipLookupLimit = 30
+    public var limitWindow: TimeInterval = 900
+    /// Deletion → purge, and deletion → the same identifier may register again.
+    public var purgeDelay: TimeInterval = 2_592_000
+    public var signupCooldown: TimeInterval = 604_800
+    /// scrypt cost (N = 2^logN, r = 8, p = 1).
+    public var scryptLogN = 17
+
+    public init() {}
+}
+
+/// The labels of the keys derived from the master key (`MasterKey.derivedKey(label:)`), in one
+/// place: a label changed is every value keyed by it lost.
+public enum KeyLabel {
+    /// HMAC of the deletion cooldown's identifiers.
+    public static let signupCooldown = "signup-cooldown"
+    /// HMAC of OTP codes.
+    public static let otpCode = "otp-code"
+    /// Seals webhook subscriptions' secrets.
+    public static let webhookSubscriptionSecret = "webhook-subscription-secret"
+}
