@@ -40,15 +40,18 @@ public struct APIKeys: Sendable {
         let id = UUID.random()
         try await client.query(
             "INSERT INTO api_keys (id, name, key_sha256, scopes, created_at) VALUES ($1, $2, $3, $4::text[], $5)",
-            [.uuid(id), .text(name), .bytea(SHA256.hash(Array(key.utf8))),
-             .text("{" + scopes.map(\.rawValue).joined(separator: ",") + "}"), .timestamp(clock.now())])
+            [
+                .uuid(id), .text(name), .bytea(SHA256.hash(Array(key.utf8))),
+                .text("{" + scopes.map(\.rawValue).joined(separator: ",") + "}"), .timestamp(clock.now()),
+            ])
         return (id, key)
     }
 
     public func list() async throws -> [Key] {
         try await client.query("SELECT id, name, array_to_string(scopes, ','), created_at, revoked_at FROM api_keys ORDER BY created_at")
             .rows.map { row in
-                Key(id: try row.uuid(0)!, name: row.string(1) ?? "", scopes: (row.string(2) ?? "").split(separator: ",").map(String.init),
+                Key(
+                    id: try row.uuid(0)!, name: row.string(1) ?? "", scopes: (row.string(2) ?? "").split(separator: ",").map(String.init),
                     createdAt: try row.date(3)!, revokedAt: try row.date(4))
             }
     }

@@ -18,13 +18,23 @@ struct AccountProjector {
         let deleted_at: Date?, purge_after: Date?
 
         func write(to row: inout BinaryRecordset) {
-            row.field("account_id", account_id); row.field("version", version); row.field("email", email)
+            row.field("account_id", account_id)
+            row.field("version", version)
+            row.field("email", email)
             row.field("email_normalized", email_normalized)
-            row.field("email_verified", email_verified); row.field("password_hash", password_hash)
-            row.field("password_changed_at", password_changed_at); row.field("display_name", display_name)
-            row.field("handle", handle); row.field("handle_is_temporary", handle_is_temporary); row.field("created_at", created_at)
-            row.field("phone_e164", phone_e164); row.field("phone_region", phone_region); row.field("apple_subject", apple_subject)
-            row.field("google_subject", google_subject); row.field("deleted_at", deleted_at); row.field("purge_after", purge_after)
+            row.field("email_verified", email_verified)
+            row.field("password_hash", password_hash)
+            row.field("password_changed_at", password_changed_at)
+            row.field("display_name", display_name)
+            row.field("handle", handle)
+            row.field("handle_is_temporary", handle_is_temporary)
+            row.field("created_at", created_at)
+            row.field("phone_e164", phone_e164)
+            row.field("phone_region", phone_region)
+            row.field("apple_subject", apple_subject)
+            row.field("google_subject", google_subject)
+            row.field("deleted_at", deleted_at)
+            row.field("purge_after", purge_after)
         }
     }
 
@@ -35,11 +45,17 @@ struct AccountProjector {
         let revoked_at: Date?, revoked_reason: String?
 
         func write(to row: inout BinaryRecordset) {
-            row.field("session_id", session_id); row.field("account_id", account_id); row.field("method", method)
-            row.field("device", device); row.field("access_token_sha256", hex: access_token_sha256)
-            row.field("refresh_token_sha256", hex: refresh_token_sha256); row.field("created_at", created_at)
-            row.field("last_used_at", last_used_at); row.field("access_expires_at", access_expires_at)
-            row.field("refresh_expires_at", refresh_expires_at); row.field("revoked_at", revoked_at)
+            row.field("session_id", session_id)
+            row.field("account_id", account_id)
+            row.field("method", method)
+            row.field("device", device)
+            row.field("access_token_sha256", hex: access_token_sha256)
+            row.field("refresh_token_sha256", hex: refresh_token_sha256)
+            row.field("created_at", created_at)
+            row.field("last_used_at", last_used_at)
+            row.field("access_expires_at", access_expires_at)
+            row.field("refresh_expires_at", refresh_expires_at)
+            row.field("revoked_at", revoked_at)
             row.field("revoked_reason", revoked_reason)
         }
     }
@@ -48,7 +64,8 @@ struct AccountProjector {
         let refresh_token_sha256: String, session_id: UUID, account_id: UUID
 
         func write(to row: inout BinaryRecordset) {
-            row.field("refresh_token_sha256", hex: refresh_token_sha256); row.field("session_id", session_id)
+            row.field("refresh_token_sha256", hex: refresh_token_sha256)
+            row.field("session_id", session_id)
             row.field("account_id", account_id)
         }
     }
@@ -57,7 +74,9 @@ struct AccountProjector {
         let key_hmac: String, account_id: UUID, until: Date
 
         func write(to row: inout BinaryRecordset) {
-            row.field("key_hmac", hex: key_hmac); row.field("account_id", account_id); row.field("until", until)
+            row.field("key_hmac", hex: key_hmac)
+            row.field("account_id", account_id)
+            row.field("until", until)
         }
     }
 
@@ -66,8 +85,12 @@ struct AccountProjector {
         var used_at: Date?
 
         func write(to row: inout BinaryRecordset) {
-            row.field("token_sha256", hex: token_sha256); row.field("link_id", link_id); row.field("account_id", account_id)
-            row.field("purpose", purpose); row.field("expires_at", expires_at); row.field("used_at", used_at)
+            row.field("token_sha256", hex: token_sha256)
+            row.field("link_id", link_id)
+            row.field("account_id", account_id)
+            row.field("purpose", purpose)
+            row.field("expires_at", expires_at)
+            row.field("used_at", used_at)
         }
     }
 
@@ -115,14 +138,15 @@ struct AccountProjector {
         guard let createdAt = state.createdAt else { return }
         for (event, time) in events { addLinks(state.accountID, event, at: time) }
         let live = state.deletedAt == nil
-        accounts.append(AccountRow(
-            account_id: state.accountID, version: state.version, email: state.email,
-            email_normalized: live ? state.email.map(EmailAddress.normalize) : nil, email_verified: state.emailVerified,
-            password_hash: state.passwordHash, password_changed_at: state.passwordChangedAt, display_name: state.displayName,
-            handle: state.handle, handle_is_temporary: state.handleIsTemporary, created_at: createdAt,
-            phone_e164: live ? state.phone : nil, phone_region: state.phoneRegion,
-            apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
-            deleted_at: state.deletedAt, purge_after: state.purgeAfter))
+        accounts.append(
+            AccountRow(
+                account_id: state.accountID, version: state.version, email: state.email,
+                email_normalized: live ? state.email.map(EmailAddress.normalize) : nil, email_verified: state.emailVerified,
+                password_hash: state.passwordHash, password_changed_at: state.passwordChangedAt, display_name: state.displayName,
+                handle: state.handle, handle_is_temporary: state.handleIsTemporary, created_at: createdAt,
+                phone_e164: live ? state.phone : nil, phone_region: state.phoneRegion,
+                apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
+                deleted_at: state.deletedAt, purge_after: state.purgeAfter))
         for case (.deletionScheduled(let scheduled), _) in events {
             for key in scheduled.cooldownKeys {
                 // As the upsert does: the longest cooldown wins, with its account as the owner
@@ -140,11 +164,12 @@ struct AccountProjector {
         }
         for sessionID in Self.changedSessions(events.map(\.0)) {
             guard let session = state.sessions[sessionID] else { continue }
-            sessions.append(SessionRow(
-                session_id: session.id, account_id: state.accountID, method: session.method, device: session.device,
-                access_token_sha256: session.accessTokenHash, refresh_token_sha256: session.refreshTokenHash,
-                created_at: session.createdAt, last_used_at: session.lastUsedAt, access_expires_at: session.accessExpiresAt,
-                refresh_expires_at: session.refreshExpiresAt, revoked_at: session.revokedAt, revoked_reason: session.revokedReason))
+            sessions.append(
+                SessionRow(
+                    session_id: session.id, account_id: state.accountID, method: session.method, device: session.device,
+                    access_token_sha256: session.accessTokenHash, refresh_token_sha256: session.refreshTokenHash,
+                    created_at: session.createdAt, last_used_at: session.lastUsedAt, access_expires_at: session.accessExpiresAt,
+                    refresh_expires_at: session.refreshExpiresAt, revoked_at: session.revokedAt, revoked_reason: session.revokedReason))
         }
         addSpentTokens(state.accountID, events.lazy.map(\.0), from: previous)
     }
@@ -160,7 +185,8 @@ struct AccountProjector {
             case .sessionStarted(let started):
                 currentRefreshHashes[started.sessionID] = started.refreshTokenHash
             case .sessionRefreshed(let refreshed):
-                guard let spent = currentRefreshHashes[refreshed.sessionID]
+                guard
+                    let spent = currentRefreshHashes[refreshed.sessionID]
                         ?? previous?.sessions[refreshed.sessionID]?.refreshTokenHash
                 else { continue }
                 spentTokens.append(SpentTokenRow(refresh_token_sha256: spent, session_id: refreshed.sessionID, account_id: accountID))
@@ -203,8 +229,9 @@ struct AccountProjector {
         _ accountID: UUID, _ tokenHash: String?, _ linkID: UUID, _ purpose: AccountState.PendingLink.Purpose, _ expiresAt: Date
     ) {
         guard let tokenHash, Hex.decode(tokenHash) != nil else { return }
-        links.append(LinkRow(
-            token_sha256: tokenHash, link_id: linkID, account_id: accountID, purpose: purpose.rawValue, expires_at: expiresAt))
+        links.append(
+            LinkRow(
+                token_sha256: tokenHash, link_id: linkID, account_id: accountID, purpose: purpose.rawValue, expires_at: expiresAt))
     }
 
     private mutating func spend(_ use: LinkUse) {

@@ -99,7 +99,11 @@ public struct ClaimTaken: Error, Sendable, Equatable {
     /// The claim behind a unique violation of the `accounts` projection.
     init(constraint: String?) {
         let name = constraint ?? ""
-        claim = name.contains("handle") ? .handle : name.contains("phone") ? .phone
-            : name.contains("apple") ? .apple : name.contains("google") ? .google : .email
+        claim =
+            name.contains("handle")
+            ? .handle
+            : name.contains("phone")
+                ? .phone
+                : name.contains("apple") ? .apple : name.contains("google") ? .google : .email
     }
 }

@@ -15,7 +15,8 @@ extension AccountService {
         var problems = policy.violations(of: newPassword, email: state.email.flatMap(EmailAddress.init))
             .map { ValidationFailure.Problem(field: "new_password", code: $0.code, message: $0.message) }
         if try await hasher.verify(newPassword, against: state.passwordHash) {
-            problems.append(.init(field: "new_password", code: "same_as_current", message: "Pick something different from your current password."))
+            problems.append(
+                .init(field: "new_password", code: "same_as_current", message: "Pick something different from your current password."))
         }
         guard problems.isEmpty else { throw ValidationFailure(problems: problems) }
         let hash = try await hasher.hash(newPassword)
@@ -65,7 +66,9 @@ extension AccountService {
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try state.requireReauth(.changeEmail, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
         guard newEmail.normalized != EmailAddress.normalize(current) else {
-            throw ValidationFailure(problems: [.init(field: "new_email", code: "same_as_current", message: "This is already your email address.")])
+            throw ValidationFailure(problems: [
+                .init(field: "new_email", code: "same_as_current", message: "This is already your email address.")
+            ])
         }
         try await admit(.lookup, client: client, accountID: session.accountID)
         guard try await repository.isEmailFree(newEmail) else { throw Self.emailTaken }

@@ -90,11 +90,12 @@ public struct AccountService: Sendable {
             let (link, message) = try links.make(.verifyEmail, to: email.value, now: now)
             do {
                 let (state, _) = try await repository.execute(accountID, outbox: [message]) { _ in
-                    .register(.init(
-                        email: email, passwordHash: passwordHash, displayName: displayName, handle: chosenHandle,
-                        handleIsTemporary: requestedHandle == nil,
-                        session: .init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes),
-                        verificationLink: link))
+                    .register(
+                        .init(
+                            email: email, passwordHash: passwordHash, displayName: displayName, handle: chosenHandle,
+                            handleIsTemporary: requestedHandle == nil,
+                            session: .init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes),
+                            verificationLink: link))
                 }
                 return session(state, sessionID, tokens)
             } catch let taken as ClaimTaken where taken.claim == .handle && requestedHandle == nil && attempt < 4 {

@@ -39,9 +39,10 @@ public enum AccountSnapshots {
     /// rare and usually of a long history, asks for the snapshot first.
     static func fold(_ accountID: UUID, at: Date?, store: EventStore, on connection: PostgresConnection) async throws -> Fold {
         func restored() async -> Fold? {
-            guard let snapshot = try? await store.latestSnapshot(
-                      streamID: accountID, subjectID: accountID, format: format, recordedBy: at, on: connection),
-                  let state = try? decode(snapshot.state), state.accountID == accountID, state.version == snapshot.version
+            guard
+                let snapshot = try? await store.latestSnapshot(
+                    streamID: accountID, subjectID: accountID, format: format, recordedBy: at, on: connection),
+                let state = try? decode(snapshot.state), state.accountID == accountID, state.version == snapshot.version
             else { return nil }
             return Fold(state: state, snapshotVersion: snapshot.version, lastRecordedAt: snapshot.lastRecordedAt)
         }

@@ -22,7 +22,8 @@ public struct EmailLinks: Sendable {
     }
 
     /// A new link for `purpose` and the message that carries it to `address`.
-    func make(_ purpose: AccountState.PendingLink.Purpose, to address: String, now: Date) throws -> (AccountCommand.NewLink, OutboxMessage) {
+    func make(_ purpose: AccountState.PendingLink.Purpose, to address: String, now: Date) throws -> (AccountCommand.NewLink, OutboxMessage)
+    {
         let token = Base64URL.encode(try SecureRandom.bytes(32))
         let link = AccountCommand.NewLink(
             linkID: UUID.random(), expiresAt: now.addingTimeInterval(purpose == .emailRevert ? revertLifetime : lifetime),

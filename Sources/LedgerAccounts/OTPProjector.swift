@@ -12,9 +12,15 @@ struct OTPProjector {
         var failed_attempts: Int64 = 0
 
         func write(to row: inout BinaryRecordset) {
-            row.field("request_id", request_id); row.field("account_id", account_id); row.field("session_id", session_id)
-            row.field("purpose", purpose); row.field("phone_e164", phone_e164); row.field("client_address", client_address)
-            row.field("created_at", created_at); row.field("expires_at", expires_at); row.field("closed_at", closed_at)
+            row.field("request_id", request_id)
+            row.field("account_id", account_id)
+            row.field("session_id", session_id)
+            row.field("purpose", purpose)
+            row.field("phone_e164", phone_e164)
+            row.field("client_address", client_address)
+            row.field("created_at", created_at)
+            row.field("expires_at", expires_at)
+            row.field("closed_at", closed_at)
             row.field("failed_attempts", failed_attempts)
         }
     }
@@ -42,10 +48,11 @@ struct OTPProjector {
             case .issued(let issued):
                 guard rowIndex[requestID] == nil else { continue }
                 rowIndex[requestID] = rows.count
-                rows.append(RequestRow(
-                    request_id: requestID, account_id: issued.accountID, session_id: issued.sessionID,
-                    purpose: issued.purpose.rawValue, phone_e164: issued.phone, client_address: clientAddress,
-                    created_at: time, expires_at: issued.expiresAt))
+                rows.append(
+                    RequestRow(
+                        request_id: requestID, account_id: issued.accountID, session_id: issued.sessionID,
+                        purpose: issued.purpose.rawValue, phone_e164: issued.phone, client_address: clientAddress,
+                        created_at: time, expires_at: issued.expiresAt))
             case .verified, .invalidated, .cancelled:
                 if let index = rowIndex[requestID] {
                     if rows[index].closed_at == nil { rows[index].closed_at = time }

@@ -145,9 +145,10 @@ public struct OTPService: Sendable {
             case .signIn:
                 return state.exists
                     ? .startSession(newSession)
-                    : .registerByPhone(.init(
-                        phone: phone, requestID: requestID,
-                        handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }, session: newSession))
+                    : .registerByPhone(
+                        .init(
+                            phone: phone, requestID: requestID,
+                            handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }, session: newSession))
             case .addPhone:
                 return .linkPhone(
                     phone, requestID: requestID, sessionID: issued.sessionID ?? UUID.random(), reauthTokenHash: reauthTokenHash)

@@ -102,7 +102,8 @@ public struct PostgresAccountRepository: AccountRepository {
 
     public func isHandleFree(_ handle: Handle) async throws -> Bool {
         try await store.client.query(
-            "SELECT 1 FROM accounts WHERE handle_normalized = $1", [.text(handle.normalized)]).rowCount == 0
+            "SELECT 1 FROM accounts WHERE handle_normalized = $1", [.text(handle.normalized)]
+        ).rowCount == 0
     }
 
     public func cooldown(keyHash: [UInt8], at time: Date) async throws -> Date? {
@@ -128,7 +129,8 @@ public struct PostgresAccountRepository: AccountRepository {
 
     public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
         try await store.client.query(
-            "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]).rowCount == 0
+            "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]
+        ).rowCount == 0
     }
 
     public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> AccountSummary? {
@@ -159,7 +161,7 @@ public struct PostgresAccountRepository: AccountRepository {
             """,
             [.bytea(hash), .timestamp(time)])
         guard rows.rowCount == 1, let account = try rows[0].uuid(0), let session = try rows[0].uuid(1),
-              let verified = try rows[0].bool(2), let expires = try rows[0].date(3)
+            let verified = try rows[0].bool(2), let expires = try rows[0].date(3)
         else { return nil }
         return Introspection(accountID: account, sessionID: session, emailVerified: verified, expiresAt: expires)
     }

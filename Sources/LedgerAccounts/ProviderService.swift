@@ -57,10 +57,11 @@ public struct ProviderService: Sendable {
             let sessionID = UUID.random()
             do {
                 let (state, _) = try await repository.execute(UUID.random()) { _ in
-                    .registerByProvider(.init(
-                        identity: claim, email: email, displayName: displayName,
-                        handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 },
-                        session: .init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes)))
+                    .registerByProvider(
+                        .init(
+                            identity: claim, email: email, displayName: displayName,
+                            handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 },
+                            session: .init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes)))
                 }
                 return (accounts.session(state, sessionID, tokens), true)
             } catch is ClaimTaken {
@@ -73,7 +74,7 @@ public struct ProviderService: Sendable {
     /// The account an identity may be linked to by email, if any.
     private func linkableAccount(_ identity: ProviderIdentity) async throws -> UUID? {
         guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
-              let found = try await repository.credentials(forEmail: email.normalized)
+            let found = try await repository.credentials(forEmail: email.normalized)
         else { return nil }
         let state = try await repository.load(found.accountID)
         return state.emailVerified ? found.accountID : nil
@@ -91,7 +92,9 @@ public struct ProviderService: Sendable {
     /// Connects a provider to the signed-in account, with re-auth (`add_method`, checked
     /// before the token is looked at); `provider_in_use` when the identity belongs to another
     /// account (which one is never said).
-    public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?) async throws -> AccountState {
+    public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?) async throws
+        -> AccountState
+    {
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try await repository.load(session.accountID).requireReauth(
             .addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())

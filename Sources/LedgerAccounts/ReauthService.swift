@@ -20,9 +20,13 @@ public struct ReauthService: Sendable {
     /// The picker for `action` (`change_phone`, …); a validation failure for an unknown one.
     public func options(_ session: SessionRef, action rawAction: String) async throws -> ReauthOptions {
         guard let action = ReauthAction(rawValue: rawAction) else {
-            throw AccountService.ValidationFailure(problems: [.init(
-                field: "action", code: "invalid_action",
-                message: "Use change_phone, change_email, change_password, disconnect_apple, disconnect_google, delete_account or add_method.")])
+            throw AccountService.ValidationFailure(problems: [
+                .init(
+                    field: "action", code: "invalid_action",
+                    message:
+                        "Use change_phone, change_email, change_password, disconnect_apple, disconnect_google, delete_account or add_method."
+                )
+            ])
         }
         return try await repository.load(session.accountID).reauthOptions(for: action)
     }

@@ -49,9 +49,11 @@ public struct WebhookSubscriptions: Sendable {
             VALUES ($1, $2, $3::text[], $4, $5, $6::xid8, $7, $5)
             RETURNING \(Self.columns)
             """,
-            [.uuid(id), .text(url), types.map { .text("{" + $0.joined(separator: ",") + "}") } ?? .null,
-             .bytea(try secretKey.seal(Array(secret.utf8), eventID: id)), .timestamp(clock.now()),
-             .text(String(start.transactionID)), .int(start.position)])
+            [
+                .uuid(id), .text(url), types.map { .text("{" + $0.joined(separator: ",") + "}") } ?? .null,
+                .bytea(try secretKey.seal(Array(secret.utf8), eventID: id)), .timestamp(clock.now()),
+                .text(String(start.transactionID)), .int(start.position),
+            ])
         return try Self.subscription(rows[0])
     }
 
@@ -183,8 +185,10 @@ public struct WebhookSubscriptions: Sendable {
                           ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING \(Self.columns), secret_sealed
             """,
-            [.uuid(owner), .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
-             .text("{" + skipping.map(\.lowercased).joined(separator: ",") + "}")])
+            [
+                .uuid(owner), .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
+                .text("{" + skipping.map(\.lowercased).joined(separator: ",") + "}"),
+            ])
         guard rows.rowCount == 1 else { return nil }
         let subscription = try Self.subscription(rows[0])
         guard let sealed = try rows[0].bytes(14) else { return nil }
@@ -204,8 +208,10 @@ public struct WebhookSubscriptions: Sendable {
                    consecutive_failures = 0, last_success_at = $6, lease_until = $7
              WHERE id = $1 AND lease_owner = $2
             """,
-            [.uuid(id), .uuid(owner), .text(String(cursor.transactionID)), .int(cursor.position), .int(Int64(count)),
-             .timestamp(clock.now()), .timestamp(clock.now().addingTimeInterval(lease))]
+            [
+                .uuid(id), .uuid(owner), .text(String(cursor.transactionID)), .int(cursor.position), .int(Int64(count)),
+                .timestamp(clock.now()), .timestamp(clock.now().addingTimeInterval(lease)),
+            ]
         ).affectedRows == 1
     }
 
@@ -224,8 +230,10 @@ public struct WebhookSubscriptions: Sendable {
                    lease_owner = NULL, lease_until = NULL
              WHERE id = $1 AND lease_owner = $2
             """,
-            [.uuid(id), .uuid(owner), .text(String(error.prefix(500))), .timestamp(now), .text(String(policy.initialBackoff)),
-             .text(String(policy.maximumBackoff)), .int(Int64(policy.pauseAfterFailures))])
+            [
+                .uuid(id), .uuid(owner), .text(String(error.prefix(500))), .timestamp(now), .text(String(policy.initialBackoff)),
+                .text(String(policy.maximumBackoff)), .int(Int64(policy.pauseAfterFailures)),
+            ])
     }
 
     /// Gives the lease back once the subscription is caught up.
@@ -237,9 +245,9 @@ public struct WebhookSubscriptions: Sendable {
 
     static func subscription(_ row: PostgresRow) throws -> WebhookSubscription {
         guard let id = try row.uuid(0), let url = row.string(1), let createdAt = try row.date(3),
-              let transaction = row.string(4).flatMap(UInt64.init), let position = try row.int(5),
-              let status = row.string(6).flatMap(WebhookSubscription.Status.init(rawValue:)),
-              let failures = try row.int(8), let nextAttempt = try row.date(9), let delivered = try row.int(13)
+            let transaction = row.string(4).flatMap(UInt64.init), let position = try row.int(5),
+            let status = row.string(6).flatMap(WebhookSubscription.Status.init(rawValue:)),
+            let failures = try row.int(8), let nextAttempt = try row.date(9), let delivered = try row.int(13)
         else { throw PostgresError(.decoding, message: "a webhook_subscriptions row has an unexpected NULL") }
         return WebhookSubscription(
             id: id, url: url, types: row.string(2).map { $0.split(separator: ",").map(String.init) }, createdAt: createdAt,

@@ -8,7 +8,8 @@ import LedgerServer
 
 /// An event payload of the same size as pg-ceiling's row (~310 bytes of JSON).
 let benchPayload = Array(
-    #"{"orderId":"6f1c2a9e-3b7d-4c1e-9a55-2d8e7f0b1c34","customerId":"c-0042917","currency":"EUR","lines":[{"sku":"SKU-000123","qty":2,"unitPrice":1999},{"sku":"SKU-004567","qty":1,"unitPrice":4950},{"sku":"SKU-008901","qty":3,"unitPrice":725}],"shipping":{"method":"standard","country":"DE"},"note":"leave at door"}"#.utf8)
+    #"{"orderId":"6f1c2a9e-3b7d-4c1e-9a55-2d8e7f0b1c34","customerId":"c-0042917","currency":"EUR","lines":[{"sku":"SKU-000123","qty":2,"unitPrice":1999},{"sku":"SKU-004567","qty":1,"unitPrice":4950},{"sku":"SKU-008901","qty":3,"unitPrice":725}],"shipping":{"method":"standard","country":"DE"},"note":"leave at door"}"#
+        .utf8)
 
 /// `LEDGER_MASTER_KEY` when set (so several runs can read each other's events), else a fresh key.
 func benchMasterKey() throws -> MasterKey {
@@ -19,8 +20,8 @@ func benchMasterKey() throws -> MasterKey {
 /// Peak resident memory of this process, from /proc.
 func peakRSSMiB() -> Double {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-          let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
     else { return 0 }
     return kib / 1024
 }
@@ -42,9 +43,10 @@ struct ScryptBench: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - started
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(
-            format: "bench scrypt ln=%d r=8 p=1 hashes=%d seconds=%.1f hashes_per_s_per_core=%.2f ms_per_hash=%.1f peak_rss_mib=%.1f",
-            scrypt.logN, hashes, elapsedSeconds, Double(hashes) / elapsedSeconds, elapsedSeconds * 1000 / Double(hashes), peakRSSMiB()))
+        print(
+            String(
+                format: "bench scrypt ln=%d r=8 p=1 hashes=%d seconds=%.1f hashes_per_s_per_core=%.2f ms_per_hash=%.1f peak_rss_mib=%.1f",
+                scrypt.logN, hashes, elapsedSeconds, Double(hashes) / elapsedSeconds, elapsedSeconds * 1000 / Double(hashes), peakRSSMiB()))
     }
 }
 
@@ -88,9 +90,10 @@ struct AppendBench: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - started
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let appendsPerSecond = Double(counts / batch) / elapsedSeconds
-        print(String(
-            format: "bench append writers=%d batch=%d seconds=%.1f events=%d appends_per_s=%.0f events_per_s=%.0f peak_rss_mib=%.1f",
-            writers, batch, elapsedSeconds, counts, appendsPerSecond, Double(counts) / elapsedSeconds, peakRSSMiB()))
+        print(
+            String(
+                format: "bench append writers=%d batch=%d seconds=%.1f events=%d appends_per_s=%.0f events_per_s=%.0f peak_rss_mib=%.1f",
+                writers, batch, elapsedSeconds, counts, appendsPerSecond, Double(counts) / elapsedSeconds, peakRSSMiB()))
         await client.shutdown()
     }
 }
@@ -119,9 +122,10 @@ struct FeedBench: AsyncParsableCommand {
         let (read, bytes) = try await readAll(store)
         let elapsed = ContinuousClock.now - started
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(
-            format: "bench feed events=%d page=%d seconds=%.2f events_per_s=%.0f payload_mib=%.1f peak_rss_mib=%.1f",
-            read, pageSize, elapsedSeconds, Double(read) / elapsedSeconds, Double(bytes) / 1_048_576, peakRSSMiB()))
+        print(
+            String(
+                format: "bench feed events=%d page=%d seconds=%.2f events_per_s=%.0f payload_mib=%.1f peak_rss_mib=%.1f",
+                read, pageSize, elapsedSeconds, Double(read) / elapsedSeconds, Double(bytes) / 1_048_576, peakRSSMiB()))
         await client.shutdown()
     }
 

@@ -54,8 +54,10 @@ struct HistoryBench: AsyncParsableCommand {
         bar.finish()
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(format: "bench history accounts=%d events=%d seconds=%.1f events_per_s=%.0f", accounts, written, seconds,
-                     Double(written) / seconds))
+        print(
+            String(
+                format: "bench history accounts=%d events=%d seconds=%.1f events_per_s=%.0f", accounts, written, seconds,
+                Double(written) / seconds))
         // The last line names an account, for the point-in-time benchmark to read.
         if let someAccount { print("account \(someAccount.lowercased)") }
         await client.shutdown()
@@ -66,7 +68,10 @@ struct HistoryBench: AsyncParsableCommand {
         let accountID = UUID()
         let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
         var history: [AccountEvent] = [
-            .registered(.init(email: "bench-\(number)-\(accountID.lowercased.prefix(8))@bench.invalid", displayName: "Bench \(number)", method: "email")),
+            .registered(
+                .init(
+                    email: "bench-\(number)-\(accountID.lowercased.prefix(8))@bench.invalid", displayName: "Bench \(number)",
+                    method: "email")),
             .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: "signup")),
         ]
         var sessions: [UUID] = []
@@ -79,20 +84,26 @@ struct HistoryBench: AsyncParsableCommand {
             case 0, 5:
                 let sessionID = UUID()
                 sessions.append(sessionID)
-                history.append(.sessionStarted(.init(
-                    sessionID: sessionID, method: "password", device: "iPhone", accessTokenHash: Hex.encode(SHA256.hash("a\(accountID)\(step)")),
-                    refreshTokenHash: Hex.encode(SHA256.hash("r\(accountID)\(step)")), accessExpiresAt: at.addingTimeInterval(900),
-                    refreshExpiresAt: at.addingTimeInterval(2_592_000))))
+                history.append(
+                    .sessionStarted(
+                        .init(
+                            sessionID: sessionID, method: "password", device: "iPhone",
+                            accessTokenHash: Hex.encode(SHA256.hash("a\(accountID)\(step)")),
+                            refreshTokenHash: Hex.encode(SHA256.hash("r\(accountID)\(step)")), accessExpiresAt: at.addingTimeInterval(900),
+                            refreshExpiresAt: at.addingTimeInterval(2_592_000))))
             case 1, 2, 6, 7:
                 guard let sessionID = sessions.last else { continue }
-                history.append(.sessionRefreshed(.init(
-                    sessionID: sessionID, accessTokenHash: Hex.encode(SHA256.hash("a\(accountID)\(step)")),
-                    refreshTokenHash: Hex.encode(SHA256.hash("r\(accountID)\(step)")), accessExpiresAt: at.addingTimeInterval(900),
-                    refreshExpiresAt: at.addingTimeInterval(2_592_000))))
+                history.append(
+                    .sessionRefreshed(
+                        .init(
+                            sessionID: sessionID, accessTokenHash: Hex.encode(SHA256.hash("a\(accountID)\(step)")),
+                            refreshTokenHash: Hex.encode(SHA256.hash("r\(accountID)\(step)")), accessExpiresAt: at.addingTimeInterval(900),
+                            refreshExpiresAt: at.addingTimeInterval(2_592_000))))
             case 3:
                 let ref = "booking-\(step)"
                 openHolds.append(ref)
-                history.append(.holdPlaced(Hold(ref: ref, kind: .upcomingBooking, startsAt: at.addingTimeInterval(86_400), title: "Session \(step)")))
+                history.append(
+                    .holdPlaced(Hold(ref: ref, kind: .upcomingBooking, startsAt: at.addingTimeInterval(86_400), title: "Session \(step)")))
             case 8:
                 guard !openHolds.isEmpty else { continue }
                 history.append(.holdReleased(.init(ref: openHolds.removeFirst())))
@@ -108,7 +119,8 @@ struct HistoryBench: AsyncParsableCommand {
             let recordedAt = start.addingTimeInterval(Double(chunkStart) * 60)
             let result = try await store.client.withConnection { connection in
                 try await store.append(
-                    to: accountID, streamType: PostgresAccountRepository.streamType, subjectID: accountID, expected: .exact(version), events: newEvents,
+                    to: accountID, streamType: PostgresAccountRepository.streamType, subjectID: accountID, expected: .exact(version),
+                    events: newEvents,
                     recordedAt: recordedAt, on: connection)
             }
             version = result.lastVersion

@@ -17,7 +17,9 @@ struct LoginFloodBench: AsyncParsableCommand {
     @Option(help: "Concurrent sign-in clients.") var signers = 4
     @Option(help: "Existing accounts the sign-ins use.") var accounts = 8
     @Option(help: "Seconds to measure.") var seconds = 30.0
-    @Flag(help: "Flooders send again at once after a 503 instead of waiting its Retry-After (the HTTP layer's worst case, not only hashing's).")
+    @Flag(
+        help:
+            "Flooders send again at once after a 503 instead of waiting its Retry-After (the HTTP layer's worst case, not only hashing's).")
     var ignoreRetryAfter = false
 
     func run() async throws {
@@ -103,10 +105,12 @@ struct LoginFloodBench: AsyncParsableCommand {
         func describe(_ statuses: [UInt: Int]) -> String {
             statuses.sorted { $0.key < $1.key }.map { "\($0.key)x\($0.value)" }.joined(separator: ",")
         }
-        print(String(
-            format: "bench login-flood flooders=%d%@ signers=%d seconds=%.1f login_ok=%d login_p50_ms=%.0f login_p99_ms=%.0f login_max_ms=%.0f",
-            flooders, ignoreRetryAfter ? " (ignoring Retry-After)" : "", signers, ms(elapsed) / 1000, sorted.count, percentile(0.5),
-            percentile(0.99), sorted.last ?? .nan)
-            + " login_statuses=\(describe(logins.1)) signup_statuses=\(describe(signups))")
+        print(
+            String(
+                format:
+                    "bench login-flood flooders=%d%@ signers=%d seconds=%.1f login_ok=%d login_p50_ms=%.0f login_p99_ms=%.0f login_max_ms=%.0f",
+                flooders, ignoreRetryAfter ? " (ignoring Retry-After)" : "", signers, ms(elapsed) / 1000, sorted.count, percentile(0.5),
+                percentile(0.99), sorted.last ?? .nan)
+                + " login_statuses=\(describe(logins.1)) signup_statuses=\(describe(signups))")
     }
 }

@@ -15,7 +15,10 @@ struct OTPBench: AsyncParsableCommand {
     @Option(help: "Port to receive the service's deliveries on.") var receiverPort = 8089
     @Option(help: "Concurrent clients (HTTP connections).") var connections = 32
     @Option(help: "Seconds to measure.") var seconds = 15.0
-    @Option(help: "`existing`: sign in to numbers that already have accounts (each client cycles through its own numbers); `new`: every pair signs up a new number.")
+    @Option(
+        help:
+            "`existing`: sign in to numbers that already have accounts (each client cycles through its own numbers); `new`: every pair signs up a new number."
+    )
     var mode = "existing"
     @Option(help: "Numbers per client in `existing` mode.") var numbersPerClient = 32
 
@@ -77,15 +80,20 @@ struct OTPBench: AsyncParsableCommand {
                     return (pairs, failures)
                 }
             }
-            return try await group.reduce(into: (0, 0)) { $0.0 += $1.0; $0.1 += $1.1 }
+            return try await group.reduce(into: (0, 0)) {
+                $0.0 += $1.0
+                $0.1 += $1.1
+            }
         }
         try await http.shutdown()
-        let elapsed = Double((ContinuousClock.now - start).components.seconds)
+        let elapsed =
+            Double((ContinuousClock.now - start).components.seconds)
             + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
         print(await client.timings.summary())
-        print(String(
-            format: "bench otp mode=%@ connections=%d seconds=%.1f pairs=%d failures=%d pairs_per_s=%.0f requests_per_s=%.0f",
-            mode, connections, elapsed, counts.0, counts.1, Double(counts.0) / elapsed, Double(counts.0 * 2) / elapsed))
+        print(
+            String(
+                format: "bench otp mode=%@ connections=%d seconds=%.1f pairs=%d failures=%d pairs_per_s=%.0f requests_per_s=%.0f",
+                mode, connections, elapsed, counts.0, counts.1, Double(counts.0) / elapsed, Double(counts.0 * 2) / elapsed))
     }
 }
 
@@ -164,7 +172,9 @@ actor PhaseTimings {
 
     func summary() -> String {
         func ms(_ total: Duration) -> String {
-            String(format: "%.1f", Double(total.components.attoseconds / 1_000_000_000_000_000 + total.components.seconds * 1000) / Double(max(count, 1)))
+            String(
+                format: "%.1f",
+                Double(total.components.attoseconds / 1_000_000_000_000_000 + total.components.seconds * 1000) / Double(max(count, 1)))
         }
         return "phases: request \(ms(request)) ms, delivery \(ms(delivery)) ms, verify \(ms(verify)) ms (mean of \(count))"
     }

@@ -44,9 +44,13 @@ struct PurgeBench: AsyncParsableCommand {
             }
             try await group.waitForAll()
         }
-        let events = try await client.query("SELECT count(*) FROM events e JOIN accounts a ON a.account_id = e.stream_id WHERE a.purge_after IS NOT NULL")
+        let events = try await client.query(
+            "SELECT count(*) FROM events e JOIN accounts a ON a.account_id = e.stream_id WHERE a.purge_after IS NOT NULL")
         let perAccount = Double(try events[0].int(0) ?? 0) / Double(max(accounts, 1))
-        print(String(format: "bench purge setup accounts=%d events_per_account=%.1f seconds=%.1f", accounts, perAccount, Date().timeIntervalSince(setupStarted)))
+        print(
+            String(
+                format: "bench purge setup accounts=%d events_per_account=%.1f seconds=%.1f", accounts, perAccount,
+                Date().timeIntervalSince(setupStarted)))
 
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: SystemClock())
         if feedWriters > 0 {
@@ -56,9 +60,10 @@ struct PurgeBench: AsyncParsableCommand {
             try await Task.sleep(for: .seconds(3))
             baseline.stop()
             let quiet = try await run.value
-            print(String(
-                format: "bench purge baseline (no purge) seconds=3 feed_writers=%d appends=%d feed_longest_gap_ms=%.1f",
-                feedWriters, quiet.appends, quiet.longestGapMS))
+            print(
+                String(
+                    format: "bench purge baseline (no purge) seconds=3 feed_writers=%d appends=%d feed_longest_gap_ms=%.1f",
+                    feedWriters, quiet.appends, quiet.longestGapMS))
         }
         let load = feedWriters > 0 ? FeedLoad(store: store, writers: feedWriters) : nil
         let loadTask = Task { try await load?.run() }
@@ -74,10 +79,13 @@ struct PurgeBench: AsyncParsableCommand {
         load?.stop()
         let feed = try await loadTask.value
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(
-            format: "bench purge workers=%d accounts=%d seconds=%.2f accounts_per_s=%.0f peak_rss_mib=%.1f",
-            workers, purged, seconds, Double(purged) / seconds, peakRSSMiB())
-            + (feed.map { String(format: " feed_writers=%d appends=%d feed_longest_gap_ms=%.1f", feedWriters, $0.appends, $0.longestGapMS) } ?? ""))
+        print(
+            String(
+                format: "bench purge workers=%d accounts=%d seconds=%.2f accounts_per_s=%.0f peak_rss_mib=%.1f",
+                workers, purged, seconds, Double(purged) / seconds, peakRSSMiB())
+                + (feed.map {
+                    String(format: " feed_writers=%d appends=%d feed_longest_gap_ms=%.1f", feedWriters, $0.appends, $0.longestGapMS)
+                } ?? ""))
         await client.shutdown()
     }
 
@@ -142,8 +150,10 @@ final class FeedLoad: @unchecked Sendable {
                 }
                 return (0, Double(longest.components.seconds) * 1000 + Double(longest.components.attoseconds) / 1e15)
             }
-            return try await group.reduce(into: (0, 0.0)) { $0.0 += $1.0; $0.1 = max($0.1, $1.1) }
+            return try await group.reduce(into: (0, 0.0)) {
+                $0.0 += $1.0
+                $0.1 = max($0.1, $1.1)
+            }
         }
     }
 }
-

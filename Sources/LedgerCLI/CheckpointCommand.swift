@@ -36,8 +36,10 @@ struct CheckpointCommand: AsyncParsableCommand {
             if let out {
                 try Data(document.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
                 // The summary goes to standard error so standard output stays the document alone.
-                FileHandle.standardError.write(Data(
-                    "checkpoint \(checkpoint.id.lowercased): \(checkpoint.events) event(s), \(checkpoint.streams.count) stream(s), written to \(out)\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "checkpoint \(checkpoint.id.lowercased): \(checkpoint.events) event(s), \(checkpoint.streams.count) stream(s), written to \(out)\n"
+                            .utf8))
             } else {
                 print(document, terminator: "")
             }

@@ -30,8 +30,9 @@ struct DevCommand: AsyncParsableCommand {
                 throw ValidationError("--provider must be apple or google")
             }
             let issuer = try DevelopmentIdentityIssuer(keyPath: ".ledger/dev-idp-key.pem", jwksPath: ".ledger/dev-idp-jwks.json")
-            print(try await issuer.token(
-                provider: identityProvider, subject: subject, email: email, emailVerified: !unverifiedEmail, nonce: nonce))
+            print(
+                try await issuer.token(
+                    provider: identityProvider, subject: subject, email: email, emailVerified: !unverifiedEmail, nonce: nonce))
         }
     }
 }

@@ -32,8 +32,9 @@ struct MigrateCommand: AsyncParsableCommand {
                 return
             }
             let applied = try await migrator.migrate(client: client)
-            print(applied.isEmpty
-                ? "schema is up to date" : "applied \(applied.count) migration(s): \(applied.map(String.init).joined(separator: ", "))")
+            print(
+                applied.isEmpty
+                    ? "schema is up to date" : "applied \(applied.count) migration(s): \(applied.map(String.init).joined(separator: ", "))")
         }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import LedgerCore
 import LedgerAccounts
+import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
 import LedgerPostgres
@@ -31,9 +31,10 @@ struct ProjectionsCommand: AsyncParsableCommand {
                 let elapsed = ContinuousClock.now - started
                 let seconds = max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 1e-6)
                 let summary = last.value
-                print(String(
-                    format: "rebuilt %d stream(s) (%d account(s)) from %d event(s) in %.2f s: %.0f events/s",
-                    summary.streamsDone, accounts, summary.events, seconds, Double(summary.events) / seconds))
+                print(
+                    String(
+                        format: "rebuilt %d stream(s) (%d account(s)) from %d event(s) in %.2f s: %.0f events/s",
+                        summary.streamsDone, accounts, summary.events, seconds, Double(summary.events) / seconds))
             }
         }
     }

@@ -21,10 +21,11 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         Ledger.bootstrapLogging()
         guard let accountID = UUID(uuidString: account) else { throw ValidationError("--account must be a UUID") }
-        let instant = try at.map { text in
-            guard let date = RFC3339.parse(text) else { throw ValidationError("--at must be an RFC 3339 time") }
-            return date
-        } ?? Date()
+        let instant =
+            try at.map { text in
+                guard let date = RFC3339.parse(text) else { throw ValidationError("--at must be an RFC 3339 time") }
+                return date
+            } ?? Date()
         let found = try await database.withStore(try LedgerConfiguration.fromEnvironment()) { store in
             let audit = AccountAudit(store: store)
             guard let history = try await audit.history(accountID) else { return false }

@@ -30,9 +30,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Apply pending migrations before serving (always on in development mode).")
     var migrate = false
 
-    @Flag(help: ArgumentHelp(
-        "Development mode: without LEDGER_MASTER_KEY, seal payloads with the development key in .ledger/dev-master-key "
-            + "(made on first use), and apply pending migrations. Always on without a database URL."))
+    @Flag(
+        help: ArgumentHelp(
+            "Development mode: without LEDGER_MASTER_KEY, seal payloads with the development key in .ledger/dev-master-key "
+                + "(made on first use), and apply pending migrations. Always on without a database URL."))
     var dev = false
 
     func run() async throws {
@@ -45,21 +46,24 @@ struct ServeCommand: AsyncParsableCommand {
 
         var cluster: LocalCluster?
         if configuration.databaseURL == nil {
-            let directory = URL(fileURLWithPath: ".ledger/dev-cluster", relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            let directory = URL(
+                fileURLWithPath: ".ledger/dev-cluster", relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             let started = try await LocalCluster.start(directory: directory.standardizedFileURL, database: "ledger")
             cluster = started
             configuration.databaseURL = started.url
-            FileHandle.standardError.write(Data("""
-                ────────────────────────────────────────────────────────────────────────
-                 DEVELOPMENT SETUP — not for production.
-                 No DATABASE_URL was set, so a throwaway PostgreSQL cluster is running at
-                 \(started.url)
-                 (files in .ledger/dev-cluster, deleted when this process stops), and
-                 payloads are sealed with a development master key (.ledger/dev-master-key).
-                 Set DATABASE_URL and LEDGER_MASTER_KEY for a real deployment.
-                ────────────────────────────────────────────────────────────────────────
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    ────────────────────────────────────────────────────────────────────────
+                     DEVELOPMENT SETUP — not for production.
+                     No DATABASE_URL was set, so a throwaway PostgreSQL cluster is running at
+                     \(started.url)
+                     (files in .ledger/dev-cluster, deleted when this process stops), and
+                     payloads are sealed with a development master key (.ledger/dev-master-key).
+                     Set DATABASE_URL and LEDGER_MASTER_KEY for a real deployment.
+                    ────────────────────────────────────────────────────────────────────────
 
-                """.utf8))
+                    """.utf8))
         }
         defer { cluster?.stop() }
         let development = dev || cluster != nil
@@ -71,7 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
                     + "codes and links never go to a log")
         }
         if dev, cluster == nil {
-            let notice = "DEVELOPMENT MODE (--dev) — not for production: pending migrations are applied, and without "
+            let notice =
+                "DEVELOPMENT MODE (--dev) — not for production: pending migrations are applied, and without "
                 + "LEDGER_MASTER_KEY payloads are sealed with the development key in .ledger/dev-master-key.\n"
             FileHandle.standardError.write(Data(notice.utf8))
         }
@@ -80,9 +85,10 @@ struct ServeCommand: AsyncParsableCommand {
         let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let keyring = SubjectKeyring(masterKey: masterKey)
-        let client = PostgresClient(configuration: .init(
-            url: url, maximumConnections: configuration.databaseMaxConnections,
-            checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds)))
+        let client = PostgresClient(
+            configuration: .init(
+                url: url, maximumConnections: configuration.databaseMaxConnections,
+                checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds)))
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
             if migrate || development {
@@ -115,9 +121,10 @@ struct ServeCommand: AsyncParsableCommand {
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey)
-        let sink: any DeliverySink = configuration.deliveryWebhookURL.map {
-            WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
-        } ?? LogDeliverySink()
+        let sink: any DeliverySink =
+            configuration.deliveryWebhookURL.map {
+                WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
+            } ?? LogDeliverySink()
         if configuration.deliveryWebhookURL == nil {
             logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")
         }
@@ -130,10 +137,12 @@ struct ServeCommand: AsyncParsableCommand {
             let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
             workers.append(PurgeWorker(store: eventStore, clock: clock, retention: retention))
         }
-        logger.info("serving", metadata: [
-            "port": "\(configuration.port)", "metrics_port": "\(configuration.metricsPort ?? configuration.port)",
-            "master_key_id": "\(masterKey.keyID)",
-        ])
+        logger.info(
+            "serving",
+            metadata: [
+                "port": "\(configuration.port)", "metrics_port": "\(configuration.metricsPort ?? configuration.port)",
+                "master_key_id": "\(masterKey.keyID)",
+            ])
         do {
             try await runApplications(services, workers: workers, logger: logger)
         } catch {

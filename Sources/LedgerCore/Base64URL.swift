@@ -41,7 +41,8 @@ public enum Base64URL {
 
     public static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.allSatisfy({ $0.isBase64URLCharacter }) else { return nil }
-        var base64 = text
+        var base64 =
+            text
             .replacingOccurrences(of: "-", with: "+")
             .replacingOccurrences(of: "_", with: "/")
         let remainder = base64.utf8.count % 4
@@ -55,7 +56,7 @@ extension UInt8 {
     fileprivate var isBase64URLCharacter: Bool {
         switch self {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
             return true
         default:
             return false

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// IP addresses as text and bytes, and which of them are reachable only from inside a network.
@@ -47,7 +47,7 @@ public enum IPAddress {
     /// socket reports for an IPv4 peer) as its IPv4 address; anything else unchanged.
     public static func canonical(_ text: String) -> String {
         guard let bytes = bytes(text), bytes.count == 16,
-              bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff
+            bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff
         else { return text }
         return bytes[12..<16].map(String.init).joined(separator: ".")
     }

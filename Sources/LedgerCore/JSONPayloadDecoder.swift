@@ -344,7 +344,9 @@ extension JSONNode {
         return value
     }
 
-    func floatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(_ type: F.Type, at path: @autoclosure () -> [any CodingKey]) throws -> F {
+    func floatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(_ type: F.Type, at path: @autoclosure () -> [any CodingKey])
+        throws -> F
+    {
         guard case .number(let text) = self else { throw mismatch(type, at: path()) }
         guard let value = F(text), value.isFinite else {
             throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number \(text) does not fit in \(type)."))

@@ -50,7 +50,7 @@ struct JSONScanner {
                 } else {
                     switch escaped {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         break
                     default:
                         return false
@@ -72,7 +72,10 @@ struct JSONScanner {
             let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             index += 1
             skipWhitespace()
-            if peek() == close { index += 1; return true }
+            if peek() == close {
+                index += 1
+                return true
+            }
             while true {
                 skipWhitespace()
                 if isObject {

@@ -12,7 +12,10 @@ public struct UTCTime: Sendable {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         var seconds = micros / 1_000_000
         var fraction = micros % 1_000_000
-        if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
+        if fraction < 0 {
+            fraction += 1_000_000
+            seconds -= 1
+        }
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
@@ -30,11 +33,16 @@ public struct UTCTime: Sendable {
     public func dateAndTime(separator: String) -> String {
         var text = ""
         text.reserveCapacity(19 + separator.utf8.count)
-        Self.append(year, width: 4, to: &text); text += "-"
-        Self.append(month, width: 2, to: &text); text += "-"
-        Self.append(day, width: 2, to: &text); text += separator
-        Self.append(hour, width: 2, to: &text); text += ":"
-        Self.append(minute, width: 2, to: &text); text += ":"
+        Self.append(year, width: 4, to: &text)
+        text += "-"
+        Self.append(month, width: 2, to: &text)
+        text += "-"
+        Self.append(day, width: 2, to: &text)
+        text += separator
+        Self.append(hour, width: 2, to: &text)
+        text += ":"
+        Self.append(minute, width: 2, to: &text)
+        text += ":"
         Self.append(second, width: 2, to: &text)
         return text
     }

@@ -45,8 +45,9 @@ public struct DataKey: Sendable {
     /// Seals anything else kept under the subject's key (a stream snapshot), bound to
     /// `associatedData` (what it is and where it belongs), with the same synthetic nonce.
     public func seal(_ plaintext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
-        let nonce = Array(HMACSHA256.authenticate(key: bytes, message: Self.nonceLabel + associatedData + plaintext)
-            .prefix(AESGCM.nonceByteCount))
+        let nonce = Array(
+            HMACSHA256.authenticate(key: bytes, message: Self.nonceLabel + associatedData + plaintext)
+                .prefix(AESGCM.nonceByteCount))
         let sealed = try AESGCM.seal(key: bytes, nonce: nonce, plaintext: plaintext, additionalData: associatedData)
         return [Self.payloadFormat] + nonce + sealed
     }

@@ -53,7 +53,7 @@ public enum Ed25519 {
             var signature = [UInt8](repeating: 0, count: signatureByteCount)
             var length = signature.count
             guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1,
-                  length == signatureByteCount
+                length == signatureByteCount
             else { throw CryptoError.openSSL("EVP_DigestSign") }
             return signature
         }
@@ -87,7 +87,7 @@ public enum Ed25519 {
         /// True only for a valid signature of exactly `message` by this key's private key.
         public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
             guard signature.count == signatureByteCount, let key = try? EVPKey(publicKey: rawRepresentation),
-                  let context = EVP_MD_CTX_new()
+                let context = EVP_MD_CTX_new()
             else { return false }
             defer { EVP_MD_CTX_free(context) }
             guard EVP_DigestVerifyInit(context, nil, nil, nil, key.pointer) == 1 else {
@@ -143,7 +143,8 @@ private final class EVPKey {
         guard parsed != nil else {
             ERR_clear_error()
             throw CryptoError(
-                .invalidKey, isPrivate
+                .invalidKey,
+                isPrivate
                     ? "not an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)"
                     : "not a PEM public key (-----BEGIN PUBLIC KEY-----)")
         }
@@ -174,7 +175,8 @@ private final class EVPKey {
     func pem(isPrivate: Bool) throws -> String {
         guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError.openSSL("BIO_new") }
         defer { BIO_free(bio) }
-        let written = isPrivate
+        let written =
+            isPrivate
             ? PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil)
             : PEM_write_bio_PUBKEY(bio, pointer)
         guard written == 1 else { throw CryptoError.openSSL("PEM_write_bio") }

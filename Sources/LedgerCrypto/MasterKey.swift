@@ -57,7 +57,7 @@ public struct MasterKey: Sendable {
     public func unwrap(_ wrapped: [UInt8], subjectID: UUID) throws -> DataKey {
         let headerCount = 1 + 8 + AESGCM.nonceByteCount
         guard wrapped.count == headerCount + AESGCM.keyByteCount + AESGCM.tagByteCount,
-              wrapped[0] == Self.wrapFormat
+            wrapped[0] == Self.wrapFormat
         else {
             throw CryptoError(.malformedCiphertext, "wrapped data key has an unknown format")
         }

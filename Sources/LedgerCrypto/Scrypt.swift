@@ -74,8 +74,8 @@ public struct Scrypt: Sendable, Hashable {
                 values[String(keyValue[0])] = value
             }
             guard let logN = values["ln"], let r = values["r"], let p = values["p"], (1...30).contains(logN),
-                  (1...64).contains(r), (1...16).contains(p),
-                  let salt = Base64URL.decode(String(parts[3])), let hash = Base64URL.decode(String(parts[4])), !hash.isEmpty
+                (1...64).contains(r), (1...16).contains(p),
+                let salt = Base64URL.decode(String(parts[3])), let hash = Base64URL.decode(String(parts[4])), !hash.isEmpty
             else { return nil }
             self.parameters = Scrypt(logN: logN, blockSize: r, parallelism: p)
             self.salt = salt

@@ -109,7 +109,10 @@ final class AppendBatcher: @unchecked Sendable {
             // The connection could not be had or broke: fail what is queued now rather than
             // leave it waiting, and let the next append start a fresh flusher.
             let stranded: [Waiter] = lock.withLock {
-                defer { pending.removeAll(); flushers -= 1 }
+                defer {
+                    pending.removeAll()
+                    flushers -= 1
+                }
                 return pending
             }
             let failure = (error as? PostgresError).map(EventStore.translate) ?? error

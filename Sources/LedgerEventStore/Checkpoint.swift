@@ -70,16 +70,18 @@ public struct Checkpoint: Sendable, Hashable {
         self.events = events
         self.feedDigest = feedDigest
         self.streams = streams.sorted { $0.streamID.lowercased < $1.streamID.lowercased }
-        self.digest = SHA256.hash(Self.canonicalText(
-            id: id, createdAt: self.createdAt, cursor: cursor, events: events, feedDigest: feedDigest, streams: self.streams))
+        self.digest = SHA256.hash(
+            Self.canonicalText(
+                id: id, createdAt: self.createdAt, cursor: cursor, events: events, feedDigest: feedDigest, streams: self.streams))
         self.publicKey = signingKey.publicKey
         self.signature = try signingKey.signature(for: digest)
     }
 
     /// SHA-256 of the canonical text of this document's contents as they are now.
     public var canonicalDigest: [UInt8] {
-        SHA256.hash(Self.canonicalText(
-            id: id, createdAt: createdAt, cursor: cursor, events: events, feedDigest: feedDigest, streams: streams))
+        SHA256.hash(
+            Self.canonicalText(
+                id: id, createdAt: createdAt, cursor: cursor, events: events, feedDigest: feedDigest, streams: streams))
     }
 
     static func canonicalText(

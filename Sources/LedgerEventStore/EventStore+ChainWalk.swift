@@ -39,8 +39,8 @@ extension EventStore {
                 [.uuid(streamID), .int(expectedVersion), .int(lastWanted), .int(Int64(pageSize))])
             for row in rows.rows {
                 guard let version = try row.int(0), let type = row.string(1), let schemaVersion = try row.int(2),
-                      let payload = try row.bytes(3), let digest = try row.bytes(4), let metadata = row.string(5),
-                      let micros = try row.int(6), let prevHash = try row.bytes(7), let hash = try row.bytes(8)
+                    let payload = try row.bytes(3), let digest = try row.bytes(4), let metadata = row.string(5),
+                    let micros = try row.int(6), let prevHash = try row.bytes(7), let hash = try row.bytes(8)
                 else {
                     walk.failure = (expectedVersion, "an event row has an unexpected NULL")
                     return walk

@@ -106,7 +106,8 @@ extension EventStore {
                     .feed, "\(feed.events) event(s) are at or before the checkpoint's cursor; \(checkpoint.events) were signed")
             }
             if feed.digest != checkpoint.feedDigest {
-                return failed(.feed, "the events at or before the checkpoint's cursor differ from those signed, or are in another commit order")
+                return failed(
+                    .feed, "the events at or before the checkpoint's cursor differ from those signed, or are in another commit order")
             }
             return CheckpointVerification(checkpoint: checkpoint, streamsVerified: verified, failure: nil)
         }
@@ -134,7 +135,7 @@ extension EventStore {
             for index in 0..<page.rowCount {
                 let row = page[index]
                 guard let transactionID = try row.binaryUnsigned(0), let position = try row.binaryInteger(1),
-                      let hash = row.binaryBytes(2)
+                    let hash = row.binaryBytes(2)
                 else { throw PostgresError(.decoding, message: "an events row has an unexpected NULL") }
                 hasher.update(hash)
                 after = FeedCursor(transactionID: transactionID, position: position)

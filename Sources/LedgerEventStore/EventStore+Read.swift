@@ -150,7 +150,8 @@ extension EventStore {
                 wrappedKeys[subject] = wrapped
             }
         }
-        let keys = keyColumn == nil
+        let keys =
+            keyColumn == nil
             ? try await keyring.liveKeys(for: subjects, on: connection)
             : try keyring.unwrap(wrappedKeys)
         var openers: [UUID: DataKey.Opener] = [:]
@@ -159,10 +160,10 @@ extension EventStore {
         for index in 0..<rowCount {
             let row = result[index]
             guard let transactionID = try row.binaryUnsigned(0), let position = try row.binaryInteger(1),
-                  let eventID = try row.binaryUUID(2), let streamID = try row.binaryUUID(3),
-                  let version = try row.binaryInteger(4), let type = row.binaryText(5),
-                  let schemaVersion = try row.binaryInteger(6), let stored = row.binaryBytes(8),
-                  let metadata = row.binaryText(9), let recordedAt = try row.binaryDate(10)
+                let eventID = try row.binaryUUID(2), let streamID = try row.binaryUUID(3),
+                let version = try row.binaryInteger(4), let type = row.binaryText(5),
+                let schemaVersion = try row.binaryInteger(6), let stored = row.binaryBytes(8),
+                let metadata = row.binaryText(9), let recordedAt = try row.binaryDate(10)
             else { throw PostgresError(.decoding, message: "an events row has an unexpected NULL") }
             let subjectID = try row.binaryUUID(7)
             var payload: [UInt8]? = stored
@@ -180,11 +181,12 @@ extension EventStore {
                     payload = nil
                 }
             }
-            events.append(RecordedEvent(
-                cursor: FeedCursor(transactionID: transactionID, position: position),
-                eventID: eventID, streamID: streamID, streamVersion: version, type: type,
-                schemaVersion: Int(schemaVersion), subjectID: subjectID, payload: payload,
-                metadataJSON: metadata, recordedAt: recordedAt))
+            events.append(
+                RecordedEvent(
+                    cursor: FeedCursor(transactionID: transactionID, position: position),
+                    eventID: eventID, streamID: streamID, streamVersion: version, type: type,
+                    schemaVersion: Int(schemaVersion), subjectID: subjectID, payload: payload,
+                    metadataJSON: metadata, recordedAt: recordedAt))
         }
         return events
     }

@@ -51,8 +51,8 @@ extension EventStore {
             """,
             [.uuid(streamID), .int(Int64(format)), at.map { .timestamp($0) } ?? .null])
         guard rows.rowCount == 1, let version = try rows[0].binaryInteger(0), let lastRecordedAt = try rows[0].binaryDate(1),
-              let sealed = rows[0].binaryBytes(2),
-              let key = try await keyring.liveKeys(for: [subjectID], on: connection)[subjectID]
+            let sealed = rows[0].binaryBytes(2),
+            let key = try await keyring.liveKeys(for: [subjectID], on: connection)[subjectID]
         else { return nil }
         let state = try key.open(sealed, associatedData: Self.snapshotBinding(streamID, version, format))
         return StreamSnapshot(version: version, lastRecordedAt: lastRecordedAt, state: state)

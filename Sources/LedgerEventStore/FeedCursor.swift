@@ -40,7 +40,7 @@ public struct FeedCursor: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: ".")
         guard parts.count == 3, parts[0] == "v1", let transaction = UInt64(parts[1]), let position = Int64(parts[2]),
-              position >= 0
+            position >= 0
         else {
             throw EventStoreError(.invalidCursor, "the cursor is not one this service issued")
         }

@@ -31,7 +31,10 @@ final class FeedWakeups: @unchecked Sendable {
     func committed() {
         wakeLocal()
         let shouldSend: Bool = lock.withLock {
-            if notifyInFlight { notifyAgain = true; return false }
+            if notifyInFlight {
+                notifyAgain = true
+                return false
+            }
             notifyInFlight = true
             return true
         }
@@ -82,7 +85,10 @@ final class FeedWakeups: @unchecked Sendable {
             try? await Task.sleep(for: Self.notifyInterval)
             _ = try? await client.query("SELECT pg_notify('\(Self.channel)', '')")
             let again: Bool = lock.withLock {
-                if notifyAgain { notifyAgain = false; return true }
+                if notifyAgain {
+                    notifyAgain = false
+                    return true
+                }
                 notifyInFlight = false
                 return false
             }

@@ -13,7 +13,9 @@ public struct NewEvent: Sendable, Hashable {
     public var payload: [UInt8]
     public var metadata: EventMetadata
 
-    public init(eventID: UUID = .timeOrdered(), type: String, schemaVersion: Int = 1, payload: [UInt8], metadata: EventMetadata = EventMetadata()) {
+    public init(
+        eventID: UUID = .timeOrdered(), type: String, schemaVersion: Int = 1, payload: [UInt8], metadata: EventMetadata = EventMetadata()
+    ) {
         self.eventID = eventID
         self.type = type
         self.schemaVersion = schemaVersion

@@ -10,9 +10,10 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             .registered(.init(email: registration.email.value, displayName: registration.displayName, method: "email")),
             .passwordSet(.init(passwordHash: registration.passwordHash, reason: "signup")),
             .handleClaimed(.init(handle: registration.handle.value, temporary: registration.handleIsTemporary)),
-            .emailVerificationSent(.init(
-                email: registration.email.value, linkID: registration.verificationLink.linkID,
-                expiresAt: registration.verificationLink.expiresAt, tokenHash: registration.verificationLink.tokenHash)),
+            .emailVerificationSent(
+                .init(
+                    email: registration.email.value, linkID: registration.verificationLink.linkID,
+                    expiresAt: registration.verificationLink.expiresAt, tokenHash: registration.verificationLink.tokenHash)),
             sessionStarted(registration.session),
         ]
 
@@ -31,9 +32,12 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard session.refreshExpiresAt > now else {
             throw IdentityError.sessionExpired(lastMethod: session.method)
         }
-        return [.sessionRefreshed(.init(
-            sessionID: sessionID, accessTokenHash: replacement.accessTokenHash, refreshTokenHash: replacement.refreshTokenHash,
-            accessExpiresAt: replacement.accessExpiresAt, refreshExpiresAt: replacement.refreshExpiresAt))]
+        return [
+            .sessionRefreshed(
+                .init(
+                    sessionID: sessionID, accessTokenHash: replacement.accessTokenHash, refreshTokenHash: replacement.refreshTokenHash,
+                    accessExpiresAt: replacement.accessExpiresAt, refreshExpiresAt: replacement.refreshExpiresAt))
+        ]
 
     case .revokeSession(let sessionID, let reason):
         guard let session = state.sessions[sessionID] else { throw IdentityError(.notFound, "No such session.") }
@@ -48,7 +52,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .confirmVerificationLink(let linkID):
         try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .verifyEmail, link.expiresAt > now,
-              EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize)
+            EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize)
         else { throw IdentityError.linkExpired }
         return [.emailVerified(.init(email: link.email))]
 
@@ -118,9 +122,11 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         if let presentedNonceHashes {
             // The ID token must carry a live nonce this session asked for: one made for another
             // session, used already or expired proves nothing about this moment.
-            guard let nonce = state.reauthNonces.values.first(where: {
-                $0.sessionID == sessionID && now < $0.expiresAt && presentedNonceHashes.contains($0.nonceHash)
-            }) else { throw IdentityError.invalidToken }
+            guard
+                let nonce = state.reauthNonces.values.first(where: {
+                    $0.sessionID == sessionID && now < $0.expiresAt && presentedNonceHashes.contains($0.nonceHash)
+                })
+            else { throw IdentityError.invalidToken }
             nonceID = nonce.id
         }
         return [reauthGranted(grant, sessionID: sessionID, linkID: nil, nonceID: nonceID, now: now)]
@@ -136,8 +142,12 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
                 .rateLimited, "Too many sign-in attempts. Try again later.",
                 retryAfter: max(1, Int(oldest.timeIntervalSince(now).rounded(.up))))
         }
-        return [.reauthNonceIssued(.init(
-            nonceID: nonce.nonceID, sessionID: sessionID, nonceHash: nonce.nonceHash, expiresAt: now.addingTimeInterval(nonce.lifetime)))]
+        return [
+            .reauthNonceIssued(
+                .init(
+                    nonceID: nonce.nonceID, sessionID: sessionID, nonceHash: nonce.nonceHash,
+                    expiresAt: now.addingTimeInterval(nonce.lifetime)))
+        ]
 
     case .recordReauthFailure(let sessionID, let method):
         try requireAccount(state)
@@ -147,17 +157,21 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try requireAccount(state)
         guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
         try checkLinkRate(state, .reauth, now: now)
-        return [.reauthLinkSent(.init(
-            email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))]
+        return [
+            .reauthLinkSent(
+                .init(
+                    email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))
+        ]
 
     case .confirmReauthLink(let linkID, let grant):
         try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .reauth, link.expiresAt > now,
-              let sessionID = link.sessionID, state.sessions[sessionID]?.isActive == true
+            let sessionID = link.sessionID, state.sessions[sessionID]?.isActive == true
         else { throw IdentityError.linkExpired }
         // The link reached the address, so the address is proven: it may now vouch (as the
         // password of a verified account does) for adding a method.
-        let verified: [AccountEvent] = !state.emailVerified && EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize)
+        let verified: [AccountEvent] =
+            !state.emailVerified && EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize)
             ? [.emailVerified(.init(email: link.email, via: "reauth_link"))] : []
         return verified + [reauthGranted(grant, sessionID: sessionID, linkID: linkID, nonceID: nil, now: now)]
 
@@ -188,17 +202,23 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard state.email != nil else { throw IdentityError(.noEmail, "Add an email address first.") }
         try state.requireReauth(.changeEmail, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         try checkLinkRate(state, .emailChange, now: now)
-        return [.emailChangeRequested(.init(
-            email: newEmail.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))]
+        return [
+            .emailChangeRequested(
+                .init(
+                    email: newEmail.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))
+        ]
 
     case .confirmEmailChange(let linkID, let revertLink):
         try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .emailChange, link.expiresAt > now else {
             throw IdentityError.linkExpired
         }
-        return [.emailChanged(.init(
-            email: link.email, previousEmail: state.email, previousEmailVerified: state.emailVerified, linkID: linkID,
-            revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash))]
+        return [
+            .emailChanged(
+                .init(
+                    email: link.email, previousEmail: state.email, previousEmailVerified: state.emailVerified, linkID: linkID,
+                    revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash))
+        ]
 
     case .revertEmail(let linkID):
         try requireLiveAccount(state)
@@ -226,7 +246,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try requireAccount(state)
         if let linked = state.providerSubjects[identity.provider] {
             guard linked == identity.subject else {
-                throw IdentityError(.providerInUse, "Another \(identity.provider.displayName) account is already connected. Disconnect it first.")
+                throw IdentityError(
+                    .providerInUse, "Another \(identity.provider.displayName) account is already connected. Disconnect it first.")
             }
             return []
         }
@@ -244,7 +265,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard state.signInMethods != [provider.signInMethod] else {
             throw IdentityError(
                 .lastMethod,
-                "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect \(provider.displayName).")
+                "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect \(provider.displayName)."
+            )
         }
         try state.requireReauth(provider.disconnectAction, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.providerUnlinked(.init(provider: provider, subject: subject))]
@@ -272,8 +294,12 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         let blockers = state.deletionBlockers
         guard blockers.isEmpty else { throw DeletionBlocked(blockers: blockers) }
         try state.requireReauth(.deleteAccount, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [.deletionScheduled(.init(
-            purgeAfter: now.addingTimeInterval(purgeDelay), cooldownUntil: now.addingTimeInterval(cooldown), cooldownKeys: cooldownKeys))]
+        return [
+            .deletionScheduled(
+                .init(
+                    purgeAfter: now.addingTimeInterval(purgeDelay), cooldownUntil: now.addingTimeInterval(cooldown),
+                    cooldownKeys: cooldownKeys))
+        ]
             + revokeSessions(state, reason: "account_deleted", except: nil)
             + endPendingAccess(state, reason: "account_deleted", except: nil, now: now)
     }
@@ -285,7 +311,8 @@ public struct DeletionBlocked: Error, Sendable, Equatable {
 }
 
 private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim) -> AccountEvent {
-    .providerLinked(.init(provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified))
+    .providerLinked(
+        .init(provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified))
 }
 
 /// Revocations of every active session but `kept`, oldest first.
@@ -295,9 +322,10 @@ private func revokeSessions(_ state: AccountState, reason: String, except kept: 
 }
 
 private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, linkID: UUID?, nonceID: UUID?, now: Date) -> AccountEvent {
-    .reauthGranted(.init(
-        grantID: grant.grantID, sessionID: sessionID, method: grant.method.rawValue, tokenHash: grant.tokenHash,
-        expiresAt: now.addingTimeInterval(grant.lifetime), linkID: linkID, nonceID: nonceID))
+    .reauthGranted(
+        .init(
+            grantID: grant.grantID, sessionID: sessionID, method: grant.method.rawValue, tokenHash: grant.tokenHash,
+            expiresAt: now.addingTimeInterval(grant.lifetime), linkID: linkID, nonceID: nonceID))
 }
 
 /// Recovery (and deletion) wins: every pending email link but the one being used, and every
@@ -343,8 +371,9 @@ private func requireLiveAccount(_ state: AccountState) throws {
 }
 
 private func sessionStarted(_ session: AccountCommand.NewSession) -> AccountEvent {
-    .sessionStarted(.init(
-        sessionID: session.sessionID, method: session.method, device: session.device,
-        accessTokenHash: session.tokens.accessTokenHash, refreshTokenHash: session.tokens.refreshTokenHash,
-        accessExpiresAt: session.tokens.accessExpiresAt, refreshExpiresAt: session.tokens.refreshExpiresAt))
+    .sessionStarted(
+        .init(
+            sessionID: session.sessionID, method: session.method, device: session.device,
+            accessTokenHash: session.tokens.accessTokenHash, refreshTokenHash: session.tokens.refreshTokenHash,
+            accessExpiresAt: session.tokens.accessExpiresAt, refreshExpiresAt: session.tokens.refreshExpiresAt))
 }

@@ -113,7 +113,10 @@ public enum AccountEvent: Sendable, Equatable {
             case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at"
         }
 
-        public init(sessionID: UUID, method: String, device: String?, accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date, refreshExpiresAt: Date) {
+        public init(
+            sessionID: UUID, method: String, device: String?, accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date,
+            refreshExpiresAt: Date
+        ) {
             self.sessionID = sessionID
             self.method = method
             self.device = device
@@ -298,7 +301,8 @@ extension AccountEvent {
         case .registered(let value): return value
         case .passwordSet(let value): return value
         case .emailVerificationSent(let value), .passwordResetRequested(let value), .reauthLinkSent(let value),
-             .emailChangeRequested(let value): return value
+            .emailChangeRequested(let value):
+            return value
         case .emailAdded(let value): return value
         case .emailChanged(let value): return value
         case .emailReverted(let value): return value

@@ -32,8 +32,8 @@ public struct CountryCatalog: Sendable {
     /// The bundled list.
     public static let standard: CountryCatalog = {
         guard let url = Bundle.module.url(forResource: "countries", withExtension: "json"),
-              let data = try? Data(contentsOf: url),
-              let countries = try? JSONDecoder().decode([Country].self, from: data)
+            let data = try? Data(contentsOf: url),
+            let countries = try? JSONDecoder().decode([Country].self, from: data)
         else { return CountryCatalog(countries: []) }
         return CountryCatalog(countries: countries)
     }()

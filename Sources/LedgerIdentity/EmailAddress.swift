@@ -44,7 +44,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         guard labels.count >= 2 else { return false }
         for label in labels {
             guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-"),
-                  label.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" })
+                label.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" })
             else { return false }
         }
         return true

@@ -8,7 +8,7 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
 
     public init?(_ raw: String) {
         guard (3...20).contains(raw.utf8.count),
-              raw.utf8.allSatisfy({ Self.allowed($0) })
+            raw.utf8.allSatisfy({ Self.allowed($0) })
         else { return nil }
         self.value = raw
     }

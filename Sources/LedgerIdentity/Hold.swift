@@ -97,9 +97,11 @@ extension AccountState {
         Dictionary(grouping: holds.values, by: \.kind)
             .sorted { $0.key.priority < $1.key.priority }
             .map { kind, items in
-                DeletionBlocker(kind: kind, items: items.sorted {
-                    ($0.startsAt ?? $0.releasesAt ?? .distantPast, $0.ref) < ($1.startsAt ?? $1.releasesAt ?? .distantPast, $1.ref)
-                })
+                DeletionBlocker(
+                    kind: kind,
+                    items: items.sorted {
+                        ($0.startsAt ?? $0.releasesAt ?? .distantPast, $0.ref) < ($1.startsAt ?? $1.releasesAt ?? .distantPast, $1.ref)
+                    })
             }
     }
 }

@@ -60,7 +60,8 @@ public struct PasswordPolicy: Sendable {
 
     /// `2·LCS / (|a| + |b|)`, like difflib's ratio for short strings.
     static func similarity(_ a: String, _ b: String) -> Double {
-        let left = Array(a), right = Array(b)
+        let left = Array(a)
+        let right = Array(b)
         guard !left.isEmpty || !right.isEmpty else { return 1 }
         var previous = [Int](repeating: 0, count: right.count + 1)
         for i in 1...max(left.count, 1) where !left.isEmpty {
@@ -78,7 +79,7 @@ public struct PasswordPolicy: Sendable {
 enum CommonPasswords {
     static func load() -> Set<String> {
         guard let url = Bundle.module.url(forResource: "common-passwords", withExtension: "txt"),
-              let text = try? String(contentsOf: url, encoding: .utf8)
+            let text = try? String(contentsOf: url, encoding: .utf8)
         else { return [] }
         return Set(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
     }

@@ -32,8 +32,9 @@ public struct PhoneNumber: Sendable, Hashable, CustomStringConvertible {
             guard text.hasPrefix(dialDigits) else { return nil }
             national = String(text.dropFirst(dialDigits.count))
         } else if let prefix = country.nationalPrefix, !prefix.isEmpty, national.hasPrefix(prefix),
-                  !country.nationalLengths.contains(national.count),
-                  country.nationalLengths.contains(national.count - prefix.count) {
+            !country.nationalLengths.contains(national.count),
+            country.nationalLengths.contains(national.count - prefix.count)
+        {
             national.removeFirst(prefix.count)
         }
         guard country.nationalLengths.contains(national.count) else { return nil }
@@ -60,7 +61,8 @@ extension PhoneNumber {
             .filter { international.hasPrefix($0.dialCode) }
             .compactMap { country in PhoneNumber(raw, country: country).map { (country, $0) } }
             .sorted { lhs, rhs in
-                let lhsMain = Self.mainRegions.contains(lhs.0.iso), rhsMain = Self.mainRegions.contains(rhs.0.iso)
+                let lhsMain = Self.mainRegions.contains(lhs.0.iso)
+                let rhsMain = Self.mainRegions.contains(rhs.0.iso)
                 // A longer dial code is the more specific match (+1 264 Anguilla before +1 US).
                 if lhs.0.dialCode.count != rhs.0.dialCode.count { return lhs.0.dialCode.count > rhs.0.dialCode.count }
                 if lhsMain != rhsMain { return lhsMain }

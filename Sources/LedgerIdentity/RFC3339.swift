@@ -63,10 +63,10 @@ public enum RFC3339 {
             return true
         }
         guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")),
-              let day = number(2), expect(UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")),
-              let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
-              let second = number(2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+            let day = number(2), expect(UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")),
+            let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
+            let second = number(2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
         var micros = 0
         if expect(UInt8(ascii: ".")) {

@@ -60,8 +60,10 @@ public final class LocalCluster: Sendable {
         }
         try cluster.run(
             binDirectory.appendingPathComponent("initdb").path,
-            ["-D", cluster.dataDirectory.path, "-U", "postgres", "--auth=trust", "--encoding=UTF8",
-             "--locale=C.UTF-8", "--no-instructions"])
+            [
+                "-D", cluster.dataDirectory.path, "-U", "postgres", "--auth=trust", "--encoding=UTF8",
+                "--locale=C.UTF-8", "--no-instructions",
+            ])
         var settings = [
             "port = \(cluster.port)",
             "listen_addresses = '127.0.0.1'",
@@ -78,16 +80,19 @@ public final class LocalCluster: Sendable {
         try cluster.startServer()
         try cluster.run(
             binDirectory.appendingPathComponent("psql").path,
-            ["-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", "postgres", "-d", "postgres", "-qAt",
-             "-c", "CREATE DATABASE \"\(database)\""])
+            [
+                "-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", "postgres", "-d", "postgres", "-qAt",
+                "-c", "CREATE DATABASE \"\(database)\"",
+            ])
         logger.info("local PostgreSQL cluster started", metadata: ["port": "\(cluster.port)", "directory": "\(directory.path)"])
         return cluster
     }
 
     /// Stops the server (fast shutdown) and, when asked, deletes its files.
     public func stop(removeFiles: Bool = true) {
-        _ = try? run(binDirectory.appendingPathComponent("pg_ctl").path,
-                     ["-D", dataDirectory.path, "-m", "fast", "-w", "stop"])
+        _ = try? run(
+            binDirectory.appendingPathComponent("pg_ctl").path,
+            ["-D", dataDirectory.path, "-m", "fast", "-w", "stop"])
         if removeFiles { try? FileManager.default.removeItem(at: directory) }
     }
 
@@ -110,7 +115,8 @@ public final class LocalCluster: Sendable {
 
     @discardableResult
     private func run(_ executable: String, _ arguments: [String], asPostgres: Bool? = nil) throws -> String {
-        let (program, argv) = (asPostgres ?? runAsPostgres)
+        let (program, argv) =
+            (asPostgres ?? runAsPostgres)
             ? ("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments)
             : (executable, arguments)
         let (status, output) = try ChildProcess.run(program, argv)

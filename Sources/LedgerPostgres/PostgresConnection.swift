@@ -109,7 +109,7 @@ public final class PostgresConnection: @unchecked Sendable {
         let name = plain ? nil : preparedName(sql, parameters)
         let wire = parameters.map(\.wireBytes)
         guard let readiness, let handle, plain || name != nil,
-              wire.reduce(0, { $0 + ($1?.count ?? 0) }) <= Self.largestSendFromTask
+            wire.reduce(0, { $0 + ($1?.count ?? 0) }) <= Self.largestSendFromTask
         else {
             return try await executor.run { try self.executeSync(sql, parameters, binaryResult: binaryResult, wire: wire) }
         }

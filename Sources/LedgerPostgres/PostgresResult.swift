@@ -93,7 +93,7 @@ public struct PostgresRow: Sendable {
     public func bytes(_ column: Int) throws -> [UInt8]? {
         try result.withCell(index, column) { cell -> [UInt8] in
             guard cell.count >= 2, cell[0] == UInt8(ascii: "\\"), cell[1] == UInt8(ascii: "x"),
-                  let decoded = Hex.decode(utf8: UnsafeBufferPointer(rebasing: cell[2...]))
+                let decoded = Hex.decode(utf8: UnsafeBufferPointer(rebasing: cell[2...]))
             else { throw decodingError(column, "bytea in hex format") }
             return decoded
         }
@@ -116,7 +116,10 @@ public struct PostgresRow: Sendable {
         var value: Int64 = 0
         var negative = false
         var index = 0
-        if bytes[0] == UInt8(ascii: "-") { negative = true; index = 1 }
+        if bytes[0] == UInt8(ascii: "-") {
+            negative = true
+            index = 1
+        }
         guard index < bytes.count else { return nil }
         while index < bytes.count {
             let digit = bytes[index] &- UInt8(ascii: "0")
@@ -143,7 +146,7 @@ public struct PostgresRow: Sendable {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
         else { return nil }
         var index = 19
         var micros = 0
@@ -151,10 +154,16 @@ public struct PostgresRow: Sendable {
             index += 1
             var digits = 0
             while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
-                if digits < 6 { micros = micros * 10 + Int(bytes[index] - UInt8(ascii: "0")); digits += 1 }
+                if digits < 6 {
+                    micros = micros * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                    digits += 1
+                }
                 index += 1
             }
-            while digits < 6 { micros *= 10; digits += 1 }
+            while digits < 6 {
+                micros *= 10
+                digits += 1
+            }
         }
         guard bytes.count >= index + 3, bytes[index] == UInt8(ascii: "+"), number(index + 1..<index + 3) == 0
         else { return nil }

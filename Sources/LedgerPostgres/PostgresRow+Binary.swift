@@ -26,8 +26,11 @@ extension PostgresRow {
     public func binaryUUID(_ column: Int) throws -> UUID? {
         try result.withCell(index, column) { cell -> UUID in
             guard cell.count == 16 else { throw binaryError(column, "a uuid") }
-            return UUID(uuid: (cell[0], cell[1], cell[2], cell[3], cell[4], cell[5], cell[6], cell[7],
-                               cell[8], cell[9], cell[10], cell[11], cell[12], cell[13], cell[14], cell[15]))
+            return UUID(
+                uuid: (
+                    cell[0], cell[1], cell[2], cell[3], cell[4], cell[5], cell[6], cell[7],
+                    cell[8], cell[9], cell[10], cell[11], cell[12], cell[13], cell[14], cell[15]
+                ))
         }
     }
 

@@ -69,7 +69,10 @@ final class SocketReadiness: Sendable {
         var one: UInt64 = 1
         _ = write(wakeup, &one, 8)
         finished.wait()
-        for waiter in waiters.withLock({ waiters in defer { waiters.removeAll() }; return Array(waiters.values) }) {
+        for waiter in waiters.withLock({ waiters in
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }) {
             waiter.resume(returning: true)
         }
         close(epoll)

@@ -28,8 +28,14 @@ public struct DevelopmentIdentityIssuer: Sendable {
         guard let parameters = key.publicKey.parameters else {
             throw JWTError.generic(identifier: "dev-issuer", reason: "the key has no public parameters")
         }
-        let jwks = ["keys": [["kty": "EC", "kid": Self.keyID, "alg": "ES256", "use": "sig", "crv": "P-256",
-                              "x": parameters.x, "y": parameters.y]]]
+        let jwks = [
+            "keys": [
+                [
+                    "kty": "EC", "kid": Self.keyID, "alg": "ES256", "use": "sig", "crv": "P-256",
+                    "x": parameters.x, "y": parameters.y,
+                ]
+            ]
+        ]
         try JSONSerialization.data(withJSONObject: jwks, options: [.sortedKeys]).write(to: URL(fileURLWithPath: jwksPath))
     }
 

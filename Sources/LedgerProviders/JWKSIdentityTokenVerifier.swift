@@ -98,7 +98,7 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
     static func header(of token: String) throws -> Header {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64URL.decode(String(parts[0])),
-              let header = try? JSONDecoder().decode(Header.self, from: Data(bytes))
+            let header = try? JSONDecoder().decode(Header.self, from: Data(bytes))
         else { throw InvalidIdentityToken("not a JWT") }
         return header
     }

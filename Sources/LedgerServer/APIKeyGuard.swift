@@ -15,7 +15,8 @@ public struct APIKeyGuard: Sendable {
     /// - Parameter requestsPerSecond: per key and instance; 0 means unlimited.
     public init(keys: APIKeys, requestsPerSecond: Int) {
         self.keys = keys
-        self.limiter = requestsPerSecond > 0
+        self.limiter =
+            requestsPerSecond > 0
             ? TokenBucketLimiter(rate: Double(requestsPerSecond), burst: Double(2 * requestsPerSecond)) : nil
     }
 

@@ -64,9 +64,11 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(ProviderController(providers: services.providers, accounts: services.accounts).endpoints)
     router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts).endpoints)
     router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts).endpoints)
-    router.addRoutes(EventsController(
-        store: services.eventStore, keys: services.apiKeyGuard, streamsPerKey: services.configuration.streamsPerKey,
-        keyRecheckInterval: services.configuration.streamKeyRecheckInterval).endpoints)
+    router.addRoutes(
+        EventsController(
+            store: services.eventStore, keys: services.apiKeyGuard, streamsPerKey: services.configuration.streamsPerKey,
+            keyRecheckInterval: services.configuration.streamKeyRecheckInterval
+        ).endpoints)
     router.addRoutes(AuditController(audit: services.audit, keys: services.apiKeyGuard, clock: services.clock).endpoints)
     router.addRoutes(SubscriptionsController(subscriptions: services.subscriptions, keys: services.apiKeyGuard).endpoints)
     if services.configuration.metricsPort == nil { router.addRoutes(metricsController(services).endpoints) }

@@ -14,7 +14,8 @@ public struct CountriesController: Sendable {
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.get("/countries") { request, _ in
-            let locale = request.uri.queryParameters["locale"].map(String.init)
+            let locale =
+                request.uri.queryParameters["locale"].map(String.init)
                 ?? AcceptLanguage.firstLanguage(request.headers[.acceptLanguage])
             let countries = catalog.ordered(locale: locale).map { country in
                 JSONValue.object([

@@ -48,10 +48,12 @@ public struct CredentialsController: Sendable {
         routes.post("/auth/email/revert") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
             let state = try await accounts.revertEmail(token: body.token)
-            return JSONResponse(.ok, [
-                "email": JSONValue(state.email),
-                "message": .string("Your email address is restored. Sign in again on every device."),
-            ])
+            return JSONResponse(
+                .ok,
+                [
+                    "email": JSONValue(state.email),
+                    "message": .string("Your email address is restored. Sign in again on every device."),
+                ])
         }
         return routes
     }

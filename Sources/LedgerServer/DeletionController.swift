@@ -25,7 +25,8 @@ public struct DeletionController: Sendable {
                 let (accountID, ref) = try Self.target(context)
                 let body = try await request.decodeJSON(HoldRequest.self, context: context)
                 guard let kind = HoldKind(rawValue: body.kind) else {
-                    throw APIError(.unprocessableContent, .init("invalid_kind"), "Use upcoming_session, upcoming_booking, pending_payout or dispute.")
+                    throw APIError(
+                        .unprocessableContent, .init("invalid_kind"), "Use upcoming_session, upcoming_booking, pending_payout or dispute.")
                 }
                 if let amount = body.amount, !amount.isWithinBounds {
                     throw APIError(
@@ -54,18 +55,22 @@ public struct DeletionController: Sendable {
         routes.get("/me/export") { request, _ in
             let session = try await auth.authenticate(request)
             let events = try await accounts.export(session.accountID)
-            return JSONResponse(.ok, [
-                "account_id": .string(session.accountID.lowercased),
-                "events": .array(try events.map(Self.exportedEvent)),
-            ])
+            return JSONResponse(
+                .ok,
+                [
+                    "account_id": .string(session.accountID.lowercased),
+                    "events": .array(try events.map(Self.exportedEvent)),
+                ])
         }
         routes.delete("/me") { request, _ in
             let session = try await auth.authenticate(request)
             let state = try await accounts.deleteAccount(session, reauthToken: request.headers[.xReauthToken])
-            return JSONResponse(.accepted, [
-                "deleted_at": JSONValue(timestamp: state.deletedAt),
-                "purge_after": JSONValue(timestamp: state.purgeAfter),
-            ])
+            return JSONResponse(
+                .accepted,
+                [
+                    "deleted_at": JSONValue(timestamp: state.deletedAt),
+                    "purge_after": JSONValue(timestamp: state.purgeAfter),
+                ])
         }
         return routes
     }

@@ -84,14 +84,16 @@ enum ErrorTranslation {
                 extra: ["retry_after": .int(Int64(throttled.retryAfter))],
                 headers: [.retryAfter: String(throttled.retryAfter)])
         case PasswordHasherError.overloaded:
-            return APIError(.serviceUnavailable, .unavailable, "Too many sign-ins at once. Try again shortly.",
-                            headers: [.retryAfter: "1"])
+            return APIError(
+                .serviceUnavailable, .unavailable, "Too many sign-ins at once. Try again shortly.",
+                headers: [.retryAfter: "1"])
         case is DecodingError:
             return APIError(.badRequest, .invalidRequest, "The request body is not valid JSON of the expected shape.")
         case let error as PostgresError
-            where error.code == .connectionFailed || error.code == .connectionLost || error.code == .poolExhausted:
-            return APIError(.serviceUnavailable, .unavailable, "The service is temporarily unavailable. Try again shortly.",
-                             headers: [.retryAfter: "1"])
+        where error.code == .connectionFailed || error.code == .connectionLost || error.code == .poolExhausted:
+            return APIError(
+                .serviceUnavailable, .unavailable, "The service is temporarily unavailable. Try again shortly.",
+                headers: [.retryAfter: "1"])
         default:
             return nil
         }

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import LedgerAccounts
 import LedgerEventStore
+import Logging
 import ServiceLifecycle
 
 /// The event API for backends (`events:read`): the commit-ordered feed as pages with
@@ -191,8 +191,11 @@ public struct EventsController: Sendable {
             return Task {
                 let limit = min(remaining, sliceSize)
                 let page = try await store.readAll(after: cursor, limit: limit, types: types)
-                let following = page.events.count < limit || Task.isCancelled ? nil : read(
-                    after: page.nextCursor, remaining: remaining - limit, types: types, store: store)
+                let following =
+                    page.events.count < limit || Task.isCancelled
+                    ? nil
+                    : read(
+                        after: page.nextCursor, remaining: remaining - limit, types: types, store: store)
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(page.events.count * 700)
                 EventDocument.appendElements(page.events, to: &bytes, continuing: true)

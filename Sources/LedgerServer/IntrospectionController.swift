@@ -22,15 +22,19 @@ public struct IntrospectionController: Sendable {
             // API.md's shape whatever the answer: an inactive token gets nulls, and nothing else
             // about it (unknown, expired and revoked read the same).
             guard let found = try await accounts.introspect(accessToken: body.token) else {
-                return JSONResponse(.ok, [
-                    "active": .bool(false), "account_id": .null, "session_id": .null, "email_verified": .null, "expires_at": .null,
-                ])
+                return JSONResponse(
+                    .ok,
+                    [
+                        "active": .bool(false), "account_id": .null, "session_id": .null, "email_verified": .null, "expires_at": .null,
+                    ])
             }
-            return JSONResponse(.ok, [
-                "active": .bool(true), "account_id": .string(found.accountID.lowercased),
-                "session_id": .string(found.sessionID.lowercased), "email_verified": .bool(found.emailVerified),
-                "expires_at": .string(RFC3339.format(found.expiresAt)),
-            ])
+            return JSONResponse(
+                .ok,
+                [
+                    "active": .bool(true), "account_id": .string(found.accountID.lowercased),
+                    "session_id": .string(found.sessionID.lowercased), "email_verified": .bool(found.emailVerified),
+                    "expires_at": .string(RFC3339.format(found.expiresAt)),
+                ])
         }
         return routes
     }

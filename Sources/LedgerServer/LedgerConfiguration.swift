@@ -86,7 +86,8 @@ public struct LedgerConfiguration: Sendable {
     static let longestSetting = 3650 * day
 
     /// Reads the variables of API.md; a malformed number is an error naming the variable.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerConfiguration {
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerConfiguration
+    {
         var configuration = LedgerConfiguration()
         func string(_ name: String) -> String? {
             guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }

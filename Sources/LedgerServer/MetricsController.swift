@@ -43,20 +43,24 @@ public struct MetricsController: Sendable {
     /// Reads the cluster-wide figures into the registry's gauges.
     func readGauges() async throws {
         let statistics = try await OperationalStatistics.read(client: client, now: clock.now())
-        metrics.set("events_appended_total", "Events appended so far (the last global position); rate() is the append rate.",
-                    Double(statistics.eventPosition))
-        metrics.set("feed_held_back_events", "Committed events hidden from every feed consumer behind a still-running older transaction.",
-                    Double(statistics.feedHeldBack))
+        metrics.set(
+            "events_appended_total", "Events appended so far (the last global position); rate() is the append rate.",
+            Double(statistics.eventPosition))
+        metrics.set(
+            "feed_held_back_events", "Committed events hidden from every feed consumer behind a still-running older transaction.",
+            Double(statistics.feedHeldBack))
         metrics.set("outbox_backlog_messages", "SMS and emails waiting for delivery.", Double(statistics.outboxBacklog))
         metrics.set("outbox_failed_messages", "SMS and emails given up on after the last retry.", Double(statistics.outboxFailed))
         metrics.set("purge_due_accounts", "Deleted accounts whose purge time has come.", Double(statistics.purgeDue))
         metrics.set("purged_accounts_total", "Accounts purged so far (data keys destroyed).", Double(statistics.purged))
         for subscription in try await subscriptions.list() {
             let labels = [("subscription", subscription.id.lowercased)]
-            metrics.set("webhook_lag_events", "Events a webhook subscription has not received yet (counted up to 100000).",
-                        Double(try await subscriptions.lag(subscription)), labels: labels)
-            metrics.set("webhook_consecutive_failures", "Failed pushes in a row; the subscription pauses at the limit.",
-                        Double(subscription.consecutiveFailures), labels: labels)
+            metrics.set(
+                "webhook_lag_events", "Events a webhook subscription has not received yet (counted up to 100000).",
+                Double(try await subscriptions.lag(subscription)), labels: labels)
+            metrics.set(
+                "webhook_consecutive_failures", "Failed pushes in a row; the subscription pauses at the limit.",
+                Double(subscription.consecutiveFailures), labels: labels)
             metrics.set("webhook_paused", "1 when the subscription is paused.", subscription.status == .paused ? 1 : 0, labels: labels)
         }
     }

@@ -19,15 +19,17 @@ public struct PhoneController: Sendable {
         routes.post("/auth/phone/request-otp") { request, context in
             let body = try await request.decodeJSON(RequestOTPRequest.self, context: context)
             let session = try await auth.optionalSession(request)
-                        let requested = try await ErrorTranslation.singleRule {
+            let requested = try await ErrorTranslation.singleRule {
                 try await otp.request(
                     phone: body.phone, country: body.country, purpose: body.purpose, session: session,
                     reauthToken: request.headers[.xReauthToken], client: context.client)
             }
-            return JSONResponse(.accepted, [
-                "request_id": .string(requested.requestID.lowercased), "expires_in": .int(Int64(requested.expiresIn)),
-                "resend_after": .int(Int64(requested.resendAfter)),
-            ])
+            return JSONResponse(
+                .accepted,
+                [
+                    "request_id": .string(requested.requestID.lowercased), "expires_in": .int(Int64(requested.expiresIn)),
+                    "resend_after": .int(Int64(requested.resendAfter)),
+                ])
         }
         routes.post("/auth/phone/verify-otp") { request, context in
             let body = try await request.decodeJSON(VerifyOTPRequest.self, context: context)

@@ -62,12 +62,14 @@ public struct ProfileController: Sendable {
             let userID = session.accountID.lowercased
             let appVersion = request.headers[HTTPField.Name("X-App-Version")!] ?? "unknown"
             let device = request.headers[.userAgent] ?? "unknown"
-            return JSONResponse(.ok, [
-                "user_id": .string(userID),
-                "support_email": .string(supportEmail),
-                "subject": .string("Help [\(userID)]"),
-                "body": .string("\n\n\n—\nUser ID: \(userID)\nApp version: \(appVersion)\nDevice: \(device)\n"),
-            ])
+            return JSONResponse(
+                .ok,
+                [
+                    "user_id": .string(userID),
+                    "support_email": .string(supportEmail),
+                    "subject": .string("Help [\(userID)]"),
+                    "body": .string("\n\n\n—\nUser ID: \(userID)\nApp version: \(appVersion)\nDevice: \(device)\n"),
+                ])
         }
         return routes
     }
@@ -82,7 +84,9 @@ struct ProfileRequest: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        displayName = container.contains(.displayName) ? .some(try container.decodeNil(forKey: .displayName) ? nil : try container.decode(String.self, forKey: .displayName)) : .none
+        displayName =
+            container.contains(.displayName)
+            ? .some(try container.decodeNil(forKey: .displayName) ? nil : try container.decode(String.self, forKey: .displayName)) : .none
         handle = try container.decodeIfPresent(String.self, forKey: .handle)
     }
 }

@@ -21,10 +21,12 @@ public struct ReauthController: Sendable {
             let session = try await auth.authenticate(request)
             let action = request.uri.queryParameters["action"].map(String.init) ?? ""
             let options = try await reauth.options(session, action: action)
-            return JSONResponse(.ok, [
-                "action": .string(action), "methods": .array(options.methods.map { .string($0.rawValue) }),
-                "last_method": .bool(options.lastMethod),
-            ])
+            return JSONResponse(
+                .ok,
+                [
+                    "action": .string(action), "methods": .array(options.methods.map { .string($0.rawValue) }),
+                    "last_method": .bool(options.lastMethod),
+                ])
         }
         routes.post("/auth/reauth/password") { request, context in
             let session = try await auth.authenticate(request)

@@ -50,7 +50,10 @@ public struct RequestIDMiddleware: RouterMiddleware {
     /// Up to 128 characters of letters, digits, `-`, `_`, `.`; anything else is replaced.
     static func acceptable(_ value: String?) -> String? {
         guard let value, !value.isEmpty, value.utf8.count <= 128,
-              value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || $0 == 0x2d || $0 == 0x5f || $0 == 0x2e })
+            value.utf8.allSatisfy({
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || $0 == 0x2d || $0 == 0x5f
+                    || $0 == 0x2e
+            })
         else { return nil }
         return value
     }

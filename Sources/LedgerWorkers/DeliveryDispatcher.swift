@@ -56,11 +56,14 @@ public struct DeliveryDispatcher: Sendable {
         var messages: [(OutboxMessage, attempts: Int64)] = []
         for row in claimed.rows {
             guard let id = try row.uuid(0), let channel = row.string(1).flatMap(OutboxMessage.Channel.init(rawValue:)),
-                  let template = row.string(3), let attempts = try row.int(8)
+                let template = row.string(3), let attempts = try row.int(8)
             else { continue }
-            messages.append((OutboxMessage(
-                id: id, channel: channel, to: row.string(2) ?? "", template: template, code: row.string(4),
-                link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en"), attempts))
+            messages.append(
+                (
+                    OutboxMessage(
+                        id: id, channel: channel, to: row.string(2) ?? "", template: template, code: row.string(4),
+                        link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en"), attempts
+                ))
         }
         let outcomes = await withTaskGroup(of: (UUID, Int64, String?).self) { group in
             for (message, attempts) in messages {

@@ -60,7 +60,8 @@ public struct WebhookDeliverySink: DeliverySink {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "X-Ledger-Delivery-Id", value: message.id.uuidString.lowercased())
         if let secret {
-            request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body, at: clock.now()))
+            request.headers.add(
+                name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body, at: clock.now()))
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await httpClient.execute(request, timeout: .seconds(10))

@@ -4,8 +4,8 @@ import LedgerAccounts
 import LedgerCore
 import LedgerEventStore
 import Logging
-import ServiceLifecycle
 import NIOCore
+import ServiceLifecycle
 
 /// Pushes the event feed to webhook subscriptions: each subscription's events in commit order,
 /// in batches, at least once (its cursor moves only after a 2xx), signed (`WebhookSignature`).
@@ -82,8 +82,9 @@ public struct EventWebhookDispatcher: Sendable {
                 try await subscriptions.recordFailure(subscription.id, owner: owner, error: reason, policy: policy)
                 return delivered
             }
-            guard try await subscriptions.recordDelivered(
-                subscription.id, owner: owner, through: last.cursor, count: page.events.count, lease: Self.lease)
+            guard
+                try await subscriptions.recordDelivered(
+                    subscription.id, owner: owner, through: last.cursor, count: page.events.count, lease: Self.lease)
             else { return delivered }
             delivered += page.events.count
             cursor = last.cursor

@@ -25,7 +25,9 @@ public struct PurgeWorker: Sendable {
     /// Deletes what outlived its use, once a pass (nil: nothing is swept).
     let retention: RetentionSweep?
     /// Tables whose rows about a purged account are removed.
-    static let accountTables = ["sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "accounts"]
+    static let accountTables = [
+        "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "accounts",
+    ]
 
     public init(
         store: EventStore, clock: any LedgerClock, logger: Logger = Logger(label: "ledger.purge"),
@@ -92,9 +94,11 @@ public struct PurgeWorker: Sendable {
             try await store.append(
                 to: accountID, streamType: "account", subjectID: nil,
                 expected: .exact(version.rowCount == 1 ? try version[0].int(0) ?? 0 : 0),
-                events: [NewEvent(
-                    type: event.type, schemaVersion: event.schemaVersion, payload: try event.encodedPayload(),
-                    metadata: EventMetadata(actor: "system:purge"))],
+                events: [
+                    NewEvent(
+                        type: event.type, schemaVersion: event.schemaVersion, payload: try event.encodedPayload(),
+                        metadata: EventMetadata(actor: "system:purge"))
+                ],
                 recordedAt: now, on: connection)
             return accountID
         }

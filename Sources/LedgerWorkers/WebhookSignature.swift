@@ -27,7 +27,7 @@ public enum WebhookSignature {
             if pair[0] == "v1" { signature = Hex.decode(pair[1]) }
         }
         guard let timestamp, let seconds = Double(timestamp), let signature,
-              abs(now.timeIntervalSince1970 - seconds) <= tolerance
+            abs(now.timeIntervalSince1970 - seconds) <= tolerance
         else { return false }
         return ConstantTime.equals(signature, mac(secret: secret, timestamp: timestamp, body: body))
     }

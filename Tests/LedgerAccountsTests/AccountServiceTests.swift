@@ -145,7 +145,8 @@ struct AccountServiceTests {
             // Counts every row offered to the table, those that ON CONFLICT then skips included.
             try await db.client.query("CREATE TABLE offered (n int NOT NULL)")
             try await db.client.query("INSERT INTO offered VALUES (0)")
-            try await db.client.query("""
+            try await db.client.query(
+                """
                 CREATE FUNCTION count_offered() RETURNS trigger LANGUAGE plpgsql AS
                 $$ BEGIN UPDATE offered SET n = n + 1; RETURN NEW; END $$
                 """)
@@ -269,8 +270,10 @@ struct AddressThrottleTests {
 struct ProjectionRebuildTests {
     static func dump(_ db: TestDatabase) async throws -> [String] {
         var lines: [String] = []
-        for (table, order) in [("accounts", "account_id"), ("sessions", "session_id"), ("spent_refresh_tokens", "refresh_token_sha256"),
-                               ("email_links", "token_sha256"), ("otp_requests", "request_id")] {
+        for (table, order) in [
+            ("accounts", "account_id"), ("sessions", "session_id"), ("spent_refresh_tokens", "refresh_token_sha256"),
+            ("email_links", "token_sha256"), ("otp_requests", "request_id"),
+        ] {
             // The client address of a code request is operational, not in any event.
             let rows = try await db.client.query(
                 "SELECT (to_jsonb(t) - 'client_address')::text FROM \(table) t ORDER BY \(order)")
@@ -313,22 +316,27 @@ struct ProjectionRebuildTests {
             try await service.forgotPassword(email: "ana@example.com")
             let bob = try await service.signUp(
                 email: "bob@example.com", password: "violet-harbor-91", displayName: nil, handle: "bobby", device: nil)
-            let verifyToken = try #require(try await db.client.query(
-                "SELECT token FROM outbox WHERE recipient = 'bob@example.com' AND template = 'verify_email'")[0].string(0))
+            let verifyToken = try #require(
+                try await db.client.query(
+                    "SELECT token FROM outbox WHERE recipient = 'bob@example.com' AND template = 'verify_email'")[0].string(0))
             _ = try await service.verifyEmail(token: verifyToken)
             #expect(refreshed.sessionID == again.sessionID && bob.accountID != ana.accountID)
             // An email change, confirmed (its revert link stays pending).
             let bobSession = SessionRef(accountID: bob.accountID, sessionID: bob.sessionID)
             let bobGrant = try await ReauthService(accounts: service).withPassword(bobSession, password: "violet-harbor-91", client: nil)
             try await service.requestEmailChange(bobSession, newEmail: "bob.new@example.com", reauthToken: bobGrant.token)
-            let changeToken = try #require(try await db.client.query(
-                "SELECT token FROM outbox WHERE template = 'email_change_confirm'")[0].string(0))
+            let changeToken = try #require(
+                try await db.client.query(
+                    "SELECT token FROM outbox WHERE template = 'email_change_confirm'")[0].string(0))
             _ = try await service.confirmEmailChange(token: changeToken)
             // Phone codes: a sign-up by phone, a number added, a cancelled request.
-            let otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
+            let otp = OTPService(
+                otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
             func code(_ phone: String) async throws -> String {
-                try #require(try await db.client.query(
-                    "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
+                try #require(
+                    try await db.client.query(
+                        "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(
+                            0))
             }
             let signUp = try await otp.request(
                 phone: "+995511200300", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: "198.51.100.7")
@@ -341,16 +349,19 @@ struct ProjectionRebuildTests {
             // Ana's email is not verified, so her password grant does not add a method; one by the emailed link does.
             await #expect(throws: IdentityError.reauthRequired) {
                 try await otp.request(
-                    phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: anaGrant.token, client: nil)
+                    phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: anaGrant.token, client: nil
+                )
             }
             try await ReauthService(accounts: service).sendEmailLink(anaSession)
-            let reauthLink = try #require(try await db.client.query(
-                "SELECT token FROM outbox WHERE template = 'reauth_link' ORDER BY xmin::text::bigint DESC LIMIT 1")[0].string(0))
+            let reauthLink = try #require(
+                try await db.client.query(
+                    "SELECT token FROM outbox WHERE template = 'reauth_link' ORDER BY xmin::text::bigint DESC LIMIT 1")[0].string(0))
             let linkGrant = try await ReauthService(accounts: service).confirmEmailLink(token: reauthLink)
             let add = try await otp.request(
                 phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: linkGrant.token, client: nil)
             _ = try await otp.verify(
-                requestID: add.requestID.uuidString, code: try await code("+995511100000"), session: anaSession, reauthToken: linkGrant.token,
+                requestID: add.requestID.uuidString, code: try await code("+995511100000"), session: anaSession,
+                reauthToken: linkGrant.token,
                 device: nil)
             let dropped = try await otp.request(
                 phone: "+995511100001", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: nil)

@@ -18,19 +18,31 @@ struct AccountSnapshotTests {
             let now = db.clock.now()
             let batch = (written..<min(written + 50, count)).map { index -> AccountEvent in
                 switch index % 7 {
-                case 0: return .sessionRefreshed(.init(
-                    sessionID: sessionID, accessTokenHash: Hex.encode(Array("a\(index)".utf8)), refreshTokenHash: Hex.encode(Array("r\(index)".utf8)),
-                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(86400)))
-                case 1: return .holdPlaced(Hold(
-                    ref: "h\(index % 40)", kind: .upcomingBooking, startsAt: now, title: "Plan \(index)",
-                    amount: Money(currency: "GEL", minor: Int64(index)), releasesAt: now.addingTimeInterval(3600)))
+                case 0:
+                    return .sessionRefreshed(
+                        .init(
+                            sessionID: sessionID, accessTokenHash: Hex.encode(Array("a\(index)".utf8)),
+                            refreshTokenHash: Hex.encode(Array("r\(index)".utf8)),
+                            accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(86400)))
+                case 1:
+                    return .holdPlaced(
+                        Hold(
+                            ref: "h\(index % 40)", kind: .upcomingBooking, startsAt: now, title: "Plan \(index)",
+                            amount: Money(currency: "GEL", minor: Int64(index)), releasesAt: now.addingTimeInterval(3600)))
                 case 2: return .holdReleased(.init(ref: "h\((index + 13) % 40)"))
-                case 3: return .emailVerificationSent(.init(
-                    email: "snap@example.com", linkID: UUID(), expiresAt: now.addingTimeInterval(0.123_456), tokenHash: Hex.encode(Array("t\(index)".utf8))))
-                case 4: return .reauthGranted(.init(
-                    grantID: UUID(), sessionID: sessionID, method: "password", tokenHash: Hex.encode(Array("g\(index)".utf8)),
-                    expiresAt: now.addingTimeInterval(900), linkID: nil))
-                case 5: return .providerLinked(.init(provider: index % 2 == 0 ? .apple : .google, subject: "sub-\(index)", email: nil, emailVerified: false))
+                case 3:
+                    return .emailVerificationSent(
+                        .init(
+                            email: "snap@example.com", linkID: UUID(), expiresAt: now.addingTimeInterval(0.123_456),
+                            tokenHash: Hex.encode(Array("t\(index)".utf8))))
+                case 4:
+                    return .reauthGranted(
+                        .init(
+                            grantID: UUID(), sessionID: sessionID, method: "password", tokenHash: Hex.encode(Array("g\(index)".utf8)),
+                            expiresAt: now.addingTimeInterval(900), linkID: nil))
+                case 5:
+                    return .providerLinked(
+                        .init(provider: index % 2 == 0 ? .apple : .google, subject: "sub-\(index)", email: nil, emailVerified: false))
                 default: return .profileUpdated(.init(displayName: "Name \(index) ő"))
                 }
             }
@@ -49,7 +61,7 @@ struct AccountSnapshotTests {
         for recorded in try await store.readStream(accountID) {
             if let at, recorded.recordedAt > at { break }
             guard let payload = recorded.payload,
-                  let event = try AccountEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: payload)
+                let event = try AccountEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: payload)
             else {
                 state.version += 1
                 continue
@@ -84,7 +96,9 @@ struct AccountSnapshotTests {
             #expect(try await service.account(session.accountID) == (try await reference(session.accountID, at: nil, store: store)))
             let instants = [times[0], times[10], times[19], times[20], times[22], times.last!, times.last!.addingTimeInterval(30)]
             for at in instants {
-                #expect(try await audit.state(session.accountID, at: at)?.state == (try await reference(session.accountID, at: at, store: store)))
+                #expect(
+                    try await audit.state(session.accountID, at: at)?.state
+                        == (try await reference(session.accountID, at: at, store: store)))
             }
 
             // A rebuild replaces them with one every 1,000 versions.
@@ -97,7 +111,8 @@ struct AccountSnapshotTests {
             // Proof that folds start from the snapshot: without the events the first one covers,
             // the state is unchanged; an instant before that snapshot's last event cannot use it.
             try await db.client.query(
-                "DELETE FROM events WHERE stream_id = $1 AND stream_version <= $2", [.uuid(session.accountID), .int(AccountSnapshots.interval)])
+                "DELETE FROM events WHERE stream_id = $1 AND stream_version <= $2",
+                [.uuid(session.accountID), .int(AccountSnapshots.interval)])
             #expect(try await service.account(session.accountID) == expected)
             #expect(try await audit.state(session.accountID, at: times[22])?.state == expectedLate)
             #expect(try await audit.state(session.accountID, at: times[10]) == nil)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import LedgerAccounts
 import Testing
+
+@testable import LedgerAccounts
 
 @Suite("Hashing queue: sign-ins first, new passwords on part of the queue")
 struct HashingQueueTests {
@@ -12,7 +13,9 @@ struct HashingQueueTests {
         var all: [String] { lock.withLock { names } }
     }
 
-    @Test("a freed thread goes to waiting sign-ins before new passwords; past their share new passwords, past the queue anyone, are refused at once")
+    @Test(
+        "a freed thread goes to waiting sign-ins before new passwords; past their share new passwords, past the queue anyone, are refused at once"
+    )
     func priorities() async throws {
         let queue = HashingQueue(threads: 1, queueLimit: 4, newPasswordLimit: 2)
         try await queue.enter(.signIn)
@@ -21,11 +24,12 @@ struct HashingQueueTests {
         /// Starts a waiter and returns once it is queued.
         func wait(_ name: String, _ priority: HashingQueue.Priority) async throws {
             let before = queue.load.waiting.reduce(0, +)
-            tasks.append(Task {
-                try await queue.enter(priority)
-                order.append(name)
-                queue.leave()
-            })
+            tasks.append(
+                Task {
+                    try await queue.enter(priority)
+                    order.append(name)
+                    queue.leave()
+                })
             while queue.load.waiting.reduce(0, +) == before { try await Task.sleep(for: .milliseconds(1)) }
         }
         try await wait("signup-1", .newPassword)

@@ -16,7 +16,9 @@ struct IPAddressTests {
         #expect(CIDR("not-an-ip") == nil)
     }
 
-    @Test("loopback, private, shared, link-local, metadata, multicast and reserved addresses are not public; IPv4 inside IPv6 is judged as IPv4")
+    @Test(
+        "loopback, private, shared, link-local, metadata, multicast and reserved addresses are not public; IPv4 inside IPv6 is judged as IPv4"
+    )
     func publicAddresses() {
         for address in [
             "127.0.0.1", "127.9.9.9", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.0.1", "169.254.169.254", "100.64.0.1",
@@ -26,7 +28,9 @@ struct IPAddressTests {
         ] {
             #expect(!IPAddress.isPublic(address), "\(address)")
         }
-        for address in ["93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1"] {
+        for address in [
+            "93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1",
+        ] {
             #expect(IPAddress.isPublic(address), "\(address)")
         }
     }

@@ -17,10 +17,12 @@ struct JSONObjectFilterTests {
         #expect(filter(#"{"név":"ő"}"#) == #"{"név":"ő"}"#)
     }
 
-    @Test("anything but one well-formed object is refused", arguments: [
-        "", "[]", "\"text\"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x", "{\"a\":tru}", "{\"a\":01}",
-        "{\"a\":\"\\x\"}", "{\"a\":\"\u{01}\"}", "{\"a\":[1,]}", "{\"a\":-}", "{\"a\":1.}", "{a:1}",
-    ])
+    @Test(
+        "anything but one well-formed object is refused",
+        arguments: [
+            "", "[]", "\"text\"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x", "{\"a\":tru}", "{\"a\":01}",
+            "{\"a\":\"\\x\"}", "{\"a\":\"\u{01}\"}", "{\"a\":[1,]}", "{\"a\":-}", "{\"a\":1.}", "{a:1}",
+        ])
     func refuses(_ text: String) {
         #expect(filter(text) == nil)
     }
@@ -37,7 +39,8 @@ struct JSONObjectFilterTests {
         var output = Array("prefix:".utf8)
         #expect(!JSONObjectFilter.append(Array(#"{"a":1,"b":[}"#.utf8), to: &output, dropping: { _ in false }))
         #expect(String(decoding: output, as: UTF8.self) == "prefix:")
-        #expect(JSONObjectFilter.append(Array(#"{"a":1,"x_sha256":"y"}"#.utf8), to: &output, dropping: { $0.elementsEqual("x_sha256".utf8) }))
+        #expect(
+            JSONObjectFilter.append(Array(#"{"a":1,"x_sha256":"y"}"#.utf8), to: &output, dropping: { $0.elementsEqual("x_sha256".utf8) }))
         #expect(String(decoding: output, as: UTF8.self) == #"prefix:{"a":1}"#)
     }
 

@@ -68,14 +68,18 @@ struct JSONPayloadDecoderTests {
         #expect(try Self.fast(Double.self, "-0.5E+2") == -50)
         #expect(try Self.fast(Int.self, "3.0") == 3)
         #expect(try Self.fast([String?].self, #"[null, "x"]"#) == [nil, "x"])
-        #expect(try Self.fast(UUID.self, #""6f9619ff-8b86-d011-b42d-00c04fc964ff""#) == UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF"))
+        #expect(
+            try Self.fast(UUID.self, #""6f9619ff-8b86-d011-b42d-00c04fc964ff""#) == UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")
+        )
     }
 
-    @Test("documents that are not RFC 8259 JSON are dataCorrupted (stricter than Foundation, which takes trailing commas)", arguments: [
-        "", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "01", "1.", "-", "1e", "tru", "nul", "\"open",
-        "\"bad \\q escape\"", "\"\\ud83d alone\"", "\"\\u12\"", "{} {}", "[1] x", "\"tab\tinside\"",
-        String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
-    ])
+    @Test(
+        "documents that are not RFC 8259 JSON are dataCorrupted (stricter than Foundation, which takes trailing commas)",
+        arguments: [
+            "", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "01", "1.", "-", "1e", "tru", "nul", "\"open",
+            "\"bad \\q escape\"", "\"\\ud83d alone\"", "\"\\u12\"", "{} {}", "[1] x", "\"tab\tinside\"",
+            String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
+        ])
     func malformed(_ text: String) {
         guard case .dataCorrupted? = Self.fastError(JSONValueProbe.self, Array(text.utf8)) else {
             Issue.record("expected dataCorrupted for \(text.debugDescription)")
@@ -103,20 +107,38 @@ struct JSONPayloadDecoderTests {
         let good = #""id": "6f9619ff-8b86-d011-b42d-00c04fc964ff", "at": "2026-11-23T10:00:00Z", "count": 1"#
         func error(_ body: String) -> DecodingError? { Self.fastError(Needs.self, Array(("{" + body + "}").utf8)) }
 
-        guard case .keyNotFound(let key, _)? = error(good) else { Issue.record("missing list"); return }
+        guard case .keyNotFound(let key, _)? = error(good) else {
+            Issue.record("missing list")
+            return
+        }
         #expect(key.stringValue == "list")
-        guard case .valueNotFound(_, let context)? = error(good + #", "list": [1, null]"#) else { Issue.record("null element"); return }
+        guard case .valueNotFound(_, let context)? = error(good + #", "list": [1, null]"#) else {
+            Issue.record("null element")
+            return
+        }
         #expect(context.codingPath.map(\.stringValue) == ["list", "Index 1"])
-        guard case .typeMismatch(_, let mismatch)? = error(good + #", "list": {"a": 1}"#) else { Issue.record("object as list"); return }
+        guard case .typeMismatch(_, let mismatch)? = error(good + #", "list": {"a": 1}"#) else {
+            Issue.record("object as list")
+            return
+        }
         #expect(mismatch.codingPath.map(\.stringValue) == ["list"])
         guard case .dataCorrupted(let uuid)? = error(good.replacingOccurrences(of: "6f9619ff-", with: "6f9619ff") + #", "list": []"#)
-        else { Issue.record("bad uuid"); return }
+        else {
+            Issue.record("bad uuid")
+            return
+        }
         #expect(uuid.codingPath.map(\.stringValue) == ["id"])
         guard case .dataCorrupted(let date)? = error(good.replacingOccurrences(of: "2026-11-23T", with: "x") + #", "list": []"#)
-        else { Issue.record("bad date"); return }
+        else {
+            Issue.record("bad date")
+            return
+        }
         #expect(date.codingPath.map(\.stringValue) == ["at"])
         guard case .dataCorrupted? = error(good.replacingOccurrences(of: "\"count\": 1", with: "\"count\": 1e40") + #", "list": []"#)
-        else { Issue.record("overflowing count"); return }
+        else {
+            Issue.record("overflowing count")
+            return
+        }
     }
 
     @Test("UUID text: either case, exact shape only")
@@ -124,8 +146,10 @@ struct JSONPayloadDecoderTests {
         let uuid = UUID()
         #expect(UUID(text: uuid.uuidString) == uuid)
         #expect(UUID(text: uuid.uuidString.lowercased()) == uuid)
-        for bad in ["", String(uuid.uuidString.dropLast()), uuid.uuidString + "0", uuid.uuidString.replacingOccurrences(of: "-", with: "+"),
-                    "g" + uuid.uuidString.dropFirst()] {
+        for bad in [
+            "", String(uuid.uuidString.dropLast()), uuid.uuidString + "0", uuid.uuidString.replacingOccurrences(of: "-", with: "+"),
+            "g" + uuid.uuidString.dropFirst(),
+        ] {
             #expect(UUID(text: bad) == nil, "\(bad)")
         }
     }

@@ -137,7 +137,10 @@ struct ScryptTests {
     func rfcVector() throws {
         let derived = try Scrypt(logN: 10, blockSize: 8, parallelism: 16)
             .derive(Array("password".utf8), salt: Array("NaCl".utf8), length: 64)
-        #expect(Hex.encode(derived) == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
+        #expect(
+            Hex.encode(derived)
+                == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
+        )
     }
 
     @Test("hash strings describe their cost and verify only the right password")

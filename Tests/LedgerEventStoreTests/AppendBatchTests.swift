@@ -1,10 +1,11 @@
 import Foundation
 import LedgerCore
 import LedgerCrypto
-@testable import LedgerEventStore
 import LedgerPostgres
 import LedgerTestSupport
 import Testing
+
+@testable import LedgerEventStore
 
 /// The group-commit call itself (`AppendBatcher.run`, schema 012): each append of a batch
 /// is checked on its own, and the batches the set-based function does not take still get
@@ -36,22 +37,27 @@ struct AppendBatchTests {
             let store = db.eventStore()
             let (existing, conflicting, shredded, fresh) = (UUID(), UUID(), UUID(), UUID())
             for stream in [existing, conflicting, shredded] {
-                try await store.append(to: stream, streamType: "account", subjectID: stream, expected: .noStream, events: [AppendTests.event()])
+                try await store.append(
+                    to: stream, streamType: "account", subjectID: stream, expected: .noStream, events: [AppendTests.event()])
             }
             let keys = try await db.client.withConnection { connection in
-                (try await store.keyring.dataKey(for: existing, on: connection), try await store.keyring.dataKey(for: fresh, on: connection))
+                (
+                    try await store.keyring.dataKey(for: existing, on: connection),
+                    try await store.keyring.dataKey(for: fresh, on: connection)
+                )
             }
             try await db.client.withConnection { connection in
                 _ = try await store.keyring.destroy(subjectID: shredded, at: db.clock.now(), on: connection)
             }
 
-            let outcomes = try await Self.run([
-                try Self.append(existing, .exact(1), subject: existing, key: keys.0),
-                try Self.append(conflicting, .exact(5)),
-                try Self.append(fresh, .noStream, subject: fresh, key: keys.1),
-                try Self.append(shredded, .any, subject: shredded),
-                try Self.append(UUID(), .streamExists),
-            ], on: db)
+            let outcomes = try await Self.run(
+                [
+                    try Self.append(existing, .exact(1), subject: existing, key: keys.0),
+                    try Self.append(conflicting, .exact(5)),
+                    try Self.append(fresh, .noStream, subject: fresh, key: keys.1),
+                    try Self.append(shredded, .any, subject: shredded),
+                    try Self.append(UUID(), .streamExists),
+                ], on: db)
 
             let written = outcomes.compactMap { try? $0.get() }
             #expect(written.map(\.streamID) == [existing, fresh])
@@ -79,9 +85,10 @@ struct AppendBatchTests {
             let store = db.eventStore()
             let stream = UUID()
             try await store.append(to: stream, streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()])
-            let outcomes = try await Self.run([
-                try Self.append(stream, .exact(1)), try Self.append(stream, .exact(2)), try Self.append(stream, .exact(2)),
-            ], on: db)
+            let outcomes = try await Self.run(
+                [
+                    try Self.append(stream, .exact(1)), try Self.append(stream, .exact(2)), try Self.append(stream, .exact(2)),
+                ], on: db)
             #expect(try outcomes[0].get().firstVersion == 2)
             #expect(try outcomes[1].get().firstVersion == 3)
             #expect(Self.failure(outcomes[2])?.actualVersion == 3)
@@ -97,11 +104,12 @@ struct AppendBatchTests {
             let original = AppendTests.event()
             let first = try await store.append(to: stream, streamType: "account", subjectID: nil, expected: .noStream, events: [original])
 
-            let outcomes = try await Self.run([
-                try Self.append(stream, .noStream, events: [original]),
-                try Self.append(other, .any, events: [NewEvent(eventID: original.eventID, type: "email.verified", payload: [])]),
-                try Self.append(bystander, .noStream),
-            ], on: db)
+            let outcomes = try await Self.run(
+                [
+                    try Self.append(stream, .noStream, events: [original]),
+                    try Self.append(other, .any, events: [NewEvent(eventID: original.eventID, type: "email.verified", payload: [])]),
+                    try Self.append(bystander, .noStream),
+                ], on: db)
             let replayed = try outcomes[0].get()
             #expect(replayed.replayed)
             #expect(replayed.firstVersion == first.firstVersion && replayed.firstPosition == first.firstPosition)
@@ -143,10 +151,11 @@ struct AppendBatchTests {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
             let (long, short) = (UUID(), UUID())
-            let outcomes = try await Self.run([
-                try Self.append(long, .noStream, events: [AppendTests.event(), AppendTests.event("email.verified")]),
-                try Self.append(short, .noStream),
-            ], on: db)
+            let outcomes = try await Self.run(
+                [
+                    try Self.append(long, .noStream, events: [AppendTests.event(), AppendTests.event("email.verified")]),
+                    try Self.append(short, .noStream),
+                ], on: db)
             #expect(try outcomes[0].get().lastVersion == 2)
             #expect(try outcomes[1].get().lastVersion == 1)
             #expect(try await store.readStream(long).map(\.type) == ["account.registered", "email.verified"])
@@ -237,8 +246,10 @@ struct AppendArgumentTests {
     @Test("event types: lower snake case segments, at least two, dot-separated")
     func eventTypes() {
         for valid in ["account.registered", "phone.otp_issued", "a.b.c", "v2.x9"] { #expect(NewEvent.isValidType(valid)) }
-        for invalid in ["", "account", "account.", ".account", "account..x", "Account.registered", "account.9lives",
-                        "account._x", "account.re-registered", "account.régistered"] {
+        for invalid in [
+            "", "account", "account.", ".account", "account..x", "Account.registered", "account.9lives",
+            "account._x", "account.re-registered", "account.régistered",
+        ] {
             #expect(!NewEvent.isValidType(invalid), "\(invalid)")
         }
     }

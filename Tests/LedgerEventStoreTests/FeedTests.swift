@@ -139,8 +139,9 @@ struct FeedTests {
                     to: slow, streamType: "test", subjectID: nil, expected: .any,
                     events: [NewEvent(type: "test.slow", payload: [])], on: connection)
                 // A later transaction commits first.
-                try await store.append(to: fast, streamType: "test", subjectID: nil, expected: .any,
-                                       events: [NewEvent(type: "test.fast", payload: [])])
+                try await store.append(
+                    to: fast, streamType: "test", subjectID: nil, expected: .any,
+                    events: [NewEvent(type: "test.fast", payload: [])])
                 let during = try await store.readAll(after: .start, limit: 100)
                 #expect(during.events.isEmpty)
                 try await connection.query("COMMIT")

@@ -98,8 +98,10 @@ struct FaultRunTests {
             let ackLog = NSTemporaryDirectory() + "ledger-acks-\(UUID().uuidString).log"
             defer { unlink(ackLog) }
             let environment = ["DATABASE_URL": db.url]
-            let arguments = ["dev", "append-load", "--seed", "fault-run", "--streams", "16", "--events-per-stream", "60",
-                             "--writers", "8", "--ack-log", ackLog]
+            let arguments = [
+                "dev", "append-load", "--seed", "fault-run", "--streams", "16", "--events-per-stream", "60",
+                "--writers", "8", "--ack-log", ackLog,
+            ]
 
             let writer = try LedgerProcess(arguments, environment: environment)
             let deadline = ContinuousClock.now + .seconds(60)
@@ -114,7 +116,8 @@ struct FaultRunTests {
             let (status, output) = try await LedgerProcess.run(arguments, environment: environment)
             try #require(status == 0, "the rerun failed: \(output.suffix(1000))")
             // Everything the first run got acknowledged comes back as a replay, not a new event.
-            let replayed = try #require(output.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("replayed=") }.flatMap { Int($0.dropFirst(9)) })
+            let replayed = try #require(
+                output.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("replayed=") }.flatMap { Int($0.dropFirst(9)) })
             #expect(replayed >= acknowledgedBeforeKill.count)
 
             let rows = try await db.client.query(

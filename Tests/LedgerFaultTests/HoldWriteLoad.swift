@@ -47,7 +47,8 @@ final class HoldWriteLoad: Sendable {
                 group.addTask {
                     var number = 0
                     while !self.stopped.load(ordering: .relaxed) {
-                        let write = HoldWrite(accountID: self.accounts[(writer + number) % self.accounts.count], ref: "w\(writer)-\(number)")
+                        let write = HoldWrite(
+                            accountID: self.accounts[(writer + number) % self.accounts.count], ref: "w\(writer)-\(number)")
                         number += 1
                         self.tally.withLock { $0.attempted.append(write) }
                         do {
@@ -76,7 +77,8 @@ final class HoldWriteLoad: Sendable {
         let deadline = ContinuousClock.now + timeout
         while snapshot.acknowledged.count < count {
             guard ContinuousClock.now < deadline else {
-                throw FaultRunFailure("only \(snapshot.acknowledged.count) of \(count) writes acknowledged; unexpected: \(snapshot.unexpected.prefix(3))")
+                throw FaultRunFailure(
+                    "only \(snapshot.acknowledged.count) of \(count) writes acknowledged; unexpected: \(snapshot.unexpected.prefix(3))")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

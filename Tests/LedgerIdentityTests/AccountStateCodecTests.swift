@@ -15,18 +15,21 @@ struct AccountStateCodecTests {
             .handleClaimed(.init(handle: "ana_1", temporary: false)),
             .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
             .providerLinked(.init(provider: .apple, subject: "apple-sub", email: nil, emailVerified: false)),
-            .sessionStarted(.init(
-                sessionID: session, method: "password", device: nil, accessTokenHash: "aa", refreshTokenHash: "bb",
-                accessExpiresAt: t0.addingTimeInterval(900), refreshExpiresAt: t0.addingTimeInterval(86400))),
-            .sessionRefreshed(.init(
-                sessionID: session, accessTokenHash: "cc", refreshTokenHash: "dd",
-                accessExpiresAt: t0.addingTimeInterval(1800), refreshExpiresAt: t0.addingTimeInterval(90000))),
+            .sessionStarted(
+                .init(
+                    sessionID: session, method: "password", device: nil, accessTokenHash: "aa", refreshTokenHash: "bb",
+                    accessExpiresAt: t0.addingTimeInterval(900), refreshExpiresAt: t0.addingTimeInterval(86400))),
+            .sessionRefreshed(
+                .init(
+                    sessionID: session, accessTokenHash: "cc", refreshTokenHash: "dd",
+                    accessExpiresAt: t0.addingTimeInterval(1800), refreshExpiresAt: t0.addingTimeInterval(90000))),
             .emailVerificationSent(.init(email: "Ana@Example.com", linkID: UUID(), expiresAt: t0.addingTimeInterval(3600))),
             .reauthLinkSent(.init(email: "Ana@Example.com", linkID: UUID(), expiresAt: t0, sessionID: session)),
             .reauthGranted(.init(grantID: UUID(), sessionID: session, method: "password", tokenHash: "ee", expiresAt: t0)),
             .reauthNonceIssued(.init(nonceID: UUID(), sessionID: session, nonceHash: "ff", expiresAt: t0.addingTimeInterval(300))),
-            .holdPlaced(Hold(
-                ref: "b-1", kind: .pendingPayout, startsAt: t0, title: nil, amount: Money(currency: "GEL", minor: -5), keyID: "key-1")),
+            .holdPlaced(
+                Hold(
+                    ref: "b-1", kind: .pendingPayout, startsAt: t0, title: nil, amount: Money(currency: "GEL", minor: -5), keyID: "key-1")),
             .deletionScheduled(.init(purgeAfter: t0.addingTimeInterval(30 * 86400), cooldownUntil: t0, cooldownKeys: ["k"])),
         ]
         for (index, event) in events.enumerated() { evolve(&state, event, at: t0.addingTimeInterval(Double(index) * 0.000_001)) }

@@ -10,15 +10,21 @@ struct ChangeDecideTests {
 
     func account() throws -> AccountState {
         var state = AccountState(accountID: UUID())
-        let events: [AccountEvent] = [
-            .registered(.init(email: "ana@example.com", displayName: nil, method: "email")),
-            .passwordSet(.init(passwordHash: "h0", reason: "signup")),
-            .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
-        ] + [current, other].map {
-            .sessionStarted(.init(
-                sessionID: $0, method: "email", device: nil, accessTokenHash: "a\($0)", refreshTokenHash: "r\($0)",
-                accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000)))
-        } + [.reauthGranted(.init(grantID: UUID(), sessionID: current, method: "phone", tokenHash: "g", expiresAt: now.addingTimeInterval(900)))]
+        let events: [AccountEvent] =
+            [
+                .registered(.init(email: "ana@example.com", displayName: nil, method: "email")),
+                .passwordSet(.init(passwordHash: "h0", reason: "signup")),
+                .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
+            ]
+            + [current, other].map {
+                .sessionStarted(
+                    .init(
+                        sessionID: $0, method: "email", device: nil, accessTokenHash: "a\($0)", refreshTokenHash: "r\($0)",
+                        accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000)))
+            } + [
+                .reauthGranted(
+                    .init(grantID: UUID(), sessionID: current, method: "phone", tokenHash: "g", expiresAt: now.addingTimeInterval(900)))
+            ]
         for event in events { state = evolve(state, event, at: now) }
         return state
     }
@@ -34,9 +40,11 @@ struct ChangeDecideTests {
             try decide(state, .changePassword(newPasswordHash: "h1", sessionID: current, reauthTokenHash: nil), now: now)
         }
         let events = try decide(state, .changePassword(newPasswordHash: "h1", sessionID: current, reauthTokenHash: "g"), now: now)
-        #expect(Array(events.prefix(2)) == [
-            .passwordSet(.init(passwordHash: "h1", reason: "change")), .sessionRevoked(.init(sessionID: other, reason: "password_changed")),
-        ])
+        #expect(
+            Array(events.prefix(2)) == [
+                .passwordSet(.init(passwordHash: "h1", reason: "change")),
+                .sessionRevoked(.init(sessionID: other, reason: "password_changed")),
+            ])
         #expect(events.dropFirst(2).map(\.type) == ["reauth.grants_revoked"])
         let after = fold(state, events)
         #expect(after.sessions[current]?.isActive == true && after.sessions[other]?.isActive == false)
@@ -47,11 +55,15 @@ struct ChangeDecideTests {
     /// and the grant of `account()`.
     func accountWithPendingLinks() throws -> (AccountState, change: UUID, reset: UUID, reauth: UUID) {
         let (change, reset, reauth) = (UUID(), UUID(), UUID())
-        let state = fold(try account(), [
-            .emailChangeRequested(.init(email: "eve@example.com", linkID: change, expiresAt: now.addingTimeInterval(1800), sessionID: current)),
-            .passwordResetRequested(.init(email: "ana@example.com", linkID: reset, expiresAt: now.addingTimeInterval(1800))),
-            .reauthLinkSent(.init(email: "ana@example.com", linkID: reauth, expiresAt: now.addingTimeInterval(1800), sessionID: current)),
-        ])
+        let state = fold(
+            try account(),
+            [
+                .emailChangeRequested(
+                    .init(email: "eve@example.com", linkID: change, expiresAt: now.addingTimeInterval(1800), sessionID: current)),
+                .passwordResetRequested(.init(email: "ana@example.com", linkID: reset, expiresAt: now.addingTimeInterval(1800))),
+                .reauthLinkSent(
+                    .init(email: "ana@example.com", linkID: reauth, expiresAt: now.addingTimeInterval(1800), sessionID: current)),
+            ])
         return (state, change, reset, reauth)
     }
 
@@ -60,7 +72,9 @@ struct ChangeDecideTests {
         let (state, change, reset, reauth) = try accountWithPendingLinks()
         let grantID = try #require(state.reauthGrants.keys.first)
         let afterReset = try decide(state, .resetPassword(linkID: reset, newPasswordHash: "h9"), now: now)
-        #expect(afterReset.contains(.emailLinksRevoked(.init(linkIDs: [change, reauth].sorted { $0.uuidString < $1.uuidString }, reason: "password_reset"))))
+        #expect(
+            afterReset.contains(
+                .emailLinksRevoked(.init(linkIDs: [change, reauth].sorted { $0.uuidString < $1.uuidString }, reason: "password_reset"))))
         #expect(afterReset.contains(.reauthGrantsRevoked(.init(grantIDs: [grantID], reason: "password_reset"))))
         let reset1 = fold(state, afterReset)
         #expect(reset1.pendingLinks.isEmpty && reset1.reauthGrants.isEmpty)
@@ -69,13 +83,19 @@ struct ChangeDecideTests {
             try decide(reset1, .confirmEmailChange(linkID: change, revertLink: .init(linkID: UUID(), expiresAt: now)), now: now)
         }
         #expect(throws: IdentityError.linkExpired) {
-            try decide(reset1, .confirmReauthLink(linkID: reauth, .init(grantID: UUID(), method: .emailLink, tokenHash: "x", lifetime: 900)), now: now)
+            try decide(
+                reset1, .confirmReauthLink(linkID: reauth, .init(grantID: UUID(), method: .emailLink, tokenHash: "x", lifetime: 900)),
+                now: now)
         }
-        let changed = fold(state, try decide(state, .changePassword(newPasswordHash: "h2", sessionID: current, reauthTokenHash: "g"), now: now))
+        let changed = fold(
+            state, try decide(state, .changePassword(newPasswordHash: "h2", sessionID: current, reauthTokenHash: "g"), now: now))
         #expect(changed.pendingLinks.isEmpty && changed.reauthGrants.isEmpty)
         // A revert (after the email moved) ends the rest too.
-        let confirmed = fold(state, try decide(
-            state, .confirmEmailChange(linkID: change, revertLink: .init(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800))), now: now))
+        let confirmed = fold(
+            state,
+            try decide(
+                state, .confirmEmailChange(linkID: change, revertLink: .init(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800))),
+                now: now))
         let revertID = try #require(confirmed.pendingLinks.values.first { $0.purpose == .emailRevert }?.id)
         let reverted = fold(confirmed, try decide(confirmed, .revertEmail(linkID: revertID), now: now))
         #expect(reverted.pendingLinks.isEmpty && reverted.reauthGrants.isEmpty && reverted.email == "ana@example.com")
@@ -87,19 +107,26 @@ struct ChangeDecideTests {
         // ana@ → eve@ (revert link to ana@), then eve@ → mallory@ (revert link to eve@).
         func change(_ state: AccountState, to email: String, at time: Date) throws -> AccountState {
             let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t")
-            let requested = fold(state, try decide(
-                state, .requestEmailChange(try #require(EmailAddress(email)), link: link, sessionID: current, reauthTokenHash: "g"),
-                now: time))
-            return fold(requested, try decide(
-                requested, .confirmEmailChange(linkID: link.linkID, revertLink: .init(linkID: UUID(), expiresAt: time.addingTimeInterval(604_800))),
-                now: time))
+            let requested = fold(
+                state,
+                try decide(
+                    state, .requestEmailChange(try #require(EmailAddress(email)), link: link, sessionID: current, reauthTokenHash: "g"),
+                    now: time))
+            return fold(
+                requested,
+                try decide(
+                    requested,
+                    .confirmEmailChange(
+                        linkID: link.linkID, revertLink: .init(linkID: UUID(), expiresAt: time.addingTimeInterval(604_800))),
+                    now: time))
         }
         let once = try change(try account(), to: "eve@example.com", at: now)
         let toAna = try #require(once.pendingLinks.values.first { $0.purpose == .emailRevert }?.id)
         let twice = try change(once, to: "mallory@example.com", at: now.addingTimeInterval(60))
         let toEve = try #require(twice.pendingLinks.values.first { $0.purpose == .emailRevert && $0.id != toAna }?.id)
         // The password changed or reset by the attacker: ana's way back stays.
-        let changed = fold(twice, try decide(twice, .changePassword(newPasswordHash: "h2", sessionID: current, reauthTokenHash: "g"), now: now))
+        let changed = fold(
+            twice, try decide(twice, .changePassword(newPasswordHash: "h2", sessionID: current, reauthTokenHash: "g"), now: now))
         #expect(changed.pendingLinks[toAna] != nil)
         // Reverting the later change (the attacker's own mailbox got that link) keeps ana's.
         let backToEve = fold(changed, try decide(changed, .revertEmail(linkID: toEve), now: now))
@@ -110,8 +137,10 @@ struct ChangeDecideTests {
         let straightBack = fold(twice, try decide(twice, .revertEmail(linkID: toAna), now: now))
         #expect(straightBack.email == "ana@example.com" && straightBack.pendingLinks[toEve] == nil)
         // Deletion ends them all.
-        let deleted = fold(twice, try decide(
-            twice, .deleteAccount(sessionID: current, reauthTokenHash: "g", purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now))
+        let deleted = fold(
+            twice,
+            try decide(
+                twice, .deleteAccount(sessionID: current, reauthTokenHash: "g", purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now))
         #expect(deleted.pendingLinks.isEmpty)
     }
 
@@ -119,19 +148,24 @@ struct ChangeDecideTests {
     func noncesPerSession() throws {
         var state = try account()
         for _ in 0..<reauthNonceLimit {
-            state = fold(state, try decide(state, .issueReauthNonce(sessionID: other, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now))
+            state = fold(
+                state,
+                try decide(state, .issueReauthNonce(sessionID: other, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now))
         }
         #expect(throws: IdentityError.self) {
             try decide(state, .issueReauthNonce(sessionID: other, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now)
         }
-        #expect(try decide(state, .issueReauthNonce(sessionID: current, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now).count == 1)
+        #expect(
+            try decide(state, .issueReauthNonce(sessionID: current, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now).count
+                == 1)
     }
 
     @Test("deletion ends every pending link and grant; a deleted account's links are expired")
     func deletionEndsLinks() throws {
         let (state, change, reset, reauth) = try accountWithPendingLinks()
         let verify = UUID()
-        let withVerify = fold(state, [.emailVerificationSent(.init(email: "ana@example.com", linkID: verify, expiresAt: now.addingTimeInterval(1800)))])
+        let withVerify = fold(
+            state, [.emailVerificationSent(.init(email: "ana@example.com", linkID: verify, expiresAt: now.addingTimeInterval(1800)))])
         let events = try decide(
             withVerify, .deleteAccount(sessionID: current, reauthTokenHash: "g", purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now)
         #expect(events.map(\.type).suffix(2) == ["email.links_revoked", "reauth.grants_revoked"])
@@ -168,16 +202,20 @@ struct ChangeDecideTests {
         let state = try account()
         #expect(try decide(state, .recordLoginFailure(failures: 2, lockedUntil: nil), now: now) == [.loginFailed(.init(failures: 2))])
         let until = now.addingTimeInterval(900)
-        #expect(try decide(state, .recordLoginFailure(failures: 5, lockedUntil: until), now: now)
-            == [.loginFailed(.init(failures: 5)), .loginThrottled(.init(until: until))])
+        #expect(
+            try decide(state, .recordLoginFailure(failures: 5, lockedUntil: until), now: now)
+                == [.loginFailed(.init(failures: 5)), .loginThrottled(.init(until: until))])
     }
 
     @Test("an email change applies only through its link, and the revert link restores the address and ends every session")
     func emailChange() throws {
         let state = try account()
         let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800), tokenHash: "t")
-        let requested = fold(state, try decide(
-            state, .requestEmailChange(EmailAddress("new@example.com")!, link: link, sessionID: current, reauthTokenHash: "g"), now: now))
+        let requested = fold(
+            state,
+            try decide(
+                state, .requestEmailChange(EmailAddress("new@example.com")!, link: link, sessionID: current, reauthTokenHash: "g"), now: now
+            ))
         #expect(requested.email == "ana@example.com")
         let revert = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800), tokenHash: "r")
         #expect(throws: IdentityError.linkExpired) {
@@ -185,7 +223,9 @@ struct ChangeDecideTests {
         }
         let changed = fold(requested, try decide(requested, .confirmEmailChange(linkID: link.linkID, revertLink: revert), now: now))
         #expect(changed.email == "new@example.com" && changed.emailVerified)
-        #expect(throws: IdentityError.linkExpired) { try decide(changed, .confirmEmailChange(linkID: link.linkID, revertLink: revert), now: now) }
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(changed, .confirmEmailChange(linkID: link.linkID, revertLink: revert), now: now)
+        }
         let reverted = fold(changed, try decide(changed, .revertEmail(linkID: revert.linkID), now: now.addingTimeInterval(604_799)))
         #expect(reverted.email == "ana@example.com")
         #expect(reverted.sessions.values.allSatisfy { !$0.isActive })
@@ -202,14 +242,18 @@ struct ChangeDecideTests {
         for event: AccountEvent in [
             .registered(.init(email: nil, displayName: nil, method: "phone")),
             .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
-            .sessionStarted(.init(
-                sessionID: current, method: "phone", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
-                accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+            .sessionStarted(
+                .init(
+                    sessionID: current, method: "phone", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
         ] { phoneOnly = evolve(phoneOnly, event, at: now) }
         // A session alone does not add a way in.
         #expect(throws: IdentityError.reauthRequired) { try decide(phoneOnly, add, now: now) }
-        let granted = evolve(phoneOnly, .reauthGranted(.init(
-            grantID: UUID(), sessionID: current, method: "phone", tokenHash: "g", expiresAt: now.addingTimeInterval(900))), at: now)
+        let granted = evolve(
+            phoneOnly,
+            .reauthGranted(
+                .init(
+                    grantID: UUID(), sessionID: current, method: "phone", tokenHash: "g", expiresAt: now.addingTimeInterval(900))), at: now)
         let after = fold(granted, try decide(granted, add, now: now))
         #expect(after.email == "b@example.com" && after.hasPassword && !after.emailVerified && after.signInMethods == [.phone, .password])
     }
@@ -217,9 +261,11 @@ struct ChangeDecideTests {
     @Test("deletion: never without a grant, blocked by holds, then every session ends and nothing more is accepted")
     func deletion() throws {
         let state = try account()
-        let delete = AccountCommand.deleteAccount(sessionID: current, reauthTokenHash: "g", purgeDelay: 2_592_000, cooldown: 604_800, cooldownKeys: ["k"])
+        let delete = AccountCommand.deleteAccount(
+            sessionID: current, reauthTokenHash: "g", purgeDelay: 2_592_000, cooldown: 604_800, cooldownKeys: ["k"])
         #expect(throws: IdentityError.reauthRequired) {
-            try decide(state, .deleteAccount(sessionID: current, reauthTokenHash: nil, purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now)
+            try decide(
+                state, .deleteAccount(sessionID: current, reauthTokenHash: nil, purgeDelay: 1, cooldown: 1, cooldownKeys: []), now: now)
         }
         let held = fold(state, try decide(state, .placeHold(Hold(ref: "p", kind: .pendingPayout)), now: now))
         #expect(throws: DeletionBlocked.self) { try decide(held, delete, now: now) }

@@ -15,14 +15,16 @@ struct CountryCatalogTests {
         #expect(catalog.country(iso: "AM")?.flag == "🇦🇲")
     }
 
-    @Test("the locale's country first, then GE, US, GB, then the rest by name", arguments: [
-        ("de-DE", ["DE", "GE", "US", "GB"]),
-        ("ka-GE", ["GE", "US", "GB"]),
-        ("en_US", ["US", "GE", "GB"]),
-        ("en", ["GE", "US", "GB"]),
-        ("zz-QQ", ["GE", "US", "GB"]),
-        ("zh-Hant-TW", ["TW", "GE", "US", "GB"]),
-    ])
+    @Test(
+        "the locale's country first, then GE, US, GB, then the rest by name",
+        arguments: [
+            ("de-DE", ["DE", "GE", "US", "GB"]),
+            ("ka-GE", ["GE", "US", "GB"]),
+            ("en_US", ["US", "GE", "GB"]),
+            ("en", ["GE", "US", "GB"]),
+            ("zz-QQ", ["GE", "US", "GB"]),
+            ("zh-Hant-TW", ["TW", "GE", "US", "GB"]),
+        ])
     func ordering(locale: String, head: [String]) {
         let list = catalog.ordered(locale: locale)
         #expect(list.count == 245)

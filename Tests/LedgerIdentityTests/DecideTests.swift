@@ -8,16 +8,18 @@ struct DecideTests {
     let accountID = UUID()
 
     func tokens(_ tag: String, ttl: TimeInterval = 3600) -> AccountCommand.SessionTokens {
-        .init(accessTokenHash: "a-\(tag)", refreshTokenHash: "r-\(tag)",
-              accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(ttl))
+        .init(
+            accessTokenHash: "a-\(tag)", refreshTokenHash: "r-\(tag)",
+            accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(ttl))
     }
 
     func registered(session: UUID = UUID(), link: UUID = UUID()) throws -> AccountState {
-        let command = AccountCommand.register(.init(
-            email: EmailAddress("Ana@Example.com")!, passwordHash: "h0", displayName: "Ana", handle: Handle("user_000042")!,
-            handleIsTemporary: true,
-            session: .init(sessionID: session, method: "email", device: "ios", tokens: tokens("1")),
-            verificationLink: .init(linkID: link, expiresAt: now.addingTimeInterval(1800))))
+        let command = AccountCommand.register(
+            .init(
+                email: EmailAddress("Ana@Example.com")!, passwordHash: "h0", displayName: "Ana", handle: Handle("user_000042")!,
+                handleIsTemporary: true,
+                session: .init(sessionID: session, method: "email", device: "ios", tokens: tokens("1")),
+                verificationLink: .init(linkID: link, expiresAt: now.addingTimeInterval(1800))))
         return apply(AccountState(accountID: accountID), try decide(AccountState(accountID: accountID), command, now: now))
     }
 
@@ -34,10 +36,13 @@ struct DecideTests {
         #expect(state.sessions.count == 1)
         #expect(state.pendingLinks.count == 1)
         #expect(throws: IdentityError.self) {
-            try decide(state, .register(.init(
-                email: EmailAddress("x@y.co")!, passwordHash: "h", displayName: nil, handle: Handle("abc")!,
-                handleIsTemporary: false, session: .init(sessionID: UUID(), method: "email", device: nil, tokens: tokens("2")),
-                verificationLink: .init(linkID: UUID(), expiresAt: now))), now: now)
+            try decide(
+                state,
+                .register(
+                    .init(
+                        email: EmailAddress("x@y.co")!, passwordHash: "h", displayName: nil, handle: Handle("abc")!,
+                        handleIsTemporary: false, session: .init(sessionID: UUID(), method: "email", device: nil, tokens: tokens("2")),
+                        verificationLink: .init(linkID: UUID(), expiresAt: now))), now: now)
         }
     }
 
@@ -45,8 +50,12 @@ struct DecideTests {
     func longDeviceLabel() throws {
         let label = String(repeating: "Mozilla/5.0 ", count: 1000)
         let state = try registered()
-        let events = try decide(state, .startSession(.init(sessionID: UUID(), method: "email", device: label, tokens: tokens("9"))), now: now)
-        guard case .sessionStarted(let started) = events.first else { Issue.record("no session started: \(events)"); return }
+        let events = try decide(
+            state, .startSession(.init(sessionID: UUID(), method: "email", device: label, tokens: tokens("9"))), now: now)
+        guard case .sessionStarted(let started) = events.first else {
+            Issue.record("no session started: \(events)")
+            return
+        }
         #expect(started.device == String(label.prefix(200)))
         #expect(AccountCommand.NewSession(sessionID: UUID(), method: "email", device: "ios", tokens: tokens("8")).device == "ios")
     }
@@ -55,11 +64,13 @@ struct DecideTests {
     func refreshRotationAndReuse() throws {
         let session = UUID()
         var state = try registered(session: session)
-        let rotated = try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "r-1", replacement: tokens("2")), now: now)
+        let rotated = try decide(
+            state, .refreshSession(sessionID: session, presentedRefreshHash: "r-1", replacement: tokens("2")), now: now)
         #expect(rotated.count == 1)
         state = apply(state, rotated)
         #expect(state.sessions[session]?.refreshTokenHash == "r-2")
-        state = apply(state, try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "r-2", replacement: tokens("3")), now: now))
+        state = apply(
+            state, try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "r-2", replacement: tokens("3")), now: now))
 
         // Two rotations back is as spent as one: the token index found it under this session.
         let reuse = try decide(state, .refreshSession(sessionID: session, presentedRefreshHash: "r-1", replacement: tokens("4")), now: now)
@@ -101,9 +112,11 @@ struct DecideTests {
     @Test("a password reset revokes every session and spends its link")
     func passwordReset() throws {
         var state = try registered()
-        state = apply(state, try decide(state, .startSession(.init(sessionID: UUID(), method: "email", device: nil, tokens: tokens("b"))), now: now))
+        state = apply(
+            state, try decide(state, .startSession(.init(sessionID: UUID(), method: "email", device: nil, tokens: tokens("b"))), now: now))
         let link = UUID()
-        state = apply(state, try decide(state, .sendPasswordResetLink(.init(linkID: link, expiresAt: now.addingTimeInterval(1800))), now: now))
+        state = apply(
+            state, try decide(state, .sendPasswordResetLink(.init(linkID: link, expiresAt: now.addingTimeInterval(1800))), now: now))
         let reset = try decide(state, .resetPassword(linkID: link, newPasswordHash: "h1"), now: now.addingTimeInterval(60))
         // The new password, both sessions ended, and the pending verification link with them.
         #expect(reset.map(\.type) == ["password.set", "session.revoked", "session.revoked", "email.links_revoked"])

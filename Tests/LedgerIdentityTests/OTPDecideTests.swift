@@ -136,7 +136,9 @@ struct OTPSendLimitTests {
     @Test("the daily cap: 20 wrong codes per number in 24 hours, the oldest leaving the window first")
     func dailyFailures() {
         #expect(policy.dailyFailureDelay([], now: start) == nil)
-        let failures = [(start, 5), (start.addingTimeInterval(600), 5), (start.addingTimeInterval(1200), 5), (start.addingTimeInterval(1800), 4)]
+        let failures = [
+            (start, 5), (start.addingTimeInterval(600), 5), (start.addingTimeInterval(1200), 5), (start.addingTimeInterval(1800), 4),
+        ]
         #expect(policy.dailyFailureDelay(failures.map { (requestedAt: $0.0, count: $0.1) }, now: start.addingTimeInterval(2000)) == nil)
         let twenty = failures.map { (requestedAt: $0.0, count: $0.1) } + [(requestedAt: start.addingTimeInterval(1900), count: 1)]
         // 20 reached: free again when the first request's 5 leave the window, 24 hours after it.

@@ -12,15 +12,19 @@ struct ReauthTests {
         state = evolve(state, .registered(.init(email: email ? "ana@example.com" : nil, displayName: nil, method: "email")), at: now)
         if password { state = evolve(state, .passwordSet(.init(passwordHash: "h", reason: "signup")), at: now) }
         if phone { state = evolve(state, .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)), at: now) }
-        state = evolve(state, .sessionStarted(.init(
-            sessionID: session, method: "email", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
-            accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))), at: now)
+        state = evolve(
+            state,
+            .sessionStarted(
+                .init(
+                    sessionID: session, method: "email", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))), at: now)
         return state
     }
 
     func granted(_ state: AccountState, session: UUID? = nil, token: String = "t1") throws -> AccountState {
         let events = try decide(
-            state, .grantReauth(sessionID: session ?? self.session, .init(grantID: UUID(), method: .password, tokenHash: token, lifetime: 900)),
+            state,
+            .grantReauth(sessionID: session ?? self.session, .init(grantID: UUID(), method: .password, tokenHash: token, lifetime: 900)),
             now: now)
         return events.reduce(state) { evolve($0, $1, at: now) }
     }
@@ -60,7 +64,8 @@ struct ReauthTests {
         }
         #expect(throws: IdentityError.reauthRequired) {
             try decide(
-                emailOnly, .requestEmailChange(
+                emailOnly,
+                .requestEmailChange(
                     EmailAddress("eve@example.com")!, link: .init(linkID: UUID(), expiresAt: now.addingTimeInterval(1800)),
                     sessionID: session, reauthTokenHash: nil),
                 now: now)
@@ -88,24 +93,35 @@ struct ReauthTests {
         }
         // An email-link grant proves the address: the email is verified, and the grant adds.
         let linkID = UUID()
-        let linked = evolve(emailOnly, .reauthLinkSent(.init(
-            email: "ana@example.com", linkID: linkID, expiresAt: now.addingTimeInterval(1800), sessionID: session)), at: now)
+        let linked = evolve(
+            emailOnly,
+            .reauthLinkSent(
+                .init(
+                    email: "ana@example.com", linkID: linkID, expiresAt: now.addingTimeInterval(1800), sessionID: session)), at: now)
         let events = try decide(
-            linked, .confirmReauthLink(linkID: linkID, .init(grantID: UUID(), method: .emailLink, tokenHash: "t2", lifetime: 900)), now: now)
+            linked, .confirmReauthLink(linkID: linkID, .init(grantID: UUID(), method: .emailLink, tokenHash: "t2", lifetime: 900)), now: now
+        )
         #expect(events.first == .emailVerified(.init(email: "ana@example.com", via: "reauth_link")))
         let byLink = events.reduce(linked) { evolve($0, $1, at: now) }
         #expect(byLink.emailVerified)
         #expect(try decide(byLink, .linkPhone(phone, requestID: nil, sessionID: session, reauthTokenHash: "t2"), now: now).count == 1)
         // Now verified, the password grant adds too.
-        #expect(try decide(try granted(byLink, token: "t3"), .linkPhone(phone, requestID: nil, sessionID: session, reauthTokenHash: "t3"), now: now).count == 1)
+        #expect(
+            try decide(
+                try granted(byLink, token: "t3"), .linkPhone(phone, requestID: nil, sessionID: session, reauthTokenHash: "t3"), now: now
+            ).count == 1)
     }
 
     @Test("provider re-auth: a live nonce of this session, used once; another session's, an expired one or none is invalid_token")
     func nonce() throws {
         let state = account(email: true, password: true, phone: false)
         let nonceID = UUID()
-        let issued = try decide(state, .issueReauthNonce(sessionID: session, .init(nonceID: nonceID, nonceHash: "n1", lifetime: 300)), now: now)
-        #expect(issued == [.reauthNonceIssued(.init(nonceID: nonceID, sessionID: session, nonceHash: "n1", expiresAt: now.addingTimeInterval(300)))])
+        let issued = try decide(
+            state, .issueReauthNonce(sessionID: session, .init(nonceID: nonceID, nonceHash: "n1", lifetime: 300)), now: now)
+        #expect(
+            issued == [
+                .reauthNonceIssued(.init(nonceID: nonceID, sessionID: session, nonceHash: "n1", expiresAt: now.addingTimeInterval(300)))
+            ])
         let withNonce = issued.reduce(state) { evolve($0, $1, at: now) }
         let grant = AccountCommand.NewGrant(grantID: UUID(), method: .google, tokenHash: "g1", lifetime: 900)
         for presented in [["other"], []] {
@@ -116,8 +132,12 @@ struct ReauthTests {
         #expect(throws: IdentityError.invalidToken) {
             try decide(withNonce, .grantReauth(sessionID: session, grant, presentedNonceHashes: ["n1"]), now: now.addingTimeInterval(300))
         }
-        let events = try decide(withNonce, .grantReauth(sessionID: session, grant, presentedNonceHashes: ["x", "n1"]), now: now.addingTimeInterval(299))
-        guard case .reauthGranted(let granted)? = events.first else { Issue.record("no grant"); return }
+        let events = try decide(
+            withNonce, .grantReauth(sessionID: session, grant, presentedNonceHashes: ["x", "n1"]), now: now.addingTimeInterval(299))
+        guard case .reauthGranted(let granted)? = events.first else {
+            Issue.record("no grant")
+            return
+        }
         #expect(granted.nonceID == nonceID)
         let used = events.reduce(withNonce) { evolve($0, $1, at: now) }
         #expect(throws: IdentityError.invalidToken) {
@@ -125,22 +145,31 @@ struct ReauthTests {
         }
         // A nonce handed to one session is no use on another.
         let otherSession = UUID()
-        let two = evolve(withNonce, .sessionStarted(.init(
-            sessionID: otherSession, method: "email", device: nil, accessTokenHash: "a2", refreshTokenHash: "r2",
-            accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))), at: now)
+        let two = evolve(
+            withNonce,
+            .sessionStarted(
+                .init(
+                    sessionID: otherSession, method: "email", device: nil, accessTokenHash: "a2", refreshTokenHash: "r2",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))), at: now)
         #expect(throws: IdentityError.invalidToken) {
             try decide(two, .grantReauth(sessionID: otherSession, grant, presentedNonceHashes: ["n1"]), now: now)
         }
         // At most `reauthNonceLimit` live at once: then 429 until the oldest expires.
         var full = state
         for index in 0..<reauthNonceLimit {
-            full = try decide(full, .issueReauthNonce(sessionID: session, .init(nonceID: UUID(), nonceHash: "n\(index)", lifetime: 300)), now: now)
-                .reduce(full) { evolve($0, $1, at: now) }
+            full = try decide(
+                full, .issueReauthNonce(sessionID: session, .init(nonceID: UUID(), nonceHash: "n\(index)", lifetime: 300)), now: now
+            )
+            .reduce(full) { evolve($0, $1, at: now) }
         }
         #expect(throws: IdentityError.self) {
             try decide(full, .issueReauthNonce(sessionID: session, .init(nonceID: UUID(), nonceHash: "x", lifetime: 300)), now: now)
         }
-        #expect(try decide(full, .issueReauthNonce(sessionID: session, .init(nonceID: UUID(), nonceHash: "x", lifetime: 300)), now: now.addingTimeInterval(300)).count == 1)
+        #expect(
+            try decide(
+                full, .issueReauthNonce(sessionID: session, .init(nonceID: UUID(), nonceHash: "x", lifetime: 300)),
+                now: now.addingTimeInterval(300)
+            ).count == 1)
     }
 
     @Test("a grant lasts 15 minutes: accepted at 14:59, refused at 15:00 and 15:01")
@@ -174,7 +203,8 @@ struct ReauthTests {
         let phoneOnly = account(email: false, password: false, phone: true)
         try phoneOnly.requireReauth(.changePhone, sessionID: session, tokenHash: nil, now: now)
         let events = try decide(
-            phoneOnly, .changePhone(PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, sessionID: session, reauthTokenHash: nil),
+            phoneOnly,
+            .changePhone(PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, sessionID: session, reauthTokenHash: nil),
             now: now)
         #expect(events == [.phoneChanged(.init(phone: "+995511100000", region: "GE", previousPhone: "+995511200300", requestID: nil))])
         #expect(throws: IdentityError.reauthRequired) {
@@ -183,7 +213,8 @@ struct ReauthTests {
         let both = account(email: true, password: true, phone: true)
         #expect(throws: IdentityError.reauthRequired) {
             try decide(
-                both, .changePhone(PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, sessionID: session, reauthTokenHash: nil),
+                both,
+                .changePhone(PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, sessionID: session, reauthTokenHash: nil),
                 now: now)
         }
     }
@@ -193,14 +224,20 @@ struct ReauthTests {
         let withPhone = account(email: true, password: true, phone: true)
         #expect(throws: IdentityError.self) {
             try decide(
-                withPhone, .linkPhone(PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, sessionID: session, reauthTokenHash: nil),
+                withPhone,
+                .linkPhone(PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, sessionID: session, reauthTokenHash: nil),
                 now: now)
         }
         let fresh = AccountState(accountID: UUID())
-        let events = try decide(fresh, .registerByPhone(.init(
-            phone: PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, handle: Handle("user_123456")!,
-            session: .init(sessionID: session, method: "phone", device: nil, tokens: .init(
-                accessTokenHash: "a", refreshTokenHash: "r", accessExpiresAt: now, refreshExpiresAt: now)))), now: now)
+        let events = try decide(
+            fresh,
+            .registerByPhone(
+                .init(
+                    phone: PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, handle: Handle("user_123456")!,
+                    session: .init(
+                        sessionID: session, method: "phone", device: nil,
+                        tokens: .init(
+                            accessTokenHash: "a", refreshTokenHash: "r", accessExpiresAt: now, refreshExpiresAt: now)))), now: now)
         let state = events.reduce(fresh) { evolve($0, $1, at: now) }
         #expect(state.exists && state.phone == "+995511100000" && state.email == nil && state.signInMethods == [.phone])
         #expect(state.sessions[session]?.method == "phone")

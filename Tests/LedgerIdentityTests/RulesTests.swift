@@ -19,9 +19,13 @@ struct RulesTests {
         #expect(EmailAddress.normalize(" Alice.Smith@Example.COM ") == email.normalized)
         #expect(EmailAddress(String(repeating: "a", count: 64) + "@example.com") != nil)
         #expect(EmailAddress(String(repeating: "a", count: 65) + "@example.com") == nil)
-        #expect(EmailAddress("a@" + String(repeating: "b", count: 60) + "." + String(repeating: "c", count: 60) + "."
-            + String(repeating: "d", count: 60) + "." + String(repeating: "e", count: 70) + ".com") == nil)
-        for bad in ["", "plain", "a@b", "@example.com", "a@@example.com", "a b@example.com", "a@-x.com", ".a@example.com", "a..b@example.com"] {
+        #expect(
+            EmailAddress(
+                "a@" + String(repeating: "b", count: 60) + "." + String(repeating: "c", count: 60) + "."
+                    + String(repeating: "d", count: 60) + "." + String(repeating: "e", count: 70) + ".com") == nil)
+        for bad in [
+            "", "plain", "a@b", "@example.com", "a@@example.com", "a b@example.com", "a@-x.com", ".a@example.com", "a..b@example.com",
+        ] {
             #expect(EmailAddress(bad) == nil, "\(bad) should be refused")
         }
     }
@@ -73,8 +77,11 @@ struct AccountStateTests {
         for slot in 0..<(10 * 96) {
             for send in 0..<4 {
                 let time = start.addingTimeInterval(Double(slot * 900 + send))
-                evolve(&state, .passwordResetRequested(.init(
-                    email: "ana@example.com", linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t")), at: time)
+                evolve(
+                    &state,
+                    .passwordResetRequested(
+                        .init(
+                            email: "ana@example.com", linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t")), at: time)
             }
         }
         // What is left: the links of the last half hour, the send times of the last window.
@@ -89,9 +96,10 @@ struct AccountStateTests {
         let events: [AccountEvent] = [
             .registered(.init(email: "a@b.co", displayName: "A", method: "email")),
             .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: "signup")),
-            .sessionStarted(.init(
-                sessionID: UUID(), method: "email", device: "ios", accessTokenHash: "aa", refreshTokenHash: "bb",
-                accessExpiresAt: now, refreshExpiresAt: now.addingTimeInterval(60))),
+            .sessionStarted(
+                .init(
+                    sessionID: UUID(), method: "email", device: "ios", accessTokenHash: "aa", refreshTokenHash: "bb",
+                    accessExpiresAt: now, refreshExpiresAt: now.addingTimeInterval(60))),
             .handleClaimed(.init(handle: "user_000001", temporary: true)),
             .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: UUID())),
             .phoneChanged(.init(phone: "+995511100000", region: "GE", previousPhone: "+995511200300", requestID: nil)),
@@ -100,9 +108,10 @@ struct AccountStateTests {
             .reauthLinkSent(.init(email: "a@b.co", linkID: UUID(), expiresAt: now, tokenHash: "dd", sessionID: UUID())),
             .emailAdded(.init(email: "a@b.co")),
             .emailChangeRequested(.init(email: "n@b.co", linkID: UUID(), expiresAt: now, tokenHash: "ee", sessionID: UUID())),
-            .emailChanged(.init(
-                email: "n@b.co", previousEmail: "a@b.co", previousEmailVerified: true, linkID: UUID(), revertLinkID: UUID(),
-                revertExpiresAt: now, revertTokenHash: "ff")),
+            .emailChanged(
+                .init(
+                    email: "n@b.co", previousEmail: "a@b.co", previousEmailVerified: true, linkID: UUID(), revertLinkID: UUID(),
+                    revertExpiresAt: now, revertTokenHash: "ff")),
             .emailReverted(.init(email: "a@b.co", linkID: UUID())),
             .providerLinked(.init(provider: .apple, subject: "001.x", email: nil, emailVerified: false)),
             .providerUnlinked(.init(provider: .google, subject: "g-1")),
@@ -117,9 +126,10 @@ struct AccountStateTests {
         }
         #expect(try AccountEvent.decode(type: "account.archived", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
         let otpEvents: [OTPEvent] = [
-            .issued(.init(
-                accountID: UUID(), sessionID: nil, purpose: .signIn, phone: "+995511200300", region: "GE", codeHash: "ee",
-                expiresAt: now, maxAttempts: 5)),
+            .issued(
+                .init(
+                    accountID: UUID(), sessionID: nil, purpose: .signIn, phone: "+995511200300", region: "GE", codeHash: "ee",
+                    expiresAt: now, maxAttempts: 5)),
             .failed(.init(attempt: 1, attemptsRemaining: 4)), .verified(.init(accountID: UUID())),
             .invalidated(.init(reason: .superseded)), .cancelled(.init()),
         ]
@@ -133,16 +143,26 @@ struct AccountStateTests {
         let id = UUID()
         let session = UUID()
         let t0 = Date(timeIntervalSince1970: 1_790_000_000)
-        let state = AccountState.replay(id, [
-            (.registered(.init(email: "A@b.co", displayName: nil, method: "email")), t0),
-            (.passwordSet(.init(passwordHash: "h1", reason: "signup")), t0),
-            (.sessionStarted(.init(sessionID: session, method: "email", device: nil, accessTokenHash: "a1",
-                                   refreshTokenHash: "r1", accessExpiresAt: t0, refreshExpiresAt: t0)), t0),
-            (.sessionRefreshed(.init(sessionID: session, accessTokenHash: "a2", refreshTokenHash: "r2",
-                                     accessExpiresAt: t0, refreshExpiresAt: t0)), t0.addingTimeInterval(10)),
-            (.emailVerified(.init(email: "a@B.co")), t0.addingTimeInterval(20)),
-            (.sessionRevoked(.init(sessionID: session, reason: "logout")), t0.addingTimeInterval(30)),
-        ])
+        let state = AccountState.replay(
+            id,
+            [
+                (.registered(.init(email: "A@b.co", displayName: nil, method: "email")), t0),
+                (.passwordSet(.init(passwordHash: "h1", reason: "signup")), t0),
+                (
+                    .sessionStarted(
+                        .init(
+                            sessionID: session, method: "email", device: nil, accessTokenHash: "a1",
+                            refreshTokenHash: "r1", accessExpiresAt: t0, refreshExpiresAt: t0)), t0
+                ),
+                (
+                    .sessionRefreshed(
+                        .init(
+                            sessionID: session, accessTokenHash: "a2", refreshTokenHash: "r2",
+                            accessExpiresAt: t0, refreshExpiresAt: t0)), t0.addingTimeInterval(10)
+                ),
+                (.emailVerified(.init(email: "a@B.co")), t0.addingTimeInterval(20)),
+                (.sessionRevoked(.init(sessionID: session, reason: "logout")), t0.addingTimeInterval(30)),
+            ])
         #expect(state.exists)
         #expect(state.version == 6)
         #expect(state.hasPassword)

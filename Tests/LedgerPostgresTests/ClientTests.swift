@@ -42,7 +42,9 @@ struct ClientTests {
         }
     }
 
-    @Test("statements awaited on the readiness thread: each caller gets its own answer, several commands the last or the first error, large parameters still run")
+    @Test(
+        "statements awaited on the readiness thread: each caller gets its own answer, several commands the last or the first error, large parameters still run"
+    )
     func statementsFromTasks() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
             // Hundreds of callers over a handful of connections: after each connection's first

@@ -1,7 +1,8 @@
 import Foundation
-@testable import LedgerPostgres
 import LedgerTestSupport
 import Testing
+
+@testable import LedgerPostgres
 
 @Suite("PostgreSQL client: queued statements")
 struct PipelineTests {

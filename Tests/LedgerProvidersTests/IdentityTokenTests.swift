@@ -3,9 +3,10 @@ import LedgerAccounts
 import LedgerCore
 import LedgerCrypto
 import LedgerIdentity
-@testable import LedgerProviders
 import LedgerTestSupport
 import Testing
+
+@testable import LedgerProviders
 
 @Suite("Apple and Google ID tokens")
 struct IdentityTokenTests {
@@ -21,7 +22,9 @@ struct IdentityTokenTests {
         try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.app")
     }
 
-    func expectInvalid(_ verifier: JWKSIdentityTokenVerifier, _ token: String, provider: IdentityProvider = .apple, nonce: String? = nil) async {
+    func expectInvalid(_ verifier: JWKSIdentityTokenVerifier, _ token: String, provider: IdentityProvider = .apple, nonce: String? = nil)
+        async
+    {
         await #expect(throws: InvalidIdentityToken.self) { try await verifier.verify(token, provider: provider, nonce: nonce) }
     }
 
@@ -31,9 +34,12 @@ struct IdentityTokenTests {
         let verifier = verifier(issuer)
         let rsa = try await verifier.verify(
             try await issuer.token(subject: "001.apple", email: "ana@example.com", emailVerified: true), provider: .apple, nonce: nil)
-        #expect(rsa == ProviderIdentity(
-            provider: .apple, subject: "001.apple", email: "ana@example.com", emailVerified: true, isPrivateRelay: false, nonce: nil,
-            issuedAt: Date(timeIntervalSince1970: rsa.issuedAt?.timeIntervalSince1970.rounded(.down) ?? 0)))
+        #expect(
+            rsa
+                == ProviderIdentity(
+                    provider: .apple, subject: "001.apple", email: "ana@example.com", emailVerified: true, isPrivateRelay: false,
+                    nonce: nil,
+                    issuedAt: Date(timeIntervalSince1970: rsa.issuedAt?.timeIntervalSince1970.rounded(.down) ?? 0)))
         #expect(rsa.issuedAt != nil)
         let ec = try await verifier.verify(
             try await issuer.token(subject: "002", email: "x1@privaterelay.appleid.com", keyID: TestIdentityIssuer.ecKeyID),
@@ -45,7 +51,8 @@ struct IdentityTokenTests {
     func claims() async throws {
         let issuer = try await apple()
         let verifier = verifier(issuer)
-        _ = try await verifier.verify(try await issuer.token(subject: "s", expires: clock.now().addingTimeInterval(-30)), provider: .apple, nonce: nil)
+        _ = try await verifier.verify(
+            try await issuer.token(subject: "s", expires: clock.now().addingTimeInterval(-30)), provider: .apple, nonce: nil)
         await expectInvalid(verifier, try await issuer.token(subject: "s", expires: clock.now().addingTimeInterval(-61)))
         await expectInvalid(verifier, try await issuer.token(subject: "s", audience: "someone.else"))
         await expectInvalid(verifier, try await issuer.token(subject: "s", issuer: "https://accounts.google.com"))

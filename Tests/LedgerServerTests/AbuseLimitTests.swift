@@ -11,10 +11,12 @@ import Testing
 @Suite("HTTP: abuse limits", .timeLimit(.minutes(3)))
 struct AbuseLimitTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void) throws -> some ApplicationProtocol {
-        Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
-            $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
-            configure(&$0)
-        }))
+        Application(
+            router: buildRouter(
+                try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                    $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
+                    configure(&$0)
+                }))
     }
 
     func expectLimited(_ answer: Answer, retryAfter: Int = 900, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -27,14 +29,19 @@ struct AbuseLimitTests {
     @Test("LEDGER_IP_SIGNUP_LIMIT sign-ups and reset requests per client: n allowed, n+1 429 before any hash or row")
     func signupLimit() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.ipSignupLimit = 3; $0.ipLookupLimit = 100 }.test(.live) { client in
+            try await app(db) {
+                $0.ipSignupLimit = 3
+                $0.ipLookupLimit = 100
+            }.test(.live) { client in
                 func signUp(_ email: String, from address: String) async throws -> Answer {
                     try await call(client, .post, "/auth/email/signup", ["email": email, "password": "violet-harbor-91"], from: address)
                 }
                 #expect(try await signUp("a1@example.com", from: "203.0.113.7").status == .created)
                 #expect(try await signUp("a2@example.com", from: "203.0.113.7").status == .created)
                 // A reset request counts as a sign-up.
-                #expect(try await call(client, .post, "/auth/password/forgot", ["email": "a1@example.com"], from: "203.0.113.7").status == .accepted)
+                #expect(
+                    try await call(client, .post, "/auth/password/forgot", ["email": "a1@example.com"], from: "203.0.113.7").status
+                        == .accepted)
                 expectLimited(try await signUp("a3@example.com", from: "203.0.113.7"))
                 expectLimited(try await call(client, .post, "/auth/password/forgot", ["email": "a1@example.com"], from: "203.0.113.7"))
                 // Refused before the work: no account, no reset link.
@@ -51,10 +58,15 @@ struct AbuseLimitTests {
         }
     }
 
-    @Test("LEDGER_IP_LOOKUP_LIMIT answers that tell whether an email or number is registered, per client: the 41st forgot-password is 429, not 404")
+    @Test(
+        "LEDGER_IP_LOOKUP_LIMIT answers that tell whether an email or number is registered, per client: the 41st forgot-password is 429, not 404"
+    )
     func lookupLimitPerClient() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.ipSignupLimit = 100; $0.ipLookupLimit = 40 }.test(.live) { client in
+            try await app(db) {
+                $0.ipSignupLimit = 100
+                $0.ipLookupLimit = 40
+            }.test(.live) { client in
                 var answers: [HTTPResponse.Status] = []
                 for index in 0..<41 {
                     let answer = try await call(
@@ -64,11 +76,13 @@ struct AbuseLimitTests {
                 }
                 #expect(answers.prefix(40).allSatisfy { $0 == .notFound })
                 // Sign-up's email_taken and the phone's sign-in count against the same budget.
-                expectLimited(try await call(
-                    client, .post, "/auth/email/signup", ["email": "nobody1@example.com", "password": "violet-harbor-91"],
-                    from: "198.51.100.4"))
-                expectLimited(try await call(
-                    client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"], from: "198.51.100.4"))
+                expectLimited(
+                    try await call(
+                        client, .post, "/auth/email/signup", ["email": "nobody1@example.com", "password": "violet-harbor-91"],
+                        from: "198.51.100.4"))
+                expectLimited(
+                    try await call(
+                        client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"], from: "198.51.100.4"))
             }
         }
     }
@@ -76,7 +90,10 @@ struct AbuseLimitTests {
     @Test("an IPv6 client is one client across its /64; the next /64 is another")
     func ipv6Slash64() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.ipSignupLimit = 100; $0.ipLookupLimit = 4 }.test(.live) { client in
+            try await app(db) {
+                $0.ipSignupLimit = 100
+                $0.ipLookupLimit = 4
+            }.test(.live) { client in
                 func forgot(from address: String) async throws -> Answer {
                     try await call(client, .post, "/auth/password/forgot", ["email": "nobody@example.com"], from: address)
                 }
@@ -93,7 +110,10 @@ struct AbuseLimitTests {
     @Test("a signed-in account's lookups are counted per account too, whatever address it comes from")
     func lookupLimitPerAccount() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.ipSignupLimit = 100; $0.ipLookupLimit = 5 }.test(.live) { client in
+            try await app(db) {
+                $0.ipSignupLimit = 100
+                $0.ipLookupLimit = 5
+            }.test(.live) { client in
                 let signedUp = try await call(
                     client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"], from: "192.0.2.1")
                 let access = try #require(signedUp.string("access_token"))
@@ -103,8 +123,9 @@ struct AbuseLimitTests {
                         from: "192.0.2.\(10 + index)")
                     #expect(answer.status == .ok && answer.body["available"] as? Bool == true)
                 }
-                expectLimited(try await call(
-                    client, .get, "/auth/email-available?email=ana%40example.com", token: access, from: "192.0.2.99"))
+                expectLimited(
+                    try await call(
+                        client, .get, "/auth/email-available?email=ana%40example.com", token: access, from: "192.0.2.99"))
                 // The refused checks told nothing, and the account's other lookups share the budget.
                 let grant = try await call(
                     client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access, from: "192.0.2.98")

@@ -23,11 +23,14 @@ struct AuditEndpointTests {
                 // Within the access token's 15 minutes.
                 db.clock.advance(by: 600)
                 let renamedAt = db.clock.now()
-                #expect(try await call(client, .patch, "/me/profile", ["display_name": "Ana M.", "handle": "ana_coach"], token: access).status == .ok)
+                #expect(
+                    try await call(client, .patch, "/me/profile", ["display_name": "Ana M.", "handle": "ana_coach"], token: access).status
+                        == .ok)
                 db.clock.advance(by: 600)
                 let state = { (at: Date?) async throws -> Answer in
                     let query = at.map { "?at=\(RFC3339.format($0))" } ?? ""
-                    return try await call(client, .get, "/accounts/\(accountID)/state\(query)", token: auditor, path: "/accounts/{id}/state")
+                    return try await call(
+                        client, .get, "/accounts/\(accountID)/state\(query)", token: auditor, path: "/accounts/{id}/state")
                 }
 
                 let history = try await call(client, .get, "/accounts/\(accountID)/events", token: auditor, path: "/accounts/{id}/events")
@@ -63,9 +66,13 @@ struct AuditEndpointTests {
                 // Unknown accounts, bad times, wrong scopes.
                 let unknown = try await call(client, .get, "/accounts/\(UUID())/events", token: auditor, path: "/accounts/{id}/events")
                 #expect(unknown.status == .notFound && unknown.string("error") == "no_account")
-                #expect(try await call(client, .get, "/accounts/\(UUID())/verify", token: auditor, path: "/accounts/{id}/verify").status == .notFound)
-                #expect(try await call(client, .get, "/accounts/nope/state", token: auditor, path: "/accounts/{id}/state").status == .notFound)
-                let badTime = try await call(client, .get, "/accounts/\(accountID)/state?at=yesterday", token: auditor, path: "/accounts/{id}/state")
+                #expect(
+                    try await call(client, .get, "/accounts/\(UUID())/verify", token: auditor, path: "/accounts/{id}/verify").status
+                        == .notFound)
+                #expect(
+                    try await call(client, .get, "/accounts/nope/state", token: auditor, path: "/accounts/{id}/state").status == .notFound)
+                let badTime = try await call(
+                    client, .get, "/accounts/\(accountID)/state?at=yesterday", token: auditor, path: "/accounts/{id}/state")
                 #expect(badTime.status == .badRequest && badTime.string("error") == "invalid_request")
                 let scope = try await call(client, .get, "/accounts/\(accountID)/events", token: reader, path: "/accounts/{id}/events")
                 #expect(scope.status == .forbidden)

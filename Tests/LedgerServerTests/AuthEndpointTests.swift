@@ -37,7 +37,8 @@ struct AuthEndpointTests {
                 ) { response in
                     #expect(response.status == .created)
                     let body = try json(response)
-                    #expect(Set(body.keys) == ["account_id", "session_id", "access_token", "refresh_token", "expires_in", "email_verified"])
+                    #expect(
+                        Set(body.keys) == ["account_id", "session_id", "access_token", "refresh_token", "expires_in", "email_verified"])
                     #expect(body["email_verified"] as? Bool == false)
                     #expect(body["expires_in"] as? Int == 900)
                     access = body["access_token"] as? String ?? ""
@@ -54,7 +55,11 @@ struct AuthEndpointTests {
                 }
                 try await client.execute(uri: "/me/auth-methods", method: .get, headers: bearer(access)) { response in
                     let body = try json(response)
-                    #expect(Set(body.keys) == ["phone", "phone_region", "email", "has_password", "apple_linked", "google_linked", "email_verified", "password_changed_at"])
+                    #expect(
+                        Set(body.keys) == [
+                            "phone", "phone_region", "email", "has_password", "apple_linked", "google_linked", "email_verified",
+                            "password_changed_at",
+                        ])
                     #expect(body["phone"] is NSNull)
                     #expect(body["has_password"] as? Bool == true)
                     #expect(body["apple_linked"] as? Bool == false)
@@ -100,7 +105,8 @@ struct AuthEndpointTests {
             try await app.test(.router) { client in
                 try await client.execute(
                     uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
-                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])) { #expect($0.status == .created) }
+                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])
+                ) { #expect($0.status == .created) }
                 try await client.execute(
                     uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
                     body: jsonBody(["email": "ANA@example.com", "password": "violet-harbor-91"])
@@ -137,7 +143,9 @@ struct AuthEndpointTests {
                 }
                 try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { #expect($0.status == .noContent) }
                 try await client.execute(uri: "/me", method: .get, headers: bearer(access)) { #expect($0.status == .unauthorized) }
-                try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/auth/logout", method: .post, headers: bearer(access)) {
+                    #expect($0.status == .unauthorized)
+                }
             }
         }
     }
@@ -152,10 +160,15 @@ struct AuthEndpointTests {
                     (ByteBuffer(string: #"{"email": 42, "password": "violet-harbor-91"}"#), .badRequest, "invalid_request"),
                     (ByteBuffer(string: #"{"password": "violet-harbor-91"}"#), .badRequest, "invalid_request"),
                     (ByteBuffer(string: "[]"), .badRequest, "invalid_request"),
-                    (ByteBuffer(bytes: Array(#"{"email":"a@b.co","password":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8)), .badRequest, "invalid_request"),
+                    (
+                        ByteBuffer(bytes: Array(#"{"email":"a@b.co","password":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8)), .badRequest,
+                        "invalid_request"
+                    ),
                     (ByteBuffer(string: #"{"email":"x","password":"1234567"}"#), .unprocessableContent, "validation_failed"),
-                    (ByteBuffer(string: "{\"email\":\"a@b.co\",\"password\":\"" + String(repeating: "x", count: 70_000) + "\"}"),
-                     .contentTooLarge, "payload_too_large"),
+                    (
+                        ByteBuffer(string: "{\"email\":\"a@b.co\",\"password\":\"" + String(repeating: "x", count: 70_000) + "\"}"),
+                        .contentTooLarge, "payload_too_large"
+                    ),
                 ]
                 for (body, status, code) in cases {
                     try await client.execute(uri: "/auth/email/signup", method: .post, headers: jsonHeaders, body: body) { response in

@@ -20,7 +20,8 @@ struct ChangesEndpointTests {
     func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
 
     func grant(_ client: some TestClientProtocol, _ access: String) async throws -> String {
-        try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+        try #require(
+            try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
     }
 
     @Test("password change: re-auth, every rule at once, then exactly the other sessions end")
@@ -33,20 +34,29 @@ struct ChangesEndpointTests {
                 #expect(refused.status == .forbidden)
                 #expect(refused.string("error") == "reauth_required")
                 let reauth = try await grant(client, access)
-                let weak = try await call(client, .post, "/auth/password/change", ["new_password": "1234567"], token: access, reauth: reauth)
+                let weak = try await call(
+                    client, .post, "/auth/password/change", ["new_password": "1234567"], token: access, reauth: reauth)
                 #expect(weak.status == .unprocessableContent)
                 let codes = (weak.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
                 #expect(codes == ["too_short", "too_common", "all_digits"])
-                let same = try await call(client, .post, "/auth/password/change", ["new_password": "violet-harbor-91"], token: access, reauth: reauth)
+                let same = try await call(
+                    client, .post, "/auth/password/change", ["new_password": "violet-harbor-91"], token: access, reauth: reauth)
                 #expect((same.body["errors"] as? [[String: Any]])?.first?["code"] as? String == "same_as_current")
-                #expect((same.body["errors"] as? [[String: Any]])?.first?["message"] as? String == "Pick something different from your current password.")
-                let done = try await call(client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access, reauth: reauth)
+                #expect(
+                    (same.body["errors"] as? [[String: Any]])?.first?["message"] as? String
+                        == "Pick something different from your current password.")
+                let done = try await call(
+                    client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access, reauth: reauth)
                 #expect(done.status == .ok)
                 #expect(done.string("message") == "Password updated. You're signed out on other devices.")
                 #expect(try await call(client, .get, "/me", token: access).status == .ok)
                 #expect(try await call(client, .get, "/me", token: other).status == .unauthorized)
-                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .unauthorized)
-                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status == .ok)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
+                        == .unauthorized)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status
+                        == .ok)
                 let revoked = try await db.client.query("SELECT revoked_reason FROM sessions WHERE revoked_at IS NOT NULL")
                 #expect(revoked.rows.compactMap { $0.string(0) } == ["password_changed"])
             }
@@ -72,8 +82,10 @@ struct ChangesEndpointTests {
                 #expect(try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = 'eve@example.com'")[0].int(0) == 0)
                 // The owner passes with the emailed link.
                 let grant = try await emailLinkGrant(client, db, token: access)
-                #expect(try await call(
-                    client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access, reauth: grant).status == .ok)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access, reauth: grant
+                    ).status == .ok)
             }
         }
     }
@@ -84,14 +96,18 @@ struct ChangesEndpointTests {
             try await app(db).test(.router) { client in
                 let attacker = try await accountWithPhone(client, db)
                 let grant = try await grant(client, attacker)
-                #expect(try await call(
-                    client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: attacker, reauth: grant).status == .accepted)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: attacker, reauth: grant
+                    ).status == .accepted)
                 let change = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
                 // The owner resets the password from the reset link.
                 #expect(try await call(client, .post, "/auth/password/forgot", ["email": "ana@example.com"]).status == .accepted)
                 let reset = try await outboxToken(db, template: "password_reset")
-                #expect(try await call(
-                    client, .post, "/auth/password/reset", ["token": reset, "new_password": "copper-lantern-77"]).status == .ok)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/password/reset", ["token": reset, "new_password": "copper-lantern-77"]
+                    ).status == .ok)
                 let late = try await call(client, .post, "/auth/email/confirm-change", ["token": change])
                 #expect(late.status == .gone)
                 #expect(late.string("error") == "link_expired")
@@ -100,8 +116,9 @@ struct ChangesEndpointTests {
                 let revoked = try await db.client.query(
                     "SELECT count(*) FROM events WHERE event_type IN ('email.links_revoked', 'reauth.grants_revoked')")
                 #expect(try revoked[0].int(0) == 2)
-                #expect(try await db.client.query(
-                    "SELECT count(*) FROM email_links WHERE purpose = 'email_change' AND used_at IS NULL")[0].int(0) == 0)
+                #expect(
+                    try await db.client.query(
+                        "SELECT count(*) FROM email_links WHERE purpose = 'email_change' AND used_at IS NULL")[0].int(0) == 0)
             }
         }
     }
@@ -115,14 +132,17 @@ struct ChangesEndpointTests {
                 let body: [String: Any] = ["new_email": "ana.new@example.com"]
                 #expect(try await call(client, .post, "/auth/email/request-change", body, token: access).status == .forbidden)
                 let reauth = try await grant(client, access)
-                let taken = try await call(client, .post, "/auth/email/request-change", ["new_email": "BO@example.com"], token: access, reauth: reauth)
+                let taken = try await call(
+                    client, .post, "/auth/email/request-change", ["new_email": "BO@example.com"], token: access, reauth: reauth)
                 #expect(taken.status == .conflict)
                 #expect(taken.string("error") == "email_taken")
                 #expect(taken.string("message") == "This email is already in use by another account.")
-                let invalid = try await call(client, .post, "/auth/email/request-change", ["new_email": "nope"], token: access, reauth: reauth)
+                let invalid = try await call(
+                    client, .post, "/auth/email/request-change", ["new_email": "nope"], token: access, reauth: reauth)
                 #expect(invalid.status == .unprocessableContent)
                 #expect(invalid.string("error") == "invalid_email")
-                #expect(try await call(client, .post, "/auth/email/request-change", body, token: access, reauth: reauth).status == .accepted)
+                #expect(
+                    try await call(client, .post, "/auth/email/request-change", body, token: access, reauth: reauth).status == .accepted)
                 let confirmation = try await outboxMessage(db, template: "email_change_confirm")
                 #expect(confirmation.to == "ana.new@example.com")
                 let notice = try await outboxMessage(db, template: "email_change_notice")
@@ -137,7 +157,9 @@ struct ChangesEndpointTests {
                 let reused = try await call(client, .post, "/auth/email/confirm-change", ["token": token])
                 #expect(reused.status == .gone)
                 #expect(reused.string("message") == "This link has expired")
-                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana.new@example.com", "password": "violet-harbor-91"]).status == .ok)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana.new@example.com", "password": "violet-harbor-91"])
+                        .status == .ok)
                 // The old address's owner reverts: the address is back and every session ends.
                 let revert = try await outboxMessage(db, template: "email_changed_notice")
                 #expect(revert.to == "ana@example.com")
@@ -145,10 +167,14 @@ struct ChangesEndpointTests {
                 #expect(reverted.status == .ok)
                 #expect(reverted.string("email") == "ana@example.com")
                 #expect(try await call(client, .get, "/me", token: access).status == .unauthorized)
-                let active = try await db.client.query("SELECT count(*) FROM sessions s JOIN accounts a USING (account_id) WHERE a.email = 'ana@example.com' AND s.revoked_at IS NULL")
+                let active = try await db.client.query(
+                    "SELECT count(*) FROM sessions s JOIN accounts a USING (account_id) WHERE a.email = 'ana@example.com' AND s.revoked_at IS NULL"
+                )
                 #expect(try active[0].int(0) == 0)
                 #expect(try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)]).status == .gone)
-                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .ok)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
+                        == .ok)
             }
         }
     }
@@ -161,9 +187,11 @@ struct ChangesEndpointTests {
                 for name in ["ana", "bo"] {
                     let access = try await signUp(client, email: "\(name)@example.com")
                     let reauth = try await grant(client, access)
-                    #expect(try await call(
-                        client, .post, "/auth/email/request-change", ["new_email": "\(name).new@example.com"], token: access, reauth: reauth
-                    ).status == .accepted)
+                    #expect(
+                        try await call(
+                            client, .post, "/auth/email/request-change", ["new_email": "\(name).new@example.com"], token: access,
+                            reauth: reauth
+                        ).status == .accepted)
                     let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
                     #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
                     reverts.append(try #require(try await outboxMessage(db, template: "email_changed_notice").token))
@@ -184,8 +212,10 @@ struct ChangesEndpointTests {
             try await app(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let reauth = try await grant(client, access)
-                #expect(try await call(
-                    client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access, reauth: reauth).status == .accepted)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access, reauth: reauth
+                    ).status == .accepted)
                 let token = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
                 db.clock.advance(by: 1801)
                 #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": token]).status == .gone)
@@ -202,7 +232,8 @@ struct ChangesEndpointTests {
                 let access = try await phoneSignIn(client, db, "+995511200300")
                 // Adding a way in takes re-auth: a stolen session cannot add its own password.
                 let stolen = try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "eve@example.com", "password": "copper-lantern-77"], token: access)
+                    client, .post, "/auth/email/add-with-password", ["email": "eve@example.com", "password": "copper-lantern-77"],
+                    token: access)
                 #expect(stolen.status == .forbidden)
                 #expect(stolen.string("error") == "reauth_required")
                 let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
@@ -212,21 +243,26 @@ struct ChangesEndpointTests {
                 let codes = (weak.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
                 #expect(codes == ["invalid_email", "too_short", "too_common", "all_digits"])
                 let taken = try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "bo@example.com", "password": "copper-lantern-77"], token: access,
+                    client, .post, "/auth/email/add-with-password", ["email": "bo@example.com", "password": "copper-lantern-77"],
+                    token: access,
                     reauth: grant)
                 #expect(taken.status == .conflict)
                 #expect(taken.string("error") == "email_taken")
                 let added = try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"], token: access,
+                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"],
+                    token: access,
                     reauth: grant)
                 #expect(added.status == .accepted)
                 #expect(try await outboxMessage(db, template: "verify_email").to == "ana@example.com")
                 let hub = try await call(client, .get, "/me/auth-methods", token: access)
                 #expect(hub.string("email") == "ana@example.com" && hub.body["has_password"] as? Bool == true)
                 #expect(hub.string("phone") == "+995511200300")
-                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status == .ok)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status
+                        == .ok)
                 let again = try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "ana2@example.com", "password": "copper-lantern-77"], token: access,
+                    client, .post, "/auth/email/add-with-password", ["email": "ana2@example.com", "password": "copper-lantern-77"],
+                    token: access,
                     reauth: grant)
                 #expect(again.status == .conflict)
                 #expect(again.string("error") == "email_exists")

@@ -19,8 +19,9 @@ struct ClientAddressTests {
         // An entry that is not an address stops the walk at the proxy that wrote it: the client's
         // own entries to its left never speak for it.
         #expect(ClientAddress.resolve(remote: "10.0.0.5", forwardedFor: "6.6.6.6, unknown", trustedProxies: proxies) == "10.0.0.5")
-        #expect(ClientAddress.resolve(
-            remote: "10.0.0.5", forwardedFor: "6.6.6.6, bogus, 10.1.1.1", trustedProxies: proxies) == "10.1.1.1")
+        #expect(
+            ClientAddress.resolve(
+                remote: "10.0.0.5", forwardedFor: "6.6.6.6, bogus, 10.1.1.1", trustedProxies: proxies) == "10.1.1.1")
         // A dual-stack socket reports an IPv4 proxy as IPv4-mapped: it still matches its block.
         #expect(ClientAddress.resolve(remote: "::ffff:10.0.0.5", forwardedFor: "1.2.3.4", trustedProxies: proxies) == "1.2.3.4")
         #expect(ClientAddress.resolve(remote: "::ffff:203.0.113.9", forwardedFor: "1.2.3.4", trustedProxies: proxies) == "203.0.113.9")

@@ -85,7 +85,8 @@ struct ConfigurationTests {
             ("LEDGER_REAUTH_TTL_SECONDS", "31536000"), ("LEDGER_LOGIN_LOCKOUT_SECONDS", "9223372036854775807"),
             ("LEDGER_OTP_TTL_SECONDS", "86401"), ("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "maybe"),
             // Shorter than the windows the limits read (a day) would defeat them.
-            ("LEDGER_OTP_RETENTION_SECONDS", "3600"), ("LEDGER_THROTTLE_RETENTION_SECONDS", "60"), ("LEDGER_PORT", "65536"), ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
+            ("LEDGER_OTP_RETENTION_SECONDS", "3600"), ("LEDGER_THROTTLE_RETENTION_SECONDS", "60"), ("LEDGER_PORT", "65536"),
+            ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")

@@ -21,8 +21,12 @@ struct DeletionEndpointTests {
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
                 let holdPath = "/accounts/\(accountID)/holds/s1"
                 #expect(try await call(client, .delete, "/me", token: access).status == .forbidden)
-                let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
-                _ = try await call(client, .put, holdPath, ["kind": "upcoming_session", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel"], token: writer, path: "/accounts/{id}/holds/{ref}")
+                let reauth = try #require(
+                    try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string(
+                        "reauth_token"))
+                _ = try await call(
+                    client, .put, holdPath, ["kind": "upcoming_session", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel"],
+                    token: writer, path: "/accounts/{id}/holds/{ref}")
                 // Blockers come before re-auth: no one verifies it's them for a deletion that cannot happen yet.
                 #expect(try await call(client, .delete, "/me", token: access).string("error") == "deletion_blocked")
                 let blocked = try await call(client, .delete, "/me", token: access, reauth: reauth)
@@ -36,12 +40,15 @@ struct DeletionEndpointTests {
                 let purgeAfter = try #require(deleted.string("purge_after").flatMap(RFC3339Parse.date))
                 #expect(purgeAfter.timeIntervalSince(deletedAt) == 2_592_000)
                 for token in [access, other] { #expect(try await call(client, .get, "/me", token: token).status == .unauthorized) }
-                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .unauthorized)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
+                        == .unauthorized)
                 let late = try await call(client, .put, holdPath, ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
                 #expect(late.status == .gone)
                 #expect(late.string("error") == "account_deleted")
                 // No identifier of the account is kept in the clear on the cooldown list.
-                let keys = try await db.client.query("SELECT count(*) FROM signup_cooldowns WHERE position('ana' IN encode(key_hmac, 'escape')) > 0")
+                let keys = try await db.client.query(
+                    "SELECT count(*) FROM signup_cooldowns WHERE position('ana' IN encode(key_hmac, 'escape')) > 0")
                 #expect(try keys[0].int(0) == 0)
             }
         }
@@ -52,18 +59,25 @@ struct DeletionEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await testApp(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
-                let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+                let reauth = try #require(
+                    try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string(
+                        "reauth_token"))
                 #expect(try await call(client, .delete, "/me", token: access, reauth: reauth).status == .accepted)
                 db.clock.advance(by: 7 * 86400 - 3600)
-                let email = try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"])
+                let email = try await call(
+                    client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"])
                 #expect(email.status == .conflict)
                 #expect(email.string("error") == "signup_cooldown")
                 let phone = try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"])
                 #expect(phone.status == .conflict)
                 #expect(phone.string("error") == "signup_cooldown")
                 db.clock.advance(by: 3601)
-                #expect(try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"]).status == .created)
-                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).status == .accepted)
+                #expect(
+                    try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
+                        == .created)
+                #expect(
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).status
+                        == .accepted)
             }
         }
     }
@@ -73,7 +87,9 @@ struct DeletionEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await testApp(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
-                let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+                let reauth = try #require(
+                    try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string(
+                        "reauth_token"))
                 #expect(try await call(client, .delete, "/me", token: access, reauth: reauth).status == .accepted)
                 _ = try await signUp(client, email: "bob@example.com")
                 _ = try await phoneSignIn(client, db, "+995511200301")
@@ -91,28 +107,44 @@ struct DeletionEndpointTests {
                     try await call(
                         client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"],
                         token: phoneOnly, reauth: phoneOnlyGrant),
-                    try await call(client, .post, "/auth/email/request-change", ["new_email": "Ana@Example.com"], token: bob, reauth: bobGrant),
-                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: bob, reauth: bobGrant),
+                    try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "Ana@Example.com"], token: bob, reauth: bobGrant),
+                    try await call(
+                        client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: bob,
+                        reauth: bobGrant),
                     // The number is that account's only method: no grant needed, and still refused.
-                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "change_phone"], token: phoneOnly),
+                    try await call(
+                        client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "change_phone"], token: phoneOnly),
                 ]
                 for refusal in refusals {
                     #expect(refusal.status == .conflict)
                     #expect(refusal.string("error") == "signup_cooldown")
-                    #expect(refusal.string("message") == "An account with this sign-in was deleted recently. You can sign up with it again 7 days after the deletion.")
+                    #expect(
+                        refusal.string("message")
+                            == "An account with this sign-in was deleted recently. You can sign up with it again 7 days after the deletion."
+                    )
                 }
                 // Nothing was sent to the address, and no code to the number.
                 #expect(try await messagesToAna() == sentBefore)
-                #expect(try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = '+995511200300' AND created_at > $1", [.timestamp(db.clock.now().addingTimeInterval(-3600))])[0].int(0) == 0)
+                #expect(
+                    try await db.client.query(
+                        "SELECT count(*) FROM outbox WHERE recipient = '+995511200300' AND created_at > $1",
+                        [.timestamp(db.clock.now().addingTimeInterval(-3600))])[0].int(0) == 0)
                 db.clock.advance(by: 3601)
                 let fresh = try await logIn(client, email: "bob@example.com")
                 let freshGrant = try await passwordGrant(client, token: fresh)
-                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: fresh, reauth: freshGrant).status == .accepted)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"], token: fresh,
+                        reauth: freshGrant
+                    ).status == .accepted)
                 let phoneAgain = try await phoneSignIn(client, db, "+995511200301")
                 let phoneAgainGrant = try await phoneGrant(client, db, token: phoneAgain, phone: "+995511200301")
-                #expect(try await call(
-                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"],
-                    token: phoneAgain, reauth: phoneAgainGrant).status == .accepted)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"],
+                        token: phoneAgain, reauth: phoneAgainGrant
+                    ).status == .accepted)
             }
         }
     }
@@ -127,7 +159,9 @@ struct DeletionEndpointTests {
                 for round in 0..<8 {
                     let access = try await signUp(client, email: "user\(round)@example.com")
                     let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
-                    let reauth = try #require(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
+                    let reauth = try #require(
+                        try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string(
+                            "reauth_token"))
                     async let hold = call(
                         client, .put, "/accounts/\(accountID)/holds/b\(round)", ["kind": "upcoming_booking"], token: writer,
                         path: "/accounts/{id}/holds/{ref}")
@@ -154,7 +188,9 @@ struct ExportEndpointTests {
                 let refused = try await call(client, .get, "/me/export", token: access)
                 #expect(refused.status == .forbidden)
                 #expect(refused.string("error") == "export_requires_verification")
-                #expect(try await call(client, .post, "/auth/email/verify", ["token": try await outboxToken(db, template: "verify_email")]).status == .ok)
+                #expect(
+                    try await call(client, .post, "/auth/email/verify", ["token": try await outboxToken(db, template: "verify_email")])
+                        .status == .ok)
                 let export = try await call(client, .get, "/me/export", token: access)
                 #expect(export.status == .ok)
                 let events = try #require(export.body["events"] as? [[String: Any]])

@@ -44,18 +44,21 @@ struct EmailLinkEndpointTests {
                 let second = try await outboxToken(db, template: "verify_email")
                 #expect(second != first)
                 db.clock.advance(by: 1201)
-                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": first])) { response in
+                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": first])) {
+                    response in
                     expectConforms(response, "post", "/auth/email/verify")
                     #expect(response.status == .gone)
                     let body = try json(response)
                     #expect(body["error"] as? String == "link_expired")
                     #expect(body["message"] as? String == "This link has expired")
                 }
-                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": second])) { response in
+                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": second]))
+                { response in
                     expectConforms(response, "post", "/auth/email/verify")
                     #expect(response.status == .ok)
                 }
-                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": second])) {
+                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": second]))
+                {
                     #expect($0.status == .gone)
                 }
                 // 30 minutes on, the first access token has expired: sign in again.
@@ -64,7 +67,8 @@ struct EmailLinkEndpointTests {
                     let body = try json(response)
                     #expect(body["email_verified"] as? Bool == true)
                 }
-                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": "junk"])) {
+                try await client.execute(uri: "/auth/email/verify", method: .post, headers: jsonHeaders, body: jsonBody(["token": "junk"]))
+                {
                     #expect($0.status == .gone)
                 }
             }
@@ -106,14 +110,18 @@ struct EmailLinkEndpointTests {
             let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
             try await app.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
-                try await client.execute(uri: "/auth/password/forgot", method: .post, headers: jsonHeaders, body: jsonBody(["email": "nobody@example.com"])) { response in
+                try await client.execute(
+                    uri: "/auth/password/forgot", method: .post, headers: jsonHeaders, body: jsonBody(["email": "nobody@example.com"])
+                ) { response in
                     expectConforms(response, "post", "/auth/password/forgot")
                     #expect(response.status == .notFound)
                     let body = try json(response)
                     #expect(body["error"] as? String == "no_account")
                     #expect(body["message"] as? String == "No account found for that email.")
                 }
-                try await client.execute(uri: "/auth/password/forgot", method: .post, headers: jsonHeaders, body: jsonBody(["email": "ANA@example.com"])) { response in
+                try await client.execute(
+                    uri: "/auth/password/forgot", method: .post, headers: jsonHeaders, body: jsonBody(["email": "ANA@example.com"])
+                ) { response in
                     expectConforms(response, "post", "/auth/password/forgot")
                     #expect(response.status == .accepted)
                 }
@@ -138,11 +146,15 @@ struct EmailLinkEndpointTests {
                 try await client.execute(uri: "/me", method: .get, headers: bearer(access)) { #expect($0.status == .unauthorized) }
                 try await client.execute(
                     uri: "/auth/password/reset", method: .post, headers: jsonHeaders,
-                    body: jsonBody(["token": token, "new_password": "another-pass-88"])) { #expect($0.status == .gone) }
+                    body: jsonBody(["token": token, "new_password": "another-pass-88"])
+                ) { #expect($0.status == .gone) }
                 try await client.execute(
                     uri: "/auth/email/login", method: .post, headers: jsonHeaders,
-                    body: jsonBody(["email": "ana@example.com", "password": "copper-lantern-77"])) { #expect($0.status == .ok) }
-                try await client.execute(uri: "/me/auth-methods", method: .get, headers: bearer(access)) { #expect($0.status == .unauthorized) }
+                    body: jsonBody(["email": "ana@example.com", "password": "copper-lantern-77"])
+                ) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/me/auth-methods", method: .get, headers: bearer(access)) {
+                    #expect($0.status == .unauthorized)
+                }
             }
         }
     }

@@ -6,9 +6,10 @@ import LedgerAccounts
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
-@testable import LedgerServer
 import LedgerTestSupport
 import Testing
+
+@testable import LedgerServer
 
 @Suite("HTTP: event metadata", .timeLimit(.minutes(2)))
 struct EventMetadataTests {

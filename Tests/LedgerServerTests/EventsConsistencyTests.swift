@@ -20,8 +20,13 @@ struct EventsConsistencyTests {
             let secondClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 12))
             // Every writer signs up from 127.0.0.1: no rate is under test here.
             let unlimited: (inout LedgerConfiguration) -> Void = {
-                $0.apiKeyRateLimit = 0; $0.ipSignupLimit = 1000; $0.ipLookupLimit = 1000; $0.ipOTPLimit = 1000
-                $0.otpResendLimit = 1000; $0.otpResendIntervalSeconds = 0; $0.otpDailyFailureLimit = 1000
+                $0.apiKeyRateLimit = 0
+                $0.ipSignupLimit = 1000
+                $0.ipLookupLimit = 1000
+                $0.ipOTPLimit = 1000
+                $0.otpResendLimit = 1000
+                $0.otpResendIntervalSeconds = 0
+                $0.otpDailyFailureLimit = 1000
             }
             let first = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: unlimited)
             let second = try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey, configure: unlimited)
@@ -36,10 +41,13 @@ struct EventsConsistencyTests {
                             var cursor = FeedCursor.start.token
                             while true {
                                 let client = instances[index % 2]
-                                let page = try await call(client, .get, "/events?limit=7&wait=1&after=\(cursor)", token: key, path: "/events")
+                                let page = try await call(
+                                    client, .get, "/events?limit=7&wait=1&after=\(cursor)", token: key, path: "/events")
                                 let events = page.body["events"] as? [[String: Any]] ?? []
                                 seen += events.map {
-                                    SeenEvent(id: $0["event_id"] as? String ?? "", stream: $0["stream_id"] as? String ?? "", version: $0["version"] as? Int ?? 0)
+                                    SeenEvent(
+                                        id: $0["event_id"] as? String ?? "", stream: $0["stream_id"] as? String ?? "",
+                                        version: $0["version"] as? Int ?? 0)
                                 }
                                 cursor = page.string("next_cursor") ?? cursor
                                 if events.isEmpty, writersDone.isSet {
@@ -59,7 +67,8 @@ struct EventsConsistencyTests {
                                     // Codes for two shared numbers: each request supersedes the open
                                     // one (written by another writer's wrong code meanwhile).
                                     let requestID = try await requestOTP(client, "+99551120030\(writer % 2)")
-                                    _ = try await call(client, .post, "/auth/phone/verify-otp", ["request_id": requestID, "code": "000000"])
+                                    _ = try await call(
+                                        client, .post, "/auth/phone/verify-otp", ["request_id": requestID, "code": "000000"])
                                 }
                             }
                         }
@@ -119,7 +128,8 @@ struct EventsConsistencyTests {
                             var fields: [String: String] = [:]
                             for line in block.split(separator: "\n") where !line.hasPrefix(":") {
                                 if let colon = line.firstIndex(of: ":") {
-                                    fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                                    fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingCharacters(
+                                        in: .whitespaces)
                                 }
                             }
                             guard let id = fields["id"], let type = fields["event"], let data = fields["data"] else { continue }

@@ -45,7 +45,8 @@ struct HealthTests {
                     let id = response.headers[HTTPField.Name("X-Request-Id")!]
                     #expect(id?.isEmpty == false)
                 }
-                try await client.execute(uri: "/readyz", method: .get, headers: [HTTPField.Name("X-Request-Id")!: "bad id\u{7f}"]) { response in
+                try await client.execute(uri: "/readyz", method: .get, headers: [HTTPField.Name("X-Request-Id")!: "bad id\u{7f}"]) {
+                    response in
                     #expect(response.headers[HTTPField.Name("X-Request-Id")!] != "bad id\u{7f}")
                 }
             }
@@ -150,13 +151,18 @@ struct DeploymentTests {
 
     @Test("docker/compose.yaml is valid for docker-compose")
     func composeFileValid() throws {
-        let compose = ["/usr/bin/docker-compose", "/usr/local/bin/docker-compose"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let compose = ["/usr/bin/docker-compose", "/usr/local/bin/docker-compose"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         let path = try #require(compose, "docker-compose is not installed: scripts/setup.sh installs it")
         setenv("LEDGER_MASTER_KEY", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", 0)
         setenv("LEDGER_DELIVERY_WEBHOOK_URL", "https://bridge.example.com/deliveries", 0)
         let (status, output) = try ChildProcess.run(
-            path, ["--project-directory", Self.root.appendingPathComponent("docker").path,
-                   "-f", Self.root.appendingPathComponent("docker/compose.yaml").path, "config", "-q"])
+            path,
+            [
+                "--project-directory", Self.root.appendingPathComponent("docker").path,
+                "-f", Self.root.appendingPathComponent("docker/compose.yaml").path, "config", "-q",
+            ])
         #expect(status == 0, "docker-compose config failed: \(output)")
     }
 

@@ -27,13 +27,22 @@ struct HoldsEndpointTests {
                 }
                 #expect(try await call(client, .get, "/me/delete-preflight", token: access).body["blockers"] as? [Any] != nil)
                 #expect(try await put("p1", ["kind": "pending_payout", "amount": ["currency": "EUR", "minor": 24550]]).status == .ok)
-                #expect(try await put("p2", ["kind": "pending_payout", "amount": ["currency": "EUR", "minor": 7500], "releases_at": "2026-09-22T08:00:00Z"]).status == .ok)
+                #expect(
+                    try await put(
+                        "p2",
+                        ["kind": "pending_payout", "amount": ["currency": "EUR", "minor": 7500], "releases_at": "2026-09-22T08:00:00Z"]
+                    ).status == .ok)
                 #expect(try await put("d1", ["kind": "dispute", "title": "Chargeback"]).status == .ok)
                 let second = ["kind": "upcoming_session", "starts_at": "2026-09-29T18:30:00Z", "title": "Group · Tennis (4 athletes)"]
                 let first = try await put("s2", second)
                 #expect(first.status == .ok && first.string("ref") == "s2" && first.string("account_id") == accountID)
-                #expect(try await put("s1", ["kind": "upcoming_session", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel with Anna M."]).status == .ok)
-                #expect(try await put("b1", ["kind": "upcoming_booking", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel with Coach Maria"]).status == .ok)
+                #expect(
+                    try await put("s1", ["kind": "upcoming_session", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel with Anna M."])
+                        .status == .ok)
+                #expect(
+                    try await put(
+                        "b1", ["kind": "upcoming_booking", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel with Coach Maria"]
+                    ).status == .ok)
                 // The same hold again appends nothing.
                 let before = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
                 #expect(try await put("s2", second).status == .ok)
@@ -42,13 +51,18 @@ struct HoldsEndpointTests {
 
                 let preflight = try await call(client, .get, "/me/delete-preflight", token: access)
                 let blockers = try #require(preflight.body["blockers"] as? [[String: Any]])
-                #expect(blockers.compactMap { $0["kind"] as? String } == ["upcoming_session", "upcoming_booking", "pending_payout", "dispute"])
+                #expect(
+                    blockers.compactMap { $0["kind"] as? String } == ["upcoming_session", "upcoming_booking", "pending_payout", "dispute"])
                 #expect(blockers[0]["count"] as? Int == 2)
                 #expect((blockers[0]["items"] as? [[String: Any]])?.compactMap { $0["ref"] as? String } == ["s1", "s2"])
                 #expect((blockers[2]["total"] as? [String: Any])?["minor"] as? Int == 32050)
 
-                #expect(try await call(client, .delete, "/accounts/\(accountID)/holds/s1", token: writer, path: "/accounts/{id}/holds/{ref}").status == .noContent)
-                #expect(try await call(client, .delete, "/accounts/\(accountID)/holds/s1", token: writer, path: "/accounts/{id}/holds/{ref}").status == .noContent)
+                #expect(
+                    try await call(client, .delete, "/accounts/\(accountID)/holds/s1", token: writer, path: "/accounts/{id}/holds/{ref}")
+                        .status == .noContent)
+                #expect(
+                    try await call(client, .delete, "/accounts/\(accountID)/holds/s1", token: writer, path: "/accounts/{id}/holds/{ref}")
+                        .status == .noContent)
                 let fewer = try await call(client, .get, "/me/delete-preflight", token: access)
                 #expect(((fewer.body["blockers"] as? [[String: Any]])?.first?["count"] as? Int) == 1)
 
@@ -58,7 +72,8 @@ struct HoldsEndpointTests {
                 #expect(try await put("x", ["kind": "party"]).status == .unprocessableContent)
                 #expect(try await put("x", ["kind": "dispute", "starts_at": "tomorrow"]).status == .unprocessableContent)
                 // An explicit null is the same as leaving the field out (openapi.yaml allows both).
-                let nulls = try await put("n1", ["kind": "dispute", "starts_at": NSNull(), "title": NSNull(), "amount": NSNull(), "releases_at": NSNull()])
+                let nulls = try await put(
+                    "n1", ["kind": "dispute", "starts_at": NSNull(), "title": NSNull(), "amount": NSNull(), "releases_at": NSNull()])
                 #expect(nulls.status == .ok && nulls.body["title"] is NSNull && nulls.body["releases_at"] is NSNull)
                 let unknown = try await call(
                     client, .put, "/accounts/\(UUID())/holds/x", ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
@@ -88,9 +103,10 @@ struct HoldsEndpointTests {
                 #expect(blockers?.compactMap { $0["kind"] as? String } == ["upcoming_booking"])
                 // Its own key releases it; the events name that key.
                 #expect(try await call(client, .delete, hold, token: bookings.key, path: path).status == .noContent)
-                let keyIDs = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID))).compactMap { event -> String? in
+                let keyIDs = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID))).compactMap {
+                    event -> String? in
                     guard event.type.hasPrefix("hold."), let payload = event.payload,
-                          let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+                        let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
                     else { return nil }
                     return object["key_id"] as? String
                 }

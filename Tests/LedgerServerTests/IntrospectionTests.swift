@@ -20,7 +20,9 @@ struct IntrospectionTests {
             let (_, auditKey) = try await services.apiKeys.create(name: "audit", scopes: [.auditRead])
             let (revokedID, revokedKey) = try await services.apiKeys.create(name: "old", scopes: [.sessionsIntrospect])
             #expect(try await services.apiKeys.revoke(revokedID))
-            #expect(try await db.client.query("SELECT count(*) FROM api_keys WHERE position(convert_to($1, 'UTF8') IN key_sha256) > 0", [.text(key)])[0].int(0) == 0)
+            #expect(
+                try await db.client.query(
+                    "SELECT count(*) FROM api_keys WHERE position(convert_to($1, 'UTF8') IN key_sha256) > 0", [.text(key)])[0].int(0) == 0)
             try await app.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 func introspect(_ token: String, with apiKey: String) async throws -> (HTTPResponse.Status, [String: Any]) {

@@ -56,13 +56,16 @@ struct LogSecrecyTests {
                 }
                 try await client.execute(
                     uri: "/auth/email/login", method: .post, headers: jsonHeaders,
-                    body: jsonBody(["email": email, "password": "wrong-pass-123"])) { _ in }
+                    body: jsonBody(["email": email, "password": "wrong-pass-123"])
+                ) { _ in }
                 let refreshed = try await client.execute(
                     uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": tokens.1])
                 ) { try json($0)["access_token"] as? String ?? "" }
                 try await client.execute(uri: "/auth/email-available?email=\(email)", method: .get, headers: bearer(refreshed)) { _ in }
                 try await client.execute(uri: "/me", method: .get, headers: bearer(refreshed)) { _ in }
-                try await client.execute(uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": tokens.1])) { _ in }
+                try await client.execute(
+                    uri: "/auth/token/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": tokens.1])
+                ) { _ in }
                 // Phone codes, a re-auth grant, and a wrong code.
                 let signedIn = try await logIn(client, email: email, password: password)
                 let addGrant = try await emailLinkGrant(client, db, token: signedIn)

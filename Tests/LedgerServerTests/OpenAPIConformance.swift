@@ -119,7 +119,7 @@ struct OpenAPIDocument: @unchecked Sendable {
     private static func matches(_ value: JSONValue, type: String) -> Bool {
         switch (type, value) {
         case ("null", .null), ("boolean", .bool), ("integer", .int), ("number", .int), ("number", .double),
-             ("string", .string), ("array", .array), ("object", .object):
+            ("string", .string), ("array", .array), ("object", .object):
             return true
         default:
             return false

@@ -50,7 +50,9 @@ func requestOTP(
     return try #require(answer.string("request_id"))
 }
 
-func verifyOTP(_ client: some TestClientProtocol, _ requestID: String, _ code: String, token: String? = nil, reauth: String? = nil) async throws -> Answer {
+func verifyOTP(_ client: some TestClientProtocol, _ requestID: String, _ code: String, token: String? = nil, reauth: String? = nil)
+    async throws -> Answer
+{
     try await call(client, .post, "/auth/phone/verify-otp", ["request_id": requestID, "code": code], token: token, reauth: reauth)
 }
 
@@ -74,7 +76,8 @@ func accountWithPhone(_ client: some TestClientProtocol, _ db: TestDatabase) asy
     let access = try await signUp(client, email: "ana@example.com")
     let grant = try await emailLinkGrant(client, db, token: access)
     let requestID = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access, reauth: grant)
-    #expect(try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200300"), token: access, reauth: grant).status == .ok)
+    #expect(
+        try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200300"), token: access, reauth: grant).status == .ok)
     return access
 }
 
@@ -106,8 +109,10 @@ func wrongCode(_ code: String) -> String {
 @Suite("HTTP: phone numbers and codes", .timeLimit(.minutes(3)))
 struct PhoneEndpointTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
-        Application(router: buildRouter(try makeServices(
-            url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: configure)))
+        Application(
+            router: buildRouter(
+                try makeServices(
+                    url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: configure)))
     }
 
     @Test("a new number signs up by code; the same number signs in to the same account; the hub shows it")
@@ -147,7 +152,8 @@ struct PhoneEndpointTests {
                 let answer = try await call(
                     client, .post, "/auth/phone/request-otp", ["phone": "0511 200 300", "country": "GE", "purpose": "sign_in"])
                 #expect(answer.status == .accepted)
-                let verified = try await verifyOTP(client, try #require(answer.string("request_id")), try await otpCode(db, phone: "+995511200300"))
+                let verified = try await verifyOTP(
+                    client, try #require(answer.string("request_id")), try await otpCode(db, phone: "+995511200300"))
                 #expect(verified.string("account_id") == firstMe.string("account_id"))
                 let count = try await db.client.query("SELECT count(*) FROM accounts")
                 #expect(try count[0].int(0) == 1)
@@ -175,9 +181,13 @@ struct PhoneEndpointTests {
                 #expect(try await verifyOTP(client, requestID, code).status == .gone)
                 let types = try await db.client.query(
                     "SELECT event_type FROM events WHERE event_type LIKE 'phone.otp_%' ORDER BY global_position")
-                #expect(types.rows.compactMap { $0.string(0) } == ["phone.otp_issued"] + Array(repeating: "phone.otp_failed", count: 5) + ["phone.otp_invalidated"])
+                #expect(
+                    types.rows.compactMap { $0.string(0) } == ["phone.otp_issued"] + Array(repeating: "phone.otp_failed", count: 5) + [
+                        "phone.otp_invalidated"
+                    ])
                 // Nothing in the events gives the code away.
-                let payloads = try await db.client.query("SELECT count(*) FROM events WHERE position($1::bytea IN payload) > 0", [.bytea(Array(code.utf8))])
+                let payloads = try await db.client.query(
+                    "SELECT count(*) FROM events WHERE position($1::bytea IN payload) > 0", [.bytea(Array(code.utf8))])
                 #expect(try payloads[0].int(0) == 0)
             }
         }
@@ -222,7 +232,9 @@ struct PhoneEndpointTests {
                     db.clock.advance(by: 20)
                 }
                 // 120 seconds after the first send: the 5th is refused for 780 more.
-                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).status == .tooManyRequests)
+                #expect(
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).status
+                        == .tooManyRequests)
                 let fifth = try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"])
                 #expect(fifth.status == .tooManyRequests)
                 #expect(fifth.string("error") == "rate_limited")
@@ -231,7 +243,9 @@ struct PhoneEndpointTests {
                 // Another purpose or another number has its own window.
                 _ = try await requestOTP(client, "+995511200301")
                 db.clock.advance(by: 779)
-                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).body["retry_after"] as? Int == 1)
+                #expect(
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "sign_in"]).body[
+                        "retry_after"] as? Int == 1)
                 db.clock.advance(by: 1)
                 _ = try await requestOTP(client, "+995511200300")
             }
@@ -247,8 +261,11 @@ struct PhoneEndpointTests {
                 let cancelled = try await call(client, .delete, "/auth/phone/otp/\(requestID)", path: "/auth/phone/otp/{request_id}")
                 #expect(cancelled.status == .noContent)
                 #expect(try await verifyOTP(client, requestID, code).status == .gone)
-                #expect(try await call(client, .delete, "/auth/phone/otp/\(requestID)", path: "/auth/phone/otp/{request_id}").status == .noContent)
-                #expect(try await call(client, .delete, "/auth/phone/otp/\(UUID())", path: "/auth/phone/otp/{request_id}").status == .notFound)
+                #expect(
+                    try await call(client, .delete, "/auth/phone/otp/\(requestID)", path: "/auth/phone/otp/{request_id}").status
+                        == .noContent)
+                #expect(
+                    try await call(client, .delete, "/auth/phone/otp/\(UUID())", path: "/auth/phone/otp/{request_id}").status == .notFound)
                 let types = try await db.client.query("SELECT event_type FROM events ORDER BY global_position")
                 #expect(types.rows.compactMap { $0.string(0) } == ["phone.otp_issued", "phone.otp_cancelled"])
             }
@@ -270,8 +287,11 @@ struct PhoneEndpointTests {
                 }
                 let purpose = try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "party"])
                 #expect(purpose.status == .unprocessableContent)
-                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"]).status == .unauthorized)
-                #expect(try await call(client, .post, "/auth/phone/request-otp", ["phone": 995, "purpose": "sign_in"]).status == .badRequest)
+                #expect(
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"]).status
+                        == .unauthorized)
+                #expect(
+                    try await call(client, .post, "/auth/phone/request-otp", ["phone": 995, "purpose": "sign_in"]).status == .badRequest)
                 #expect(try await verifyOTP(client, "not-a-uuid", "123456").status == .gone)
                 #expect(try await verifyOTP(client, UUID().uuidString, "12345x").status == .unprocessableContent)
                 let count = try await db.client.query("SELECT count(*) FROM events")
@@ -295,7 +315,8 @@ struct PhoneEndpointTests {
                 #expect(taken.string("message") == "This number is already in use by another account.")
                 #expect(Set(taken.body.keys) == ["error", "message"])
                 let requestID = try await requestOTP(client, "+995 511 100 000", purpose: "add_phone", token: access, reauth: grant)
-                let hub = try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511100000"), token: access, reauth: grant)
+                let hub = try await verifyOTP(
+                    client, requestID, try await otpCode(db, phone: "+995511100000"), token: access, reauth: grant)
                 #expect(hub.status == .ok)
                 #expect(hub.string("phone") == "+995511100000")
                 #expect(hub.string("email") == "ana@example.com")
@@ -396,7 +417,10 @@ struct PhoneEndpointTests {
     @Test("one client address may request 30 codes per 15 minutes, all numbers together")
     func addressCap() async throws {
         try await TestPostgres.withDatabase { db in
-            let app = try app(db) { $0.ipOTPLimit = 3; $0.trustedProxies = ["127.0.0.1/32", "::1/128"] }
+            let app = try app(db) {
+                $0.ipOTPLimit = 3
+                $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
+            }
             try await app.test(.live) { client in
                 func ask(_ phone: String, from address: String) async throws -> Answer {
                     try await client.execute(

@@ -63,7 +63,9 @@ struct ProfileEndpointTests {
                     #expect(body["display_name"] is NSNull)
                     #expect(body["handle"] as? String == "Bob_1")
                 }
-                for (handle, status, available) in [("HANDZ", 200, false), ("bob_1", 200, false), ("fresh_one", 200, true), ("a", 422, false)] {
+                for (handle, status, available) in [
+                    ("HANDZ", 200, false), ("bob_1", 200, false), ("fresh_one", 200, true), ("a", 422, false),
+                ] {
                     try await client.execute(uri: "/handles/available?handle=\(handle)", method: .get) { response in
                         expectConforms(response, "get", "/handles/available")
                         #expect(Int(response.status.code) == status)
@@ -71,7 +73,8 @@ struct ProfileEndpointTests {
                         if status == 200 { #expect(decoded["available"] as? Bool == available) }
                     }
                 }
-                try await client.execute(uri: "/auth/email-available?email=ANA@example.com", method: .get, headers: bearer(bob)) { response in
+                try await client.execute(uri: "/auth/email-available?email=ANA@example.com", method: .get, headers: bearer(bob)) {
+                    response in
                     expectConforms(response, "get", "/auth/email-available")
                     let decoded = try json(response)
                     #expect(decoded["available"] as? Bool == false)
@@ -102,8 +105,11 @@ struct ProfileEndpointTests {
             try await app.test(.router) { client in
                 let ana = try await signUp(client, email: "ana@example.com")
                 let bob = try await signUp(client, email: "bob@example.com")
-                func check(_ token: String, _ email: String = "someone@example.com") async throws -> (HTTPResponse.Status, [String: Any], String?) {
-                    try await client.execute(uri: "/auth/email-available?email=\(email)", method: .get, headers: bearer(token)) { response in
+                func check(_ token: String, _ email: String = "someone@example.com") async throws -> (
+                    HTTPResponse.Status, [String: Any], String?
+                ) {
+                    try await client.execute(uri: "/auth/email-available?email=\(email)", method: .get, headers: bearer(token)) {
+                        response in
                         expectConforms(response, "get", "/auth/email-available")
                         return (response.status, try json(response), response.headers[.retryAfter])
                     }

@@ -36,7 +36,8 @@ struct ProviderEndpointTests {
         /// it (Apple's SDK sends its SHA-256 in hex, Google the nonce itself).
         func reauth(_ client: some TestClientProtocol, _ provider: String, _ subject: String, token access: String) async throws -> Answer {
             let nonce = try #require(try await call(client, .post, "/auth/reauth/nonce", token: access).string("nonce"))
-            let idToken = provider == "apple"
+            let idToken =
+                provider == "apple"
                 ? try await appleToken(subject, nonce: Hex.encode(SHA256.hash(Array(nonce.utf8))))
                 : try await googleToken(subject, nonce: nonce)
             return try await call(client, .post, "/auth/reauth/\(provider)", ["id_token": idToken], token: access)
@@ -92,22 +93,30 @@ struct ProviderEndpointTests {
             let me = try await call(client, .get, "/me", token: ana)
             let verifyToken = try await outboxToken(providers.db, template: "verify_email")
             #expect(try await call(client, .post, "/auth/email/verify", ["token": verifyToken]).status == .ok)
-            let linked = try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-ana", email: "ana@example.com", verified: true)])
+            let linked = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-ana", email: "ana@example.com", verified: true)])
             #expect(linked.status == .ok)
             #expect(linked.string("account_id") == me.string("account_id"))
             // An unverified account with the address is not taken over: a new account, without the address.
             _ = try await signUp(client, email: "bo@example.com")
-            let separate = try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-bo", email: "bo@example.com", verified: true)])
+            let separate = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-bo", email: "bo@example.com", verified: true)])
             #expect(separate.status == .created)
             let hub = try await call(client, .get, "/me/auth-methods", token: separate.string("access_token") ?? "")
             #expect(hub.body["email"] is NSNull)
             // A provider that does not vouch for the address does not link either.
-            let unverified = try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-ana-2", email: "ana@example.com", verified: false)])
+            let unverified = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-ana-2", email: "ana@example.com", verified: false)])
             #expect(unverified.status == .created)
             // Private relay: never merged.
-            let relay = try await call(client, .post, "/auth/apple", [
-                "id_token": try await providers.appleToken("a-ana", email: "ana@example.com", verified: true, relay: true),
-            ])
+            let relay = try await call(
+                client, .post, "/auth/apple",
+                [
+                    "id_token": try await providers.appleToken("a-ana", email: "ana@example.com", verified: true, relay: true)
+                ])
             #expect(relay.status == .created)
         }
     }
@@ -119,27 +128,35 @@ struct ProviderEndpointTests {
             let ana = try await signUp(client, email: "ana@example.com")
             // A stolen session cannot connect the thief's own Google account, then re-auth with it.
             let stolen = try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-eve")], token: ana)
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-eve")],
+                token: ana)
             #expect(stolen.status == .forbidden)
             #expect(stolen.string("error") == "reauth_required")
             // Nor with a grant from the password of an address nobody has verified yet.
             let byPassword = try await passwordGrant(client, token: ana)
-            #expect(try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-eve")], token: ana,
-                reauth: byPassword).status == .forbidden)
+            #expect(
+                try await call(
+                    client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-eve")],
+                    token: ana,
+                    reauth: byPassword
+                ).status == .forbidden)
             let grant = try await emailLinkGrant(client, providers.db, token: ana)
             let taken = try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-owner")], token: ana,
+                client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-owner")],
+                token: ana,
                 reauth: grant)
             #expect(taken.status == .conflict)
             #expect(taken.string("error") == "provider_in_use")
             let hub = try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-ana")], token: ana,
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-ana")],
+                token: ana,
                 reauth: grant)
             #expect(hub.status == .ok)
             #expect(hub.body["google_linked"] as? Bool == true)
-            #expect(try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "yahoo", "id_token": "x"], token: ana, reauth: grant).status == .unprocessableContent)
+            #expect(
+                try await call(
+                    client, .post, "/me/auth-methods/link", ["provider": "yahoo", "id_token": "x"], token: ana, reauth: grant
+                ).status == .unprocessableContent)
         }
     }
 
@@ -151,20 +168,31 @@ struct ProviderEndpointTests {
             let last = try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "apple"], token: access)
             #expect(last.status == .conflict)
             #expect(last.string("error") == "last_method")
-            #expect(last.string("message") == "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect Apple.")
+            #expect(
+                last.string("message")
+                    == "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect Apple."
+            )
             // Google likewise.
-            let googleOnly = try #require(try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-only")]).string("access_token"))
+            let googleOnly = try #require(
+                try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-only")]).string(
+                    "access_token"))
             let lastGoogle = try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "google"], token: googleOnly)
             #expect(lastGoogle.status == .conflict)
-            #expect(lastGoogle.string("message") == "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect Google.")
+            #expect(
+                lastGoogle.string("message")
+                    == "This is your only sign-in method. Add a phone number, email, or another provider first — then you can disconnect Google."
+            )
             let grant = try await providers.reauth(client, "apple", "a-1", token: access)
             #expect(grant.status == .ok)
             let reauth = try #require(grant.string("reauth_token"))
-            #expect(try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "apple"], token: access, reauth: reauth).status == .conflict)
+            #expect(
+                try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "apple"], token: access, reauth: reauth).status
+                    == .conflict)
             // Another account's Apple identity is no re-auth for this one.
             #expect(try await providers.reauth(client, "apple", "a-2", token: access).status == .unauthorized)
             _ = try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access,
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")],
+                token: access,
                 reauth: reauth)
             let options = try await call(client, .get, "/me/reauth-options?action=disconnect_apple", token: access)
             #expect(options.body["methods"] as? [String] == ["google"])
@@ -184,13 +212,15 @@ struct ProviderEndpointTests {
             let access = try #require(created.string("access_token"))
             let appleGrant = try await providers.grant(client, "apple", "a-1", token: access)
             _ = try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access,
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")],
+                token: access,
                 reauth: appleGrant)
             let reauth = try await providers.grant(client, "google", "g-1", token: access)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for provider in ["apple", "google", "apple", "google"] {
                     group.addTask {
-                        try await call(client, .post, "/me/auth-methods/disconnect", ["provider": provider], token: access, reauth: reauth).status
+                        try await call(client, .post, "/me/auth-methods/disconnect", ["provider": provider], token: access, reauth: reauth)
+                            .status
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -205,7 +235,8 @@ struct ProviderEndpointTests {
     @Test("a deleted account's Apple identity may not sign up again, nor join another account, for 7 days")
     func cooldown() async throws {
         try await withApp { client, providers in
-            let created = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "ana@example.com", verified: true)])
+            let created = try await call(
+                client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "ana@example.com", verified: true)])
             let access = try #require(created.string("access_token"))
             let reauth = try await providers.grant(client, "apple", "a-1", token: access)
             #expect(try await call(client, .delete, "/me", token: access, reauth: reauth).status == .accepted)
@@ -215,14 +246,19 @@ struct ProviderEndpointTests {
             #expect(refused.string("error") == "signup_cooldown")
             // Nor through another account: connecting it, or signing in with it by a verified email that account holds.
             let bob = try await signUp(client, email: "bob@example.com")
-            #expect(try await call(client, .post, "/auth/email/verify", ["token": try await outboxToken(providers.db, template: "verify_email")]).status == .ok)
+            #expect(
+                try await call(
+                    client, .post, "/auth/email/verify", ["token": try await outboxToken(providers.db, template: "verify_email")]
+                ).status == .ok)
             let bobGrant = try await passwordGrant(client, token: bob)
             let linked = try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-1")], token: bob,
+                client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-1")],
+                token: bob,
                 reauth: bobGrant)
             #expect(linked.status == .conflict)
             #expect(linked.string("error") == "signup_cooldown")
-            let byEmail = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "bob@example.com", verified: true)])
+            let byEmail = try await call(
+                client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "bob@example.com", verified: true)])
             #expect(byEmail.string("error") == "signup_cooldown")
             #expect(try await call(client, .get, "/me/auth-methods", token: bob).body["apple_linked"] as? Bool == false)
             providers.db.clock.advance(by: 86401)
@@ -282,40 +318,58 @@ struct ProviderEndpointTests {
     @Test("re-auth by Apple or Google: only a fresh token carrying a nonce this session asked for, once")
     func reauthNonce() async throws {
         try await withApp { client, providers in
-            let access = try #require(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).string("access_token"))
+            let access = try #require(
+                try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).string("access_token"))
             _ = try await call(
-                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")], token: access,
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-1")],
+                token: access,
                 reauth: try await providers.grant(client, "apple", "a-1", token: access))
             func expectRefused(_ answer: Answer, _ comment: Comment) {
                 #expect(answer.status == .unauthorized, comment)
                 #expect(answer.string("error") == "invalid_token", comment)
             }
             // An ID token without a nonce (one lifted from a sign-in) is no re-auth.
-            expectRefused(try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-1")], token: access), "no nonce")
+            expectRefused(
+                try await call(client, .post, "/auth/reauth/apple", ["id_token": try await providers.appleToken("a-1")], token: access),
+                "no nonce")
             let issued = try await call(client, .post, "/auth/reauth/nonce", token: access)
             #expect(issued.status == .ok)
             let nonce = try #require(issued.string("nonce"))
             #expect(issued.string("expires_at") == RFC3339.format(providers.db.clock.now().addingTimeInterval(300)))
             // A made-up nonce, and a token issued more than 5 minutes ago.
-            expectRefused(try await call(
-                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: "made-up")], token: access), "unknown nonce")
-            expectRefused(try await call(client, .post, "/auth/reauth/apple", [
-                "id_token": try await providers.appleToken("a-1", nonce: nonce, issuedAt: providers.db.clock.now().addingTimeInterval(-301)),
-            ], token: access), "stale iat")
+            expectRefused(
+                try await call(
+                    client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: "made-up")],
+                    token: access), "unknown nonce")
+            expectRefused(
+                try await call(
+                    client, .post, "/auth/reauth/apple",
+                    [
+                        "id_token": try await providers.appleToken(
+                            "a-1", nonce: nonce, issuedAt: providers.db.clock.now().addingTimeInterval(-301))
+                    ], token: access), "stale iat")
             // Another session of the account cannot use this session's nonce.
-            let other = try #require(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).string("access_token"))
-            expectRefused(try await call(
-                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: other), "other session")
+            let other = try #require(
+                try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).string("access_token"))
+            expectRefused(
+                try await call(
+                    client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: other),
+                "other session")
             // The raw nonce works once; the same nonce again does not.
-            let good = try await call(client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: access)
+            let good = try await call(
+                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: access)
             #expect(good.status == .ok)
-            expectRefused(try await call(
-                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: access), "reused")
+            expectRefused(
+                try await call(
+                    client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: nonce)], token: access),
+                "reused")
             // A nonce lasts 5 minutes.
             let late = try #require(try await call(client, .post, "/auth/reauth/nonce", token: access).string("nonce"))
             providers.db.clock.advance(by: 301)
-            expectRefused(try await call(
-                client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: late)], token: access), "expired")
+            expectRefused(
+                try await call(
+                    client, .post, "/auth/reauth/google", ["id_token": try await providers.googleToken("g-1", nonce: late)], token: access),
+                "expired")
             #expect(try await call(client, .post, "/auth/reauth/nonce").status == .unauthorized)
         }
     }

@@ -12,7 +12,8 @@ struct ReauthEndpointTests {
     func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
 
     func changePhone(_ client: some TestClientProtocol, token: String, reauth: String?) async throws -> Answer {
-        try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511100000", "purpose": "change_phone"], token: token, reauth: reauth)
+        try await call(
+            client, .post, "/auth/phone/request-otp", ["phone": "+995511100000", "purpose": "change_phone"], token: token, reauth: reauth)
     }
 
     @Test("the picker: every method but the target; unknown actions 422")
@@ -41,7 +42,8 @@ struct ReauthEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
                 _ = try await accountWithPhone(client, db)
-                let session = try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"])
+                let session = try await call(
+                    client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"])
                 var access = try #require(session.string("access_token"))
                 let refresh = try #require(session.string("refresh_token"))
                 let grant = try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access)
@@ -98,7 +100,9 @@ struct ReauthEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
                 _ = try await accountWithPhone(client, db)
-                for (advance, expected, newPassword) in [(1801.0, HTTPResponse.Status.gone, "copper-lantern-77"), (1799, .ok, "copper-lantern-78")] {
+                for (advance, expected, newPassword) in [
+                    (1801.0, HTTPResponse.Status.gone, "copper-lantern-77"), (1799, .ok, "copper-lantern-78"),
+                ] {
                     let access = try await logIn(client, email: "ana@example.com")
                     #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
                     let reauthToken = try await outboxToken(db, template: "reauth_link")

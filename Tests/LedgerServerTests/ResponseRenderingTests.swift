@@ -32,8 +32,10 @@ struct ResponseRenderingTests {
         func credential(_ header: String?) -> String? {
             var fields = HTTPFields()
             if let header { fields[.authorization] = header }
-            return Request(head: .init(method: .get, scheme: "http", authority: "x", path: "/", headerFields: fields), body: .init(buffer: .init()))
-                .bearerCredential
+            return Request(
+                head: .init(method: .get, scheme: "http", authority: "x", path: "/", headerFields: fields), body: .init(buffer: .init())
+            )
+            .bearerCredential
         }
         #expect(credential("Bearer abc.def") == "abc.def")
         #expect(credential("Bearer  \tabc \t") == "abc")
@@ -45,7 +47,8 @@ struct ResponseRenderingTests {
 
     @Test("deferred metadata writes the lines StreamLogHandler writes")
     func deferredMetadataLogLines() {
-        let plain = LineCapture(), deferred = LineCapture()
+        let plain = LineCapture()
+        let deferred = LineCapture()
         var plainLogger = Logger(label: "test") { StreamLogHandler(label: $0, stream: plain, metadataProvider: nil) }
         var deferredLogger = Logger(label: "test") {
             DeferredMetadataLogHandler(StreamLogHandler(label: $0, stream: deferred, metadataProvider: nil))

@@ -1,5 +1,6 @@
-@testable import LedgerServer
 import Testing
+
+@testable import LedgerServer
 
 @Suite("Event stream slots")
 struct StreamSlotsTests {

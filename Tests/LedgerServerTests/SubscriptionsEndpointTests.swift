@@ -38,7 +38,8 @@ struct SubscriptionsEndpointTests {
 
                 let invalid = try await call(client, .post, "/subscriptions", ["url": "nope", "secret": "short"], token: admin)
                 #expect(invalid.status == .unprocessableContent)
-                #expect((invalid.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["invalid_url", "invalid_secret"])
+                #expect(
+                    (invalid.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["invalid_url", "invalid_secret"])
                 #expect(try await call(client, .post, "/subscriptions", ["url": 5], token: admin).status == .badRequest)
                 #expect(try await call(client, .get, "/subscriptions", token: reader).status == .forbidden)
                 #expect(try await call(client, .delete, "/subscriptions/\(id)", token: admin, path: path).status == .noContent)
@@ -115,12 +116,14 @@ struct SubscriptionsEndpointTests {
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
             try await Application(router: buildRouter(services)).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
-                let accountID = try #require(UUID(uuidString: try await call(client, .get, "/me", token: access).string("account_id") ?? ""))
+                let accountID = try #require(
+                    UUID(uuidString: try await call(client, .get, "/me", token: access).string("account_id") ?? ""))
                 let other = try await signUp(client, email: "bob@example.com")
                 let otherID = try #require(UUID(uuidString: try await call(client, .get, "/me", token: other).string("account_id") ?? ""))
                 // One account due for purge, one already purged (its data key destroyed).
                 try await db.client.query(
-                    "UPDATE accounts SET deleted_at = $2, purge_after = $2 WHERE account_id = $1", [.uuid(accountID), .timestamp(db.clock.now())])
+                    "UPDATE accounts SET deleted_at = $2, purge_after = $2 WHERE account_id = $1",
+                    [.uuid(accountID), .timestamp(db.clock.now())])
                 _ = try await db.client.withConnection { connection in
                     try await services.eventStore.keyring.destroy(subjectID: otherID, at: db.clock.now(), on: connection)
                 }
@@ -128,9 +131,12 @@ struct SubscriptionsEndpointTests {
                     #expect(response.status == .ok)
                     return String(buffer: response.body)
                 }
-                #expect(text.contains(#"ledger_http_request_duration_seconds_bucket{route="/auth/email/signup",method="POST",status="201""#))
-                for gauge in ["ledger_events_appended_total", "ledger_feed_held_back_events", "ledger_outbox_backlog_messages",
-                              "ledger_purge_due_accounts", "ledger_purged_accounts_total"] {
+                #expect(
+                    text.contains(#"ledger_http_request_duration_seconds_bucket{route="/auth/email/signup",method="POST",status="201""#))
+                for gauge in [
+                    "ledger_events_appended_total", "ledger_feed_held_back_events", "ledger_outbox_backlog_messages",
+                    "ledger_purge_due_accounts", "ledger_purged_accounts_total",
+                ] {
                     #expect(text.contains("\n\(gauge) ") || text.hasPrefix("\(gauge) "), "\(gauge)")
                 }
                 let appended = text.split(separator: "\n").first { $0.hasPrefix("ledger_events_appended_total ") }

@@ -12,8 +12,10 @@ import Testing
 @Suite("HTTP: account-takeover paths", .timeLimit(.minutes(3)))
 struct TakeoverTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
-        Application(router: buildRouter(try makeServices(
-            url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: configure)))
+        Application(
+            router: buildRouter(
+                try makeServices(
+                    url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: configure)))
     }
 
     @Test("a stolen session cannot add its own number: add_phone needs a grant at request and again at verify")
@@ -50,7 +52,8 @@ struct TakeoverTests {
                 #expect(options.body["last_method"] as? Bool == false)
                 let grant = try await passwordGrant(client, token: squatter)
                 let phone = try await call(
-                    client, .post, "/auth/phone/request-otp", ["phone": "+995511100000", "purpose": "add_phone"], token: squatter, reauth: grant)
+                    client, .post, "/auth/phone/request-otp", ["phone": "+995511100000", "purpose": "add_phone"], token: squatter,
+                    reauth: grant)
                 #expect(phone.status == .forbidden)
                 #expect(phone.string("error") == "reauth_required")
                 // Only the address's owner can pass by the emailed link, which also verifies it.
@@ -73,7 +76,8 @@ struct TakeoverTests {
                     try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                         for _ in 0..<40 {
                             group.addTask {
-                                let body: [String: Any] = token == nil
+                                let body: [String: Any] =
+                                    token == nil
                                     ? ["email": "ana@example.com", "password": "wrong-password-1"] : ["password": "wrong-password-1"]
                                 return try await call(client, .post, path, body, token: token).status
                             }
@@ -90,8 +94,9 @@ struct TakeoverTests {
                 let throttled = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'login.throttled'")
                 #expect(try throttled[0].int(0) == 1)
                 // Even the right password waits out the lockout.
-                #expect(try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
-                    == .tooManyRequests)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
+                        == .tooManyRequests)
 
                 let reauths = try await burst("/auth/reauth/password", token: access)
                 #expect(reauths.filter { $0 == .unauthorized }.count == 5)
@@ -101,7 +106,8 @@ struct TakeoverTests {
                 // Both lockouts end with their window.
                 db.clock.advance(by: 900)
                 let again = try await logIn(client, email: "ana@example.com")
-                #expect(try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: again).status == .ok)
+                #expect(
+                    try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: again).status == .ok)
             }
         }
     }
@@ -179,14 +185,17 @@ struct TakeoverTests {
                 let access = try await signUp(client, email: "ana@example.com")
                 let verification = try await outboxToken(db, template: "verify_email")
                 let grant = try await passwordGrant(client, token: access)
-                #expect(try await call(
-                    client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access, reauth: grant).status == .accepted)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access, reauth: grant
+                    ).status == .accepted)
                 let change = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
                 #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
                 let reauthLink = try await outboxToken(db, template: "reauth_link")
                 #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status == .accepted)
                 for (path, token) in [
-                    ("/auth/email/verify", verification), ("/auth/email/confirm-change", change), ("/auth/reauth/email-link/confirm", reauthLink),
+                    ("/auth/email/verify", verification), ("/auth/email/confirm-change", change),
+                    ("/auth/reauth/email-link/confirm", reauthLink),
                 ] {
                     let answer = try await call(client, .post, path, ["token": token])
                     #expect(answer.status == .gone, "\(path)")
@@ -212,7 +221,11 @@ struct TakeoverTests {
                     let (deletion, signUp) = try await withThrowingTaskGroup(of: (Bool, HTTPResponse.Status).self) { group in
                         group.addTask { (true, try await call(client, .delete, "/me", token: access, reauth: grant).status) }
                         group.addTask {
-                            (false, try await call(client, .post, "/auth/email/signup", ["email": email, "password": "copper-lantern-77"]).status)
+                            (
+                                false,
+                                try await call(client, .post, "/auth/email/signup", ["email": email, "password": "copper-lantern-77"])
+                                    .status
+                            )
                         }
                         var deletion = HTTPResponse.Status.ok
                         var signUp = HTTPResponse.Status.ok

@@ -16,10 +16,12 @@ struct ThrottleTests {
         try await TestPostgres.withDatabase { db in
             let secondClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 4))
             defer { Task { await secondClient.shutdown() } }
-            let appA = Application(router: buildRouter(
-                try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)))
-            let appB = Application(router: buildRouter(
-                try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey)))
+            let appA = Application(
+                router: buildRouter(
+                    try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)))
+            let appB = Application(
+                router: buildRouter(
+                    try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey)))
             try await appA.test(.router) { a in
                 try await appB.test(.router) { b in
                     _ = try await signUp(a, email: "ana@example.com")
@@ -64,8 +66,9 @@ struct ThrottleTests {
             }
             let types = try await db.client.query("SELECT event_type FROM events WHERE event_type LIKE 'login.%' ORDER BY global_position")
             // Every failure is on the account's history (5, the lockout, then 4), not only the one that locked.
-            #expect(types.rows.compactMap { $0.string(0) } == Array(repeating: "login.failed", count: 5) + ["login.throttled"]
-                + Array(repeating: "login.failed", count: 4))
+            #expect(
+                types.rows.compactMap { $0.string(0) } == Array(repeating: "login.failed", count: 5) + ["login.throttled"]
+                    + Array(repeating: "login.failed", count: 4))
             let stored = try await db.client.query("SELECT key FROM login_throttle")
             #expect(stored.rows.allSatisfy { !($0.string(0) ?? "").contains("ana@") })
         }
@@ -89,7 +92,8 @@ struct ThrottleTests {
                 }
                 try await client.execute(
                     uri: "/auth/email/login", method: .post, headers: jsonHeaders,
-                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])) { #expect($0.status == .ok) }
+                    body: jsonBody(["email": "ana@example.com", "password": "violet-harbor-91"])
+                ) { #expect($0.status == .ok) }
             }
         }
     }

@@ -26,7 +26,8 @@ public final class LedgerProcess: @unchecked Sendable {
     /// Starts `ledger arguments…` with `environment` added to this process's own.
     public init(_ arguments: [String], environment: [String: String]) throws {
         let executable = try Self.executable()
-        outputPath = FileManager.default.temporaryDirectory
+        outputPath =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("ledger-process-\(UUID().uuidString).log").path
         pid = try ChildProcess.spawn(executable, arguments, environment: environment, outputPath: outputPath)
     }

@@ -141,7 +141,8 @@ struct DeliveryDispatcherTests {
             var ports = portStream.makeAsyncIterator()
             let port = try #require(await ports.next())
             let clock = ManualClock()
-            let sink = WebhookDeliverySink(url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", httpClient: httpClient, clock: clock)
+            let sink = WebhookDeliverySink(
+                url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", httpClient: httpClient, clock: clock)
             let message = OutboxMessage(channel: .sms, to: "+995511200300", template: "otp", code: "482915")
             try await sink.deliver(message)
             await #expect(throws: (any Error).self) {
@@ -152,8 +153,11 @@ struct DeliveryDispatcherTests {
             try await group.waitForAll()
             let (signature, body) = try #require(received.first)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
-            #expect(object == ["id": message.id.uuidString.lowercased(), "channel": "sms", "to": "+995511200300",
-                               "template": "otp", "code": "482915", "locale": "en"])
+            #expect(
+                object == [
+                    "id": message.id.uuidString.lowercased(), "channel": "sms", "to": "+995511200300",
+                    "template": "otp", "code": "482915", "locale": "en",
+                ])
             let timestamp = String(Int(clock.now().timeIntervalSince1970))
             let expected = Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: Array("\(timestamp).".utf8) + body))
             #expect(signature == "t=\(timestamp),v1=\(expected)")

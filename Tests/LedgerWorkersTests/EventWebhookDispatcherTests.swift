@@ -104,7 +104,8 @@ struct EventWebhookDispatcherTests {
     func orderRetryPause() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
+            let subscriptions = try WebhookSubscriptions(
+                store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
             var policy = WebhookSubscription.Policy()
             policy.pauseAfterFailures = 3
             policy.batchSize = 4
@@ -136,7 +137,9 @@ struct EventWebhookDispatcherTests {
                 for push in receiver.accepted {
                     #expect(WebhookSignature.isValid(push.signature, secret: Self.secret, body: push.body, now: db.clock.now()))
                     #expect(!WebhookSignature.isValid(push.signature, secret: "another-secret-value", body: push.body, now: db.clock.now()))
-                    #expect(!WebhookSignature.isValid(push.signature, secret: Self.secret, body: push.body, now: db.clock.now().addingTimeInterval(600)))
+                    #expect(
+                        !WebhookSignature.isValid(
+                            push.signature, secret: Self.secret, body: push.body, now: db.clock.now().addingTimeInterval(600)))
                 }
 
                 // Sustained failure pauses it; paused, nothing is sent however long we wait.
@@ -166,7 +169,8 @@ struct EventWebhookDispatcherTests {
     func leasesAndTypes() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
+            let subscriptions = try WebhookSubscriptions(
+                store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
             let everything = EventReceiver()
             let registrations = EventReceiver()
             try await everything.serve { allURL, allClient in
@@ -175,7 +179,8 @@ struct EventWebhookDispatcherTests {
                     _ = try await subscriptions.create(url: typedURL, types: ["account.registered"], secret: Self.secret, after: .start)
                     try await writeEvents(db, store: store, accounts: 6, prefix: "lease")
                     let first = EventWebhookDispatcher(subscriptions: subscriptions, store: store, httpClient: allClient, clock: db.clock)
-                    let second = EventWebhookDispatcher(subscriptions: subscriptions, store: store, httpClient: typedClient, clock: db.clock)
+                    let second = EventWebhookDispatcher(
+                        subscriptions: subscriptions, store: store, httpClient: typedClient, clock: db.clock)
                     async let a = first.runOnce()
                     async let b = second.runOnce()
                     _ = try await (a, b)

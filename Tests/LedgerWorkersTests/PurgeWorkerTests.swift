@@ -44,14 +44,17 @@ struct PurgeWorkerTests {
         }
         let ref = SessionRef(accountID: session.accountID, sessionID: session.sessionID)
         let phone = "+99559900\(String(format: "%04d", index))"
-        let verification = try #require(try await db.client.query(
-            "SELECT token FROM outbox WHERE recipient = $1 AND template = 'verify_email'", [.text("purge\(index)@example.com")])[0].string(0))
+        let verification = try #require(
+            try await db.client.query(
+                "SELECT token FROM outbox WHERE recipient = $1 AND template = 'verify_email'", [.text("purge\(index)@example.com")])[0]
+                .string(0))
         _ = try await fixture.accounts.verifyEmail(token: verification)
         let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", client: nil)
         let requested = try await fixture.otp.request(
             phone: phone, country: nil, purpose: "add_phone", session: ref, reauthToken: grant.token, client: client)
-        let code = try #require(try await db.client.query(
-            "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
+        let code = try #require(
+            try await db.client.query(
+                "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
         _ = try await fixture.otp.verify(
             requestID: requested.requestID.uuidString, code: code, session: ref, reauthToken: grant.token, device: nil)
         _ = try await fixture.accounts.deleteAccount(ref, reauthToken: grant.token)
@@ -74,7 +77,8 @@ struct PurgeWorkerTests {
             #expect(try await worker.due().map(\.accountID) == [accountID])
             #expect(try await worker.runOnce() == 1)
             #expect(try await worker.runOnce() == 0)
-            #expect(try await db.client.query("SELECT count(*) FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])[0].int(0) == 0)
+            #expect(
+                try await db.client.query("SELECT count(*) FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])[0].int(0) == 0)
 
             // A raw scan of every table for the account's plaintext, and for its email's unsalted
             // hash and its client's address.
@@ -153,11 +157,13 @@ struct PurgeWorkerTests {
             struct Crash: Error {}
             let crashing = PurgeWorker(store: fixture.store, clock: db.clock, afterKeyDestruction: { _ in throw Crash() })
             await #expect(throws: Crash.self) { try await crashing.runOnce() }
-            let key = try await db.client.query("SELECT wrapped_key IS NOT NULL FROM subject_keys WHERE subject_id = $1", [.uuid(accountID)])
+            let key = try await db.client.query(
+                "SELECT wrapped_key IS NOT NULL FROM subject_keys WHERE subject_id = $1", [.uuid(accountID)])
             #expect(try key[0].bool(0) == true)
             #expect(try await fixture.store.readStream(accountID).allSatisfy { $0.type != "account.purged" && $0.payload != nil })
             #expect(try await PurgeWorker(store: fixture.store, clock: db.clock).runOnce() == 1)
-            let purged = try await db.client.query("SELECT count(*) FROM events WHERE stream_id = $1 AND event_type = 'account.purged'", [.uuid(accountID)])
+            let purged = try await db.client.query(
+                "SELECT count(*) FROM events WHERE stream_id = $1 AND event_type = 'account.purged'", [.uuid(accountID)])
             #expect(try purged[0].int(0) == 1)
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
 import LedgerAccounts
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 import LedgerIdentity
-import LedgerCrypto
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWorkers
@@ -83,14 +83,17 @@ struct RetentionSweepTests {
         }
     }
 
-    @Test("a number typed for a sign-in code and abandoned: a day later its requests and its key are gone, the number unreadable; an account's key stays")
+    @Test(
+        "a number typed for a sign-in code and abandoned: a day later its requests and its key are gone, the number unreadable; an account's key stays"
+    )
     func abandonedCodeRequest() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
             let repository = PostgresAccountRepository(store: store, clock: db.clock)
             let accounts = AccountService(
                 repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
-            let otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 3, count: 32))
+            let otp = OTPService(
+                otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 3, count: 32))
             let requested = try await otp.request(
                 phone: "+995511200377", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: nil)
             let member = try await accounts.signUp(
@@ -114,4 +117,3 @@ struct RetentionSweepTests {
         }
     }
 }
-
