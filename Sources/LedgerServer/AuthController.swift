@@ -15,6 +15,7 @@ public struct AuthController: Sendable {
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
+        let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
         routes.post("/auth/email/signup") { request, context in
             let body = try await request.decodeJSON(SignUpRequest.self, context: context)
             let session = try await accounts.signUp(
@@ -32,8 +33,8 @@ public struct AuthController: Sendable {
             let body = try await request.decodeJSON(RefreshRequest.self, context: context)
             return try JSONResponse(.ok, encoding: SessionBody(try await accounts.refresh(body.refreshToken)))
         }
-        routes.post("/auth/logout") { request, _ in
-            let session = try await authenticate(request)
+        signedIn.post("/auth/logout") { request, context in
+            let session = try context.requireSession()
             try await accounts.revoke(session: session, reason: "logout")
             return Response(status: .noContent)
         }
@@ -42,8 +43,8 @@ public struct AuthController: Sendable {
             let state = try await accounts.verifyEmail(token: body.token)
             return JSONResponse(.ok, ["email_verified": .bool(state.emailVerified)])
         }
-        routes.post("/auth/email/resend-verification") { request, _ in
-            let session = try await authenticate(request)
+        signedIn.post("/auth/email/resend-verification") { request, context in
+            let session = try context.requireSession()
             try await accounts.resendVerification(session.accountID)
             return JSONResponse(.accepted, [:])
         }
@@ -60,24 +61,10 @@ public struct AuthController: Sendable {
         routes.get("/me") { request, _ in
             JSONResponse(.ok, MeBody(try await signedInAccount(request)))
         }
-        routes.get("/me/auth-methods") { request, _ in
+        signedIn.get("/me/auth-methods") { request, context in
             JSONResponse(.ok, AuthMethodsBody(try await signedInAccount(request)))
         }
         return routes
-    }
-
-    /// The live session of the request's bearer access token, or `401 unauthorized`.
-    func authenticate(_ request: Request) async throws -> SessionRef {
-        guard let session = try await accounts.authenticate(accessToken: try Self.bearerToken(request)) else {
-            throw Self.unauthorized
-        }
-        return session
-    }
-
-    /// The session of the bearer token when the request carries one (a wrong one is still
-    /// `401`), nil when it carries none.
-    func optionalSession(_ request: Request) async throws -> SessionRef? {
-        request.headers[.authorization] == nil ? nil : try await authenticate(request)
     }
 
     /// The account of the request's access token, read in one query, or `401 unauthorized`.

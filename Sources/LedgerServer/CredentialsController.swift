@@ -8,31 +8,30 @@ import LedgerIdentity
 /// revert links (API.md "Changes").
 public struct CredentialsController: Sendable {
     let accounts: AccountService
-    let auth: AuthController
 
     public init(accounts: AccountService) {
         self.accounts = accounts
-        self.auth = AuthController(accounts: accounts)
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
-        routes.post("/auth/password/change") { request, context in
-            let session = try await auth.authenticate(request)
+        let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
+        signedIn.post("/auth/password/change") { request, context in
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(ChangePasswordRequest.self, context: context)
             try await accounts.changePassword(session, newPassword: body.newPassword, reauthToken: request.headers[.xReauthToken])
             return JSONResponse(.ok, ["message": .string("Password updated. You're signed out on other devices.")])
         }
-        routes.post("/auth/email/add-with-password") { request, context in
-            let session = try await auth.authenticate(request)
+        signedIn.post("/auth/email/add-with-password") { request, context in
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
             try await accounts.addEmailAndPassword(
                 session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken],
                 client: context.client)
             return JSONResponse(.accepted, [:])
         }
-        routes.post("/auth/email/request-change") { request, context in
-            let session = try await auth.authenticate(request)
+        signedIn.post("/auth/email/request-change") { request, context in
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(EmailChangeRequest.self, context: context)
             try await ErrorTranslation.singleRule {
                 try await accounts.requestEmailChange(

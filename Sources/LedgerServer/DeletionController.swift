@@ -10,16 +10,15 @@ import LedgerIdentity
 public struct DeletionController: Sendable {
     let accounts: AccountService
     let keys: APIKeyGuard
-    let auth: AuthController
 
     public init(accounts: AccountService, keys: APIKeyGuard) {
         self.accounts = accounts
         self.keys = keys
-        self.auth = AuthController(accounts: accounts)
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
+        let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
         routes.put("/accounts/:id/holds/:ref") { request, context in
             try await keys.acting(request, scope: .holdsWrite) { key in
                 let (accountID, ref) = try Self.target(context)
@@ -47,13 +46,13 @@ public struct DeletionController: Sendable {
                 return Response(status: .noContent)
             }
         }
-        routes.get("/me/delete-preflight") { request, _ in
-            let session = try await auth.authenticate(request)
+        signedIn.get("/me/delete-preflight") { request, context in
+            let session = try context.requireSession()
             let blockers = try await accounts.deletionPreflight(session.accountID)
             return JSONResponse(.ok, ["blockers": .array(blockers.map(Self.blockerBody))])
         }
-        routes.get("/me/export") { request, _ in
-            let session = try await auth.authenticate(request)
+        signedIn.get("/me/export") { request, context in
+            let session = try context.requireSession()
             let events = try await accounts.export(session.accountID)
             return JSONResponse(
                 .ok,
@@ -62,8 +61,8 @@ public struct DeletionController: Sendable {
                     "events": .array(try events.map(Self.exportedEvent)),
                 ])
         }
-        routes.delete("/me") { request, _ in
-            let session = try await auth.authenticate(request)
+        signedIn.delete("/me") { request, context in
+            let session = try context.requireSession()
             let state = try await accounts.deleteAccount(session, reauthToken: request.headers[.xReauthToken])
             return JSONResponse(
                 .accepted,

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LedgerAccounts
 import Logging
 
 /// The per-request context: Hummingbird's core storage plus the request id every log line
@@ -14,6 +15,8 @@ public struct LedgerRequestContext: RequestContext {
     /// Who the client is, for the per-address limits and event metadata: set once by
     /// `ClientAddressMiddleware` (the peer, or behind a trusted proxy its `X-Forwarded-For` hop).
     public var clientAddress: String?
+    /// The signed-in session, on routes guarded by `SessionMiddleware`.
+    public var session: SessionRef?
 
     /// The client as the per-client limits count it (`ClientAddress.limitKey`: an IPv6 client
     /// by its /64).

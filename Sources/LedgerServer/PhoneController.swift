@@ -7,18 +7,19 @@ import LedgerIdentity
 /// Phone codes for every purpose (API.md "Phone and OTP").
 public struct PhoneController: Sendable {
     let otp: OTPService
-    let auth: AuthController
+    let accounts: AccountService
 
     public init(otp: OTPService, accounts: AccountService) {
         self.otp = otp
-        self.auth = AuthController(accounts: accounts)
+        self.accounts = accounts
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
+            .add(middleware: SessionMiddleware(accounts: accounts, required: false))
         routes.post("/auth/phone/request-otp") { request, context in
             let body = try await request.decodeJSON(RequestOTPRequest.self, context: context)
-            let session = try await auth.optionalSession(request)
+            let session = context.session
             let requested = try await ErrorTranslation.singleRule {
                 try await otp.request(
                     phone: body.phone, country: body.country, purpose: body.purpose, session: session,
@@ -33,7 +34,7 @@ public struct PhoneController: Sendable {
         }
         routes.post("/auth/phone/verify-otp") { request, context in
             let body = try await request.decodeJSON(VerifyOTPRequest.self, context: context)
-            let session = try await auth.optionalSession(request)
+            let session = context.session
             let outcome = try await otp.verify(
                 requestID: body.requestID, code: body.code, session: session, reauthToken: request.headers[.xReauthToken],
                 device: request.headers[.userAgent])
@@ -47,7 +48,7 @@ public struct PhoneController: Sendable {
             }
         }
         routes.delete("/auth/phone/otp/:request_id") { request, context in
-            let session = try await auth.optionalSession(request)
+            let session = context.session
             try await otp.cancel(requestID: context.parameters.get("request_id") ?? "", session: session)
             return Response(status: .noContent)
         }

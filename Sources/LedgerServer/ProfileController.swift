@@ -17,9 +17,9 @@ public struct ProfileController: Sendable {
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
-        let auth = AuthController(accounts: accounts)
-        routes.patch("/me/profile") { request, context in
-            let session = try await auth.authenticate(request)
+        let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
+        signedIn.patch("/me/profile") { request, context in
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(ProfileRequest.self, context: context)
             let state = try await accounts.updateProfile(session.accountID, displayName: body.displayName, handle: body.handle)
             return JSONResponse(.ok, MeBody(state))
@@ -29,16 +29,16 @@ public struct ProfileController: Sendable {
             let available = try await ErrorTranslation.singleRule { try await accounts.isHandleAvailable(handle) }
             return JSONResponse(.ok, ["available": .bool(available)])
         }
-        routes.get("/auth/email-available") { request, context in
-            let session = try await auth.authenticate(request)
+        signedIn.get("/auth/email-available") { request, context in
+            let session = try context.requireSession()
             let email = request.uri.queryParameters["email"].map(String.init) ?? ""
             let available = try await ErrorTranslation.singleRule {
                 try await accounts.isEmailAvailable(email, checkedBy: session.accountID, client: context.client)
             }
             return JSONResponse(.ok, ["available": .bool(available)])
         }
-        routes.get("/me/sessions") { request, _ in
-            let session = try await auth.authenticate(request)
+        signedIn.get("/me/sessions") { request, context in
+            let session = try context.requireSession()
             let state = try await accounts.account(session.accountID)
             let list = state.sessions.values.filter(\.isActive).sorted { $0.createdAt < $1.createdAt }.map { item in
                 JSONValue.object([
@@ -49,16 +49,16 @@ public struct ProfileController: Sendable {
             }
             return JSONResponse(.ok, ["sessions": .array(list)])
         }
-        routes.delete("/me/sessions/:id") { request, context in
-            let session = try await auth.authenticate(request)
+        signedIn.delete("/me/sessions/:id") { request, context in
+            let session = try context.requireSession()
             guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
                 throw APIError(.notFound, .notFound, "No such session.")
             }
             try await accounts.revoke(session: SessionRef(accountID: session.accountID, sessionID: id), reason: "revoked_by_user")
             return Response(status: .noContent)
         }
-        routes.get("/me/support") { request, _ in
-            let session = try await auth.authenticate(request)
+        signedIn.get("/me/support") { request, context in
+            let session = try context.requireSession()
             let userID = session.accountID.lowercased
             let appVersion = request.headers[HTTPField.Name("X-App-Version")!] ?? "unknown"
             let device = request.headers[.userAgent] ?? "unknown"

@@ -7,28 +7,29 @@ import LedgerIdentity
 /// Sign in with Apple and Google; linking, disconnecting, and re-auth by them.
 public struct ProviderController: Sendable {
     let providers: ProviderService
-    let auth: AuthController
+    let accounts: AccountService
 
     public init(providers: ProviderService, accounts: AccountService) {
         self.providers = providers
-        self.auth = AuthController(accounts: accounts)
+        self.accounts = accounts
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
+        let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
         routes.post("/auth/apple", use: signIn(.apple))
         routes.post("/auth/google", use: signIn(.google))
-        routes.post("/auth/reauth/apple", use: reauth(.apple))
-        routes.post("/auth/reauth/google", use: reauth(.google))
-        routes.post("/me/auth-methods/link") { request, context in
-            let session = try await auth.authenticate(request)
+        signedIn.post("/auth/reauth/apple", use: reauth(.apple))
+        signedIn.post("/auth/reauth/google", use: reauth(.google))
+        signedIn.post("/me/auth-methods/link") { request, context in
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(LinkRequest.self, context: context)
             let state = try await providers.link(
                 session, try Self.provider(body.provider), idToken: body.idToken, reauthToken: request.headers[.xReauthToken])
             return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
-        routes.post("/me/auth-methods/disconnect") { request, context in
-            let session = try await auth.authenticate(request)
+        signedIn.post("/me/auth-methods/disconnect") { request, context in
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(DisconnectRequest.self, context: context)
             let state = try await providers.disconnect(
                 session, try Self.provider(body.provider), reauthToken: request.headers[.xReauthToken])
@@ -51,7 +52,7 @@ public struct ProviderController: Sendable {
     /// `POST /auth/reauth/apple|google`: a grant when the token is the linked identity's.
     func reauth(_ provider: IdentityProvider) -> @Sendable (Request, LedgerRequestContext) async throws -> JSONResponse {
         { request, context in
-            let session = try await auth.authenticate(request)
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(ProviderTokenRequest.self, context: context)
             return JSONResponse(.ok, ReauthController.grantBody(try await providers.reauth(session, provider, idToken: body.idToken)))
         }

@@ -8,17 +8,18 @@ import LedgerIdentity
 /// grants. Phone grants are `verify-otp` with purpose `reauth`.
 public struct ReauthController: Sendable {
     let reauth: ReauthService
-    let auth: AuthController
+    let accounts: AccountService
 
     public init(reauth: ReauthService, accounts: AccountService) {
         self.reauth = reauth
-        self.auth = AuthController(accounts: accounts)
+        self.accounts = accounts
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
-        routes.get("/me/reauth-options") { request, _ in
-            let session = try await auth.authenticate(request)
+        let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
+        signedIn.get("/me/reauth-options") { request, context in
+            let session = try context.requireSession()
             let action = request.uri.queryParameters["action"].map(String.init) ?? ""
             let options = try await reauth.options(session, action: action)
             return JSONResponse(
@@ -28,18 +29,18 @@ public struct ReauthController: Sendable {
                     "last_method": .bool(options.lastMethod),
                 ])
         }
-        routes.post("/auth/reauth/password") { request, context in
-            let session = try await auth.authenticate(request)
+        signedIn.post("/auth/reauth/password") { request, context in
+            let session = try context.requireSession()
             let body = try await request.decodeJSON(PasswordRequest.self, context: context)
             let grant = try await reauth.withPassword(session, password: body.password, client: context.client)
             return JSONResponse(.ok, Self.grantBody(grant))
         }
-        routes.post("/auth/reauth/nonce") { request, _ in
-            let issued = try await reauth.issueNonce(try await auth.authenticate(request))
+        signedIn.post("/auth/reauth/nonce") { request, context in
+            let issued = try await reauth.issueNonce(try context.requireSession())
             return JSONResponse(.ok, ["nonce": .string(issued.nonce), "expires_at": .string(RFC3339.format(issued.expiresAt))])
         }
-        routes.post("/auth/reauth/email-link") { request, _ in
-            try await reauth.sendEmailLink(try await auth.authenticate(request))
+        signedIn.post("/auth/reauth/email-link") { request, context in
+            try await reauth.sendEmailLink(try context.requireSession())
             return JSONResponse(.accepted, [:])
         }
         routes.post("/auth/reauth/email-link/confirm") { request, context in

@@ -1,0 +1,37 @@
+import Hummingbird
+import LedgerAccounts
+
+/// Authenticates the request's bearer access token for the routes it guards and puts the
+/// session on the context (`context.session`), so controllers only translate. A missing token
+/// is `401` where a session is `required`; a wrong or ended one is `401` everywhere (a client
+/// that sent one meant to be signed in).
+public struct SessionMiddleware: RouterMiddleware {
+    public typealias Context = LedgerRequestContext
+
+    let accounts: AccountService
+    let required: Bool
+
+    public init(accounts: AccountService, required: Bool = true) {
+        self.accounts = accounts
+        self.required = required
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if request.headers[.authorization] != nil || required {
+            guard let session = try await accounts.authenticate(accessToken: try AuthController.bearerToken(request)) else {
+                throw AuthController.unauthorized
+            }
+            context.session = session
+        }
+        return try await next(request, context)
+    }
+}
+
+extension LedgerRequestContext {
+    /// The session `SessionMiddleware` authenticated; `401` when the route has none.
+    public func requireSession() throws -> SessionRef {
+        guard let session else { throw AuthController.unauthorized }
+        return session
+    }
+}
