@@ -57,13 +57,3 @@ public struct CredentialsController: Sendable {
         return routes
     }
 }
-
-struct ChangePasswordRequest: Decodable {
-    let newPassword: String
-    enum CodingKeys: String, CodingKey { case newPassword = "new_password" }
-}
-
-struct EmailChangeRequest: Decodable {
-    let newEmail: String
-    enum CodingKeys: String, CodingKey { case newEmail = "new_email" }
-}

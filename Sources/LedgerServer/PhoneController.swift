@@ -55,17 +55,3 @@ public struct PhoneController: Sendable {
         return routes
     }
 }
-
-/// `{phone, purpose, country?}`: `country` is the picked region's ISO code; without it the
-/// number must be international (`+995…`). For `reauth` the phone may be omitted.
-struct RequestOTPRequest: Decodable {
-    let phone: String?
-    let purpose: String
-    let country: String?
-}
-
-struct VerifyOTPRequest: Decodable {
-    let requestID: String
-    let code: String
-    enum CodingKeys: String, CodingKey { case requestID = "request_id", code }
-}

@@ -55,7 +55,3 @@ public struct ReauthController: Sendable {
         ["reauth_token": .string(grant.token), "expires_at": .string(RFC3339.format(grant.expiresAt))]
     }
 }
-
-struct PasswordRequest: Decodable {
-    let password: String
-}

@@ -7,21 +7,6 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-/// Decodes a JSON object body.
-func json(_ response: TestResponse) throws -> [String: Any] {
-    try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
-}
-
-func jsonBody(_ object: [String: Any]) -> ByteBuffer {
-    ByteBuffer(data: try! JSONSerialization.data(withJSONObject: object))
-}
-
-let jsonHeaders: HTTPFields = [.contentType: "application/json"]
-
-func bearer(_ token: String) -> HTTPFields {
-    [.authorization: "Bearer \(token)", .contentType: "application/json"]
-}
-
 @Suite("HTTP: accounts and sessions", .timeLimit(.minutes(2)))
 struct AuthEndpointTests {
     @Test("sign up, read /me and the hub, refresh, log out")

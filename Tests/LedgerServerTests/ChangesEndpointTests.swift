@@ -7,14 +7,6 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-/// The newest outbox row of a template: (recipient, token).
-func outboxMessage(_ db: TestDatabase, template: String) async throws -> (to: String, token: String?) {
-    let rows = try await db.client.query(
-        "SELECT recipient, token FROM outbox WHERE template = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(template)])
-    let row = try #require(rows.rowCount == 1 ? rows[0] : nil)
-    return (row.string(0) ?? "", row.string(1))
-}
-
 @Suite("HTTP: password and email changes", .timeLimit(.minutes(3)))
 struct ChangesEndpointTests {
     func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }

@@ -7,25 +7,6 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-/// The newest outbox token of a template (what the delivery sink would carry).
-func outboxToken(_ db: TestDatabase, template: String) async throws -> String {
-    let rows = try await db.client.query(
-        // Newest by transaction too (the tests' clock often stands still).
-        "SELECT token FROM outbox WHERE template = $1 ORDER BY created_at DESC, xmin::text::bigint DESC LIMIT 1", [.text(template)])
-    return try #require(rows.rowCount == 1 ? rows[0].string(0) : nil)
-}
-
-/// Signs in through the API and returns the access token.
-func signIn(_ client: some TestClientProtocol, email: String) async throws -> String {
-    try await client.execute(
-        uri: "/auth/email/login", method: .post, headers: jsonHeaders,
-        body: jsonBody(["email": email, "password": "violet-harbor-91"])
-    ) { response in
-        #expect(response.status == .ok)
-        return try json(response)["access_token"] as? String ?? ""
-    }
-}
-
 @Suite("HTTP: email verification and password reset", .timeLimit(.minutes(2)))
 struct EmailLinkEndpointTests {
     @Test("verification links are one-shot, expire after 30 minutes, and flip email_verified")

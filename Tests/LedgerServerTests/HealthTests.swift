@@ -11,22 +11,6 @@ import LedgerServer
 import LedgerTestSupport
 import Testing
 
-/// Builds the real router on a database for one test.
-func makeServices(
-    url: String, client: PostgresClient, clock: ManualClock = ManualClock(), masterKey: MasterKey? = nil,
-    configure: (inout LedgerConfiguration) -> Void = { _ in }
-) throws -> LedgerServices {
-    var configuration = LedgerConfiguration()
-    configuration.databaseURL = url
-    configuration.scryptLogN = 4
-    configure(&configuration)
-    let key = try masterKey ?? .generate()
-    let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: key), clock: clock)
-    return try LedgerServices(
-        configuration: configuration, client: client, eventStore: store,
-        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, masterKey: key)
-}
-
 @Suite("Operations endpoints")
 struct HealthTests {
     @Test("healthz and readyz answer JSON; the request id is echoed or generated")

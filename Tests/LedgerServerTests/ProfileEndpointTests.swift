@@ -7,23 +7,6 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-/// Signs up through the API and returns the access token.
-func signUp(_ client: some TestClientProtocol, email: String, handle: String? = nil) async throws -> String {
-    var body: [String: Any] = ["email": email, "password": "violet-harbor-91"]
-    if let handle { body["handle"] = handle }
-    return try await client.execute(uri: "/auth/email/signup", method: .post, headers: jsonHeaders, body: jsonBody(body)) { response in
-        #expect(response.status == .created)
-        return try json(response)["access_token"] as? String ?? ""
-    }
-}
-
-/// Signs in with email and password (`signUp`'s password by default) and returns the access token.
-func logIn(_ client: some TestClientProtocol, email: String, password: String = "violet-harbor-91") async throws -> String {
-    try await client.execute(
-        uri: "/auth/email/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": email, "password": password])
-    ) { try json($0)["access_token"] as? String ?? "" }
-}
-
 @Suite("HTTP: profile, handles, sessions, support", .timeLimit(.minutes(2)))
 struct ProfileEndpointTests {
     @Test("profile updates, handle rules and claims, availability checks")

@@ -13,8 +13,9 @@ struct OpenAPIDocument: @unchecked Sendable {
     let root: [String: Any]
 
     static let shared: OpenAPIDocument = {
+        // Tests/LedgerServerTests/Support/ → the repository's root.
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("openapi.yaml")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("openapi.yaml")
         let text = try! String(contentsOf: url, encoding: .utf8)
         return OpenAPIDocument(root: try! Yams.load(yaml: text) as! [String: Any])
     }()

@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+
+struct SignUpRequest: Decodable {
+    let email: String
+    let password: String
+    let displayName: String?
+    let handle: String?
+    enum CodingKeys: String, CodingKey { case email, password, displayName = "display_name", handle }
+}
+
+struct SignInRequest: Decodable {
+    let email: String
+    let password: String
+}
+
+struct TokenRequest: Decodable {
+    let token: String
+}
+
+struct ForgotRequest: Decodable {
+    let email: String
+}
+
+struct ResetRequest: Decodable {
+    let token: String
+    let newPassword: String
+    enum CodingKeys: String, CodingKey { case token, newPassword = "new_password" }
+}
+
+struct RefreshRequest: Decodable {
+    let refreshToken: String
+    enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
+}
+
+/// `{account_id, session_id, access_token, refresh_token, expires_in, email_verified}`.
+struct SessionBody: Encodable {
+    let accountID: UUID
+    let sessionID: UUID
+    let accessToken: String
+    let refreshToken: String
+    let expiresIn: Int
+    let emailVerified: Bool
+
+    init(_ session: AccountService.Session) {
+        accountID = session.accountID
+        sessionID = session.sessionID
+        accessToken = session.accessToken
+        refreshToken = session.refreshToken
+        expiresIn = session.expiresIn
+        emailVerified = session.emailVerified
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accountID = "account_id", sessionID = "session_id", accessToken = "access_token"
+        case refreshToken = "refresh_token", expiresIn = "expires_in", emailVerified = "email_verified"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accountID.lowercased, forKey: .accountID)
+        try container.encode(sessionID.lowercased, forKey: .sessionID)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encode(refreshToken, forKey: .refreshToken)
+        try container.encode(expiresIn, forKey: .expiresIn)
+        try container.encode(emailVerified, forKey: .emailVerified)
+    }
+}
+
+/// `GET /me`.
+struct MeBody: JSONObjectBody {
+    let state: AccountSummary
+    init(_ state: AccountSummary) { self.state = state }
+    init(_ state: AccountState) { self.state = AccountSummary(state) }
+
+    var fields: [String: JSONValue] {
+        [
+            "account_id": .string(state.accountID.lowercased), "user_id": .string(state.accountID.lowercased),
+            "display_name": JSONValue(state.displayName), "handle": JSONValue(state.handle),
+            "handle_is_temporary": .bool(state.handleIsTemporary), "email": JSONValue(state.email),
+            "email_verified": .bool(state.emailVerified),
+            "created_at": JSONValue(timestamp: state.createdAt),
+        ]
+    }
+}
+
+/// `GET /me/auth-methods`: `null` where not set.
+struct AuthMethodsBody: JSONObjectBody {
+    let state: AccountSummary
+    init(_ state: AccountSummary) { self.state = state }
+
+    var fields: [String: JSONValue] {
+        [
+            "phone": JSONValue(state.phone), "phone_region": JSONValue(state.phoneRegion),
+            "email": JSONValue(state.email), "has_password": .bool(state.hasPassword),
+            "apple_linked": .bool(state.appleLinked), "google_linked": .bool(state.googleLinked),
+            "email_verified": .bool(state.emailVerified),
+            "password_changed_at": JSONValue(timestamp: state.passwordChangedAt),
+        ]
+    }
+}

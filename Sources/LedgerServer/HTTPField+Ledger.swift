@@ -1,0 +1,7 @@
+import HTTPTypes
+
+/// The headers the service reads beyond HTTP's standard ones.
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xReauthToken = Self("X-Reauth-Token")!
+}
