@@ -32,9 +32,10 @@ public enum IPAddress {
     public static func isPublic(_ text: String) -> Bool {
         guard var bytes = bytes(text) else { return false }
         if bytes.count == 16 {
-            let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
             let nat64 = bytes[0..<12].elementsEqual([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])
-            if mapped || nat64 {
+            if let mapped = mappedIPv4(bytes) {
+                bytes = mapped
+            } else if nat64 {
                 bytes = Array(bytes[12..<16])
             } else if bytes[0] == 0x20 && bytes[1] == 0x02 {
                 bytes = Array(bytes[2..<6])
@@ -46,10 +47,14 @@ public enum IPAddress {
     /// The address as one form: an IPv4-mapped IPv6 address (`::ffff:10.0.0.5`, what a dual-stack
     /// socket reports for an IPv4 peer) as its IPv4 address; anything else unchanged.
     public static func canonical(_ text: String) -> String {
-        guard let bytes = bytes(text), bytes.count == 16,
-            bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff
-        else { return text }
-        return bytes[12..<16].map(String.init).joined(separator: ".")
+        guard let bytes = bytes(text), let mapped = mappedIPv4(bytes) else { return text }
+        return mapped.map(String.init).joined(separator: ".")
+    }
+
+    /// The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`); nil for any other.
+    static func mappedIPv4(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff else { return nil }
+        return Array(bytes[12..<16])
     }
 
     /// An address with a port as proxies write it (`203.0.113.7:51234`, `[2001:db8::1]:443`),
