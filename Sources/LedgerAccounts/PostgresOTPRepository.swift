@@ -24,7 +24,7 @@ public struct PostgresOTPRepository: OTPRepository {
             connection.queue(
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                 [.text("otp:\(issued.purpose.rawValue):\(issued.phone)")])
-            if let wait = try await dailyFailureDelay(issued.phone, policy: policy, now: now, on: connection) {
+            if let wait = try await dailyFailureDelay(issued.phone, policy: policy, now: now, on: connection).wait {
                 throw Self.tooManyWrongCodes(retryAfter: wait)
             }
             let recent = try await recentSends(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
@@ -59,19 +59,29 @@ public struct PostgresOTPRepository: OTPRepository {
     }
 
     /// Seconds until `phone` may have codes again after its wrong codes of the last day (all
-    /// purposes and requests together); nil when it may now.
-    private func dailyFailureDelay(_ phone: String, policy: OTPPolicy, now: Date, on connection: PostgresConnection) async throws -> Int? {
+    /// purposes and requests together); nil when it may now. In the same round trip, whether
+    /// `deletedAccount` (the account a code acts on) was deleted.
+    private func dailyFailureDelay(
+        _ phone: String, policy: OTPPolicy, now: Date, deletedAccount accountID: UUID? = nil, on connection: PostgresConnection
+    ) async throws -> (wait: Int?, accountDeleted: Bool) {
         let rows = try await connection.query(
             """
-            SELECT created_at, failed_attempts FROM otp_requests
+            SELECT created_at, failed_attempts, false FROM otp_requests
             WHERE phone_e164 = $1 AND created_at > $2 AND failed_attempts > 0
+            UNION ALL
+            SELECT NULL, NULL, true FROM accounts WHERE account_id = $3 AND deleted_at IS NOT NULL
             """,
-            [.text(phone), .timestamp(now.addingTimeInterval(-policy.dailyFailureWindow))])
-        let failures = try rows.rows.compactMap { row -> (requestedAt: Date, count: Int)? in
-            guard let created = try row.date(0), let count = try row.int(1) else { return nil }
-            return (created, Int(count))
+            [.text(phone), .timestamp(now.addingTimeInterval(-policy.dailyFailureWindow)), accountID.map { .uuid($0) } ?? .null])
+        var failures: [(requestedAt: Date, count: Int)] = []
+        var accountDeleted = false
+        for row in rows.rows {
+            if let created = try row.date(0), let count = try row.int(1) {
+                failures.append((created, Int(count)))
+            } else {
+                accountDeleted = true
+            }
         }
-        return policy.dailyFailureDelay(failures, now: now)
+        return (policy.dailyFailureDelay(failures, now: now), accountDeleted)
     }
 
     /// Earlier sends the limits count — for each limit only its newest `limit` sends inside
@@ -129,16 +139,14 @@ public struct PostgresOTPRepository: OTPRepository {
             // The number's codes are checked one at a time, so its open codes (one per
             // purpose) together cannot take more wrong codes than the daily cap.
             connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("otp-daily:" + issued.phone)])
-            if let wait = try await dailyFailureDelay(issued.phone, policy: policy, now: now, on: connection) {
-                throw Self.tooManyWrongCodes(retryAfter: wait)
-            }
-            let deleted = try await connection.query(
-                "SELECT 1 FROM accounts WHERE account_id = $1 AND deleted_at IS NOT NULL", [.uuid(issued.accountID)])
+            let checks = try await dailyFailureDelay(
+                issued.phone, policy: policy, now: now, deletedAccount: issued.accountID, on: connection)
+            if let wait = checks.wait { throw Self.tooManyWrongCodes(retryAfter: wait) }
             var events = try decide(
                 challenge,
                 .verify(
                     presentedCodeHash: presentedCodeHash, sessionID: sessionID, accountID: issued.accountID,
-                    accountDeleted: deleted.rowCount > 0),
+                    accountDeleted: checks.accountDeleted),
                 now: now)
             let verdict = OTPVerdict(events)
             var account: (AccountState, [AccountEvent])?

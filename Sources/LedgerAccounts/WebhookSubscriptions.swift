@@ -36,8 +36,9 @@ public struct WebhookSubscriptions: Sendable {
     /// and a secret of 16–256 characters.
     public func create(url: String, types: [String]?, secret: String, after: FeedCursor?) async throws -> WebhookSubscription {
         var problems = Self.problems(url: url, types: types, secret: secret)
-        if !problems.contains(where: { $0.field == "url" }), let refusal = await refusal(ofDestination: url, whenUnresolved: false) {
-            problems.insert(.init(field: "url", code: "private_address", message: refusal), at: 0)
+        // A name that does not resolve yet may later: it is judged again before every push.
+        if !problems.contains(where: { $0.field == "url" }), case .refused(let reason) = await destination(of: url) {
+            problems.insert(.init(field: "url", code: "private_address", message: reason), at: 0)
         }
         guard problems.isEmpty else { throw AccountService.ValidationFailure(problems: problems) }
         let id = UUID.random()
@@ -57,20 +58,8 @@ public struct WebhookSubscriptions: Sendable {
         return try Self.subscription(rows[0])
     }
 
-    /// Why a push to `url` must not be made (its host resolves to an address that is not
-    /// public, and private networks are not allowed; or to none, when `whenUnresolved`); nil
-    /// when it may. Checked when a subscription is made (a name that does not resolve yet may
-    /// later) and again before every push, since a name can be pointed elsewhere after it was
-    /// checked.
-    public func refusal(ofDestination url: String, whenUnresolved: Bool = true) async -> String? {
-        switch await destination(of: url) {
-        case .refused(let reason): return reason
-        case .unresolved: return whenUnresolved ? "The URL's host does not resolve." : nil
-        case .unchecked, .pinned: return nil
-        }
-    }
-
-    /// Where a push to a URL may go.
+    /// Where a push to a URL may go: judged when a subscription is made and again before every
+    /// push, since a name can be pointed elsewhere after it was checked.
     public enum Destination: Sendable, Equatable {
         /// Private networks are allowed: connect as the URL says.
         case unchecked

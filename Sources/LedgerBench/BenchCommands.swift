@@ -6,6 +6,12 @@ import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
 
+/// A random address in 198.18.0.0/15, the benchmarking range: one client of the many a load
+/// generator plays (sent as `X-Forwarded-For` to a service that trusts the loopback proxy).
+func benchClientAddress() -> String {
+    "198.\(18 + Int.random(in: 0...1)).\(Int.random(in: 0...255)).\(Int.random(in: 1...254))"
+}
+
 /// An event payload of the same size as pg-ceiling's row (~310 bytes of JSON).
 let benchPayload = Array(
     #"{"orderId":"6f1c2a9e-3b7d-4c1e-9a55-2d8e7f0b1c34","customerId":"c-0042917","currency":"EUR","lines":[{"sku":"SKU-000123","qty":2,"unitPrice":1999},{"sku":"SKU-004567","qty":1,"unitPrice":4950},{"sku":"SKU-008901","qty":3,"unitPrice":725}],"shipping":{"method":"standard","country":"DE"},"note":"leave at door"}"#

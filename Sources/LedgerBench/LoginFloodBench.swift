@@ -33,9 +33,8 @@ struct LoginFloodBench: AsyncParsableCommand {
         func post(_ path: String, _ body: [String: String]) async throws -> (status: UInt, elapsed: Duration) {
             var request = HTTPClientRequest(url: url + path)
             request.method = .POST
-            // 198.18.0.0/15, the benchmarking range: a fresh address for every request.
-            let address = "198.\(18 + Int.random(in: 0...1)).\(Int.random(in: 0...255)).\(Int.random(in: 1...254))"
-            request.headers.add(name: "X-Forwarded-For", value: address)
+            // A fresh address for every request.
+            request.headers.add(name: "X-Forwarded-For", value: benchClientAddress())
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
             let started = ContinuousClock.now

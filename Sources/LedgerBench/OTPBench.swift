@@ -105,9 +105,9 @@ struct PairClient: Sendable {
     let timings = PhaseTimings()
 
     func pair(phone: String) async throws {
-        // Each pair from its own address (198.18.0.0/15, the benchmarking range), as many phones
-        // would be; the service trusts the loopback proxy's X-Forwarded-For in this run.
-        let address = "198.\(18 + Int.random(in: 0...1)).\(Int.random(in: 0...255)).\(Int.random(in: 1...254))"
+        // Each pair from its own address, as many phones would be; the service trusts the
+        // loopback proxy's X-Forwarded-For in this run.
+        let address = benchClientAddress()
         let started = ContinuousClock.now
         let requested = try await post(
             "/auth/phone/request-otp", ["phone": phone, "purpose": "sign_in"], expect: 202, forwardedFor: address)
