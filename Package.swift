@@ -74,14 +74,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Use cases over the event store: accounts, sessions, passwords (application layer).
+        // Use cases: accounts, sessions, passwords, codes, re-auth, providers (application layer).
+        // They depend on repository protocols, never on PostgreSQL.
         .target(
             name: "LedgerAccounts",
-            dependencies: ["LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity"],
+            dependencies: [
+                "LedgerCore", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
 
-        // Background workers: the delivery dispatcher (later: purge, webhooks).
+        // The use cases' PostgreSQL side: repositories, projectors, counters, API keys, subscriptions.
+        .target(
+            name: "LedgerAccountsPostgres",
+            dependencies: ["LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts"],
+            swiftSettings: swiftSettings
+        ),
+
         // Sign in with Apple and Google: ID tokens verified against the providers' JWKS.
         .target(
             name: "LedgerProviders",
@@ -93,10 +103,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Background workers: delivery, event webhooks, the purge and the retention sweep.
         .target(
             name: "LedgerWorkers",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
+                "LedgerAccountsPostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -111,7 +123,7 @@ let package = Package(
             name: "LedgerServer",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
-                "LedgerProviders",
+                "LedgerAccountsPostgres", "LedgerProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,7 +138,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
-                "LedgerIdentity", "LedgerWorkers", "LedgerProviders",
+                "LedgerIdentity", "LedgerWorkers", "LedgerProviders", "LedgerAccountsPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -142,7 +154,7 @@ let package = Package(
             name: "LedgerBench",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
-                "LedgerIdentity", "LedgerWorkers",
+                "LedgerIdentity", "LedgerWorkers", "LedgerAccountsPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -153,7 +165,7 @@ let package = Package(
         .target(
             name: "LedgerTestSupport",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto",
+                "LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto", "LedgerIdentity", "LedgerAccounts",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -173,13 +185,16 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerAccountsTests",
-            dependencies: ["LedgerAccounts", "LedgerIdentity", "LedgerTestSupport", "LedgerEventStore", "LedgerCrypto"],
+            dependencies: [
+                "LedgerAccounts", "LedgerAccountsPostgres", "LedgerIdentity", "LedgerTestSupport", "LedgerEventStore", "LedgerCrypto",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LedgerWorkersTests",
             dependencies: [
-                "LedgerWorkers", "LedgerAccounts", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres", "LedgerCore",
+                "LedgerWorkers", "LedgerAccounts", "LedgerAccountsPostgres", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres",
+                "LedgerCore",
                 "LedgerEventStore", "LedgerIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -201,7 +216,8 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerCrypto",
+                "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerAccountsPostgres",
+                "LedgerCrypto",
                 "LedgerCore", "LedgerIdentity",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

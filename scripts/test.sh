@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a private, throwaway PostgreSQL cluster:
 # installs missing packages, starts the cluster (as the postgres user when run as root),
-# checks the formatting (`swift format lint --strict`), runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh), and stops the cluster whatever
+# checks the formatting (`swift format lint --strict`) and the layering (scripts/check-layers.sh), runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh), and stops the cluster whatever
 # happens. Afterwards it reads the whole run's output (every log line the service wrote) for
 # the secrets the tests use: a password, an email address or a session token there fails the run.
 set -euo pipefail
@@ -19,6 +19,7 @@ echo "test: PostgreSQL on 127.0.0.1:$PG_CLUSTER_PORT ($PG_CLUSTER_DIR)" >&2
 # the run before anything is built.
 if [ $# -eq 0 ]; then
   swift format lint --strict --recursive Sources Tests Package.swift
+  ./scripts/check-layers.sh
 fi
 
 export LEDGER_TEST_PG_PORT=$PG_CLUSTER_PORT

@@ -1,7 +1,6 @@
 import Foundation
 import LedgerEventStore
 import LedgerIdentity
-import LedgerPostgres
 
 /// Where accounts live: their streams and the projections that index them.
 public protocol AccountRepository: Sendable {
@@ -80,6 +79,13 @@ public struct Introspection: Sendable, Equatable {
     public let sessionID: UUID
     public let emailVerified: Bool
     public let expiresAt: Date
+
+    public init(accountID: UUID, sessionID: UUID, emailVerified: Bool, expiresAt: Date) {
+        self.accountID = accountID
+        self.sessionID = sessionID
+        self.emailVerified = emailVerified
+        self.expiresAt = expiresAt
+    }
 }
 
 /// A unique claim (email, handle) was already held when the command tried to take it.
@@ -91,13 +97,8 @@ public struct ClaimTaken: Error, Sendable, Equatable {
         self.claim = claim
     }
 
-    /// A unique violation of the `accounts` projection as the claim it guards; other errors as they are.
-    @Sendable static func translate(_ error: PostgresError) -> any Error {
-        error.code == .uniqueViolation ? ClaimTaken(constraint: error.constraint) : error
-    }
-
-    /// The claim behind a unique violation of the `accounts` projection.
-    init(constraint: String?) {
+    /// The claim behind a unique violation of a projection's constraint (by its name).
+    public init(constraint: String?) {
         let name = constraint ?? ""
         claim =
             name.contains("handle")

@@ -46,8 +46,18 @@ public struct AccountService: Sendable {
             public let field: String
             public let code: String
             public let message: String
+
+            public init(field: String, code: String, message: String) {
+                self.field = field
+                self.code = code
+                self.message = message
+            }
         }
         public let problems: [Problem]
+
+        public init(problems: [Problem]) {
+            self.problems = problems
+        }
     }
 
     /// Registers an email + password account. Counted against the client's sign-ups and

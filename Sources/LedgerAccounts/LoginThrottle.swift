@@ -2,10 +2,9 @@ import Foundation
 import LedgerCore
 import LedgerCrypto
 import LedgerIdentity
-import LedgerPostgres
 
-/// Counts sign-in attempts per key in PostgreSQL, before the password is checked, and locks
-/// the key out after too many failures.
+/// Counts sign-in attempts per key (in the shared `AttemptCounters`), before the password is
+/// checked, and locks the key out after too many failures.
 public struct LoginThrottle: Sendable {
     public struct Policy: Sendable {
         /// Failures allowed; the next attempt is refused until the lockout ends.
@@ -29,11 +28,11 @@ public struct LoginThrottle: Sendable {
         }
     }
 
-    let client: PostgresClient
+    let counters: any AttemptCounters
     public let policy: Policy
 
-    public init(client: PostgresClient, policy: Policy) {
-        self.client = client
+    public init(counters: any AttemptCounters, policy: Policy) {
+        self.counters = counters
         self.policy = policy
     }
 
@@ -92,42 +91,24 @@ public struct LoginThrottle: Sendable {
         var admitted: [Key] = []
         var attempt = 0
         for key in keys {
-            let rows = try await client.query(
-                """
-                INSERT INTO login_throttle AS t (key, failures, window_started) VALUES ($1, 1, $2)
-                ON CONFLICT (key) DO UPDATE SET
-                    failures = CASE WHEN \(Self.windowOver) THEN 1 ELSE t.failures + 1 END,
-                    window_started = CASE WHEN \(Self.windowOver) THEN $2 ELSE t.window_started END,
-                    locked_until = CASE WHEN \(Self.windowOver) THEN NULL ELSE t.locked_until END
-                RETURNING failures, window_started, locked_until
-                """,
-                [.text(key.name), .timestamp(now), .int(Int64(key.window))])
-            guard let count = try rows[0].int(0), let windowStarted = try rows[0].date(1) else {
-                throw PostgresError(.decoding, message: "login_throttle answered no count")
-            }
-            if count > key.limit {
+            let counted = try await counters.count(key.name, window: key.window, now: now)
+            if counted.count > key.limit {
                 try await release(admitted)
                 try await release([key])
-                let until = try rows[0].date(2) ?? windowStarted.addingTimeInterval(key.window)
+                let until = counted.lockedUntil ?? counted.windowStarted.addingTimeInterval(key.window)
                 throw TooManyAttempts(retryAfter: secondsUntil(until, from: now))
             }
-            if admitted.isEmpty { attempt = Int(count) }
+            if admitted.isEmpty { attempt = counted.count }
             admitted.append(key)
         }
         return Admission(keys: admitted, attempt: attempt)
     }
 
-    /// A key's window is over: its lockout ended, or (never locked) its window ran out.
-    private static let windowOver = """
-        (t.locked_until IS NOT NULL AND t.locked_until <= $2) \
-        OR (t.locked_until IS NULL AND t.window_started <= $2 - make_interval(secs => $3))
-        """
-
     /// The right password: the account's failures are forgotten, the address's count of
     /// failures does not keep this attempt.
     public func succeeded(_ admission: Admission) async throws {
         for key in admission.keys where key.clearsOnSuccess {
-            try await client.query("DELETE FROM login_throttle WHERE key = $1", [.text(key.name)])
+            try await counters.clear(key.name)
         }
         try await release(admission.keys.filter { !$0.clearsOnSuccess })
     }
@@ -138,14 +119,8 @@ public struct LoginThrottle: Sendable {
     public func failed(_ admission: Admission, now: Date) async throws -> Date? {
         var firstLockout: Date?
         for (index, key) in admission.keys.enumerated() {
-            let rows = try await client.query(
-                """
-                UPDATE login_throttle SET locked_until = $2::timestamptz + make_interval(secs => $4)
-                WHERE key = $1 AND failures >= $3 AND locked_until IS NULL
-                RETURNING locked_until
-                """,
-                [.text(key.name), .timestamp(now), .int(Int64(key.limit)), .int(Int64(key.window))])
-            if index == 0, rows.rowCount == 1 { firstLockout = try rows[0].date(0) }
+            let lockedUntil = try await counters.lock(key.name, reaching: key.limit, for: key.window, now: now)
+            if index == 0, let lockedUntil { firstLockout = lockedUntil }
         }
         return firstLockout
     }
@@ -153,8 +128,7 @@ public struct LoginThrottle: Sendable {
     /// Takes back attempts that were counted but not made.
     private func release(_ keys: [Key]) async throws {
         for key in keys {
-            try await client.query(
-                "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = $1", [.text(key.name)])
+            try await counters.uncount(key.name)
         }
     }
 }

@@ -33,4 +33,10 @@ public struct OTPVerification: Sendable {
     /// The account after the command, when the code was right.
     public let account: AccountState?
     public let accountEvents: [AccountEvent]
+
+    public init(verdict: OTPVerdict, account: AccountState?, accountEvents: [AccountEvent]) {
+        self.verdict = verdict
+        self.account = account
+        self.accountEvents = accountEvents
+    }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import LedgerCrypto
-import LedgerPostgres
+import NIOPosix
 
 /// scrypt on a bounded pool: at most `maximumConcurrent` hashes run at once (each takes
 /// 128·r·N bytes, 128 MiB at the default cost) and at most `maximumQueued` wait, sign-ins
@@ -8,7 +8,8 @@ import LedgerPostgres
 /// callers get `overloaded` at once, so a flood is answered instead of exhausting memory.
 public final class PasswordHasher: Sendable {
     public let parameters: Scrypt
-    private let executor: BlockingExecutor
+    /// scrypt blocks: it runs on these threads, never on an event loop or the concurrency pool.
+    private let threads: NIOThreadPool
     private let queue: HashingQueue
 
     /// The hash an unknown email is checked against, so that it costs what a wrong password costs.
@@ -16,7 +17,8 @@ public final class PasswordHasher: Sendable {
 
     public init(parameters: Scrypt, maximumConcurrent: Int = 2, maximumQueued: Int = 64) throws {
         self.parameters = parameters
-        self.executor = BlockingExecutor(threads: maximumConcurrent)
+        self.threads = NIOThreadPool(numberOfThreads: max(1, maximumConcurrent))
+        threads.start()
         self.queue = HashingQueue(threads: maximumConcurrent, queueLimit: maximumQueued, newPasswordLimit: maximumQueued / 2)
         self.decoy = try parameters.hash(UUID().uuidString)
     }
@@ -50,7 +52,7 @@ public final class PasswordHasher: Sendable {
     private func gated<T: Sendable>(_ priority: HashingQueue.Priority, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await queue.enter(priority)
         defer { queue.leave() }
-        return try await executor.run(body)
+        return try await threads.runIfActive(body)
     }
 }
 

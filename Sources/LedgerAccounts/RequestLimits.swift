@@ -32,11 +32,11 @@ public struct RequestLimits: Sendable {
         case lookup
     }
 
-    let counter: WindowCounter
+    let counters: any AttemptCounters
     public let policy: Policy
 
-    public init(counter: WindowCounter, policy: Policy = Policy()) {
-        self.counter = counter
+    public init(counters: any AttemptCounters, policy: Policy = Policy()) {
+        self.counters = counters
         self.policy = policy
     }
 
@@ -55,8 +55,10 @@ public struct RequestLimits: Sendable {
         if let accountID { counts.append((Self.accountKey(accountID), policy.lookupsPerClient)) }
         var refusedUntil: Date?
         for (key, limit) in counts {
-            let (count, windowEnds) = try await counter.increment(key, window: policy.window, now: now)
-            if count > limit { refusedUntil = max(refusedUntil ?? windowEnds, windowEnds) }
+            // These keys are never locked, so each window is a fixed one from its first request.
+            let counted = try await counters.count(key, window: policy.window, now: now)
+            let windowEnds = counted.windowStarted.addingTimeInterval(policy.window)
+            if counted.count > limit { refusedUntil = max(refusedUntil ?? windowEnds, windowEnds) }
         }
         if let refusedUntil {
             throw IdentityError(.rateLimited, "Too many requests. Try again later.", retryAfter: secondsUntil(refusedUntil, from: now))

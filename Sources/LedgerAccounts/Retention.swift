@@ -25,7 +25,7 @@ public struct Retention: Sendable {
     public static let development = Retention(cooldownKey: Array("account-ledger/development-cooldown-key".utf8))
 
     /// `409 signup_cooldown`, naming the configured period.
-    var cooldownError: IdentityError {
+    package var cooldownError: IdentityError {
         IdentityError(
             .signupCooldown,
             "An account with this sign-in was deleted recently. You can sign up with it again "
@@ -56,7 +56,7 @@ public struct Retention: Sendable {
     }
 
     /// The keyed hash an identifier is listed under.
-    func key(_ identifier: Identifier) -> [UInt8] {
+    package func key(_ identifier: Identifier) -> [UInt8] {
         HMACSHA256.authenticate(key: cooldownKey, message: Array(identifier.text.utf8))
     }
 

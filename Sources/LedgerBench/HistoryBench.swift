@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore

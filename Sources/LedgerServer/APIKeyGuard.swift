@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerEventStore
 

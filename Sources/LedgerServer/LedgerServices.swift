@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
@@ -39,6 +40,7 @@ public struct LedgerServices: Sendable {
             purgeDelay: TimeInterval(configuration.purgeAfterSeconds), cooldown: TimeInterval(configuration.signupCooldownSeconds),
             cooldownKey: masterKey.derivedKey(label: KeyLabel.signupCooldown))
         let repository = PostgresAccountRepository(store: eventStore, clock: clock, retention: retention)
+        let counters = PostgresAttemptCounters(client: client)
         let accounts = AccountService(
             repository: repository,
             hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
@@ -46,12 +48,12 @@ public struct LedgerServices: Sendable {
                 lifetime: TimeInterval(configuration.emailLinkTTLSeconds), baseURL: configuration.linkBaseURL,
                 revertLifetime: TimeInterval(configuration.emailRevertTTLSeconds)),
             throttle: LoginThrottle(
-                client: client,
+                counters: counters,
                 policy: .init(
                     maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
                     maximumFailuresPerAddress: configuration.ipLoginFailureLimit)),
             limits: RequestLimits(
-                counter: WindowCounter(client: client),
+                counters: counters,
                 policy: .init(signupsPerClient: configuration.ipSignupLimit, lookupsPerClient: configuration.ipLookupLimit)),
             retention: retention)
         self.accounts = accounts

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerEventStore
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
@@ -245,7 +246,9 @@ struct AddressThrottleTests {
             let service = AccountService(
                 repository: PostgresAccountRepository(store: store, clock: db.clock),
                 hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
-                throttle: LoginThrottle(client: db.client, policy: .init(maximumFailures: 5, lockout: 900, maximumFailuresPerAddress: 3)))
+                throttle: LoginThrottle(
+                    counters: PostgresAttemptCounters(client: db.client),
+                    policy: .init(maximumFailures: 5, lockout: 900, maximumFailuresPerAddress: 3)))
             for name in ["a", "b"] {
                 _ = try await service.signUp(
                     email: "\(name)@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)

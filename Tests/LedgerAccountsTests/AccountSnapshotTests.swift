@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerEventStore
 import LedgerIdentity

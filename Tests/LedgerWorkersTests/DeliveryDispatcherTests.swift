@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
 import LedgerPostgres

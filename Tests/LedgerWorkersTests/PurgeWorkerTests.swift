@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
@@ -25,8 +26,8 @@ struct PurgeWorkerTests {
         // account, a client's address) until a purge or the retention sweep ends them.
         let accounts = AccountService(
             repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
-            throttle: LoginThrottle(client: db.client, policy: .init()),
-            limits: RequestLimits(counter: WindowCounter(client: db.client)))
+            throttle: LoginThrottle(counters: PostgresAttemptCounters(client: db.client), policy: .init()),
+            limits: RequestLimits(counters: PostgresAttemptCounters(client: db.client)))
         return Fixture(
             store: store, accounts: accounts, reauth: ReauthService(accounts: accounts),
             otp: OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 9, count: 32)))

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
@@ -19,8 +20,8 @@ struct RetentionSweepTests {
     func windows() async throws {
         try await TestPostgres.withDatabase { db in
             let start = db.clock.now()
-            let counter = WindowCounter(client: db.client)
-            _ = try await counter.increment("lookup:198.18.0.1", window: 900, now: start)
+            let counters = PostgresAttemptCounters(client: db.client)
+            _ = try await counters.count("lookup:198.18.0.1", window: 900, now: start)
             // A lockout set to end two days from now outlives its row's day.
             try await db.client.query(
                 "INSERT INTO login_throttle (key, failures, window_started, locked_until) VALUES ('email:locked', 5, $1, $2)",

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAccounts
 import LedgerPostgres
 
 /// The transactional outbox table.

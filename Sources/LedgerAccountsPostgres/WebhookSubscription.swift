@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAccounts
 import LedgerEventStore
 
 /// A backend's webhook: events of `types` (every type when nil) are POSTed to `url` in commit

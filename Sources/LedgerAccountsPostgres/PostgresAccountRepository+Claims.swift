@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAccounts
 import LedgerCore
 import LedgerIdentity
 import LedgerPostgres
@@ -16,7 +17,7 @@ extension PostgresAccountRepository {
     /// such transactions never wait on each other in a circle), then refuses a claim of an
     /// identifier on the list with `409 signup_cooldown`.
     func guardClaims(_ events: [AccountEvent], at now: Date, on connection: PostgresConnection) async throws {
-        let claimed = Self.claimedIdentifiers(events).map { Hex.encode(retention.key($0)) }
+        let claimed = Retention.Identifier.claimed(by: events).map { Hex.encode(retention.key($0)) }
         var listed: [String] = []
         for case .deletionScheduled(let scheduled) in events { listed += scheduled.cooldownKeys }
         let locked = Set(claimed + listed).sorted()
@@ -32,21 +33,5 @@ extension PostgresAccountRepository {
             """,
             [.text(claimed.joined(separator: ",")), .timestamp(now)])
         if cooling.rowCount > 0 { throw retention.cooldownError }
-    }
-
-    /// The identifiers `events` make the account's: an address, a number, a provider identity.
-    static func claimedIdentifiers(_ events: [AccountEvent]) -> [Retention.Identifier] {
-        events.compactMap { event in
-            switch event {
-            case .registered(let registered): return registered.email.map { .email(EmailAddress.normalize($0)) }
-            case .emailAdded(let added): return .email(EmailAddress.normalize(added.email))
-            case .emailChanged(let changed): return .email(EmailAddress.normalize(changed.email))
-            case .emailReverted(let reverted): return .email(EmailAddress.normalize(reverted.email))
-            case .phoneLinked(let linked): return .phone(linked.phone)
-            case .phoneChanged(let changed): return .phone(changed.phone)
-            case .providerLinked(let linked): return .provider(linked.provider, linked.subject)
-            default: return nil
-            }
-        }
     }
 }

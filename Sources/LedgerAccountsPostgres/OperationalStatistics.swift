@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAccounts
 import LedgerCore
 import LedgerPostgres
 
