@@ -11,8 +11,8 @@ public struct IssuedTokens: Sendable {
     public let hashes: AccountCommand.SessionTokens
 
     /// Access tokens live 15 minutes, refresh tokens 30 days (rotated on every use).
-    public static let accessLifetime: TimeInterval = 900
-    public static let refreshLifetime: TimeInterval = 30 * 24 * 3600
+    public static let accessLifetime = Policies.standard.accessTokenLifetime
+    public static let refreshLifetime = Policies.standard.refreshTokenLifetime
 
     public static func issue(now: Date) throws -> IssuedTokens {
         let access = "la_" + Base64URL.encode(try SecureRandom.bytes(32))

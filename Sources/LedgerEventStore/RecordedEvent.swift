@@ -16,6 +16,22 @@ public struct RecordedEvent: Sendable, Hashable {
     public let metadataJSON: String
     public let recordedAt: Date
 
+    public init(
+        cursor: FeedCursor, eventID: UUID, streamID: UUID, streamVersion: Int64, type: String, schemaVersion: Int, subjectID: UUID?,
+        payload: [UInt8]?, metadataJSON: String, recordedAt: Date
+    ) {
+        self.cursor = cursor
+        self.eventID = eventID
+        self.streamID = streamID
+        self.streamVersion = streamVersion
+        self.type = type
+        self.schemaVersion = schemaVersion
+        self.subjectID = subjectID
+        self.payload = payload
+        self.metadataJSON = metadataJSON
+        self.recordedAt = recordedAt
+    }
+
     /// True when the payload was crypto-shredded.
     public var isRedacted: Bool { payload == nil }
 

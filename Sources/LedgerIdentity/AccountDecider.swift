@@ -137,7 +137,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         // Counted per session: a stolen session filling the account's slots must not lock
         // the owner's own session out of provider re-auth.
         let live = state.reauthNonces.values.filter { $0.sessionID == sessionID && now < $0.expiresAt }
-        if live.count >= reauthNonceLimit, let oldest = live.map(\.expiresAt).min() {
+        if live.count >= Policies.standard.reauthNonceLimit, let oldest = live.map(\.expiresAt).min() {
             throw IdentityError(
                 .rateLimited, "Too many sign-in attempts. Try again later.",
                 retryAfter: max(1, Int(oldest.timeIntervalSince(now).rounded(.up))))
@@ -345,17 +345,8 @@ private func endPendingAccess(_ state: AccountState, reason: String, except used
     return events
 }
 
-/// Live re-auth nonces one session may hold at once: enough for a person retrying, not a
-/// way to grow the account's state.
-public let reauthNonceLimit = 10
-
-/// Email links of one purpose: at most `linkSendLimit` sends (the first and its resends)
-/// per `linkSendWindow`, like the OTP rule of the seeds.
-public let linkSendLimit = 4
-public let linkSendWindow: TimeInterval = 900
-
 private func checkLinkRate(_ state: AccountState, _ purpose: AccountState.PendingLink.Purpose, now: Date) throws {
-    let limit = SlidingWindowLimit(limit: linkSendLimit, window: linkSendWindow)
+    let limit = SlidingWindowLimit(limit: Policies.standard.linkSendLimit, window: Policies.standard.linkSendWindow)
     if let retryAfter = limit.retryAfter(state.linkSendTimes[purpose] ?? [], now: now) {
         throw IdentityError(.rateLimited, "Too many emails sent. Try again later.", retryAfter: retryAfter)
     }

@@ -107,7 +107,7 @@ extension AccountState {
     mutating func linkSent(_ purpose: PendingLink.Purpose, at time: Date) {
         pendingLinks = pendingLinks.filter { $0.value.expiresAt > time }
         for (sentPurpose, times) in linkSendTimes {
-            linkSendTimes[sentPurpose] = times.filter { $0 > time.addingTimeInterval(-linkSendWindow) }
+            linkSendTimes[sentPurpose] = times.filter { $0 > time.addingTimeInterval(-Policies.standard.linkSendWindow) }
         }
         linkSendTimes[purpose, default: []].append(time)
     }

@@ -9,6 +9,9 @@ public struct Policies: Sendable, Equatable {
 
     /// Codes: TTL, attempts, resends, countdown, caps (`OTPPolicy`).
     public var otp = OTPPolicy()
+    /// Access tokens live 15 minutes; refresh tokens 30 days, rotated on every use.
+    public var accessTokenLifetime: TimeInterval = 900
+    public var refreshTokenLifetime: TimeInterval = 2_592_000
     /// How long a "Verify it's you" grant lasts.
     public var reauthGrantLifetime: TimeInterval = 900
     /// How long a provider re-auth nonce lasts, and the oldest `iat` a provider token may have.
@@ -17,6 +20,13 @@ public struct Policies: Sendable, Equatable {
     public var emailLinkLifetime: TimeInterval = 1800
     /// The revert link sent to the old address after an email change.
     public var emailRevertLifetime: TimeInterval = 604_800
+    /// Email links of one purpose: at most `linkSendLimit` sends (the first and its resends)
+    /// per `linkSendWindow`, like the seeds' OTP rule.
+    public var linkSendLimit = 4
+    public var linkSendWindow: TimeInterval = 900
+    /// Live re-auth nonces one session may hold at once: enough for a person retrying, not a
+    /// way to grow the account's state.
+    public var reauthNonceLimit = 10
     /// Failed sign-ins (or password re-auths) before the lockout, and how long it lasts.
     public var loginMaxFailures = 5
     public var loginLockout: TimeInterval = 900

@@ -147,7 +147,7 @@ struct ChangeDecideTests {
     @Test("re-auth nonces are counted per session: a stolen session filling its slots leaves the owner's session its own")
     func noncesPerSession() throws {
         var state = try account()
-        for _ in 0..<reauthNonceLimit {
+        for _ in 0..<Policies.standard.reauthNonceLimit {
             state = fold(
                 state,
                 try decide(state, .issueReauthNonce(sessionID: other, .init(nonceID: UUID(), nonceHash: "n", lifetime: 300)), now: now))

@@ -154,9 +154,9 @@ struct ReauthTests {
         #expect(throws: IdentityError.invalidToken) {
             try decide(two, .grantReauth(sessionID: otherSession, grant, presentedNonceHashes: ["n1"]), now: now)
         }
-        // At most `reauthNonceLimit` live at once: then 429 until the oldest expires.
+        // At most `Policies.reauthNonceLimit` live at once: then 429 until the oldest expires.
         var full = state
-        for index in 0..<reauthNonceLimit {
+        for index in 0..<Policies.standard.reauthNonceLimit {
             full = try decide(
                 full, .issueReauthNonce(sessionID: session, .init(nonceID: UUID(), nonceHash: "n\(index)", lifetime: 300)), now: now
             )

@@ -1,0 +1,79 @@
+import Foundation
+import LedgerAccounts
+import LedgerIdentity
+import Testing
+
+/// Linking and disconnecting Apple and Google, over the in-memory repository.
+@Suite("Providers, in memory: linking, the last-method guard, linking by email")
+struct ProviderLinkTests {
+    @Test("connecting a provider takes a grant of this session; an identity another account holds is provider_in_use")
+    func link() async throws {
+        let fixture = try InMemoryAccounts()
+        let session = try await fixture.signUp(verified: true)
+        let other = try await fixture.signUp(verified: true)
+        let otherGrant = try await fixture.passwordGrant(other)
+        let token = FakeIdentityVerifier.token(.apple, subject: "apple-1")
+
+        await expectIdentityError(.reauthRequired) { try await fixture.providers.link(session, .apple, idToken: token, reauthToken: nil) }
+        await expectIdentityError(.reauthRequired) {
+            try await fixture.providers.link(session, .apple, idToken: token, reauthToken: otherGrant)
+        }
+        let linked = try await fixture.providers.link(
+            session, .apple, idToken: token, reauthToken: try await fixture.passwordGrant(session))
+        #expect(linked.providerSubjects[.apple] == "apple-1")
+        #expect(try await fixture.repository.providerOwner(.apple, subject: "apple-1") == session.accountID)
+
+        await expectIdentityError(.providerInUse) {
+            try await fixture.providers.link(other, .apple, idToken: token, reauthToken: otherGrant)
+        }
+        #expect(try await fixture.repository.load(other.accountID).providerSubjects.isEmpty)
+    }
+
+    @Test("the only sign-in method cannot be disconnected (last_method, before re-auth); beside a password it can, with re-auth")
+    func lastMethod() async throws {
+        let fixture = try InMemoryAccounts()
+        let (signedIn, created) = try await fixture.providers.signIn(
+            .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-1"), nonce: nil, displayName: nil, device: nil)
+        #expect(created)
+        let providerOnly = fixture.ref(signedIn)
+        await expectIdentityError(.lastMethod) { try await fixture.providers.disconnect(providerOnly, .google, reauthToken: nil) }
+        #expect(try await fixture.repository.load(providerOnly.accountID).providerSubjects[.google] == "google-1")
+
+        let session = try await fixture.signUp(verified: true)
+        let grant = try await fixture.passwordGrant(session)
+        _ = try await fixture.providers.link(
+            session, .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-2"), reauthToken: grant)
+        await expectIdentityError(.reauthRequired) { try await fixture.providers.disconnect(session, .apple, reauthToken: nil) }
+        let after = try await fixture.providers.disconnect(session, .apple, reauthToken: grant)
+        #expect(after.providerSubjects[.apple] == nil)
+        #expect(try await fixture.repository.providerOwner(.apple, subject: "apple-2") == nil)
+        await expectIdentityError(.notLinked) { try await fixture.providers.disconnect(session, .apple, reauthToken: grant) }
+    }
+
+    @Test("a provider sign-in joins an account by email only when the provider and the account both verified the address")
+    func linkByEmail() async throws {
+        let fixture = try InMemoryAccounts()
+        let email = "linking-\(UUID().uuidString.prefix(6))@example.com"
+        let owner = try await fixture.signUp(email)
+        let verifyToken = try await fixture.lastEmailToken()
+
+        // The account never proved the address: a provider that vouches for it gets its own account.
+        let (squatted, squattedCreated) = try await fixture.providers.signIn(
+            .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-a", email: email), nonce: nil, displayName: nil,
+            device: nil)
+        #expect(squattedCreated && squatted.accountID != owner.accountID)
+
+        _ = try await fixture.accounts.verifyEmail(token: verifyToken)
+        // The provider does not vouch for it: still no link.
+        let (unvouched, unvouchedCreated) = try await fixture.providers.signIn(
+            .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-b", email: email, verified: false), nonce: nil,
+            displayName: nil, device: nil)
+        #expect(unvouchedCreated && unvouched.accountID != owner.accountID)
+
+        let (joined, joinedCreated) = try await fixture.providers.signIn(
+            .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-c", email: email), nonce: nil, displayName: nil,
+            device: nil)
+        #expect(!joinedCreated && joined.accountID == owner.accountID)
+        #expect(try await fixture.repository.load(owner.accountID).providerSubjects[.apple] == "apple-c")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+import LedgerTestSupport
+import Testing
+
+/// The use cases over the in-memory repository and counters, with a clock the tests move: the
+/// application rules tested without a database.
+struct InMemoryAccounts {
+    static let password = "violet-harbor-91"
+
+    let clock = ManualClock()
+    let repository: InMemoryAccountRepository
+    let accounts: AccountService
+    let providers: ProviderService
+    let reauth: ReauthService
+    let verifier = FakeIdentityVerifier()
+
+    init() throws {
+        repository = InMemoryAccountRepository(clock: clock)
+        accounts = AccountService(
+            repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
+            throttle: LoginThrottle(counters: InMemoryAttemptCounters(), policy: .init()))
+        providers = ProviderService(accounts: accounts, verifier: verifier)
+        reauth = ReauthService(accounts: accounts)
+    }
+
+    /// A new email-and-password account, signed in; `verified`: its address proved by the
+    /// emailed link (a password grant serves `add_method` only then).
+    func signUp(_ email: String = "\(UUID().uuidString.prefix(8))@example.com", verified: Bool = false) async throws -> SessionRef {
+        let session = ref(try await accounts.signUp(email: email, password: Self.password, displayName: nil, handle: nil, device: "test"))
+        if verified { _ = try await accounts.verifyEmail(token: try await lastEmailToken()) }
+        return session
+    }
+
+    /// A second session on the same account.
+    func signIn(_ email: String) async throws -> SessionRef {
+        ref(try await accounts.signIn(email: email, password: Self.password, device: "test"))
+    }
+
+    /// A "Verify it's you" grant for `session`, by its password.
+    func passwordGrant(_ session: SessionRef) async throws -> String {
+        try await reauth.withPassword(session, password: Self.password, client: nil).token
+    }
+
+    /// The token of the newest email message, as its recipient would read it from the link.
+    func lastEmailToken() async throws -> String {
+        try #require(await repository.outbox.last(where: { $0.channel == .email })?.token)
+    }
+
+    func ref(_ session: AccountService.Session) -> SessionRef {
+        SessionRef(accountID: session.accountID, sessionID: session.sessionID)
+    }
+}
+
+/// Apple and Google in a test: an ID token here is `provider|subject|email|verified`, and it
+/// verifies as what it says (the real verifier's checks have their own tests).
+struct FakeIdentityVerifier: IdentityTokenVerifier {
+    static func token(_ provider: IdentityProvider, subject: String, email: String? = nil, verified: Bool = true) -> String {
+        [provider.rawValue, subject, email ?? "", verified ? "1" : "0"].joined(separator: "|")
+    }
+
+    func verify(_ idToken: String, provider: IdentityProvider, nonce: String?) async throws -> ProviderIdentity {
+        let parts = idToken.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 4, parts[0] == provider.rawValue else { throw InvalidIdentityToken("not a token for \(provider.rawValue)") }
+        return ProviderIdentity(
+            provider: provider, subject: parts[1], email: parts[2].isEmpty ? nil : parts[2], emailVerified: parts[3] == "1",
+            isPrivateRelay: false, nonce: nonce)
+    }
+}
+
+/// Expects `body` to throw an `IdentityError` with `code`.
+func expectIdentityError<T>(_ code: IdentityError.Code, _ body: () async throws -> T) async {
+    do {
+        _ = try await body()
+        Issue.record("expected \(code.rawValue), nothing was thrown")
+    } catch let error as IdentityError {
+        #expect(error.code == code)
+    } catch {
+        Issue.record("expected \(code.rawValue), got \(error)")
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerEventStore
+import LedgerIdentity
+
+/// Accounts in memory, for the use cases' fast tests: the same `decide` and `evolve` as the
+/// PostgreSQL repository, with its indexes (emails, numbers, provider subjects, sessions by token,
+/// unused links, the cooldown list) read from the folded states. One actor: each command runs
+/// alone, as the PostgreSQL repository's stream lock makes it.
+public actor InMemoryAccountRepository: AccountRepository {
+    private let clock: any LedgerClock
+    private let retention: Retention
+    private var states: [UUID: AccountState] = [:]
+    private var streams: [UUID: [(event: AccountEvent, recordedAt: Date)]] = [:]
+    /// Refresh tokens spent by a rotation (by hex hash): their reuse still finds the session.
+    private var spentRefreshTokens: [String: SessionRef] = [:]
+    /// Links by token hash (hex), and those used (ended before they expired).
+    private var links: [String: (accountID: UUID, linkID: UUID, purpose: AccountState.PendingLink.Purpose)] = [:]
+    private var usedLinks: Set<UUID> = []
+    /// The re-signup cooldown list: keyed identifier hash (hex) → until.
+    private var cooldowns: [String: Date] = [:]
+    /// The messages commands queued, in order (the outbox).
+    public private(set) var outbox: [OutboxMessage] = []
+
+    /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's entries).
+    public init(clock: any LedgerClock, retention: Retention = .development) {
+        self.clock = clock
+        self.retention = retention
+    }
+
+    public func execute(
+        _ accountID: UUID, outbox messages: [OutboxMessage], _ command: @Sendable (AccountState) throws -> AccountCommand
+    ) async throws -> (AccountState, [AccountEvent]) {
+        let now = clock.now()
+        let state = states[accountID] ?? AccountState(accountID: accountID)
+        let events = try decide(state, try command(state), now: now)
+        guard !events.isEmpty else { return (state, []) }
+        let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
+        try guardClaims(events, after: after, before: state, at: now)
+        index(after, before: state, events: events, at: now)
+        states[accountID] = after
+        streams[accountID, default: []] += events.map { ($0, now) }
+        outbox += messages
+        return (after, events)
+    }
+
+    /// As the PostgreSQL repository: an identifier on the cooldown list is `signup_cooldown`,
+    /// one another live account holds (or a handle anyone holds) is `ClaimTaken`.
+    private func guardClaims(_ events: [AccountEvent], after: AccountState, before: AccountState, at now: Date) throws {
+        for identifier in Retention.Identifier.claimed(by: events) {
+            if let until = cooldowns[Hex.encode(retention.key(identifier))], until > now { throw retention.cooldownError }
+        }
+        let others = states.values.filter { $0.accountID != after.accountID }
+        let live = others.filter { !$0.isDeleted }
+        if let email = after.email, email != before.email,
+            live.contains(where: { $0.email.map(EmailAddress.normalize) == EmailAddress.normalize(email) })
+        {
+            throw ClaimTaken(claim: .email)
+        }
+        if let handle = after.handle, handle != before.handle, others.contains(where: { $0.handle?.lowercased() == handle.lowercased() }) {
+            throw ClaimTaken(claim: .handle)
+        }
+        if let phone = after.phone, phone != before.phone, live.contains(where: { $0.phone == phone }) {
+            throw ClaimTaken(claim: .phone)
+        }
+        for (provider, subject) in after.providerSubjects where before.providerSubjects[provider] != subject {
+            if live.contains(where: { $0.providerSubjects[provider] == subject }) {
+                throw ClaimTaken(claim: provider == .apple ? .apple : .google)
+            }
+        }
+    }
+
+    private func index(_ after: AccountState, before: AccountState, events: [AccountEvent], at now: Date) {
+        for (sessionID, session) in before.sessions where after.sessions[sessionID]?.refreshTokenHash != session.refreshTokenHash {
+            spentRefreshTokens[session.refreshTokenHash] = SessionRef(accountID: after.accountID, sessionID: sessionID)
+        }
+        for (linkID, link) in before.pendingLinks where after.pendingLinks[linkID] == nil && link.expiresAt > now {
+            usedLinks.insert(linkID)
+        }
+        for event in events {
+            switch event {
+            case .emailVerificationSent(let sent): remember(sent.tokenHash, sent.linkID, .verifyEmail, of: after.accountID)
+            case .passwordResetRequested(let sent): remember(sent.tokenHash, sent.linkID, .passwordReset, of: after.accountID)
+            case .reauthLinkSent(let sent): remember(sent.tokenHash, sent.linkID, .reauth, of: after.accountID)
+            case .emailChangeRequested(let sent): remember(sent.tokenHash, sent.linkID, .emailChange, of: after.accountID)
+            case .emailChanged(let changed): remember(changed.revertTokenHash, changed.revertLinkID, .emailRevert, of: after.accountID)
+            case .deletionScheduled(let scheduled):
+                for key in scheduled.cooldownKeys { cooldowns[key] = max(cooldowns[key] ?? .distantPast, scheduled.cooldownUntil) }
+            default: break
+            }
+        }
+    }
+
+    private func remember(_ tokenHash: String?, _ linkID: UUID, _ purpose: AccountState.PendingLink.Purpose, of accountID: UUID) {
+        if let tokenHash { links[tokenHash] = (accountID, linkID, purpose) }
+    }
+
+    public func history(_ accountID: UUID) async throws -> [RecordedEvent] {
+        try (streams[accountID] ?? []).enumerated().map { index, stored in
+            RecordedEvent(
+                cursor: FeedCursor(transactionID: 0, position: Int64(index + 1)), eventID: UUID(), streamID: accountID,
+                streamVersion: Int64(index + 1), type: stored.event.type, schemaVersion: stored.event.schemaVersion,
+                subjectID: accountID, payload: try stored.event.encodedPayload(), metadataJSON: "{}", recordedAt: stored.recordedAt)
+        }
+    }
+
+    public func load(_ accountID: UUID) async throws -> AccountState {
+        states[accountID] ?? AccountState(accountID: accountID)
+    }
+
+    /// Live accounts only: a deletion frees the account's email, number and provider identities.
+    private var liveStates: some Sequence<AccountState> { states.values.lazy.filter { !$0.isDeleted } }
+
+    public func credentials(forEmail normalizedEmail: String) async throws -> (accountID: UUID, passwordHash: String?)? {
+        liveStates.first { $0.email.map(EmailAddress.normalize) == normalizedEmail }.map { ($0.accountID, $0.passwordHash) }
+    }
+
+    private func liveSession(_ hash: [UInt8], at time: Date) -> (AccountState, AccountState.Session)? {
+        let hex = Hex.encode(hash)
+        for state in states.values {
+            if let session = state.sessions.values.first(where: {
+                $0.accessTokenHash == hex && $0.revokedAt == nil && $0.accessExpiresAt > time
+            }) {
+                return (state, session)
+            }
+        }
+        return nil
+    }
+
+    public func session(forAccessHash hash: [UInt8], at time: Date) async throws -> SessionRef? {
+        liveSession(hash, at: time).map { SessionRef(accountID: $0.0.accountID, sessionID: $0.1.id) }
+    }
+
+    public func session(forRefreshHash hash: [UInt8]) async throws -> SessionRef? {
+        let hex = Hex.encode(hash)
+        for state in states.values {
+            if let session = state.sessions.values.first(where: { $0.refreshTokenHash == hex }) {
+                return SessionRef(accountID: state.accountID, sessionID: session.id)
+            }
+        }
+        return spentRefreshTokens[hex]
+    }
+
+    public func isHandleFree(_ handle: Handle) async throws -> Bool {
+        !states.values.contains { $0.handle?.lowercased() == handle.normalized }
+    }
+
+    public func cooldown(keyHash: [UInt8], at time: Date) async throws -> Date? {
+        cooldowns[Hex.encode(keyHash)].flatMap { $0 > time ? $0 : nil }
+    }
+
+    public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {
+        liveStates.first { $0.providerSubjects[provider] == subject }?.accountID
+    }
+
+    public func phoneOwner(_ e164: String) async throws -> UUID? {
+        liveStates.first { $0.phone == e164 }?.accountID
+    }
+
+    public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
+        !liveStates.contains { $0.email.map(EmailAddress.normalize) == email.normalized }
+    }
+
+    public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> AccountSummary? {
+        liveSession(hash, at: time).map { AccountSummary($0.0) }
+    }
+
+    public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {
+        liveSession(hash, at: time).map {
+            Introspection(accountID: $0.0.accountID, sessionID: $0.1.id, emailVerified: $0.0.emailVerified, expiresAt: $0.1.accessExpiresAt)
+        }
+    }
+
+    public func link(
+        forTokenHash hash: [UInt8], purpose: AccountState.PendingLink.Purpose
+    ) async throws -> (accountID: UUID, linkID: UUID)? {
+        guard let found = links[Hex.encode(hash)], found.purpose == purpose, !usedLinks.contains(found.linkID) else { return nil }
+        return (found.accountID, found.linkID)
+    }
+}
