@@ -5,9 +5,19 @@ import LedgerEventStore
 import LedgerServer
 
 /// `ledger events tail`: the commit-ordered feed as JSON lines, following new commits.
+/// `ledger events catalog`: the event catalogue (docs/events.md) from the code.
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "events", abstract: "Read the event feed.", subcommands: [Tail.self])
+        commandName: "events", abstract: "Read the event feed, or print the event catalogue.", subcommands: [Tail.self, Catalog.self])
+
+    struct Catalog: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the event catalogue as Markdown (docs/events.md): types, fields, commands, what a purge leaves.")
+
+        func run() {
+            print(EventCatalog.markdown(), terminator: "")
+        }
+    }
 
     struct Tail: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

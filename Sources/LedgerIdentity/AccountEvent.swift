@@ -240,40 +240,7 @@ public enum AccountEvent: Sendable, Equatable {
 
 extension AccountEvent {
     /// The stored type name.
-    public var type: String {
-        switch self {
-        case .registered: return "account.registered"
-        case .passwordSet: return "password.set"
-        case .emailVerificationSent: return "email.verification_sent"
-        case .emailVerified: return "email.verified"
-        case .passwordResetRequested: return "password.reset_requested"
-        case .sessionStarted: return "session.started"
-        case .sessionRefreshed: return "session.refreshed"
-        case .sessionRevoked: return "session.revoked"
-        case .loginFailed: return "login.failed"
-        case .loginThrottled: return "login.throttled"
-        case .handleClaimed: return "handle.claimed"
-        case .profileUpdated: return "profile.updated"
-        case .phoneLinked: return "phone.linked"
-        case .phoneChanged: return "phone.changed"
-        case .reauthGranted: return "reauth.granted"
-        case .reauthFailed: return "reauth.failed"
-        case .reauthLinkSent: return "reauth.link_sent"
-        case .reauthNonceIssued: return "reauth.nonce_issued"
-        case .reauthGrantsRevoked: return "reauth.grants_revoked"
-        case .emailLinksRevoked: return "email.links_revoked"
-        case .emailAdded: return "email.added"
-        case .emailChangeRequested: return "email.change_requested"
-        case .emailChanged: return "email.changed"
-        case .emailReverted: return "email.reverted"
-        case .providerLinked: return "provider.linked"
-        case .providerUnlinked: return "provider.unlinked"
-        case .holdPlaced: return "hold.placed"
-        case .holdReleased: return "hold.released"
-        case .deletionScheduled: return "account.deletion_scheduled"
-        case .purged: return "account.purged"
-        }
-    }
+    public var type: String { kind.rawValue }
 
     /// The payload schema version written today.
     public var schemaVersion: Int { 1 }
@@ -333,38 +300,39 @@ extension AccountEvent {
     /// Reads a stored event, upcasting older schema versions. Unknown types (written by a newer
     /// version, or by other features) are nil, and `evolve` skips them.
     public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws -> AccountEvent? {
-        switch type {
-        case "account.registered": return .registered(try decoder.decode(Registered.self, from: payload))
-        case "password.set": return .passwordSet(try decoder.decode(PasswordSet.self, from: payload))
-        case "email.verification_sent": return .emailVerificationSent(try decoder.decode(EmailLinkSent.self, from: payload))
-        case "email.verified": return .emailVerified(try decoder.decode(EmailVerified.self, from: payload))
-        case "password.reset_requested": return .passwordResetRequested(try decoder.decode(EmailLinkSent.self, from: payload))
-        case "session.started": return .sessionStarted(try decoder.decode(SessionStarted.self, from: payload))
-        case "session.refreshed": return .sessionRefreshed(try decoder.decode(SessionRefreshed.self, from: payload))
-        case "session.revoked": return .sessionRevoked(try decoder.decode(SessionRevoked.self, from: payload))
-        case "login.failed": return .loginFailed(try decoder.decode(LoginFailed.self, from: payload))
-        case "login.throttled": return .loginThrottled(try decoder.decode(LoginThrottled.self, from: payload))
-        case "handle.claimed": return .handleClaimed(try decoder.decode(HandleClaimed.self, from: payload))
-        case "profile.updated": return .profileUpdated(try decoder.decode(ProfileUpdated.self, from: payload))
-        case "phone.linked": return .phoneLinked(try decoder.decode(PhoneLinked.self, from: payload))
-        case "phone.changed": return .phoneChanged(try decoder.decode(PhoneChanged.self, from: payload))
-        case "reauth.granted": return .reauthGranted(try decoder.decode(ReauthGranted.self, from: payload))
-        case "reauth.failed": return .reauthFailed(try decoder.decode(ReauthFailed.self, from: payload))
-        case "reauth.link_sent": return .reauthLinkSent(try decoder.decode(EmailLinkSent.self, from: payload))
-        case "reauth.nonce_issued": return .reauthNonceIssued(try decoder.decode(ReauthNonceIssued.self, from: payload))
-        case "reauth.grants_revoked": return .reauthGrantsRevoked(try decoder.decode(ReauthGrantsRevoked.self, from: payload))
-        case "email.links_revoked": return .emailLinksRevoked(try decoder.decode(EmailLinksRevoked.self, from: payload))
-        case "email.added": return .emailAdded(try decoder.decode(EmailAdded.self, from: payload))
-        case "email.change_requested": return .emailChangeRequested(try decoder.decode(EmailLinkSent.self, from: payload))
-        case "email.changed": return .emailChanged(try decoder.decode(EmailChanged.self, from: payload))
-        case "email.reverted": return .emailReverted(try decoder.decode(EmailReverted.self, from: payload))
-        case "provider.linked": return .providerLinked(try decoder.decode(ProviderLinked.self, from: payload))
-        case "provider.unlinked": return .providerUnlinked(try decoder.decode(ProviderUnlinked.self, from: payload))
-        case "hold.placed": return .holdPlaced(try decoder.decode(Hold.self, from: payload))
-        case "hold.released": return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
-        case "account.deletion_scheduled": return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: payload))
-        case "account.purged": return .purged(try decoder.decode(Purged.self, from: payload))
-        default: return nil
+        guard let kind = Kind(rawValue: type) else { return nil }
+        switch kind {
+        case .registered: return .registered(try decoder.decode(Registered.self, from: payload))
+        case .passwordSet: return .passwordSet(try decoder.decode(PasswordSet.self, from: payload))
+        case .emailVerificationSent: return .emailVerificationSent(try decoder.decode(EmailLinkSent.self, from: payload))
+        case .emailVerified: return .emailVerified(try decoder.decode(EmailVerified.self, from: payload))
+        case .passwordResetRequested: return .passwordResetRequested(try decoder.decode(EmailLinkSent.self, from: payload))
+        case .sessionStarted: return .sessionStarted(try decoder.decode(SessionStarted.self, from: payload))
+        case .sessionRefreshed: return .sessionRefreshed(try decoder.decode(SessionRefreshed.self, from: payload))
+        case .sessionRevoked: return .sessionRevoked(try decoder.decode(SessionRevoked.self, from: payload))
+        case .loginFailed: return .loginFailed(try decoder.decode(LoginFailed.self, from: payload))
+        case .loginThrottled: return .loginThrottled(try decoder.decode(LoginThrottled.self, from: payload))
+        case .handleClaimed: return .handleClaimed(try decoder.decode(HandleClaimed.self, from: payload))
+        case .profileUpdated: return .profileUpdated(try decoder.decode(ProfileUpdated.self, from: payload))
+        case .phoneLinked: return .phoneLinked(try decoder.decode(PhoneLinked.self, from: payload))
+        case .phoneChanged: return .phoneChanged(try decoder.decode(PhoneChanged.self, from: payload))
+        case .reauthGranted: return .reauthGranted(try decoder.decode(ReauthGranted.self, from: payload))
+        case .reauthFailed: return .reauthFailed(try decoder.decode(ReauthFailed.self, from: payload))
+        case .reauthLinkSent: return .reauthLinkSent(try decoder.decode(EmailLinkSent.self, from: payload))
+        case .reauthNonceIssued: return .reauthNonceIssued(try decoder.decode(ReauthNonceIssued.self, from: payload))
+        case .reauthGrantsRevoked: return .reauthGrantsRevoked(try decoder.decode(ReauthGrantsRevoked.self, from: payload))
+        case .emailLinksRevoked: return .emailLinksRevoked(try decoder.decode(EmailLinksRevoked.self, from: payload))
+        case .emailAdded: return .emailAdded(try decoder.decode(EmailAdded.self, from: payload))
+        case .emailChangeRequested: return .emailChangeRequested(try decoder.decode(EmailLinkSent.self, from: payload))
+        case .emailChanged: return .emailChanged(try decoder.decode(EmailChanged.self, from: payload))
+        case .emailReverted: return .emailReverted(try decoder.decode(EmailReverted.self, from: payload))
+        case .providerLinked: return .providerLinked(try decoder.decode(ProviderLinked.self, from: payload))
+        case .providerUnlinked: return .providerUnlinked(try decoder.decode(ProviderUnlinked.self, from: payload))
+        case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
+        case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
+        case .deletionScheduled: return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: payload))
+        case .purged: return .purged(try decoder.decode(Purged.self, from: payload))
         }
     }
+
 }

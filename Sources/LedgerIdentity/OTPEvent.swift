@@ -64,7 +64,7 @@ public enum OTPEvent: Sendable, Equatable {
     }
 
     public struct Invalidated: Codable, Sendable, Equatable {
-        public enum Reason: String, Codable, Sendable {
+        public enum Reason: String, Codable, Sendable, CaseIterable {
             /// The last allowed wrong code was entered.
             case attemptsExhausted = "attempts_exhausted"
             /// A verification came after the code's lifetime.
@@ -88,15 +88,7 @@ public enum OTPEvent: Sendable, Equatable {
 }
 
 extension OTPEvent {
-    public var type: String {
-        switch self {
-        case .issued: return "phone.otp_issued"
-        case .failed: return "phone.otp_failed"
-        case .verified: return "phone.otp_verified"
-        case .invalidated: return "phone.otp_invalidated"
-        case .cancelled: return "phone.otp_cancelled"
-        }
-    }
+    public var type: String { kind.rawValue }
 
     public var schemaVersion: Int { 1 }
 
@@ -113,13 +105,13 @@ extension OTPEvent {
     /// Reads a stored event; unknown types are nil.
     public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws -> OTPEvent? {
         let decoder = AccountEvent.decoder
-        switch type {
-        case "phone.otp_issued": return .issued(try decoder.decode(Issued.self, from: payload))
-        case "phone.otp_failed": return .failed(try decoder.decode(Failed.self, from: payload))
-        case "phone.otp_verified": return .verified(try decoder.decode(Verified.self, from: payload))
-        case "phone.otp_invalidated": return .invalidated(try decoder.decode(Invalidated.self, from: payload))
-        case "phone.otp_cancelled": return .cancelled(try decoder.decode(Cancelled.self, from: payload))
-        default: return nil
+        guard let kind = Kind(rawValue: type) else { return nil }
+        switch kind {
+        case .issued: return .issued(try decoder.decode(Issued.self, from: payload))
+        case .failed: return .failed(try decoder.decode(Failed.self, from: payload))
+        case .verified: return .verified(try decoder.decode(Verified.self, from: payload))
+        case .invalidated: return .invalidated(try decoder.decode(Invalidated.self, from: payload))
+        case .cancelled: return .cancelled(try decoder.decode(Cancelled.self, from: payload))
         }
     }
 }

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The account events as a list: each type's stored name, the payload type that reads it, and
+/// the commands whose decision appends it. `ledger events catalog` renders docs/events.md from
+/// this; the switches are exhaustive, so a new event cannot be left out.
+extension AccountEvent {
+    /// Every account event type, by its stored name.
+    public enum Kind: String, CaseIterable, Sendable {
+        case registered = "account.registered"
+        case passwordSet = "password.set"
+        case emailVerificationSent = "email.verification_sent"
+        case emailVerified = "email.verified"
+        case passwordResetRequested = "password.reset_requested"
+        case sessionStarted = "session.started"
+        case sessionRefreshed = "session.refreshed"
+        case sessionRevoked = "session.revoked"
+        case loginFailed = "login.failed"
+        case loginThrottled = "login.throttled"
+        case handleClaimed = "handle.claimed"
+        case profileUpdated = "profile.updated"
+        case phoneLinked = "phone.linked"
+        case phoneChanged = "phone.changed"
+        case reauthGranted = "reauth.granted"
+        case reauthFailed = "reauth.failed"
+        case reauthLinkSent = "reauth.link_sent"
+        case reauthNonceIssued = "reauth.nonce_issued"
+        case reauthGrantsRevoked = "reauth.grants_revoked"
+        case emailLinksRevoked = "email.links_revoked"
+        case emailAdded = "email.added"
+        case emailChangeRequested = "email.change_requested"
+        case emailChanged = "email.changed"
+        case emailReverted = "email.reverted"
+        case providerLinked = "provider.linked"
+        case providerUnlinked = "provider.unlinked"
+        case holdPlaced = "hold.placed"
+        case holdReleased = "hold.released"
+        case deletionScheduled = "account.deletion_scheduled"
+        case purged = "account.purged"
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .registered: return .registered
+        case .passwordSet: return .passwordSet
+        case .emailVerificationSent: return .emailVerificationSent
+        case .emailVerified: return .emailVerified
+        case .passwordResetRequested: return .passwordResetRequested
+        case .sessionStarted: return .sessionStarted
+        case .sessionRefreshed: return .sessionRefreshed
+        case .sessionRevoked: return .sessionRevoked
+        case .loginFailed: return .loginFailed
+        case .loginThrottled: return .loginThrottled
+        case .handleClaimed: return .handleClaimed
+        case .profileUpdated: return .profileUpdated
+        case .phoneLinked: return .phoneLinked
+        case .phoneChanged: return .phoneChanged
+        case .reauthGranted: return .reauthGranted
+        case .reauthFailed: return .reauthFailed
+        case .reauthLinkSent: return .reauthLinkSent
+        case .reauthNonceIssued: return .reauthNonceIssued
+        case .reauthGrantsRevoked: return .reauthGrantsRevoked
+        case .emailLinksRevoked: return .emailLinksRevoked
+        case .emailAdded: return .emailAdded
+        case .emailChangeRequested: return .emailChangeRequested
+        case .emailChanged: return .emailChanged
+        case .emailReverted: return .emailReverted
+        case .providerLinked: return .providerLinked
+        case .providerUnlinked: return .providerUnlinked
+        case .holdPlaced: return .holdPlaced
+        case .holdReleased: return .holdReleased
+        case .deletionScheduled: return .deletionScheduled
+        case .purged: return .purged
+        }
+    }
+}
+
+extension AccountEvent.Kind {
+    /// The type its payload decodes as.
+    public var payloadType: any Decodable.Type {
+        switch self {
+        case .registered: return AccountEvent.Registered.self
+        case .passwordSet: return AccountEvent.PasswordSet.self
+        case .emailVerificationSent: return AccountEvent.EmailLinkSent.self
+        case .emailVerified: return AccountEvent.EmailVerified.self
+        case .passwordResetRequested: return AccountEvent.EmailLinkSent.self
+        case .sessionStarted: return AccountEvent.SessionStarted.self
+        case .sessionRefreshed: return AccountEvent.SessionRefreshed.self
+        case .sessionRevoked: return AccountEvent.SessionRevoked.self
+        case .loginFailed: return AccountEvent.LoginFailed.self
+        case .loginThrottled: return AccountEvent.LoginThrottled.self
+        case .handleClaimed: return AccountEvent.HandleClaimed.self
+        case .profileUpdated: return AccountEvent.ProfileUpdated.self
+        case .phoneLinked: return AccountEvent.PhoneLinked.self
+        case .phoneChanged: return AccountEvent.PhoneChanged.self
+        case .reauthGranted: return AccountEvent.ReauthGranted.self
+        case .reauthFailed: return AccountEvent.ReauthFailed.self
+        case .reauthLinkSent: return AccountEvent.EmailLinkSent.self
+        case .reauthNonceIssued: return AccountEvent.ReauthNonceIssued.self
+        case .reauthGrantsRevoked: return AccountEvent.ReauthGrantsRevoked.self
+        case .emailLinksRevoked: return AccountEvent.EmailLinksRevoked.self
+        case .emailAdded: return AccountEvent.EmailAdded.self
+        case .emailChangeRequested: return AccountEvent.EmailLinkSent.self
+        case .emailChanged: return AccountEvent.EmailChanged.self
+        case .emailReverted: return AccountEvent.EmailReverted.self
+        case .providerLinked: return AccountEvent.ProviderLinked.self
+        case .providerUnlinked: return AccountEvent.ProviderUnlinked.self
+        case .holdPlaced: return Hold.self
+        case .holdReleased: return AccountEvent.HoldReleased.self
+        case .deletionScheduled: return AccountEvent.DeletionScheduled.self
+        case .purged: return AccountEvent.Purged.self
+        }
+    }
+
+    /// The `AccountCommand`s whose decision (`decide`) can append it.
+    public var emittedBy: [String] {
+        switch self {
+        case .registered: return ["register", "registerByPhone", "registerByProvider"]
+        case .passwordSet: return ["register", "resetPassword", "rehashPassword", "changePassword", "addEmailAndPassword"]
+        case .emailVerificationSent: return ["register", "sendVerificationLink", "addEmailAndPassword"]
+        case .emailVerified: return ["confirmVerificationLink", "confirmReauthLink", "registerByProvider"]
+        case .passwordResetRequested: return ["sendPasswordResetLink"]
+        case .sessionStarted: return ["register", "startSession", "registerByPhone", "registerByProvider"]
+        case .sessionRefreshed: return ["refreshSession"]
+        case .sessionRevoked: return ["refreshSession", "revokeSession", "resetPassword", "changePassword", "revertEmail", "deleteAccount"]
+        case .loginFailed: return ["recordLoginFailure"]
+        case .loginThrottled: return ["recordLoginFailure"]
+        case .handleClaimed: return ["register", "updateProfile", "registerByPhone", "registerByProvider"]
+        case .profileUpdated: return ["updateProfile"]
+        case .phoneLinked: return ["registerByPhone", "linkPhone"]
+        case .phoneChanged: return ["changePhone"]
+        case .reauthGranted: return ["grantReauth", "confirmReauthLink"]
+        case .reauthFailed: return ["recordReauthFailure"]
+        case .reauthLinkSent: return ["sendReauthLink"]
+        case .reauthNonceIssued: return ["issueReauthNonce"]
+        case .reauthGrantsRevoked: return ["resetPassword", "changePassword", "revertEmail", "deleteAccount"]
+        case .emailLinksRevoked: return ["resetPassword", "changePassword", "revertEmail", "deleteAccount"]
+        case .emailAdded: return ["addEmailAndPassword"]
+        case .emailChangeRequested: return ["requestEmailChange"]
+        case .emailChanged: return ["confirmEmailChange"]
+        case .emailReverted: return ["revertEmail"]
+        case .providerLinked: return ["linkProvider", "registerByProvider"]
+        case .providerUnlinked: return ["unlinkProvider"]
+        case .holdPlaced: return ["placeHold"]
+        case .holdReleased: return ["releaseHold"]
+        case .deletionScheduled: return ["deleteAccount"]
+        case .purged: return []  // appended by the purge worker, not by a command
+        }
+    }
+}

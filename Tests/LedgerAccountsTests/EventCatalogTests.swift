@@ -1,0 +1,27 @@
+import Foundation
+import LedgerAccounts
+import LedgerIdentity
+import Testing
+
+@Suite("Event catalogue")
+struct EventCatalogTests {
+    @Test("docs/events.md is what `ledger events catalog` prints from the code (regenerate it when an event changes)")
+    func documentMatchesCode() throws {
+        let document = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/events.md").standardized
+        let committed = try String(contentsOf: document, encoding: .utf8)
+        #expect(
+            committed == EventCatalog.markdown(),
+            "docs/events.md is stale: run `swift run ledger events catalog > docs/events.md`")
+    }
+
+    @Test("every event type is listed once, with the fields its payload reads and what appends it")
+    func everyType() {
+        let entries = EventCatalog.entries
+        #expect(Set(entries.map(\.type)).count == entries.count)
+        #expect(entries.count == AccountEvent.Kind.allCases.count + OTPEvent.Kind.allCases.count)
+        let deletion = entries.first { $0.type == "account.deletion_scheduled" }
+        #expect(deletion?.fields.map(\.name) == ["purge_after", "cooldown_until", "cooldown_keys"])
+        #expect(deletion?.emittedBy == ["deleteAccount"])
+        #expect(entries.allSatisfy { !$0.emittedBy.isEmpty || $0.type == "account.purged" })
+    }
+}
