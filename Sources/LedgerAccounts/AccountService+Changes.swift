@@ -2,7 +2,7 @@ import Foundation
 import LedgerCore
 import LedgerIdentity
 
-/// Email and password changes (API.md "Changes"): change password, add email & password,
+/// Email and password changes (docs/architecture.md "Changes"): change password, add email & password,
 /// change email with its confirmation and revert links.
 extension AccountService {
     /// Sets a new password: re-auth (unless email + password is the only method), every rule

@@ -15,7 +15,7 @@ extension AccountService {
         _ = try await repository.execute(accountID) { _ in .releaseHold(ref: ref, keyID: keyID, administrator: administrator) }
     }
 
-    /// The blockers of a deletion, in the seeds' priority order.
+    /// The blockers of a deletion, in the product's priority order.
     public func deletionPreflight(_ accountID: UUID) async throws -> [DeletionBlocker] {
         try await repository.load(accountID).deletionBlockers
     }

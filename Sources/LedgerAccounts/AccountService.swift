@@ -153,7 +153,7 @@ public struct AccountService: Sendable {
         return session(state, sessionID, tokens)
     }
 
-    /// Counts a request under API.md's "Abuse limits" before the work it protects; nothing
+    /// Counts a request under docs/architecture.md "Abuse limits" before the work it protects; nothing
     /// when the service counts nothing (no limits configured).
     func admit(_ work: RequestLimits.Work, client: String?, accountID: UUID?) async throws {
         try await limits?.admit(work, client: client, accountID: accountID, now: clock.now())
@@ -220,7 +220,7 @@ public struct AccountService: Sendable {
         return try await repository.execute(found.accountID) { _ in .confirmVerificationLink(linkID: found.linkID) }.0
     }
 
-    /// Sends a password-reset link. API.md answers an unknown email with `404 no_account`, so
+    /// Sends a password-reset link. The contract (openapi.yaml) answers an unknown email with `404 no_account`, so
     /// each request counts as a sign-up and a lookup of the client's, before the lookup.
     public func forgotPassword(email rawEmail: String, client: String? = nil) async throws {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }

@@ -34,7 +34,7 @@ public struct EmailLinks: Sendable {
         return (link, message)
     }
 
-    /// The delivery template (API.md) of a link's message.
+    /// The delivery template (docs/architecture.md "Delivery") of a link's message.
     static func template(_ purpose: AccountState.PendingLink.Purpose) -> String {
         switch purpose {
         case .verifyEmail: return "verify_email"

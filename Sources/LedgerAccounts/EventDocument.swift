@@ -4,7 +4,7 @@ import LedgerEventStore
 import LedgerIdentity
 
 /// The public JSON form of a recorded event, as the event API, its stream and webhooks send it
-/// (API.md "Events and audit"):
+/// (docs/architecture.md "Events and audit"; docs/events.md):
 ///
 /// `{cursor, event_id, account_id, stream_id, type, schema_version, version, recorded_at, data, metadata, redacted}`
 ///

@@ -3,7 +3,7 @@ import LedgerCore
 import LedgerCrypto
 import LedgerIdentity
 
-/// Phone codes: request, verify, cancel (API.md "Phone and OTP"), for every purpose.
+/// Phone codes: request, verify, cancel (docs/architecture.md "Phone and OTP"), for every purpose.
 public struct OTPService: Sendable {
     public typealias ValidationFailure = AccountService.ValidationFailure
     let otps: any OTPRepository

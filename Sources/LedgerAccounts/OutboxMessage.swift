@@ -1,7 +1,7 @@
 import Foundation
 import LedgerCore
 
-/// An SMS or email to send, in the delivery payload of API.md.
+/// An SMS or email to send, in the delivery payload (docs/architecture.md "Delivery").
 public struct OutboxMessage: Sendable, Equatable, Codable {
     public enum Channel: String, Sendable, Codable { case sms, email }
 

@@ -4,7 +4,7 @@ import LedgerCrypto
 import LedgerIdentity
 
 /// Sign in with Apple and Google, linking and disconnecting them, and re-auth by them
-/// (API.md "Changes", "Re-auth"; CH07 §3.1–3.4).
+/// (docs/architecture.md "Changes", "Re-auth").
 public struct ProviderService: Sendable {
     let accounts: AccountService
     let verifier: any IdentityTokenVerifier
@@ -144,7 +144,7 @@ public struct ProviderService: Sendable {
         return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
     }
 
-    /// How old an ID token may be for re-auth (API.md: 5 minutes).
+    /// How old an ID token may be for re-auth (5 minutes, `Policies.reauthNonceLifetime`).
     public static let reauthTokenMaxAge = Policies.standard.reauthNonceLifetime
 
     static func inUse(_ provider: IdentityProvider) -> IdentityError {

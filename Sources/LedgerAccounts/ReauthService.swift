@@ -3,7 +3,7 @@ import LedgerCore
 import LedgerCrypto
 import LedgerIdentity
 
-/// "Verify it's you" (API.md "Re-auth"): the picker's options and the grants by password and
+/// "Verify it's you" (docs/architecture.md "Re-auth"): the picker's options and the grants by password and
 /// by email link. Phone grants come through `OTPService` with purpose `reauth`.
 public struct ReauthService: Sendable {
     let accounts: AccountService
@@ -61,7 +61,7 @@ public struct ReauthService: Sendable {
         return (nonce, expiresAt)
     }
 
-    /// How long a re-auth nonce lasts (API.md: 5 minutes).
+    /// How long a re-auth nonce lasts (5 minutes, `Policies.reauthNonceLifetime`).
     public static let nonceLifetime = Policies.standard.reauthNonceLifetime
 
     /// Emails a re-auth link to the account's address; its grant will belong to `session`.

@@ -2,7 +2,7 @@ import Foundation
 import LedgerCore
 import LedgerIdentity
 
-/// API.md "Abuse limits": sign-ups and reset requests per client, and every answer that can
+/// docs/architecture.md "Abuse limits": sign-ups and reset requests per client, and every answer that can
 /// tell whether an email or number is registered, per client and per signed-in account. Each
 /// is counted before the work it protects (the lookup, the hash), so a refused request costs
 /// one upsert and tells nothing.

@@ -73,7 +73,7 @@ public struct Retention: Sendable {
 }
 
 extension AccountService {
-    /// Deletes the signed-in account (API.md "Deletion"): re-auth, no blockers (re-checked in
+    /// Deletes the signed-in account (docs/architecture.md "Deletion"): re-auth, no blockers (re-checked in
     /// the transaction), then every session revoked, the purge scheduled and the account's
     /// identifiers put on the re-signup cooldown list.
     public func deleteAccount(_ session: SessionRef, reauthToken: String?) async throws -> AccountState {

@@ -3,7 +3,7 @@ import LedgerAccounts
 import LedgerEventStore
 import LedgerIdentity
 
-/// What auditors and compliance jobs read of one account (API.md "Events and audit"): its
+/// What auditors and compliance jobs read of one account (docs/architecture.md "Events and audit"; docs/events.md): its
 /// whole history, its state as it was at any instant, and whether its chain verifies.
 public struct AccountAudit: Sendable {
     let store: EventStore

@@ -5,7 +5,7 @@ import LedgerIdentity
 import LedgerPostgres
 
 /// Throws the account projections away and rebuilds them from the account streams, giving
-/// exactly the rows the incremental path wrote (DESIGN §3).
+/// exactly the rows the incremental path wrote (docs/architecture.md "Event store rules").
 public enum AccountProjections {
     /// The tables rebuilt; operational tables (outbox, throttles, API keys) are not projections.
     static let tables = [

@@ -37,8 +37,8 @@ public struct PostgresOTPRepository: OTPRepository {
             if let wait = delays.max() {
                 throw IdentityError(.rateLimited, "Too many codes requested. Try again later.", retryAfter: wait)
             }
-            // Every stream this transaction writes is locked before its first write (DESIGN.md
-            // §3), in one order: a superseded request locked after another's append would let a
+            // Every stream this transaction writes is locked before its first write (docs/architecture.md
+            // "Event store rules"), in one order: a superseded request locked after another's append would let a
             // writer of it commit a later version with an earlier transaction id.
             let superseded = recent.open.sorted { $0.uuidString < $1.uuidString }
             for openID in superseded { store.lockStream(openID, on: connection) }

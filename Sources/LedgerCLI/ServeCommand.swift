@@ -68,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
         defer { cluster?.stop() }
         let development = dev || cluster != nil
         // Without a delivery webhook, codes and links go to the log: fine on a laptop, a leak
-        // of every sign-in code anywhere else (API.md "Abuse limits").
+        // of every sign-in code anywhere else (docs/architecture.md "Abuse limits").
         guard development || configuration.deliveryWebhookURL != nil else {
             throw ValidationError(
                 "refusing to start: LEDGER_DELIVERY_WEBHOOK_URL is not set, and outside development mode (--dev) "

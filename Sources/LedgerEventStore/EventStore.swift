@@ -4,7 +4,7 @@ import LedgerCrypto
 import LedgerPostgres
 import Logging
 
-/// The append-only store of identity events on PostgreSQL (DESIGN.md §3).
+/// The append-only store of identity events on PostgreSQL (docs/architecture.md "Event store rules").
 ///
 /// Appends are one `ledger_append` call: one round trip, one commit when run on its own.
 /// Callers that update projections in the same transaction use the `on:` variants inside

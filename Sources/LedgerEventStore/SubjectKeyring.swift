@@ -19,7 +19,7 @@ public final class SubjectKeyring: Sendable {
     /// The subject's data key, created when it has none yet.
     ///
     /// Inside a transaction, the caller must already hold the stream's advisory lock: this
-    /// may write, and a transaction's first write must come after the lock (DESIGN §3).
+    /// may write, and a transaction's first write must come after the lock (docs/architecture.md "Event store rules").
     public func dataKey(for subjectID: UUID, on connection: PostgresConnection) async throws -> DataKey {
         if let key = cache.get(subjectID) { return key }
         for _ in 0..<3 {

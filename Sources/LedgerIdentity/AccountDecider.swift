@@ -289,7 +289,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .deleteAccount(let sessionID, let reauthTokenHash, let purgeDelay, let cooldown, let cooldownKeys):
         try requireAccount(state)
-        // Blockers before re-auth (seeds, "Delete account · info"): no one verifies it's them
+        // Blockers before re-auth (docs/architecture.md "Deletion"): no one verifies it's them
         // for a deletion that cannot happen yet.
         let blockers = state.deletionBlockers
         guard blockers.isEmpty else { throw DeletionBlocked(blockers: blockers) }
@@ -330,7 +330,7 @@ private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, li
 
 /// Recovery (and deletion) wins: every pending email link but the one being used, and every
 /// live re-auth grant, ends with it, so whoever holds a copy (an attacker's email-change link,
-/// a grant earned on a stolen session) holds nothing (API.md "Re-auth"). Revert links are the
+/// a grant earned on a stolen session) holds nothing (docs/architecture.md "Re-auth"). Revert links are the
 /// exception until deletion: they are the previous owner's way back, and an attacker who
 /// moved the email and then reset the password must not end them.
 private func endPendingAccess(_ state: AccountState, reason: String, except usedLink: UUID?, now: Date) -> [AccountEvent] {

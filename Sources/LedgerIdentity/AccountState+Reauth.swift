@@ -20,7 +20,7 @@ extension AccountState {
         return methods
     }
 
-    /// The picker for `action` (API.md "Re-auth"): every method except the one being changed.
+    /// The picker for `action` (docs/architecture.md "Re-auth"): every method except the one being changed.
     /// Email + password is one method, so a password change offers the email link and an
     /// email change the password. Adding a method does not take the password while the email
     /// is unverified: it proves nothing about who owns the address.

@@ -15,7 +15,7 @@ public struct Country: Sendable, Equatable, Codable {
     }
 }
 
-/// The bundled country list, ordered the way the seeds' "Popular section logic" says: the
+/// The bundled country list, ordered the way the product spec's "Popular section logic" says: the
 /// caller's locale country first, then Georgia, the United States and the United Kingdom, then
 /// the rest by name.
 public struct CountryCatalog: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 
 /// An email address as the service stores it: trimmed, and compared lower-cased.
 ///
-/// API.md: at most 254 characters with a local part of at most 64 (RFC 5321); otherwise
+/// At most 254 characters with a local part of at most 64 (RFC 5321); otherwise
 /// `422 invalid_email` "Enter a valid email address.".
 public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// As typed, trimmed.

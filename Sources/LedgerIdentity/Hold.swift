@@ -11,7 +11,7 @@ public struct Money: Codable, Sendable, Equatable {
         self.minor = minor
     }
 
-    /// The largest amount a hold may carry either way (API.md "Abuse limits"): sums of
+    /// The largest amount a hold may carry either way (docs/architecture.md "Abuse limits"): sums of
     /// thousands of holds still fit in 64 bits.
     public static let maximumMinorUnits: Int64 = 1_000_000_000_000_000
 
@@ -31,14 +31,14 @@ public struct Money: Codable, Sendable, Equatable {
     }
 }
 
-/// Why a backend says the account cannot be deleted yet (seeds: Delete blockers).
+/// Why a backend says the account cannot be deleted yet (docs/architecture.md "Deletion").
 public enum HoldKind: String, Codable, Sendable, CaseIterable {
     case upcomingSession = "upcoming_session"
     case upcomingBooking = "upcoming_booking"
     case pendingPayout = "pending_payout"
     case dispute
 
-    /// The seeds' priority: sessions and bookings, then payout, then the rest.
+    /// The product's priority: sessions and bookings, then payout, then the rest.
     public var priority: Int {
         switch self {
         case .upcomingSession: return 0
@@ -91,7 +91,7 @@ public struct DeletionBlocker: Sendable, Equatable {
 }
 
 extension AccountState {
-    /// What stands in the way of deleting the account, in the seeds' priority order; empty
+    /// What stands in the way of deleting the account, in the product's priority order; empty
     /// means the deletion may proceed.
     public var deletionBlockers: [DeletionBlocker] {
         Dictionary(grouping: holds.values, by: \.kind)

@@ -1,4 +1,4 @@
-/// A command the account's state refuses, with the API's code and the seeds' copy.
+/// A command the account's state refuses, with the API's code and the product copy.
 public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String

@@ -6,6 +6,6 @@ public enum IdentityProvider: String, Sendable, CaseIterable, Codable {
     public var reauthMethod: ReauthMethod { self == .apple ? .apple : .google }
     /// The re-auth action that disconnects it.
     public var disconnectAction: ReauthAction { self == .apple ? .disconnectApple : .disconnectGoogle }
-    /// How the seeds name it.
+    /// How the apps name it.
     public var displayName: String { self == .apple ? "Apple" : "Google" }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The OTP rules (seeds: Enter OTP code; API.md configuration), with the seeds' defaults.
+/// The OTP rules (docs/architecture.md "Phone and OTP"), with the product's defaults.
 public struct OTPPolicy: Sendable, Equatable {
     /// How long a code is valid.
     public var ttl: TimeInterval = 300

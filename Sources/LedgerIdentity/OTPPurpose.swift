@@ -1,4 +1,4 @@
-/// What a phone code is for (API.md "Phone and OTP").
+/// What a phone code is for (docs/architecture.md "Phone and OTP").
 public enum OTPPurpose: String, Sendable, CaseIterable, Codable {
     /// Signs in the account holding the number, or creates one.
     case signIn = "sign_in"

@@ -1,9 +1,9 @@
 import Foundation
 
-/// The backend-authoritative password rules (seeds: "Set new password", CH07 §8.3; API.md
+/// The backend-authoritative password rules (docs/architecture.md "Accounts and sessions";
 /// "Password rule codes"). Every broken rule is reported, not only the first.
 public struct PasswordPolicy: Sendable {
-    /// One broken rule, with the seeds' copy.
+    /// One broken rule, with the product copy.
     public struct Violation: Sendable, Hashable {
         public let code: String
         public let message: String
@@ -11,7 +11,7 @@ public struct PasswordPolicy: Sendable {
         public static let tooShort = Violation(code: "too_short", message: "Password must be at least 8 characters.")
         public static let tooCommon = Violation(code: "too_common", message: "Not a common password")
         public static let allDigits = Violation(code: "all_digits", message: "Not all numbers")
-        /// The seeds give no copy for this rule (it is server-side only); this is ours.
+        /// The product spec gives no copy for this rule (it is server-side only); this is ours.
         public static let similarToEmail = Violation(code: "similar_to_email", message: "Too similar to your email address.")
         public static let sameAsCurrent = Violation(
             code: "same_as_current", message: "Pick something different from your current password.")

@@ -2,7 +2,7 @@ import Foundation
 
 /// A phone number in E.164 with the region the user picked (several regions share a dial
 /// code: +1, +7). Validated by the region's national lengths only ("no libphonenumber heavy
-/// dependency — simple length rule", seeds: Enter phone number).
+/// dependency — simple length rule", the product spec).
 public struct PhoneNumber: Sendable, Hashable, CustomStringConvertible {
     /// `+995511200300`.
     public let e164: String

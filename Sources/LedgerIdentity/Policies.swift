@@ -1,10 +1,10 @@
 import Foundation
 
-/// The product's numbers, as the seeds and API.md set them: every default in the service starts
+/// The product's numbers, as its spec sets them: every default in the service starts
 /// here (`LedgerConfiguration` reads the environment over `Policies.standard`), so a rule's
 /// number is written once. OTP numbers are `OTPPolicy`, held here as `otp`.
 public struct Policies: Sendable, Equatable {
-    /// The seeds' values.
+    /// The product spec's values.
     public static let standard = Policies()
 
     /// Codes: TTL, attempts, resends, countdown, caps (`OTPPolicy`).
@@ -21,7 +21,7 @@ public struct Policies: Sendable, Equatable {
     /// The revert link sent to the old address after an email change.
     public var emailRevertLifetime: TimeInterval = 604_800
     /// Email links of one purpose: at most `linkSendLimit` sends (the first and its resends)
-    /// per `linkSendWindow`, like the seeds' OTP rule.
+    /// per `linkSendWindow`, like the OTP resend rule.
     public var linkSendLimit = 4
     public var linkSendWindow: TimeInterval = 900
     /// Live re-auth nonces one session may hold at once: enough for a person retrying, not a

@@ -1,4 +1,4 @@
-/// A sensitive change that needs "Verify it's you" first (seeds: Re-auth Picker).
+/// A sensitive change that needs "Verify it's you" first (docs/architecture.md "Re-auth").
 public enum ReauthAction: String, Sendable, CaseIterable {
     case changePhone = "change_phone"
     case changeEmail = "change_email"
@@ -37,7 +37,7 @@ public enum ReauthAction: String, Sendable, CaseIterable {
 
     /// Whether the action changes its target in place (the account stays reachable by it). Only
     /// such a change may go ahead on the session alone, and only when the picker has nothing
-    /// to offer (the seeds' "Last-method variant"); a disconnect, a deletion or an added method
+    /// to offer (the picker's last-method variant); a disconnect, a deletion or an added method
     /// never does.
     public var changesTargetInPlace: Bool {
         switch self {

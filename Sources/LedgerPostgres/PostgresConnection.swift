@@ -37,7 +37,7 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: \(message)")
         }
         let connection = PostgresConnection(handle: handle, executor: executor, readiness: readiness)
-        // Transactions stay short (DESIGN §3): an abandoned one must not hold the feed back.
+        // Transactions stay short (docs/architecture.md "Event store rules"): an abandoned one must not hold the feed back.
         try connection.executeSync(
             "SET TimeZone = 'UTC'; SET idle_in_transaction_session_timeout = '60s'; SET application_name = 'ledger'",
             [])

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// An error answered to a client in the one shape of API.md:
+/// An error answered to a client in the one shape of openapi.yaml (`Error`):
 /// `{"error": "code", "message": "Human copy", ...extra fields}`.
 public struct APIError: Error, HTTPResponseError, Sendable {
     /// The machine-readable `error` field.

@@ -8,7 +8,7 @@ import LedgerEventStore
 import LedgerIdentity
 
 /// One account's history for auditors and compliance jobs (`audit:read`): its events, its
-/// state at any instant, and its chain check (API.md "Events and audit").
+/// state at any instant, and its chain check (docs/architecture.md "Events and audit"; docs/events.md).
 public struct AuditController: Sendable {
     let audit: AccountAudit
     let keys: APIKeyGuard
@@ -68,7 +68,7 @@ public struct AuditController: Sendable {
     }
 }
 
-/// `{account_id, at, version, hub, profile, lifecycle}` of API.md (also what `ledger replay` prints).
+/// `{account_id, at, version, hub, profile, lifecycle}` of openapi.yaml (also what `ledger replay` prints).
 public struct PointInTimeBody: Encodable, Sendable {
     let pointInTime: AccountAudit.PointInTime
     public init(_ pointInTime: AccountAudit.PointInTime) { self.pointInTime = pointInTime }

@@ -5,7 +5,7 @@ import LedgerAccounts
 import LedgerIdentity
 
 /// Email sign-up and sign-in, token refresh, logout, and the signed-in account's views
-/// (API.md "Accounts and sessions"). Translates HTTP to `AccountService` and back.
+/// (docs/architecture.md "Accounts and sessions"). Translates HTTP to `AccountService` and back.
 public struct AuthController: Sendable {
     let accounts: AccountService
 

@@ -5,7 +5,7 @@ import LedgerAccounts
 import LedgerIdentity
 
 /// Password change, add email & password, and email change with its confirmation and
-/// revert links (API.md "Changes").
+/// revert links (docs/architecture.md "Changes").
 public struct CredentialsController: Sendable {
     let accounts: AccountService
 

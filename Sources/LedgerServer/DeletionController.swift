@@ -6,7 +6,7 @@ import LedgerEventStore
 import LedgerIdentity
 
 /// Holds reported by backends (`holds:write`), the deletion preflight, and the deletion
-/// itself (API.md "Deletion").
+/// itself (docs/architecture.md "Deletion").
 public struct DeletionController: Sendable {
     let accounts: AccountService
     let keys: APIKeyGuard

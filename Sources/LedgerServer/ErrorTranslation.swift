@@ -100,7 +100,7 @@ enum ErrorTranslation {
     }
 
     /// A call whose input breaks one named rule (`invalid_email` "Enter a valid email address.",
-    /// `invalid_phone`, as API.md names them) answers that rule as the top-level `422`.
+    /// `invalid_phone`, as openapi.yaml names them) answers that rule as the top-level `422`.
     static func singleRule<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -5,7 +5,7 @@ import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
 
-/// Sets what every event a request causes records besides its payload (DESIGN.md: actor,
+/// Sets what every event a request causes records besides its payload (docs/architecture.md "Event store rules": actor,
 /// correlation, IP hash, user-agent class; never personal data): the request id as the
 /// correlation id, the client address (which the event store stores only as a hash under the
 /// account's own key), and a coarse class of the user agent.

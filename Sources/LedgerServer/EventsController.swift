@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// Guarantee: a consumer that follows `next_cursor` (or the SSE `id:`) sees every committed
 /// event exactly once, in one order shared by every consumer, each stream's events in version
 /// order. The feed only shows transactions older than every transaction still running, so a
-/// late commit can hold it back for a moment but never makes it skip (DESIGN.md §3).
+/// late commit can hold it back for a moment but never makes it skip (docs/architecture.md "Event store rules").
 public struct EventsController: Sendable {
     let store: EventStore
     let keys: APIKeyGuard

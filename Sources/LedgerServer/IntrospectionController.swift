@@ -19,7 +19,7 @@ public struct IntrospectionController: Sendable {
         routes.post("/sessions/introspect") { request, context in
             try await keys.authorize(request, scope: .sessionsIntrospect)
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
-            // API.md's shape whatever the answer: an inactive token gets nulls, and nothing else
+            // openapi.yaml's shape whatever the answer: an inactive token gets nulls, and nothing else
             // about it (unknown, expired and revoked read the same).
             guard let found = try await accounts.introspect(accessToken: body.token) else {
                 return JSONResponse(

@@ -2,8 +2,8 @@ import Foundation
 import LedgerCore
 import LedgerIdentity
 
-/// Everything the service reads from its environment (API.md, "Configuration"); defaults are
-/// the seeds' values. Flags of `ledger serve` override the environment.
+/// Everything the service reads from its environment (the README's "Configuration"); defaults are
+/// `Policies.standard`, the product's values. Flags of `ledger serve` override the environment.
 public struct LedgerConfiguration: Sendable {
     public var databaseURL: String?
     public var host = "0.0.0.0"
@@ -19,7 +19,7 @@ public struct LedgerConfiguration: Sendable {
     public var otpResendIntervalSeconds = Int(Policies.standard.otp.resendInterval)
     public var reauthTTLSeconds = Int(Policies.standard.reauthGrantLifetime)
     public var ipOTPLimit = Policies.standard.otp.addressLimit
-    /// Codes one signed-in account may request per 15 minutes, all numbers together (beyond API.md).
+    /// Codes one signed-in account may request per 15 minutes, all numbers together (our own addition to the contract).
     public var accountOTPLimit = Policies.standard.otp.accountLimit
     public var ipLoginFailureLimit = Policies.standard.ipLoginFailureLimit
     public var otpDailyFailureLimit = Policies.standard.otp.dailyFailureLimit
@@ -30,7 +30,7 @@ public struct LedgerConfiguration: Sendable {
     public var ipLookupLimit = Policies.standard.ipLookupLimit
     /// Whether subscription URLs may reach loopback, private, link-local and metadata addresses.
     public var webhookAllowPrivateNetworks = false
-    /// How long rows kept for a while stay (beyond API.md; `LEDGER_*_RETENTION_SECONDS`).
+    /// How long rows kept for a while stay (our own addition; `LEDGER_*_RETENTION_SECONDS`).
     public var throttleRetentionSeconds = 86_400
     public var otpRetentionSeconds = 86_400
     public var outboxRetentionSeconds = 3_600
@@ -63,7 +63,7 @@ public struct LedgerConfiguration: Sendable {
     /// Seconds a request waits for a pooled connection before `503` with `Retry-After`.
     public var databasePoolTimeoutSeconds = 5
     /// Requests per second one API key may make to one instance (a burst of twice that is
-    /// allowed); 0 turns the limit off (beyond API.md: `LEDGER_API_KEY_RATE_LIMIT`).
+    /// allowed); 0 turns the limit off (our own addition: `LEDGER_API_KEY_RATE_LIMIT`).
     public var apiKeyRateLimit = 1000
 
     public init() {}
@@ -85,7 +85,7 @@ public struct LedgerConfiguration: Sendable {
     /// The largest any setting may be: ten years, in seconds or in counts.
     static let longestSetting = 3650 * day
 
-    /// Reads the variables of API.md; a malformed number is an error naming the variable.
+    /// Reads the variables of the README's "Configuration"; a malformed number is an error naming the variable.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerConfiguration
     {
         var configuration = LedgerConfiguration()

@@ -27,7 +27,7 @@ public struct LedgerRequestContext: RequestContext {
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
-    /// API.md: bodies over 64 KiB are refused with `413 payload_too_large`.
+    /// openapi.yaml: bodies over 64 KiB are refused with `413 payload_too_large`.
     public var maxUploadSize: Int { APILimits.maximumBodyBytes }
 }
 

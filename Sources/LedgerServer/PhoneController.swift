@@ -4,7 +4,7 @@ import Hummingbird
 import LedgerAccounts
 import LedgerIdentity
 
-/// Phone codes for every purpose (API.md "Phone and OTP").
+/// Phone codes for every purpose (docs/architecture.md "Phone and OTP").
 public struct PhoneController: Sendable {
     let otp: OTPService
     let accounts: AccountService

@@ -5,7 +5,7 @@ import LedgerAccounts
 import LedgerIdentity
 
 /// Profile, handles, email availability, sessions and the support prefill
-/// (API.md "Accounts and sessions").
+/// (docs/architecture.md "Accounts and sessions").
 public struct ProfileController: Sendable {
     let accounts: AccountService
     let supportEmail: String

@@ -4,7 +4,7 @@ import Hummingbird
 import LedgerAccounts
 import LedgerIdentity
 
-/// "Verify it's you" (API.md "Re-auth"): the picker's options and the password and email-link
+/// "Verify it's you" (docs/architecture.md "Re-auth"): the picker's options and the password and email-link
 /// grants. Phone grants are `verify-otp` with purpose `reauth`.
 public struct ReauthController: Sendable {
     let reauth: ReauthService

@@ -38,7 +38,7 @@ public struct LogDeliverySink: DeliverySink {
     }
 }
 
-/// POSTs each message as JSON (API.md's delivery payload) to the operator's bridge, signed
+/// POSTs each message as JSON (docs/architecture.md "Delivery") to the operator's bridge, signed
 /// (`WebhookSignature`) when a secret is set.
 public struct WebhookDeliverySink: DeliverySink {
     let url: String

@@ -7,7 +7,7 @@ import LedgerPostgres
 import Logging
 import ServiceLifecycle
 
-/// Purges deleted accounts whose `purge_after` has passed (DESIGN.md §3, API.md "Deletion").
+/// Purges deleted accounts whose `purge_after` has passed (docs/architecture.md "Event store rules", "Deletion").
 ///
 /// Each account is purged in one transaction: append `account.purged` (unencrypted, no
 /// personal data), destroy the account's data key (its payloads become unreadable everywhere,
@@ -54,7 +54,7 @@ public struct PurgeWorker: Sendable {
     /// A due account whose stream lock this transaction now holds; nil when none is free.
     ///
     /// The stream lock comes first, before any row lock or write, as on every other write path
-    /// (DESIGN.md): a `FOR UPDATE` on the `accounts` row first would take the locks in the
+    /// (docs/architecture.md "Event store rules"): a `FOR UPDATE` on the `accounts` row first would take the locks in the
     /// opposite order from a command on the same account. A candidate is checked again under the
     /// lock, since another worker may have purged it in between.
     private static func claimDueAccount(at now: Date, on connection: PostgresConnection) async throws -> (UUID, Date?, String?)? {

@@ -5,7 +5,7 @@ import Testing
 struct CountryCatalogTests {
     let catalog = CountryCatalog.standard
 
-    @Test("all 245 regions, with the seeds' length rules for GE, US and GB")
+    @Test("all 245 regions, with the product's length rules for GE, US and GB")
     func data() throws {
         #expect(catalog.countries.count == 245)
         #expect(catalog.country(iso: "GE")?.nationalLengths == [9])

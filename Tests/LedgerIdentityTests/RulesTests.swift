@@ -45,7 +45,7 @@ struct RulesTests {
         #expect(Handle(temporary.value) != nil)
     }
 
-    @Test("password rules report every broken rule with the seeds' copy")
+    @Test("password rules report every broken rule with the product copy")
     func passwordRules() throws {
         let policy = PasswordPolicy.standard
         let email = try #require(EmailAddress("maria.garcia@example.com"))

@@ -6,7 +6,7 @@ import LedgerServer
 import LedgerTestSupport
 import Testing
 
-/// API.md "Abuse limits": each limit at its edge, counted before the lookup or the hash, per
+/// docs/architecture.md "Abuse limits": each limit at its edge, counted before the lookup or the hash, per
 /// client (an IPv6 client by its /64) and per signed-in account.
 @Suite("HTTP: abuse limits", .timeLimit(.minutes(3)))
 struct AbuseLimitTests {

@@ -83,7 +83,7 @@ struct AuthEndpointTests {
         }
     }
 
-    @Test("logout revokes the session; sign-in errors use the seeds' copy")
+    @Test("logout revokes the session; sign-in errors use the product copy")
     func logoutAndSignIn() async throws {
         try await TestPostgres.withDatabase { db in
             let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))

@@ -3,9 +3,9 @@ import LedgerIdentity
 import LedgerServer
 import Testing
 
-@Suite("Configuration from the environment (API.md, \"Configuration\")")
+@Suite("Configuration from the environment (README, \"Configuration\")")
 struct ConfigurationTests {
-    @Test("an empty environment gives API.md's defaults")
+    @Test("an empty environment gives the documented defaults")
     func defaults() throws {
         let configuration = try LedgerConfiguration.fromEnvironment([:])
         #expect(configuration.databaseURL == nil && configuration.masterKey == nil)

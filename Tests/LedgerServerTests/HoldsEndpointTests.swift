@@ -11,7 +11,7 @@ import Testing
 
 @Suite("HTTP: holds and the deletion preflight", .timeLimit(.minutes(2)))
 struct HoldsEndpointTests {
-    @Test("holds are idempotent per ref; the preflight lists them in the seeds' priority order")
+    @Test("holds are idempotent per ref; the preflight lists them in the product's priority order")
     func holdsAndPreflight() async throws {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)

@@ -201,7 +201,7 @@ struct PhoneEndpointTests {
         }
     }
 
-    @Test("adding a number someone holds is 409 with the seeds' copy and no hint; a free one shows on the hub")
+    @Test("adding a number someone holds is 409 with the product copy and no hint; a free one shows on the hub")
     func addPhone() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in

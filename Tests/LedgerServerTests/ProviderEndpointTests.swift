@@ -160,7 +160,7 @@ struct ProviderEndpointTests {
         }
     }
 
-    @Test("disconnect: the last method is 409 with the seeds' copy, grant or not; otherwise re-auth first")
+    @Test("disconnect: the last method is 409 with the product copy, grant or not; otherwise re-auth first")
     func disconnect() async throws {
         try await withApp { client, providers in
             let created = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")])

@@ -121,7 +121,7 @@ struct DeliveryDispatcherTests {
         }
     }
 
-    @Test("the webhook sink POSTs API.md's payload, signed over timestamp and body")
+    @Test("the webhook sink POSTs the delivery payload, signed over timestamp and body")
     func webhook() async throws {
         let received = ReceivedRequests()
         let router = Router()
