@@ -1,52 +1,37 @@
 import Foundation
 import LedgerPostgres
 
-/// Follows the global feed from a cursor, for ever: pages through what is there, then waits for
-/// a wake-up (a commit here, a NOTIFY from elsewhere) or the poll interval, and reads again.
-///
-/// Pull-based: nothing is read ahead of the consumer beyond one page.
+/// Follows the global feed from a cursor, for ever, event by event (`FeedReader.Follower`
+/// underneath: it pages through what is there, then waits for a wake-up, a commit here or a
+/// NOTIFY from elsewhere, or the poll interval, and reads again).
 public struct EventSubscription: AsyncSequence, Sendable {
     public typealias Element = RecordedEvent
 
-    let store: EventStore
-    let start: FeedCursor
-    let pageSize: Int
+    let follower: FeedReader.Follower
     let pollInterval: Duration
-    let types: [String]?
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(store: store, cursor: start, pageSize: pageSize, pollInterval: pollInterval, types: types)
+        Iterator(follower: follower, pollInterval: pollInterval)
     }
 
     public struct Iterator: AsyncIteratorProtocol {
-        let store: EventStore
-        var cursor: FeedCursor
-        let pageSize: Int
+        var follower: FeedReader.Follower
         let pollInterval: Duration
-        let types: [String]?
         var buffer: [RecordedEvent] = []
         var bufferIndex = 0
 
         /// The next event; nil only when the task is cancelled.
         public mutating func next() async throws -> RecordedEvent? {
-            while !Task.isCancelled {
-                if bufferIndex < buffer.count {
-                    let event = buffer[bufferIndex]
-                    bufferIndex += 1
-                    cursor = event.cursor
-                    return event
+            while bufferIndex == buffer.count {
+                if Task.isCancelled {
+                    follower.cancel()
+                    return nil
                 }
-                let generation = store.wakeups.generation
-                let page = try await store.readAll(after: cursor, limit: pageSize, types: types)
-                if page.events.isEmpty {
-                    cursor = page.nextCursor
-                    await store.wakeups.wait(after: generation, timeout: pollInterval)
-                } else {
-                    buffer = page.events
-                    bufferIndex = 0
-                }
+                buffer = try await follower.next(idle: pollInterval)
+                bufferIndex = 0
             }
-            return nil
+            defer { bufferIndex += 1 }
+            return buffer[bufferIndex]
         }
     }
 }
@@ -57,7 +42,9 @@ extension EventStore {
         after cursor: FeedCursor = .start, pageSize: Int = 1000, pollInterval: Duration = .seconds(1),
         types: [String]? = nil
     ) -> EventSubscription {
-        EventSubscription(store: self, start: cursor, pageSize: pageSize, pollInterval: pollInterval, types: types)
+        EventSubscription(
+            follower: FeedReader(store: self, pollInterval: pollInterval).follow(from: cursor, types: types, pageSize: pageSize),
+            pollInterval: pollInterval)
     }
 
     /// Wakes this store's followers whenever another process NOTIFYs `ledger_events`.

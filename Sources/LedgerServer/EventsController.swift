@@ -14,22 +14,21 @@ import ServiceLifecycle
 /// order. The feed only shows transactions older than every transaction still running, so a
 /// late commit can hold it back for a moment but never makes it skip (docs/architecture.md "Event store rules").
 public struct EventsController: Sendable {
-    let store: EventStore
+    let feed: FeedReader
     let keys: APIKeyGuard
     let streams: StreamSlots
     /// How often an open stream checks that its key is still live: a revoked key's stream ends
     /// within this (plus the key cache's few seconds).
     let keyRecheckInterval: Duration
-    /// How often an idle follower re-reads when no wake-up came (a NOTIFY can be missed, and a
-    /// commit can be hidden behind an older running transaction).
-    static let pollInterval: Duration = .milliseconds(250)
+    /// How often an idle stream looks up from its wait (for a shutdown, a keep-alive, a recheck).
+    static let idleInterval: Duration = .milliseconds(250)
     /// An idle SSE connection gets a comment this often, so proxies keep it open.
     static let keepAliveInterval: Duration = .seconds(15)
 
     /// - Parameters:
     ///   - streamsPerKey: open `GET /events/stream` connections one key may hold on this instance.
     public init(store: EventStore, keys: APIKeyGuard, streamsPerKey: Int = 8, keyRecheckInterval: Duration = .seconds(30)) {
-        self.store = store
+        self.feed = FeedReader(store: store)
         self.keys = keys
         self.streams = StreamSlots(perKey: streamsPerKey)
         self.keyRecheckInterval = keyRecheckInterval
@@ -82,17 +81,25 @@ public struct EventsController: Sendable {
         routes.get("/events") { request, context in
             try await keys.authorize(request, scope: .eventsRead)
             let query = try FeedQuery(request)
-            let first = try await readWaiting(query, limit: min(query.limit, Self.sliceSize))
+            // The first slice is read before the answer starts, so its errors get a normal error answer.
+            let first = try await feed.page(
+                after: query.after, limit: min(query.limit, feed.sliceSize), types: query.types,
+                waitingUpTo: .milliseconds(Int(query.waitSeconds * 1000)), stopWaiting: { Task.isShuttingDownGracefully })
             let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-            guard first.events.count == Self.sliceSize, query.limit > Self.sliceSize else {
+            guard first.events.count == feed.sliceSize, query.limit > feed.sliceSize else {
                 var body = Self.pageOpening(first.events)
                 Self.appendPageEnd(first.nextCursor, to: &body)
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
             }
-            let store = self.store
+            let slices = feed.slices(after: first.nextCursor, remaining: query.limit - first.events.count, types: query.types) {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity($0.count * 700)
+                EventDocument.appendElements($0, to: &bytes, continuing: true)
+                return bytes
+            }
             let logger = context.logger
             let body = ResponseBody { writer in
-                try await Self.writeSlices(startingWith: first, query: query, store: store, logger: logger, to: &writer)
+                try await Self.writePage(startingWith: first, then: slices, logger: logger, to: &writer)
                 try await writer.finish(nil)
             }
             return Response(status: .ok, headers: headers, body: body)
@@ -105,11 +112,11 @@ public struct EventsController: Sendable {
                     .tooManyRequests, .init("rate_limited"), "Too many open event streams for this API key.",
                     extra: ["retry_after": .int(30)], headers: [.retryAfter: "30"])
             }
-            let (store, keys, recheck) = (self.store, self.keys, keyRecheckInterval)
+            let (feed, keys, recheck) = (self.feed, self.keys, keyRecheckInterval)
             let body = ResponseBody { writer in
                 defer { slot.release() }
                 try await Self.stream(
-                    store: store, from: query.after, types: query.types, recheckEvery: recheck,
+                    feed.follow(from: query.after, types: query.types), recheckEvery: recheck,
                     stillAuthorized: { (try? await keys.authorize(request, scope: .eventsRead)) != nil }, to: &writer)
                 try await writer.finish(nil)
             }
@@ -121,87 +128,29 @@ public struct EventsController: Sendable {
         return routes
     }
 
-    /// One page of at most `limit` events after the query's cursor; when it is empty, waits up
-    /// to `wait` seconds for one.
-    func readWaiting(_ query: FeedQuery, limit: Int) async throws -> FeedPage {
-        let deadline = ContinuousClock.now + .milliseconds(Int(query.waitSeconds * 1000))
-        while true {
-            let generation = store.commitGeneration
-            let page = try await store.readAll(after: query.after, limit: limit, types: query.types)
-            let now = ContinuousClock.now
-            if !page.events.isEmpty || now >= deadline || Task.isCancelled || Task.isShuttingDownGracefully { return page }
-            await store.waitForCommit(after: generation, timeout: min(Self.pollInterval, now.duration(to: deadline)))
-        }
-    }
-
-    /// Pages are read in slices of this many events, each as its own query.
-    static let sliceSize = 1000
-
-    /// Sends a page of more than one slice as it is read: the next slice is read and rendered
-    /// while this one is written, so PostgreSQL, the service and the client work at once
-    /// instead of in turn.
-    ///
-    /// Each slice is what a client following `next_cursor` with that limit would get, so the
-    /// page keeps the feed's guarantee. The first slice was read before the answer started, so
-    /// its errors get a normal error answer; a later slice that fails ends the page early at
-    /// the last event sent (a shorter page is always allowed), and the client's next request
-    /// meets the error from the start.
-    static func writeSlices(
-        startingWith first: FeedPage, query: FeedQuery, store: EventStore, logger: Logger,
-        to writer: inout any ResponseBodyWriter
+    /// Sends a page of more than one slice as it is read (`FeedReader.slices`). A later slice
+    /// that fails ends the page early at the last event sent (a shorter page is always allowed),
+    /// and the client's next request meets the error from the start.
+    static func writePage(
+        startingWith first: FeedPage, then slices: FeedReader.Slices<[UInt8]>, logger: Logger, to writer: inout any ResponseBodyWriter
     ) async throws {
+        var slices = slices
+        defer { slices.cancel() }
         var nextCursor = first.nextCursor
-        var pending = RenderedSlice.read(
-            after: nextCursor, remaining: query.limit - first.events.count, types: query.types, store: store)
-        defer { pending?.cancel() }
-        var bytes = pageOpening(first.events)
-        try await writer.write(ByteBuffer(bytes: bytes))
-        while let task = pending {
-            pending = nil
-            let slice: RenderedSlice
+        try await writer.write(ByteBuffer(bytes: pageOpening(first.events)))
+        while true {
             do {
-                slice = try await task.value
+                guard let slice = try await slices.next() else { break }
+                nextCursor = slice.nextCursor
+                try await writer.write(ByteBuffer(bytes: slice.output))
             } catch {
                 logger.warning("a feed page ends early: a slice failed", metadata: ["error": "\(error)"])
                 break
             }
-            nextCursor = slice.nextCursor
-            pending = slice.following
-            try await writer.write(ByteBuffer(bytes: slice.bytes))
         }
-        bytes.removeAll()
+        var bytes: [UInt8] = []
         appendPageEnd(nextCursor, to: &bytes)
         try await writer.write(ByteBuffer(bytes: bytes))
-    }
-
-    /// A slice of a page, rendered as array elements that continue the page's array.
-    struct RenderedSlice: Sendable {
-        let nextCursor: FeedCursor
-        let bytes: [UInt8]
-        /// The read of the slice after this one, started as soon as this one's rows arrived
-        /// (so reading never waits for rendering); nil when this slice ends the page. When the
-        /// client goes away, reads already started run to the page's end at most and are dropped.
-        let following: Task<RenderedSlice, any Error>?
-
-        /// Reads and renders the next slice of a page that still has `remaining` events to go.
-        static func read(
-            after cursor: FeedCursor, remaining: Int, types: [String]?, store: EventStore
-        ) -> Task<RenderedSlice, any Error>? {
-            guard remaining > 0 else { return nil }
-            return Task {
-                let limit = min(remaining, sliceSize)
-                let page = try await store.readAll(after: cursor, limit: limit, types: types)
-                let following =
-                    page.events.count < limit || Task.isCancelled
-                    ? nil
-                    : read(
-                        after: page.nextCursor, remaining: remaining - limit, types: types, store: store)
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(page.events.count * 700)
-                EventDocument.appendElements(page.events, to: &bytes, continuing: true)
-                return RenderedSlice(nextCursor: page.nextCursor, bytes: bytes, following: following)
-            }
-        }
     }
 
     /// A page object up to and including its first events.
@@ -220,42 +169,25 @@ public struct EventsController: Sendable {
 
     /// Writes events as they are committed, `id:` being each event's cursor, until the client
     /// goes away, the server shuts down, or the key is no longer live (checked every
-    /// `recheckEvery`). While it catches up (full pages), the next page is read while this one
-    /// is written.
+    /// `recheckEvery`).
     static func stream(
-        store: EventStore, from start: FeedCursor, types: [String]?, recheckEvery: Duration,
-        stillAuthorized: @Sendable () async -> Bool, to writer: inout any ResponseBodyWriter
+        _ follower: FeedReader.Follower, recheckEvery: Duration, stillAuthorized: @Sendable () async -> Bool,
+        to writer: inout any ResponseBodyWriter
     ) async throws {
-        let pageSize = 1000
-        var cursor = start
+        var follower = follower
+        defer { follower.cancel() }
         var lastWrite = ContinuousClock.now
         var lastCheck = ContinuousClock.now
-        var prefetched: (generation: UInt64, read: Task<FeedPage, any Error>)?
-        defer { prefetched?.read.cancel() }
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(pageSize * 700)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             if lastCheck.duration(to: .now) >= recheckEvery {
                 guard await stillAuthorized() else { return }
                 lastCheck = .now
             }
-            let generation: UInt64
-            let page: FeedPage
-            if let (prefetchedGeneration, read) = prefetched {
-                prefetched = nil
-                (generation, page) = (prefetchedGeneration, try await read.value)
-            } else {
-                generation = store.commitGeneration
-                page = try await store.readAll(after: cursor, limit: pageSize, types: types)
-            }
-            if !page.events.isEmpty {
-                cursor = page.nextCursor
-                if page.events.count == pageSize {
-                    let after = cursor
-                    prefetched = (store.commitGeneration, Task { try await store.readAll(after: after, limit: pageSize, types: types) })
-                }
-                for event in page.events {
+            let events = try await follower.next(idle: idleInterval)
+            if !events.isEmpty {
+                for event in events {
                     bytes.append(contentsOf: "id: ".utf8)
                     event.cursor.appendToken(to: &bytes)
                     bytes.append(contentsOf: "\nevent: ".utf8)
@@ -267,13 +199,10 @@ public struct EventsController: Sendable {
                 try await writer.write(ByteBuffer(bytes: bytes))
                 bytes.removeAll(keepingCapacity: true)
                 lastWrite = .now
-                continue
-            }
-            if lastWrite.duration(to: .now) >= keepAliveInterval {
+            } else if lastWrite.duration(to: .now) >= keepAliveInterval {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 lastWrite = .now
             }
-            await store.waitForCommit(after: generation, timeout: pollInterval)
         }
     }
 }

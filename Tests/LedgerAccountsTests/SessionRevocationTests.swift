@@ -11,9 +11,8 @@ struct SessionRevocationTests {
     func signOut() async throws {
         let fixture = try InMemoryAccounts()
         let email = "sessions-\(UUID().uuidString.prefix(6))@example.com"
-        let first = try await fixture.accounts.signUp(
-            email: email, password: InMemoryAccounts.password, displayName: nil, handle: nil, device: nil)
-        let second = try await fixture.accounts.signIn(email: email, password: InMemoryAccounts.password, device: nil)
+        let first = try await fixture.signedUp(email)
+        let second = try await fixture.signedIn(email)
         try await fixture.accounts.revoke(session: fixture.ref(first), reason: "logout")
         #expect(try await fixture.accounts.authenticate(accessToken: first.accessToken) == nil)
         #expect(try await fixture.accounts.authenticate(accessToken: second.accessToken) == fixture.ref(second))
@@ -23,9 +22,7 @@ struct SessionRevocationTests {
     @Test("a refresh replaces the pair; the spent refresh token presented again ends the session")
     func refreshReuse() async throws {
         let fixture = try InMemoryAccounts()
-        let session = try await fixture.accounts.signUp(
-            email: "refresh-\(UUID().uuidString.prefix(6))@example.com", password: InMemoryAccounts.password, displayName: nil,
-            handle: nil, device: nil)
+        let session = try await fixture.signedUp()
         let renewed = try await fixture.accounts.refresh(session.refreshToken)
         #expect(renewed.sessionID == session.sessionID && renewed.refreshToken != session.refreshToken)
         #expect(try await fixture.accounts.authenticate(accessToken: session.accessToken) == nil)
@@ -39,9 +36,7 @@ struct SessionRevocationTests {
     @Test("an access token lasts 15 minutes")
     func accessExpiry() async throws {
         let fixture = try InMemoryAccounts()
-        let session = try await fixture.accounts.signUp(
-            email: "expiry-\(UUID().uuidString.prefix(6))@example.com", password: InMemoryAccounts.password, displayName: nil,
-            handle: nil, device: nil)
+        let session = try await fixture.signedUp()
         fixture.clock.advance(by: IssuedTokens.accessLifetime - 1)
         #expect(try await fixture.accounts.authenticate(accessToken: session.accessToken) != nil)
         fixture.clock.advance(by: 1)
@@ -54,7 +49,7 @@ struct SessionRevocationTests {
         let fixture = try InMemoryAccounts()
         let email = "change-\(UUID().uuidString.prefix(6))@example.com"
         let changing = try await fixture.signUp(email)
-        let other = try await fixture.accounts.signIn(email: email, password: InMemoryAccounts.password, device: nil)
+        let other = try await fixture.signedIn(email)
         try await fixture.accounts.changePassword(
             changing, newPassword: "copper-lantern-77", reauthToken: try await fixture.passwordGrant(changing))
         #expect(try await fixture.accounts.authenticate(accessToken: other.accessToken) == nil)
@@ -62,7 +57,7 @@ struct SessionRevocationTests {
         #expect(state.sessions[changing.sessionID]?.isActive == true)
         #expect(state.sessions[other.sessionID]?.revokedReason == "password_changed")
         await expectIdentityError(.invalidCredentials) {
-            try await fixture.accounts.signIn(email: email, password: InMemoryAccounts.password, device: nil)
+            try await fixture.signedIn(email)
         }
     }
 }

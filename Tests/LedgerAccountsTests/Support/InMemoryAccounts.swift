@@ -29,16 +29,28 @@ struct InMemoryAccounts {
 
     /// A new email-and-password account, signed in; `verified`: its address proved by the
     /// emailed link (a password grant serves `add_method` only then).
-    func signUp(_ email: String = "\(UUID().uuidString.prefix(8))@example.com", verified: Bool = false) async throws -> SessionRef {
-        let session = ref(try await accounts.signUp(email: email, password: Self.password, displayName: nil, handle: nil, device: "test"))
+    func signUp(_ email: String = newEmail(), verified: Bool = false) async throws -> SessionRef {
+        let session = ref(try await signedUp(email))
         if verified { _ = try await accounts.verifyEmail(token: try await lastEmailToken()) }
         return session
     }
 
+    /// A new account's session, with its tokens.
+    func signedUp(_ email: String = newEmail()) async throws -> AccountService.Session {
+        try await accounts.signUp(email: email, password: Self.password, displayName: nil, handle: nil, device: "test")
+    }
+
+    /// Another session on the account of `email`, with its tokens.
+    func signedIn(_ email: String) async throws -> AccountService.Session {
+        try await accounts.signIn(email: email, password: Self.password, device: "test")
+    }
+
     /// A second session on the same account.
     func signIn(_ email: String) async throws -> SessionRef {
-        ref(try await accounts.signIn(email: email, password: Self.password, device: "test"))
+        ref(try await signedIn(email))
     }
+
+    static func newEmail() -> String { "\(UUID().uuidString.prefix(8).lowercased())@example.com" }
 
     /// A "Verify it's you" grant for `session`, by its password.
     func passwordGrant(_ session: SessionRef) async throws -> String {
