@@ -25,6 +25,24 @@ extension AccountService {
         }
     }
 
+    /// Removes the sign-in phone number, or the email with its password: `409 last_method` when
+    /// it is the only sign-in method (checked in the append's transaction, grant or not), then
+    /// re-auth (`remove_phone`, `remove_email`). Returns the account after.
+    public func remove(_ method: RemovableMethod, _ session: SessionRef, reauthToken: String?) async throws -> AccountState {
+        let tokenHash = reauthToken.map(ReauthGrantToken.hash)
+        return try await repository.execute(session.accountID) { _ in
+            switch method {
+            case .phone: return .removePhone(sessionID: session.sessionID, reauthTokenHash: tokenHash)
+            case .email: return .removeEmail(sessionID: session.sessionID, reauthTokenHash: tokenHash)
+            }
+        }.0
+    }
+
+    /// What `DELETE /me/auth-methods/{method}` removes.
+    public enum RemovableMethod: String, Sendable {
+        case phone, email
+    }
+
     /// Adds an email and a password to an account that has no email (phone or provider
     /// sign-up), with re-auth (`add_method`, checked before any lookup or hash) and a lookup
     /// counted; the address gets a verification link.

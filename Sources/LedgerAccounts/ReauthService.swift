@@ -23,9 +23,8 @@ public struct ReauthService: Sendable {
             throw AccountService.ValidationFailure(problems: [
                 .init(
                     field: "action", code: "invalid_action",
-                    message:
-                        "Use change_phone, change_email, change_password, disconnect_apple, disconnect_google, delete_account or add_method."
-                )
+                    message: "Use " + ReauthAction.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or "
+                        + (ReauthAction.allCases.last?.rawValue ?? "") + ".")
             ])
         }
         return try await repository.load(session.accountID).reauthOptions(for: action)

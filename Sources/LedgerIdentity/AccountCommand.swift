@@ -56,6 +56,10 @@ public enum AccountCommand: Sendable, Equatable {
     case linkProvider(ProviderIdentityClaim, sessionID: UUID?, reauthTokenHash: String?)
     /// Disconnects a provider: never the last sign-in method, and only with re-auth.
     case unlinkProvider(IdentityProvider, sessionID: UUID, reauthTokenHash: String?)
+    /// Removes the sign-in phone number: never the last sign-in method, and only with re-auth.
+    case removePhone(sessionID: UUID, reauthTokenHash: String?)
+    /// Removes the email and its password: never the last sign-in method, and only with re-auth.
+    case removeEmail(sessionID: UUID, reauthTokenHash: String?)
     /// A backend reports (or updates) a hold; the same content again changes nothing. The
     /// hold's `keyID` is the reporting key: another key's hold with the same ref is not found.
     case placeHold(Hold)

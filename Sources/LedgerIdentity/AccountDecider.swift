@@ -271,6 +271,31 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try state.requireReauth(provider.disconnectAction, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.providerUnlinked(.init(provider: provider, subject: subject))]
 
+    case .removePhone(let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard let phone = state.phone else { throw IdentityError(.noPhone, "There is no phone number on this account.") }
+        guard state.signInMethods != [.phone] else {
+            throw IdentityError(
+                .lastMethod,
+                "This is your only sign-in method. Add an email, Apple or Google first — then you can remove your phone number.")
+        }
+        try state.requireReauth(.removePhone, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        return [.phoneRemoved(.init(phone: phone))]
+
+    case .removeEmail(let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard let email = state.email else { throw IdentityError(.noEmail, "There is no email on this account.") }
+        guard state.signInMethods != [.password] else {
+            throw IdentityError(
+                .lastMethod,
+                "This is your only sign-in method. Add a phone number, Apple or Google first — then you can remove your email.")
+        }
+        try state.requireReauth(.removeEmail, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        // Links sent to the address end with it; revert links (to earlier addresses) stay, the way back after a takeover.
+        let links = state.pendingLinks.values.filter { $0.purpose != .emailRevert }.map(\.id).sorted { $0.uuidString < $1.uuidString }
+        return [.emailRemoved(.init(email: email, passwordRemoved: state.hasPassword))]
+            + (links.isEmpty ? [] : [.emailLinksRevoked(.init(linkIDs: links, reason: "email_removed"))])
+
     case .placeHold(let hold):
         guard !state.isDeleted else { throw IdentityError.accountDeleted }
         try requireAccount(state)

@@ -32,6 +32,8 @@ extension AccountEvent {
         case emailReverted = "email.reverted"
         case providerLinked = "provider.linked"
         case providerUnlinked = "provider.unlinked"
+        case phoneRemoved = "phone.removed"
+        case emailRemoved = "email.removed"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
         case deletionScheduled = "account.deletion_scheduled"
@@ -66,6 +68,8 @@ extension AccountEvent {
         case .emailReverted: return .emailReverted
         case .providerLinked: return .providerLinked
         case .providerUnlinked: return .providerUnlinked
+        case .phoneRemoved: return .phoneRemoved
+        case .emailRemoved: return .emailRemoved
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
         case .deletionScheduled: return .deletionScheduled
@@ -104,6 +108,8 @@ extension AccountEvent.Kind {
         case .emailReverted: return AccountEvent.EmailReverted.self
         case .providerLinked: return AccountEvent.ProviderLinked.self
         case .providerUnlinked: return AccountEvent.ProviderUnlinked.self
+        case .phoneRemoved: return AccountEvent.PhoneRemoved.self
+        case .emailRemoved: return AccountEvent.EmailRemoved.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
         case .deletionScheduled: return AccountEvent.DeletionScheduled.self
@@ -133,13 +139,15 @@ extension AccountEvent.Kind {
         case .reauthLinkSent: return ["sendReauthLink"]
         case .reauthNonceIssued: return ["issueReauthNonce"]
         case .reauthGrantsRevoked: return ["resetPassword", "changePassword", "revertEmail", "deleteAccount"]
-        case .emailLinksRevoked: return ["resetPassword", "changePassword", "revertEmail", "deleteAccount"]
+        case .emailLinksRevoked: return ["resetPassword", "changePassword", "revertEmail", "removeEmail", "deleteAccount"]
         case .emailAdded: return ["addEmailAndPassword"]
         case .emailChangeRequested: return ["requestEmailChange"]
         case .emailChanged: return ["confirmEmailChange"]
         case .emailReverted: return ["revertEmail"]
         case .providerLinked: return ["linkProvider", "registerByProvider"]
         case .providerUnlinked: return ["unlinkProvider"]
+        case .phoneRemoved: return ["removePhone"]
+        case .emailRemoved: return ["removeEmail"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
         case .deletionScheduled: return ["deleteAccount"]

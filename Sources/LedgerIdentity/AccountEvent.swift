@@ -34,6 +34,8 @@ public enum AccountEvent: Sendable, Equatable {
     case emailReverted(EmailReverted)
     case providerLinked(ProviderLinked)
     case providerUnlinked(ProviderUnlinked)
+    case phoneRemoved(PhoneRemoved)
+    case emailRemoved(EmailRemoved)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
     case deletionScheduled(DeletionScheduled)
@@ -275,6 +277,8 @@ extension AccountEvent {
         case .emailReverted(let value): return value
         case .providerLinked(let value): return value
         case .providerUnlinked(let value): return value
+        case .phoneRemoved(let value): return value
+        case .emailRemoved(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
         case .deletionScheduled(let value): return value
@@ -328,6 +332,8 @@ extension AccountEvent {
         case .emailReverted: return .emailReverted(try decoder.decode(EmailReverted.self, from: payload))
         case .providerLinked: return .providerLinked(try decoder.decode(ProviderLinked.self, from: payload))
         case .providerUnlinked: return .providerUnlinked(try decoder.decode(ProviderUnlinked.self, from: payload))
+        case .phoneRemoved: return .phoneRemoved(try decoder.decode(PhoneRemoved.self, from: payload))
+        case .emailRemoved: return .emailRemoved(try decoder.decode(EmailRemoved.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
         case .deletionScheduled: return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: payload))

@@ -219,6 +219,13 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.providerSubjects[linked.provider] = linked.subject
     case .providerUnlinked(let unlinked):
         state.providerSubjects[unlinked.provider] = nil
+    case .phoneRemoved:
+        state.phone = nil
+        state.phoneRegion = nil
+    case .emailRemoved(let removed):
+        state.email = nil
+        state.emailVerified = false
+        if removed.passwordRemoved { state.passwordHash = nil }
     case .emailReverted(let reverted):
         state.email = reverted.email
         state.emailVerified = true

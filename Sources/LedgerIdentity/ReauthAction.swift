@@ -6,6 +6,9 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     case disconnectApple = "disconnect_apple"
     case disconnectGoogle = "disconnect_google"
     case deleteAccount = "delete_account"
+    /// Removing the sign-in phone number; removing the email (and its password with it).
+    case removePhone = "remove_phone"
+    case removeEmail = "remove_email"
     /// Adding a sign-in method (a phone, an email and password, Apple or Google): a stolen
     /// session must not add its own way in and then re-authenticate with it.
     case addMethod = "add_method"
@@ -13,8 +16,8 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     /// The sign-in method the action changes or removes (email + password counts as one).
     public var target: SignInMethod? {
         switch self {
-        case .changePhone: return .phone
-        case .changeEmail, .changePassword: return .password
+        case .changePhone, .removePhone: return .phone
+        case .changeEmail, .changePassword, .removeEmail: return .password
         case .disconnectApple: return .apple
         case .disconnectGoogle: return .google
         case .deleteAccount, .addMethod: return nil
@@ -26,8 +29,8 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     /// change by the email link (not by the password being replaced).
     public var excludedMethod: ReauthMethod? {
         switch self {
-        case .changePhone: return .phone
-        case .changeEmail: return .emailLink
+        case .changePhone, .removePhone: return .phone
+        case .changeEmail, .removeEmail: return .emailLink
         case .changePassword: return .password
         case .disconnectApple: return .apple
         case .disconnectGoogle: return .google
@@ -42,7 +45,7 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     public var changesTargetInPlace: Bool {
         switch self {
         case .changePhone, .changeEmail, .changePassword: return true
-        case .disconnectApple, .disconnectGoogle, .deleteAccount, .addMethod: return false
+        case .disconnectApple, .disconnectGoogle, .removePhone, .removeEmail, .deleteAccount, .addMethod: return false
         }
     }
 }

@@ -4,8 +4,8 @@ import Hummingbird
 import LedgerAccounts
 import LedgerIdentity
 
-/// Password change, add email & password, and email change with its confirmation and
-/// revert links (docs/architecture.md "Changes").
+/// Password change, add email & password, email change with its confirmation and revert links,
+/// and removing the phone or the email (docs/architecture.md "Changes").
 public struct CredentialsController: Sendable {
     let accounts: AccountService
 
@@ -38,6 +38,12 @@ public struct CredentialsController: Sendable {
                     session, newEmail: body.newEmail, reauthToken: request.headers[.xReauthToken], client: context.client)
             }
             return JSONResponse(.accepted, [:])
+        }
+        for method in [AccountService.RemovableMethod.phone, .email] {
+            signedIn.delete("/me/auth-methods/\(method.rawValue)") { request, context in
+                let state = try await accounts.remove(method, try context.requireSession(), reauthToken: request.headers[.xReauthToken])
+                return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
+            }
         }
         routes.post("/auth/email/confirm-change") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)

@@ -16,6 +16,61 @@ struct ChangesEndpointTests {
             try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access).string("reauth_token"))
     }
 
+    @Test("removing the phone and the email: re-auth first, never the last method, the email and its password go together")
+    func removeMethods() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let refused = try await call(client, .delete, "/me/auth-methods/phone", token: access)
+                #expect(refused.status == .forbidden && refused.string("error") == "reauth_required")
+                let reauth = try await grant(client, access)
+                let options = try await call(client, .get, "/me/reauth-options?action=remove_email", token: access)
+                #expect(options.body["methods"] as? [String] == ["password", "phone"])
+
+                let hub = try await call(client, .delete, "/me/auth-methods/email", token: access, reauth: reauth)
+                #expect(hub.status == .ok)
+                #expect(hub.body["email"] is NSNull && hub.body["has_password"] as? Bool == false && hub.string("phone") == "+995511200300")
+                let last = try await call(client, .delete, "/me/auth-methods/phone", token: access, reauth: reauth)
+                #expect(last.status == .conflict && last.string("error") == "last_method")
+                #expect(
+                    last.string("message")
+                        == "This is your only sign-in method. Add an email, Apple or Google first — then you can remove your phone number.")
+                let none = try await call(client, .delete, "/me/auth-methods/email", token: access, reauth: reauth)
+                #expect(none.status == .conflict && none.string("error") == "no_email")
+
+                // The address and its password no longer sign in; the address is free for someone else.
+                let login = try await call(
+                    client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"])
+                #expect(login.status == .unauthorized)
+                _ = try await signUp(client, email: "ana@example.com")
+                #expect(try await call(client, .get, "/me/auth-methods", token: access).string("phone") == "+995511200300")
+            }
+        }
+    }
+
+    @Test("racing removals of the phone and the email: exactly one succeeds, one method is left")
+    func removeRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let reauth = try await grant(client, access)
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for method in ["phone", "email", "phone", "email", "email", "phone"] {
+                        group.addTask {
+                            try await call(client, .delete, "/me/auth-methods/\(method)", token: access, reauth: reauth).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .ok }.count == 1)
+                #expect(statuses.filter { $0 == .conflict }.count == 5)
+                let hub = try await call(client, .get, "/me/auth-methods", token: access)
+                let left = [hub.string("phone") != nil, hub.body["has_password"] as? Bool == true].filter { $0 }
+                #expect(left.count == 1)
+            }
+        }
+    }
+
     @Test("password change: re-auth, every rule at once, then exactly the other sessions end")
     func changePassword() async throws {
         try await TestPostgres.withDatabase { db in
