@@ -12,6 +12,7 @@ public struct APIKeys: Sendable {
         case auditRead = "audit:read"
         case holdsWrite = "holds:write"
         case sessionsIntrospect = "sessions:introspect"
+        case accountsAdmin = "accounts:admin"
         case admin
     }
 

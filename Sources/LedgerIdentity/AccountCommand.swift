@@ -56,6 +56,10 @@ public enum AccountCommand: Sendable, Equatable {
     case linkProvider(ProviderIdentityClaim, sessionID: UUID?, reauthTokenHash: String?)
     /// Disconnects a provider: never the last sign-in method, and only with re-auth.
     case unlinkProvider(IdentityProvider, sessionID: UUID, reauthTokenHash: String?)
+    /// An operator disables the account (`accounts:admin`): every session ends and no sign-in
+    /// starts one until it is enabled again. Disabling a disabled account changes nothing.
+    case disableAccount(reason: String)
+    case enableAccount
     /// Removes the sign-in phone number: never the last sign-in method, and only with re-auth.
     case removePhone(sessionID: UUID, reauthTokenHash: String?)
     /// Removes the email and its password: never the last sign-in method, and only with re-auth.

@@ -19,6 +19,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .startSession(let session):
         try requireAccount(state)
+        guard !state.isDisabled else { throw IdentityError.accountDisabled }
         return [sessionStarted(session)]
 
     case .refreshSession(let sessionID, let presented, let replacement):
@@ -244,6 +245,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .linkProvider(let identity, let sessionID, let reauthTokenHash):
         try requireAccount(state)
+        guard !state.isDisabled else { throw IdentityError.accountDisabled }
         if let linked = state.providerSubjects[identity.provider] {
             guard linked == identity.subject else {
                 throw IdentityError(
@@ -270,6 +272,17 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         try state.requireReauth(provider.disconnectAction, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.providerUnlinked(.init(provider: provider, subject: subject))]
+
+    case .disableAccount(let reason):
+        try requireAccount(state)
+        guard !state.isDisabled else { return [] }
+        return [.accountDisabled(.init(reason: reason))]
+            + revokeSessions(state, reason: "account_disabled", except: nil)
+            + endPendingAccess(state, reason: "account_disabled", except: nil, now: now)
+
+    case .enableAccount:
+        try requireAccount(state)
+        return state.isDisabled ? [.accountEnabled(.init())] : []
 
     case .removePhone(let sessionID, let reauthTokenHash):
         try requireAccount(state)

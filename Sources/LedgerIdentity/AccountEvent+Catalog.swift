@@ -33,6 +33,8 @@ extension AccountEvent {
         case providerLinked = "provider.linked"
         case providerUnlinked = "provider.unlinked"
         case phoneRemoved = "phone.removed"
+        case accountDisabled = "account.disabled"
+        case accountEnabled = "account.enabled"
         case emailRemoved = "email.removed"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
@@ -69,6 +71,8 @@ extension AccountEvent {
         case .providerLinked: return .providerLinked
         case .providerUnlinked: return .providerUnlinked
         case .phoneRemoved: return .phoneRemoved
+        case .accountDisabled: return .accountDisabled
+        case .accountEnabled: return .accountEnabled
         case .emailRemoved: return .emailRemoved
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
@@ -109,6 +113,8 @@ extension AccountEvent.Kind {
         case .providerLinked: return AccountEvent.ProviderLinked.self
         case .providerUnlinked: return AccountEvent.ProviderUnlinked.self
         case .phoneRemoved: return AccountEvent.PhoneRemoved.self
+        case .accountDisabled: return AccountEvent.AccountDisabled.self
+        case .accountEnabled: return AccountEvent.AccountEnabled.self
         case .emailRemoved: return AccountEvent.EmailRemoved.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
@@ -127,7 +133,8 @@ extension AccountEvent.Kind {
         case .passwordResetRequested: return ["sendPasswordResetLink"]
         case .sessionStarted: return ["register", "startSession", "registerByPhone", "registerByProvider"]
         case .sessionRefreshed: return ["refreshSession"]
-        case .sessionRevoked: return ["refreshSession", "revokeSession", "resetPassword", "changePassword", "revertEmail", "deleteAccount"]
+        case .sessionRevoked:
+            return ["refreshSession", "revokeSession", "resetPassword", "changePassword", "revertEmail", "disableAccount", "deleteAccount"]
         case .loginFailed: return ["recordLoginFailure"]
         case .loginThrottled: return ["recordLoginFailure"]
         case .handleClaimed: return ["register", "updateProfile", "registerByPhone", "registerByProvider"]
@@ -138,8 +145,9 @@ extension AccountEvent.Kind {
         case .reauthFailed: return ["recordReauthFailure"]
         case .reauthLinkSent: return ["sendReauthLink"]
         case .reauthNonceIssued: return ["issueReauthNonce"]
-        case .reauthGrantsRevoked: return ["resetPassword", "changePassword", "revertEmail", "deleteAccount"]
-        case .emailLinksRevoked: return ["resetPassword", "changePassword", "revertEmail", "removeEmail", "deleteAccount"]
+        case .reauthGrantsRevoked: return ["resetPassword", "changePassword", "revertEmail", "disableAccount", "deleteAccount"]
+        case .emailLinksRevoked:
+            return ["resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "deleteAccount"]
         case .emailAdded: return ["addEmailAndPassword"]
         case .emailChangeRequested: return ["requestEmailChange"]
         case .emailChanged: return ["confirmEmailChange"]
@@ -147,6 +155,8 @@ extension AccountEvent.Kind {
         case .providerLinked: return ["linkProvider", "registerByProvider"]
         case .providerUnlinked: return ["unlinkProvider"]
         case .phoneRemoved: return ["removePhone"]
+        case .accountDisabled: return ["disableAccount"]
+        case .accountEnabled: return ["enableAccount"]
         case .emailRemoved: return ["removeEmail"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]

@@ -35,6 +35,8 @@ public enum AccountEvent: Sendable, Equatable {
     case providerLinked(ProviderLinked)
     case providerUnlinked(ProviderUnlinked)
     case phoneRemoved(PhoneRemoved)
+    case accountDisabled(AccountDisabled)
+    case accountEnabled(AccountEnabled)
     case emailRemoved(EmailRemoved)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
@@ -278,6 +280,8 @@ extension AccountEvent {
         case .providerLinked(let value): return value
         case .providerUnlinked(let value): return value
         case .phoneRemoved(let value): return value
+        case .accountDisabled(let value): return value
+        case .accountEnabled(let value): return value
         case .emailRemoved(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
@@ -333,6 +337,8 @@ extension AccountEvent {
         case .providerLinked: return .providerLinked(try decoder.decode(ProviderLinked.self, from: payload))
         case .providerUnlinked: return .providerUnlinked(try decoder.decode(ProviderUnlinked.self, from: payload))
         case .phoneRemoved: return .phoneRemoved(try decoder.decode(PhoneRemoved.self, from: payload))
+        case .accountDisabled: return .accountDisabled(try decoder.decode(AccountDisabled.self, from: payload))
+        case .accountEnabled: return .accountEnabled(try decoder.decode(AccountEnabled.self, from: payload))
         case .emailRemoved: return .emailRemoved(try decoder.decode(EmailRemoved.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))

@@ -23,6 +23,9 @@ public struct AccountState: Sendable, Equatable {
     public var deletedAt: Date?
     public var purgeAfter: Date?
     public var purgedAt: Date?
+    /// Disabled by an operator (`account.disabled`), and why; nil when enabled.
+    public var disabledAt: Date?
+    public var disabledReason: String?
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
     /// Nonces for re-auth by Apple or Google, by id, until used or expired.
@@ -35,6 +38,7 @@ public struct AccountState: Sendable, Equatable {
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }
+    public var isDisabled: Bool { disabledAt != nil }
     public var hasPassword: Bool { passwordHash != nil }
 
     public struct Session: Sendable, Equatable {
@@ -219,6 +223,12 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.providerSubjects[linked.provider] = linked.subject
     case .providerUnlinked(let unlinked):
         state.providerSubjects[unlinked.provider] = nil
+    case .accountDisabled(let disabled):
+        state.disabledAt = recordedAt
+        state.disabledReason = disabled.reason
+    case .accountEnabled:
+        state.disabledAt = nil
+        state.disabledReason = nil
     case .phoneRemoved:
         state.phone = nil
         state.phoneRegion = nil

@@ -26,6 +26,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let notLinked = Code("not_linked")
         public static let lastMethod = Code("last_method")
         public static let accountDeleted = Code("account_deleted")
+        public static let accountDisabled = Code("account_disabled")
         public static let signupCooldown = Code("signup_cooldown")
         public static let exportNotAllowed = Code("export_requires_verification")
         public static let invalidToken = Code("invalid_token")
@@ -59,6 +60,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public static let invalidCredentials = IdentityError(.invalidCredentials, "Incorrect email or password.")
     public static let reauthRequired = IdentityError(.reauthRequired, "Verify it's you to continue.")
     public static let accountDeleted = IdentityError(.accountDeleted, "This account has been deleted.")
+    public static let accountDisabled = IdentityError(.accountDisabled, "This account is disabled. Contact support.")
     public static let signInRequired = IdentityError(.signInRequired, "Sign in to continue.")
     public static let codeExpired = IdentityError(.codeExpired, "Code expired. Request a new one.")
     /// An Apple or Google ID token that does not prove this session's re-auth (no live nonce).

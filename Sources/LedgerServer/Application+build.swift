@@ -61,6 +61,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(CountriesController().endpoints)
     router.addRoutes(CredentialsController(accounts: services.accounts).endpoints)
     router.addRoutes(DeletionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
+    router.addRoutes(AccountAdminController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(ProviderController(providers: services.providers, accounts: services.accounts).endpoints)
     router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts).endpoints)
     router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts).endpoints)

@@ -88,9 +88,7 @@ public struct DeletionController: Sendable {
     }
 
     static func target(_ context: LedgerRequestContext) throws -> (UUID, String) {
-        guard let accountID = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
-            throw APIError(.notFound, .init("no_account"), "No account found.")
-        }
+        let accountID = try AccountAdminController.accountID(context)
         guard let ref = context.parameters.get("ref"), (1...200).contains(ref.count) else {
             throw APIError(.unprocessableContent, .init("invalid_ref"), "A hold reference is 1–200 characters.")
         }

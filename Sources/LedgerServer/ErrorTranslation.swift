@@ -42,6 +42,7 @@ enum ErrorTranslation {
             case .notFound: return APIError(.notFound, .notFound, error.message)
             case .signInRequired: return AuthController.unauthorized
             case .accountDeleted: return APIError(.gone, .init("account_deleted"), error.message)
+            case .accountDisabled: return APIError(.forbidden, .init("account_disabled"), error.message)
             case .exportNotAllowed: return APIError(.forbidden, .init(error.code.rawValue), error.message)
             case .reauthRequired: return APIError(.forbidden, .init("reauth_required"), error.message)
             case .invalidToken: return APIError(.unauthorized, .init("invalid_token"), error.message)

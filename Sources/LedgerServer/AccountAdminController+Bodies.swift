@@ -1,0 +1,6 @@
+import Foundation
+
+/// `{reason}`.
+struct DisableRequest: Decodable {
+    let reason: String
+}
