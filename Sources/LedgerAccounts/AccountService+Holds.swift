@@ -29,6 +29,6 @@ extension AccountService {
 
     /// The blockers of a deletion, in the product's priority order.
     public func deletionPreflight(_ accountID: UUID) async throws -> [DeletionBlocker] {
-        try await repository.load(accountID).deletionBlockers
+        try await repository.load(accountID).deletionBlockers(at: clock.now())
     }
 }

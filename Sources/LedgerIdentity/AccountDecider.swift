@@ -329,7 +329,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try requireAccount(state)
         // Blockers before re-auth (docs/architecture.md "Deletion"): no one verifies it's them
         // for a deletion that cannot happen yet.
-        let blockers = state.deletionBlockers
+        let blockers = state.deletionBlockers(at: now)
         guard blockers.isEmpty else { throw DeletionBlocked(blockers: blockers) }
         try state.requireReauth(.deleteAccount, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [
@@ -385,7 +385,8 @@ private func endPendingAccess(_ state: AccountState, reason: String, except used
 
 private func checkLinkRate(_ state: AccountState, _ purpose: AccountState.PendingLink.Purpose, now: Date) throws {
     let limit = SlidingWindowLimit(limit: Policies.standard.linkSendLimit, window: Policies.standard.linkSendWindow)
-    if let retryAfter = limit.retryAfter(state.linkSendTimes[purpose] ?? [], now: now) {
+    let previous = state.linkSendTimes[purpose] ?? []
+    if let retryAfter = limit.retryAfter(previous, now: now, minimumInterval: Policies.standard.linkResendInterval) {
         throw IdentityError(.rateLimited, "Too many emails sent. Try again later.", retryAfter: retryAfter)
     }
 }

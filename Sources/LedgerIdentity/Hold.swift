@@ -77,6 +77,16 @@ public struct Hold: Codable, Sendable, Equatable {
         self.keyID = keyID
     }
 
+    /// Whether the hold's time has passed: a session or booking once it starts, a payout once
+    /// released. A hold without its date, and a dispute, stands until it is released.
+    public func hasLapsed(at now: Date) -> Bool {
+        switch kind {
+        case .upcomingSession, .upcomingBooking: return startsAt.map { $0 <= now } ?? false
+        case .pendingPayout: return releasesAt.map { $0 <= now } ?? false
+        case .dispute: return false
+        }
+    }
+
     /// Whether `keyID` may change or release this hold.
     public func isOwned(by keyID: String?) -> Bool {
         self.keyID == nil || self.keyID == keyID
@@ -91,10 +101,12 @@ public struct DeletionBlocker: Sendable, Equatable {
 }
 
 extension AccountState {
-    /// What stands in the way of deleting the account, in the product's priority order; empty
-    /// means the deletion may proceed.
-    public var deletionBlockers: [DeletionBlocker] {
-        Dictionary(grouping: holds.values, by: \.kind)
+    /// What stands in the way of deleting the account at `now`, in the product's priority
+    /// order; empty means the deletion may proceed. A hold lapses on its own once its time has
+    /// passed (a session or booking that has started, a payout past its release), so a backend
+    /// that forgets to release it does not block the deletion for ever; disputes never lapse.
+    public func deletionBlockers(at now: Date) -> [DeletionBlocker] {
+        Dictionary(grouping: holds.values.filter { !$0.hasLapsed(at: now) }, by: \.kind)
             .sorted { $0.key.priority < $1.key.priority }
             .map { kind, items in
                 DeletionBlocker(

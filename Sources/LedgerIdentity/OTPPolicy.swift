@@ -44,10 +44,6 @@ public struct OTPPolicy: Sendable, Equatable {
     /// Seconds until another code may be sent for a phone and purpose that had codes sent at
     /// `previousSends`; nil when one may be sent now.
     public func sendDelay(previousSends: [Date], now: Date) -> Int? {
-        var delays = [sendLimit.retryAfter(previousSends, now: now)]
-        if let last = previousSends.filter({ $0 <= now }).max(), now < last.addingTimeInterval(resendInterval) {
-            delays.append(secondsUntil(last.addingTimeInterval(resendInterval), from: now))
-        }
-        return delays.compactMap { $0 }.max()
+        sendLimit.retryAfter(previousSends, now: now, minimumInterval: resendInterval)
     }
 }

@@ -24,6 +24,8 @@ public struct Policies: Sendable, Equatable {
     /// per `linkSendWindow`, like the OTP resend rule.
     public var linkSendLimit = 4
     public var linkSendWindow: TimeInterval = 900
+    /// The "Resend link in 0:27" countdown: a link of one purpose at most this often.
+    public var linkResendInterval: TimeInterval = 30
     /// Live re-auth nonces one session may hold at once: enough for a person retrying, not a
     /// way to grow the account's state.
     public var reauthNonceLimit = 10

@@ -19,6 +19,16 @@ public struct SlidingWindowLimit: Sendable, Equatable {
         guard limit > 0 else { return secondsUntil(now.addingTimeInterval(window), from: now) }
         return secondsUntil(recent[recent.count - limit].addingTimeInterval(window), from: now)
     }
+
+    /// As `retryAfter(_:now:)`, and also at least `minimumInterval` after the latest occurrence
+    /// (the "Resend in 0:27" countdown of codes and links).
+    public func retryAfter(_ times: [Date], now: Date, minimumInterval: TimeInterval) -> Int? {
+        var delays = [retryAfter(times, now: now)]
+        if let last = times.filter({ $0 <= now }).max(), now < last.addingTimeInterval(minimumInterval) {
+            delays.append(secondsUntil(last.addingTimeInterval(minimumInterval), from: now))
+        }
+        return delays.compactMap { $0 }.max()
+    }
 }
 
 /// Whole seconds from `now` until `date`, at least 1 (a `Retry-After` of 0 invites a retry storm).

@@ -28,7 +28,7 @@ public struct CredentialsController: Sendable {
             try await accounts.addEmailAndPassword(
                 session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken],
                 client: context.client)
-            return JSONResponse(.accepted, [:])
+            return JSONResponse.linkSent
         }
         signedIn.post("/auth/email/request-change") { request, context in
             let session = try context.requireSession()
@@ -37,7 +37,7 @@ public struct CredentialsController: Sendable {
                 try await accounts.requestEmailChange(
                     session, newEmail: body.newEmail, reauthToken: request.headers[.xReauthToken], client: context.client)
             }
-            return JSONResponse(.accepted, [:])
+            return JSONResponse.linkSent
         }
         for method in [AccountService.RemovableMethod.phone, .email] {
             signedIn.delete("/me/auth-methods/\(method.rawValue)") { request, context in

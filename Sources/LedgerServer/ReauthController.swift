@@ -41,7 +41,7 @@ public struct ReauthController: Sendable {
         }
         signedIn.post("/auth/reauth/email-link") { request, context in
             try await reauth.sendEmailLink(try context.requireSession())
-            return JSONResponse(.accepted, [:])
+            return JSONResponse.linkSent
         }
         routes.post("/auth/reauth/email-link/confirm") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)

@@ -36,7 +36,8 @@ struct HoldRulesTests {
         let grant = try await fixture.passwordGrant(session)
         try await fixture.accounts.placeHold(session.accountID, Hold(ref: "payout-1", kind: .pendingPayout, keyID: "key-a"))
         try await fixture.accounts.placeHold(
-            session.accountID, Hold(ref: "session-1", kind: .upcomingSession, startsAt: fixture.clock.now(), keyID: "key-a"))
+            session.accountID,
+            Hold(ref: "session-1", kind: .upcomingSession, startsAt: fixture.clock.now().addingTimeInterval(3600), keyID: "key-a"))
 
         for reauthToken in [nil, grant] {
             do {
@@ -54,5 +55,33 @@ struct HoldRulesTests {
         let deleted = try await fixture.accounts.deleteAccount(session, reauthToken: grant)
         #expect(deleted.isDeleted && deleted.sessions.values.allSatisfy { !$0.isActive })
         #expect(try await fixture.accounts.deletionPreflight(session.accountID).isEmpty)
+    }
+
+    @Test("a session or booking that has started, and a payout past its release, block nothing; a dispute and an undated hold still do")
+    func lapse() async throws {
+        let fixture = try InMemoryAccounts()
+        let session = try await fixture.signUp()
+        let now = fixture.clock.now()
+        for hold in [
+            Hold(ref: "s", kind: .upcomingSession, startsAt: now.addingTimeInterval(60)),
+            Hold(ref: "b", kind: .upcomingBooking, startsAt: now.addingTimeInterval(120)),
+            Hold(ref: "p", kind: .pendingPayout, releasesAt: now.addingTimeInterval(180)),
+            Hold(ref: "p-undated", kind: .pendingPayout),
+            Hold(ref: "d", kind: .dispute),
+        ] {
+            try await fixture.accounts.placeHold(session.accountID, hold)
+        }
+        func blocking() async throws -> [String] {
+            try await fixture.accounts.deletionPreflight(session.accountID).flatMap { $0.items.map(\.ref) }
+        }
+        #expect(try await blocking() == ["s", "b", "p-undated", "p", "d"])
+        fixture.clock.advance(by: 60)
+        #expect(try await blocking() == ["b", "p-undated", "p", "d"])
+        fixture.clock.advance(by: 120)
+        #expect(try await blocking() == ["p-undated", "d"])
+        try await fixture.accounts.releaseHold(session.accountID, ref: "p-undated", keyID: nil)
+        try await fixture.accounts.releaseHold(session.accountID, ref: "d", keyID: nil)
+        let grant = try await fixture.passwordGrant(session)
+        #expect(try await fixture.accounts.deleteAccount(session, reauthToken: grant).isDeleted)
     }
 }

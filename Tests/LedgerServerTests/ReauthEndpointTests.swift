@@ -80,7 +80,12 @@ struct ReauthEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
-                #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
+                // The link that added the phone was sent just now: a second one within 30 s is 429.
+                let early = try await call(client, .post, "/auth/reauth/email-link", token: access)
+                #expect(early.status == .tooManyRequests && early.body["retry_after"] as? Int == 30)
+                db.clock.advance(by: 30)
+                let sent = try await call(client, .post, "/auth/reauth/email-link", token: access)
+                #expect(sent.status == .accepted && sent.body["resend_after"] as? Int == 30)
                 let token = try await outboxToken(db, template: "reauth_link")
                 let link = try await db.client.query("SELECT link FROM outbox WHERE template = 'reauth_link'")
                 #expect(link[0].string(0)?.hasPrefix("https://321.fit/reauth?token=") == true)
@@ -104,6 +109,7 @@ struct ReauthEndpointTests {
                     (1801.0, HTTPResponse.Status.gone, "copper-lantern-77"), (1799, .ok, "copper-lantern-78"),
                 ] {
                     let access = try await logIn(client, email: "ana@example.com")
+                    db.clock.advance(by: 30)  // the resend countdown since the last link
                     #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
                     let reauthToken = try await outboxToken(db, template: "reauth_link")
                     #expect(try await call(client, .post, "/auth/password/forgot", ["email": "ana@example.com"]).status == .accepted)
