@@ -96,7 +96,7 @@ public struct AccountService: Sendable {
             let now = clock.now()
             let tokens = try IssuedTokens.issue(now: now)
             let sessionID = UUID.random()
-            let chosenHandle = requestedHandle ?? Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }
+            let chosenHandle = requestedHandle ?? Handle.randomTemporary()
             let (link, message) = try links.make(.verifyEmail, to: email.value, now: now)
             do {
                 let (state, _) = try await repository.execute(accountID, outbox: [message]) { _ in

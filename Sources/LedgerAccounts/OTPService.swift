@@ -148,7 +148,7 @@ public struct OTPService: Sendable {
                     : .registerByPhone(
                         .init(
                             phone: phone, requestID: requestID,
-                            handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 }, session: newSession))
+                            handle: Handle.randomTemporary(), session: newSession))
             case .addPhone:
                 return .linkPhone(
                     phone, requestID: requestID, sessionID: issued.sessionID ?? UUID.random(), reauthTokenHash: reauthTokenHash)

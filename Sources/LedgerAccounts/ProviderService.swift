@@ -60,7 +60,7 @@ public struct ProviderService: Sendable {
                     .registerByProvider(
                         .init(
                             identity: claim, email: email, displayName: displayName,
-                            handle: Handle.temporary { (try? SecureRandom.uniform(below: 1_000_000)) ?? 0 },
+                            handle: Handle.randomTemporary(),
                             session: .init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes)))
                 }
                 return (accounts.session(state, sessionID, tokens), true)

@@ -10,7 +10,7 @@ struct Ledger: AsyncParsableCommand {
         abstract: "Account Ledger: an event-sourced identity and account-lifecycle service.",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, KeysCommand.self, VerifyCommand.self, ProjectionsCommand.self,
-            PurgeCommand.self, ReplayCommand.self, EventsCommand.self, CheckpointCommand.self, DevCommand.self,
+            PurgeCommand.self, ReplayCommand.self, EventsCommand.self, CheckpointCommand.self, DevCommand.self, AccountsCommand.self,
         ])
 
     /// Logs go to standard error at `LOG_LEVEL` (default info).

@@ -11,6 +11,16 @@ public enum SecureRandom {
     }
 
     /// A uniformly distributed number in `0..<upperBound`, without modulo bias.
+    public static func uniform64(below upperBound: UInt64) throws -> UInt64 {
+        precondition(upperBound > 0)
+        let limit = UInt64.max - UInt64.max % upperBound
+        while true {
+            let raw = try bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            if raw < limit { return raw % upperBound }
+        }
+    }
+
+    /// A uniformly distributed number in `0..<upperBound`, without modulo bias.
     public static func uniform(below upperBound: UInt32) throws -> UInt32 {
         precondition(upperBound > 0)
         let limit = UInt32.max - UInt32.max % upperBound

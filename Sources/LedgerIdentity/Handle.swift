@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCrypto
 
 /// A public handle: 3–20 of `a–z A–Z 0–9 _`, unique ignoring case, shown as typed.
 public struct Handle: Sendable, Hashable, CustomStringConvertible {
@@ -19,8 +20,17 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
         (0x61...0x7a).contains(byte) || (0x41...0x5a).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x5f
     }
 
-    /// A temporary handle like `user_483921`, itself valid under the rules.
-    public static func temporary(randomDigits: () -> UInt32) -> Handle {
-        Handle(String(format: "user_%06u", randomDigits() % 1_000_000))!
+    /// How many temporary handles there are: 12 digits, so that drawing one at random for
+    /// millions of accounts almost never meets a taken one (a sign-up draws again when it does).
+    public static let temporarySpace: UInt64 = 1_000_000_000_000
+
+    /// A temporary handle like `user_004839217755`, itself valid under the rules.
+    public static func temporary(randomDigits: () -> UInt64) -> Handle {
+        Handle(String(format: "user_%012llu", randomDigits() % temporarySpace))!
+    }
+
+    /// A temporary handle drawn at random.
+    public static func randomTemporary() -> Handle {
+        temporary { (try? SecureRandom.uniform64(below: temporarySpace)) ?? UInt64(Date().timeIntervalSince1970 * 1_000_000) }
     }
 }

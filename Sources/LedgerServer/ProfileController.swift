@@ -59,7 +59,8 @@ public struct ProfileController: Sendable {
         }
         signedIn.get("/me/support") { request, context in
             let session = try context.requireSession()
-            let userID = session.accountID.lowercased
+            // The short id people can read out; `ledger accounts find` turns it back into the account.
+            let userID = PublicUserID(accountID: session.accountID).description
             let appVersion = request.headers[HTTPField.Name("X-App-Version")!] ?? "unknown"
             let device = request.headers[.userAgent] ?? "unknown"
             return JSONResponse(

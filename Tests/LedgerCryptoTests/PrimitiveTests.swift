@@ -64,6 +64,7 @@ struct PrimitiveTests {
     func random() throws {
         #expect(try SecureRandom.bytes(32) != SecureRandom.bytes(32))
         for _ in 0..<1000 { #expect(try SecureRandom.uniform(below: 10) < 10) }
+        for _ in 0..<1000 { #expect(try SecureRandom.uniform64(below: 1_000_000_000_000) < 1_000_000_000_000) }
     }
 }
 

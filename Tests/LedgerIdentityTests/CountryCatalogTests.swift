@@ -15,6 +15,17 @@ struct CountryCatalogTests {
         #expect(catalog.country(iso: "AM")?.flag == "🇦🇲")
     }
 
+    @Test("names as the apps' picker shows them: Russia, Turkey; every region has a name")
+    func names() {
+        let seeds = [
+            "GE": "Georgia", "US": "United States", "GB": "United Kingdom", "DE": "Germany", "AM": "Armenia", "AZ": "Azerbaijan",
+            "FR": "France", "IT": "Italy", "KZ": "Kazakhstan", "NL": "Netherlands", "PL": "Poland", "RU": "Russia", "ES": "Spain",
+            "TR": "Turkey", "UA": "Ukraine",
+        ]
+        for (iso, name) in seeds { #expect(catalog.country(iso: iso)?.name == name) }
+        #expect(catalog.countries.allSatisfy { $0.name.count > 2 && $0.name != $0.iso })
+    }
+
     @Test(
         "the locale's country first, then GE, US, GB, then the rest by name",
         arguments: [

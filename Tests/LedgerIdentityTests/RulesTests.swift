@@ -40,9 +40,12 @@ struct RulesTests {
         #expect(Handle("dash-ed") == nil)
         #expect(Handle("ünï") == nil)
         #expect(Handle("Handz")?.normalized == Handle("handz")?.normalized)
-        let temporary = Handle.temporary { 483_921 }
-        #expect(temporary.value == "user_483921")
+        let temporary = Handle.temporary { 4_839_217_755 }
+        #expect(temporary.value == "user_004839217755")
         #expect(Handle(temporary.value) != nil)
+        #expect(Handle.temporary { Handle.temporarySpace - 1 }.value == "user_999999999999")
+        // Drawn at random: 10^12 of them, so a thousand draws do not repeat.
+        #expect(Set((0..<1000).map { _ in Handle.randomTemporary() }).count == 1000)
     }
 
     @Test("password rules report every broken rule with the product copy")

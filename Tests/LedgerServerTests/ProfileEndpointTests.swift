@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerAccountsPostgres
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import NIOCore
@@ -169,6 +171,7 @@ struct ProfileEndpointTests {
                     expectConforms(response, "get", "/me/support")
                     let body = try json(response)
                     let userID = body["user_id"] as? String ?? ""
+                    #expect(userID.hasPrefix("usr_") && userID.count == 14)
                     #expect(body["subject"] as? String == "Help [\(userID)]")
                     #expect(body["support_email"] as? String == "support@321.fit")
                     let text = body["body"] as? String ?? ""
@@ -176,6 +179,10 @@ struct ProfileEndpointTests {
                     #expect(text.contains("User ID: \(userID)"))
                     #expect(text.contains("App version: 3.2.1"))
                     #expect(text.contains("Device: 321Fit/3.2.1 iOS/18.1"))
+                    // Support finds the account from it.
+                    let me = try await call(client, .get, "/me", token: token).string("account_id")
+                    let found = try await AccountDirectory.accounts(with: try #require(PublicUserID(userID)), client: db.client)
+                    #expect(found.map(\.accountID.lowercased) == [me])
                 }
             }
         }
