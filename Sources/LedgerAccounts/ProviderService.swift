@@ -8,23 +8,58 @@ import LedgerIdentity
 public struct ProviderService: Sendable {
     let accounts: AccountService
     let verifier: any IdentityTokenVerifier
+    let linkTokens: ProviderLinkTokens
     let reauthLifetime: TimeInterval
     var repository: any AccountRepository { accounts.repository }
     var clock: any LedgerClock { accounts.clock }
 
     public init(
-        accounts: AccountService, verifier: any IdentityTokenVerifier, reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
+        accounts: AccountService, verifier: any IdentityTokenVerifier, linkTokens: ProviderLinkTokens,
+        reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
     ) {
         self.accounts = accounts
         self.verifier = verifier
+        self.linkTokens = linkTokens
         self.reauthLifetime = reauthLifetime
     }
 
     /// Signs in the account the identity is linked to; else links it to the account holding
     /// the same address when both sides vouch for that address (the provider says verified,
     /// and the account verified it too: no pre-account hijacking; Apple private-relay
-    /// addresses never link); else creates an account. Returns whether one was created.
+    /// addresses never link); else, when the provider vouches for an address an account holds
+    /// unverified, creates nothing and answers `LinkRequired`; else creates an account. Returns
+    /// whether one was created. With `linkToken`, the identity waiting in it is linked to the
+    /// account this sign-in proves.
     public func signIn(
+        _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?,
+        linkToken: String? = nil
+    ) async throws -> (AccountService.Session, created: Bool) {
+        let waiting = try linkToken.map(waitingIdentity)
+        let (session, created) = try await signIn(provider, idToken: idToken, nonce: nonce, displayName: displayName, device: device)
+        if let waiting { try await link(waiting, to: session) }
+        return (session, created)
+    }
+
+    /// The identity waiting in a `link_token`: `410 link_expired` unless it is one of ours and in time.
+    public func waitingIdentity(_ linkToken: String) throws -> AccountCommand.ProviderIdentityClaim {
+        try linkTokens.open(linkToken, now: clock.now())
+    }
+
+    /// Links a waiting identity to the account a sign-in just proved (no re-auth: the sign-in is
+    /// the proof). When it cannot be linked (another account took it meanwhile), the new session
+    /// ends and the answer is that error.
+    public func link(_ waiting: AccountCommand.ProviderIdentityClaim, to session: AccountService.Session) async throws {
+        do {
+            _ = try await repository.execute(session.accountID) { _ in .linkProvider(waiting, sessionID: nil, reauthTokenHash: nil) }
+        } catch {
+            try? await accounts.revoke(
+                session: SessionRef(accountID: session.accountID, sessionID: session.sessionID), reason: "link_failed")
+            if let taken = error as? ClaimTaken, taken.claim == .apple || taken.claim == .google { throw Self.inUse(waiting.provider) }
+            throw error
+        }
+    }
+
+    private func signIn(
         _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?
     ) async throws -> (AccountService.Session, created: Bool) {
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
@@ -43,6 +78,11 @@ public struct ProviderService: Sendable {
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
                 }
+            } else if let holder = try await unprovenHolder(identity) {
+                throw LinkRequired(
+                    linkToken: try linkTokens.issue(claim, now: clock.now()),
+                    emailHint: holder.email.flatMap(EmailAddress.init)?.hint ?? "•••",
+                    methods: holder.signInMethods, provider: provider)
             }
             let email = try await identity.email.flatMap(EmailAddress.init).asyncFilter { address in
                 guard try await repository.isEmailFree(address) else { return false }
@@ -78,6 +118,17 @@ public struct ProviderService: Sendable {
         else { return nil }
         let state = try await repository.load(found.accountID)
         return state.emailVerified ? found.accountID : nil
+    }
+
+    /// The account that holds the address the provider vouches for without having verified it
+    /// itself: joining it automatically would let whoever registered the address first keep
+    /// the provider's owner out (or in); it must be proven by signing in to it.
+    private func unprovenHolder(_ identity: ProviderIdentity) async throws -> AccountState? {
+        guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
+            let found = try await repository.credentials(forEmail: email.normalized)
+        else { return nil }
+        let state = try await repository.load(found.accountID)
+        return state.emailVerified ? nil : state
     }
 
     private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?) async throws -> AccountService.Session {

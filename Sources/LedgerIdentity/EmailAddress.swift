@@ -10,6 +10,13 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// `normalize(value)`: the key of the uniqueness claim.
     public let normalized: String
 
+    /// The address with its local part hidden but for the first character (`a•••@example.com`):
+    /// enough for its owner to recognise it, little for anyone else.
+    public var hint: String {
+        guard let at = value.lastIndex(of: "@") else { return "•••" }
+        return String(value[..<at].prefix(1)) + "•••" + String(value[at...])
+    }
+
     public init?(_ raw: String) {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.isValid(trimmed) else { return nil }

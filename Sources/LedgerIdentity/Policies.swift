@@ -26,6 +26,9 @@ public struct Policies: Sendable, Equatable {
     public var linkSendWindow: TimeInterval = 900
     /// The "Resend link in 0:27" countdown: a link of one purpose at most this often.
     public var linkResendInterval: TimeInterval = 30
+    /// How long a provider sign-in waits (`link_token`) for the sign-in that proves the account it
+    /// found by email.
+    public var providerLinkLifetime: TimeInterval = 900
     /// Live re-auth nonces one session may hold at once: enough for a person retrying, not a
     /// way to grow the account's state.
     public var reauthNonceLimit = 10
@@ -54,6 +57,8 @@ public enum KeyLabel {
     public static let signupCooldown = "signup-cooldown"
     /// HMAC of OTP codes.
     public static let otpCode = "otp-code"
+    /// Seals the identities waiting in provider `link_token`s.
+    public static let providerLinkToken = "provider-link-token"
     /// Seals webhook subscriptions' secrets.
     public static let webhookSubscriptionSecret = "webhook-subscription-secret"
 }

@@ -55,7 +55,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.add(middleware: ClientAddressMiddleware(trustedProxies: trustedProxies))
     router.add(middleware: EventMetadataMiddleware())
     router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
-    router.addRoutes(AuthController(accounts: services.accounts).endpoints)
+    router.addRoutes(AuthController(accounts: services.accounts, providers: services.providers).endpoints)
     router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
     router.addRoutes(CountriesController().endpoints)
@@ -63,7 +63,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(DeletionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(AccountAdminController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(ProviderController(providers: services.providers, accounts: services.accounts).endpoints)
-    router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts).endpoints)
+    router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts, providers: services.providers).endpoints)
     router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts).endpoints)
     router.addRoutes(
         EventsController(

@@ -17,6 +17,14 @@ struct SignInRequest: Decodable {
     let password: String
 }
 
+/// `{email, password, link_token?}`.
+struct LoginRequest: Decodable {
+    let email: String
+    let password: String
+    let linkToken: String?
+    enum CodingKeys: String, CodingKey { case email, password, linkToken = "link_token" }
+}
+
 struct TokenRequest: Decodable {
     let token: String
 }

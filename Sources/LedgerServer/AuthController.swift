@@ -8,9 +8,12 @@ import LedgerIdentity
 /// (docs/architecture.md "Accounts and sessions"). Translates HTTP to `AccountService` and back.
 public struct AuthController: Sendable {
     let accounts: AccountService
+    /// Links the provider identity a `link_token` carries to the account a sign-in proves.
+    let providers: ProviderService
 
-    public init(accounts: AccountService) {
+    public init(accounts: AccountService, providers: ProviderService) {
         self.accounts = accounts
+        self.providers = providers
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -24,9 +27,11 @@ public struct AuthController: Sendable {
             return try JSONResponse(.created, encoding: SessionBody(session))
         }
         routes.post("/auth/email/login") { request, context in
-            let body = try await request.decodeJSON(SignInRequest.self, context: context)
+            let body = try await request.decodeJSON(LoginRequest.self, context: context)
+            let waiting = try body.linkToken.map(providers.waitingIdentity)
             let session = try await accounts.signIn(
                 email: body.email, password: body.password, device: request.headers[.userAgent], client: context.client)
+            if let waiting { try await providers.link(waiting, to: session) }
             return try JSONResponse(.ok, encoding: SessionBody(session))
         }
         routes.post("/auth/token/refresh") { request, context in

@@ -66,6 +66,14 @@ enum ErrorTranslation {
             case .apple, .google:
                 return APIError(.conflict, .init("provider_in_use"), "This account is already connected to another account.")
             }
+        case let required as LinkRequired:
+            return APIError(
+                .conflict, .init("link_required"),
+                "An account with this email already exists. Sign in to it to connect \(required.provider.displayName).",
+                extra: [
+                    "link_token": .string(required.linkToken), "email_hint": .string(required.emailHint),
+                    "methods": .array(required.methods.map { .string($0.rawValue) }),
+                ])
         case let blocked as DeletionBlocked:
             return APIError(
                 .conflict, .init("deletion_blocked"), "Clear what still needs you before deleting your account.",

@@ -62,7 +62,9 @@ public struct LedgerServices: Sendable {
             codeKey: masterKey.derivedKey(label: KeyLabel.otpCode), reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.reauth = ReauthService(accounts: accounts, lifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.providers = ProviderService(
-            accounts: accounts, verifier: verifier, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
+            accounts: accounts, verifier: verifier,
+            linkTokens: ProviderLinkTokens(key: masterKey.derivedKey(label: KeyLabel.providerLinkToken)),
+            reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
         self.audit = AccountAudit(store: eventStore)

@@ -15,5 +15,6 @@ struct RequestOTPRequest: Decodable {
 struct VerifyOTPRequest: Decodable {
     let requestID: String
     let code: String
-    enum CodingKeys: String, CodingKey { case requestID = "request_id", code }
+    let linkToken: String?
+    enum CodingKeys: String, CodingKey { case requestID = "request_id", code, linkToken = "link_token" }
 }

@@ -8,10 +8,13 @@ import LedgerIdentity
 public struct PhoneController: Sendable {
     let otp: OTPService
     let accounts: AccountService
+    /// Links the provider identity a `link_token` carries to the account a code signs in to.
+    let providers: ProviderService
 
-    public init(otp: OTPService, accounts: AccountService) {
+    public init(otp: OTPService, accounts: AccountService, providers: ProviderService) {
         self.otp = otp
         self.accounts = accounts
+        self.providers = providers
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -34,12 +37,14 @@ public struct PhoneController: Sendable {
         }
         routes.post("/auth/phone/verify-otp") { request, context in
             let body = try await request.decodeJSON(VerifyOTPRequest.self, context: context)
+            let waiting = try body.linkToken.map(providers.waitingIdentity)
             let session = context.session
             let outcome = try await otp.verify(
                 requestID: body.requestID, code: body.code, session: session, reauthToken: request.headers[.xReauthToken],
                 device: request.headers[.userAgent])
             switch outcome {
             case .session(let signedIn, _):
+                if let waiting { try await providers.link(waiting, to: signedIn) }
                 return try JSONResponse(.ok, encoding: SessionBody(signedIn))
             case .account(let state):
                 return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))

@@ -10,7 +10,8 @@ struct ProviderSignInRequest: Decodable {
     let idToken: String
     let nonce: String?
     let displayName: String?
-    enum CodingKeys: String, CodingKey { case idToken = "id_token", nonce, displayName = "display_name" }
+    let linkToken: String?
+    enum CodingKeys: String, CodingKey { case idToken = "id_token", nonce, displayName = "display_name", linkToken = "link_token" }
 }
 
 struct ProviderTokenRequest: Decodable {

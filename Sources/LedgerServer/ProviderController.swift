@@ -44,7 +44,7 @@ public struct ProviderController: Sendable {
             let body = try await request.decodeJSON(ProviderSignInRequest.self, context: context)
             let (session, created) = try await providers.signIn(
                 provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
-                device: request.headers[.userAgent])
+                device: request.headers[.userAgent], linkToken: body.linkToken)
             return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
         }
     }

@@ -57,11 +57,16 @@ struct ProviderLinkTests {
         let owner = try await fixture.signUp(email)
         let verifyToken = try await fixture.lastEmailToken()
 
-        // The account never proved the address: a provider that vouches for it gets its own account.
-        let (squatted, squattedCreated) = try await fixture.providers.signIn(
-            .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-a", email: email), nonce: nil, displayName: nil,
-            device: nil)
-        #expect(squattedCreated && squatted.accountID != owner.accountID)
+        // The account never proved the address: no automatic join, and no second account either.
+        do {
+            _ = try await fixture.providers.signIn(
+                .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-a", email: email), nonce: nil, displayName: nil,
+                device: nil)
+            Issue.record("a provider joined, or duplicated, an account that never proved its address")
+        } catch let required as LinkRequired {
+            #expect(required.methods == [.password] && required.emailHint.hasSuffix("@example.com"))
+            #expect(try await fixture.repository.providerOwner(.google, subject: "google-a") == nil)
+        }
 
         _ = try await fixture.accounts.verifyEmail(token: verifyToken)
         // The provider does not vouch for it: still no link.
@@ -75,5 +80,36 @@ struct ProviderLinkTests {
             device: nil)
         #expect(!joinedCreated && joined.accountID == owner.accountID)
         #expect(try await fixture.repository.load(owner.accountID).providerSubjects[.apple] == "apple-c")
+    }
+
+    @Test("a link token carries the waiting identity for 15 minutes, under our key only; the proven account gets it")
+    func linkTokens() async throws {
+        let fixture = try InMemoryAccounts()
+        let email = InMemoryAccounts.newEmail()
+        let owner = try await fixture.signedUp(email)
+        let token: String
+        do {
+            _ = try await fixture.providers.signIn(
+                .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-w", email: email), nonce: nil, displayName: nil,
+                device: nil)
+            Issue.record("no link_required")
+            return
+        } catch let required as LinkRequired {
+            token = required.linkToken
+        }
+        let otherKey = ProviderLinkTokens(key: Array(repeating: 9, count: 32))
+        #expect(throws: IdentityError.self) { try otherKey.open(token, now: fixture.clock.now()) }
+        let waiting = try fixture.providers.waitingIdentity(token)
+        #expect(waiting.provider == .apple && waiting.subject == "apple-w" && waiting.email == email)
+
+        fixture.clock.advance(by: Policies.standard.providerLinkLifetime)
+        await expectIdentityError(.linkExpired) { try fixture.providers.waitingIdentity(token) }
+
+        try await fixture.providers.link(waiting, to: try await fixture.signedIn(email))
+        #expect(try await fixture.repository.providerOwner(.apple, subject: "apple-w") == owner.accountID)
+        let (signedIn, created) = try await fixture.providers.signIn(
+            .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-w", email: email), nonce: nil, displayName: nil,
+            device: nil)
+        #expect(!created && signedIn.accountID == owner.accountID)
     }
 }

@@ -98,14 +98,29 @@ struct ProviderEndpointTests {
                 ["id_token": try await providers.googleToken("g-ana", email: "ana@example.com", verified: true)])
             #expect(linked.status == .ok)
             #expect(linked.string("account_id") == me.string("account_id"))
-            // An unverified account with the address is not taken over: a new account, without the address.
-            _ = try await signUp(client, email: "bo@example.com")
-            let separate = try await call(
+            // An unverified account with the address is not taken over, and no second account is
+            // made: 409 link_required, and signing in to that account with the token links Google.
+            let bo = try await signUp(client, email: "bo@example.com")
+            let accounts = try await providers.db.client.query("SELECT count(*) FROM accounts")
+            let required = try await call(
                 client, .post, "/auth/google",
                 ["id_token": try await providers.googleToken("g-bo", email: "bo@example.com", verified: true)])
-            #expect(separate.status == .created)
-            let hub = try await call(client, .get, "/me/auth-methods", token: separate.string("access_token") ?? "")
-            #expect(hub.body["email"] is NSNull)
+            #expect(required.status == .conflict && required.string("error") == "link_required")
+            #expect(required.string("email_hint") == "b•••@example.com")
+            #expect(required.body["methods"] as? [String] == ["password"])
+            #expect(try await providers.db.client.query("SELECT count(*) FROM accounts")[0].int(0) == accounts[0].int(0))
+            let linkToken = try #require(required.string("link_token"))
+            let wrongPassword = try await call(
+                client, .post, "/auth/email/login", ["email": "bo@example.com", "password": "copper-lantern-77", "link_token": linkToken])
+            #expect(wrongPassword.status == .unauthorized)
+            let proven = try await call(
+                client, .post, "/auth/email/login", ["email": "bo@example.com", "password": "violet-harbor-91", "link_token": linkToken])
+            #expect(proven.status == .ok)
+            #expect(try await call(client, .get, "/me/auth-methods", token: bo).body["google_linked"] as? Bool == true)
+            let again = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-bo", email: "bo@example.com", verified: true)])
+            #expect(again.status == .ok && again.string("account_id") == proven.string("account_id"))
             // A provider that does not vouch for the address does not link either.
             let unverified = try await call(
                 client, .post, "/auth/google",
@@ -118,6 +133,48 @@ struct ProviderEndpointTests {
                     "id_token": try await providers.appleToken("a-ana", email: "ana@example.com", verified: true, relay: true)
                 ])
             #expect(relay.status == .created)
+        }
+    }
+
+    @Test("a link_token lasts 15 minutes, is ours only, and links through a phone sign-in too")
+    func linkToken() async throws {
+        try await withApp { client, providers in
+            let db = providers.db
+            _ = try await signUp(client, email: "cy@example.com")
+            func required() async throws -> String {
+                let answer = try await call(
+                    client, .post, "/auth/apple",
+                    ["id_token": try await providers.appleToken("a-cy", email: "cy@example.com", verified: true)])
+                #expect(answer.status == .conflict)
+                return try #require(answer.string("link_token"))
+            }
+            let stale = try await required()
+            db.clock.advance(by: 15 * 60)
+            let expired = try await call(
+                client, .post, "/auth/email/login", ["email": "cy@example.com", "password": "violet-harbor-91", "link_token": stale])
+            #expect(expired.status == .gone && expired.string("error") == "link_expired")
+            // One character changed in the middle (the last one may only carry padding bits).
+            var altered = Array(try await required())
+            altered[20] = altered[20] == "A" ? "B" : "A"
+            #expect(
+                try await call(
+                    client, .post, "/auth/email/login",
+                    ["email": "cy@example.com", "password": "violet-harbor-91", "link_token": String(altered)]
+                )
+                .status == .gone)
+            // A phone sign-in proves an account as well: the waiting identity joins the phone's account.
+            let token = try await required()
+            let requestID = try await requestOTP(client, "+995511200302")
+            let signedIn = try await call(
+                client, .post, "/auth/phone/verify-otp",
+                ["request_id": requestID, "code": try await otpCode(db, phone: "+995511200302"), "link_token": token])
+            #expect(signedIn.status == .ok)
+            let hub = try await call(client, .get, "/me/auth-methods", token: signedIn.string("access_token") ?? "")
+            #expect(hub.body["apple_linked"] as? Bool == true)
+            // The same token again links nothing new, and cannot move the identity to another account.
+            let other = try await call(
+                client, .post, "/auth/email/login", ["email": "cy@example.com", "password": "violet-harbor-91", "link_token": token])
+            #expect(other.status == .conflict && other.string("error") == "provider_in_use")
         }
     }
 

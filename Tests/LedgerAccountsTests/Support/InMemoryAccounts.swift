@@ -23,7 +23,8 @@ struct InMemoryAccounts {
         accounts = AccountService(
             repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
             throttle: LoginThrottle(counters: InMemoryAttemptCounters(), policy: .init()))
-        providers = ProviderService(accounts: accounts, verifier: verifier)
+        providers = ProviderService(
+            accounts: accounts, verifier: verifier, linkTokens: ProviderLinkTokens(key: Array(repeating: 7, count: 32)))
         reauth = ReauthService(accounts: accounts)
     }
 

@@ -1,0 +1,72 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+
+/// A provider sign-in that found an account it may not join on its own waits in a `link_token`:
+/// the identity (provider, subject, email), sealed with AES-256-GCM under a key derived from the
+/// master key, and its expiry. Nothing is stored, so any instance opens it and nothing personal
+/// outlives the token. Replaying one can only link the same identity again (nothing changes) or
+/// meet it taken (`provider_in_use`).
+public struct ProviderLinkTokens: Sendable {
+    let key: [UInt8]
+    public let lifetime: TimeInterval
+
+    static let prefix = "lt_"
+    static let associatedData = Array("account-ledger/provider-link-token/1".utf8)
+
+    public init(key: [UInt8], lifetime: TimeInterval = Policies.standard.providerLinkLifetime) {
+        self.key = key
+        self.lifetime = lifetime
+    }
+
+    /// The sealed fields (short names: the token travels in every retry of a sign-in).
+    private struct Sealed: Codable {
+        let p: String
+        let s: String
+        let e: String?
+        let v: Bool
+        let x: Int64
+    }
+
+    /// A token for `identity`, good for `lifetime` from `now`.
+    public func issue(_ identity: AccountCommand.ProviderIdentityClaim, now: Date) throws -> String {
+        let sealed = Sealed(
+            p: identity.provider.rawValue, s: identity.subject, e: identity.email, v: identity.emailVerified,
+            x: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.up)))
+        let nonce = try SecureRandom.bytes(AESGCM.nonceByteCount)
+        let ciphertext = try AESGCM.seal(
+            key: key, nonce: nonce, plaintext: Array(try JSONEncoder().encode(sealed)), additionalData: Self.associatedData)
+        return Self.prefix + Base64URL.encode(nonce + ciphertext)
+    }
+
+    /// The waiting identity; `410 link_expired` for a token that is past its time, altered,
+    /// sealed under another key, or not a token at all.
+    public func open(_ token: String, now: Date) throws -> AccountCommand.ProviderIdentityClaim {
+        guard token.hasPrefix(Self.prefix), token.utf8.count < 2048,
+            let bytes = Base64URL.decode(String(token.dropFirst(Self.prefix.count))),
+            bytes.count > AESGCM.nonceByteCount + AESGCM.tagByteCount,
+            let plaintext = try? AESGCM.open(
+                key: key, nonce: Array(bytes.prefix(AESGCM.nonceByteCount)), sealed: bytes.dropFirst(AESGCM.nonceByteCount),
+                additionalData: Self.associatedData),
+            let sealed = try? JSONDecoder().decode(Sealed.self, from: Data(plaintext)),
+            let provider = IdentityProvider(rawValue: sealed.p),
+            Double(sealed.x) > now.timeIntervalSince1970
+        else { throw Self.expired }
+        return AccountCommand.ProviderIdentityClaim(provider: provider, subject: sealed.s, email: sealed.e, emailVerified: sealed.v)
+    }
+
+    static let expired = IdentityError(.linkExpired, "This sign-in link has expired. Sign in with Apple or Google again.")
+}
+
+/// `409 link_required`: the provider's email belongs to an account that cannot be joined
+/// automatically (it never verified the address). No account was created; signing in to that
+/// account with `linkToken` links the provider to it.
+public struct LinkRequired: Error, Sendable, Equatable {
+    public let linkToken: String
+    /// The account's email with most of it hidden: `a•••@example.com`.
+    public let emailHint: String
+    /// How that account signs in.
+    public let methods: [SignInMethod]
+    public let provider: IdentityProvider
+}
