@@ -9,17 +9,20 @@ public struct ProviderService: Sendable {
     let accounts: AccountService
     let verifier: any IdentityTokenVerifier
     let linkTokens: ProviderLinkTokens
+    /// Checks Apple's server-to-server notifications; nil: none are accepted.
+    let notificationVerifier: (any AppleNotificationVerifier)?
     let reauthLifetime: TimeInterval
     var repository: any AccountRepository { accounts.repository }
     var clock: any LedgerClock { accounts.clock }
 
     public init(
         accounts: AccountService, verifier: any IdentityTokenVerifier, linkTokens: ProviderLinkTokens,
-        reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
+        notificationVerifier: (any AppleNotificationVerifier)? = nil, reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
     ) {
         self.accounts = accounts
         self.verifier = verifier
         self.linkTokens = linkTokens
+        self.notificationVerifier = notificationVerifier
         self.reauthLifetime = reauthLifetime
     }
 

@@ -60,6 +60,8 @@ public enum AccountCommand: Sendable, Equatable {
     /// starts one until it is enabled again. Disabling a disabled account changes nothing.
     case disableAccount(reason: String)
     case enableAccount
+    /// Apple told the service about the account's Apple ID (a server-to-server notification).
+    case handleAppleNotification(AppleNotice)
     /// Removes the sign-in phone number: never the last sign-in method, and only with re-auth.
     case removePhone(sessionID: UUID, reauthTokenHash: String?)
     /// Removes the email and its password: never the last sign-in method, and only with re-auth.

@@ -284,6 +284,41 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try requireAccount(state)
         return state.isDisabled ? [.accountEnabled(.init())] : []
 
+    case .handleAppleNotification(let notice):
+        try requireAccount(state)
+        // Another Apple ID than the account's, or one acted on already: nothing.
+        guard state.providerSubjects[.apple] == notice.subject, !state.appleNotificationIDs.contains(notice.id) else { return [] }
+        let received = AccountEvent.appleNotificationReceived(
+            .init(notificationID: notice.id, type: notice.kind, eventTime: notice.eventTime))
+        switch notice.kind {
+        case .emailDisabled, .emailEnabled:
+            return [received]
+        case .consentRevoked:
+            // Apple stays when it is the only way in: the person can sign in with it again to come back.
+            let unlink: [AccountEvent] =
+                state.signInMethods == [.apple] ? [] : [.providerUnlinked(.init(provider: .apple, subject: notice.subject))]
+            return [received] + unlink + revokeSessions(state, reason: "apple_consent_revoked", except: nil)
+                + endPendingAccess(state, reason: "apple_consent_revoked", except: nil, now: now)
+        case .accountDelete:
+            let blockers = state.deletionBlockers(at: now)
+            guard blockers.isEmpty else {
+                let disabled: [AccountEvent] =
+                    state.isDisabled
+                    ? []
+                    : [
+                        .accountDisabled(
+                            .init(
+                                reason: "apple_account_deleted; deletion blocked by "
+                                    + blockers.map(\.kind.rawValue).joined(separator: ", ")))
+                    ]
+                return [received] + disabled + revokeSessions(state, reason: "account_disabled", except: nil)
+                    + endPendingAccess(state, reason: "account_disabled", except: nil, now: now)
+            }
+            return [received]
+                + scheduleDeletion(
+                    state, purgeDelay: notice.purgeDelay, cooldown: notice.cooldown, cooldownKeys: notice.cooldownKeys, now: now)
+        }
+
     case .removePhone(let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard let phone = state.phone else { throw IdentityError(.noPhone, "There is no phone number on this account.") }
@@ -332,14 +367,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         let blockers = state.deletionBlockers(at: now)
         guard blockers.isEmpty else { throw DeletionBlocked(blockers: blockers) }
         try state.requireReauth(.deleteAccount, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [
-            .deletionScheduled(
-                .init(
-                    purgeAfter: now.addingTimeInterval(purgeDelay), cooldownUntil: now.addingTimeInterval(cooldown),
-                    cooldownKeys: cooldownKeys))
-        ]
-            + revokeSessions(state, reason: "account_deleted", except: nil)
-            + endPendingAccess(state, reason: "account_deleted", except: nil, now: now)
+        return scheduleDeletion(state, purgeDelay: purgeDelay, cooldown: cooldown, cooldownKeys: cooldownKeys, now: now)
     }
 }
 
@@ -354,6 +382,20 @@ private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim) ->
 }
 
 /// Revocations of every active session but `kept`, oldest first.
+/// A deletion: the purge and the cooldown scheduled, every session, link and grant ended.
+private func scheduleDeletion(
+    _ state: AccountState, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String], now: Date
+) -> [AccountEvent] {
+    [
+        .deletionScheduled(
+            .init(
+                purgeAfter: now.addingTimeInterval(purgeDelay), cooldownUntil: now.addingTimeInterval(cooldown), cooldownKeys: cooldownKeys)
+        )
+    ]
+        + revokeSessions(state, reason: "account_deleted", except: nil)
+        + endPendingAccess(state, reason: "account_deleted", except: nil, now: now)
+}
+
 private func revokeSessions(_ state: AccountState, reason: String, except kept: UUID?) -> [AccountEvent] {
     state.sessions.values.filter { $0.isActive && $0.id != kept }.sorted { $0.createdAt < $1.createdAt }
         .map { .sessionRevoked(.init(sessionID: $0.id, reason: reason)) }

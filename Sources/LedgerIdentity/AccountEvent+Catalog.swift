@@ -35,6 +35,7 @@ extension AccountEvent {
         case phoneRemoved = "phone.removed"
         case accountDisabled = "account.disabled"
         case accountEnabled = "account.enabled"
+        case appleNotificationReceived = "apple.notification_received"
         case emailRemoved = "email.removed"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
@@ -73,6 +74,7 @@ extension AccountEvent {
         case .phoneRemoved: return .phoneRemoved
         case .accountDisabled: return .accountDisabled
         case .accountEnabled: return .accountEnabled
+        case .appleNotificationReceived: return .appleNotificationReceived
         case .emailRemoved: return .emailRemoved
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
@@ -115,6 +117,7 @@ extension AccountEvent.Kind {
         case .phoneRemoved: return AccountEvent.PhoneRemoved.self
         case .accountDisabled: return AccountEvent.AccountDisabled.self
         case .accountEnabled: return AccountEvent.AccountEnabled.self
+        case .appleNotificationReceived: return AccountEvent.AppleNotificationReceived.self
         case .emailRemoved: return AccountEvent.EmailRemoved.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
@@ -134,7 +137,10 @@ extension AccountEvent.Kind {
         case .sessionStarted: return ["register", "startSession", "registerByPhone", "registerByProvider"]
         case .sessionRefreshed: return ["refreshSession"]
         case .sessionRevoked:
-            return ["refreshSession", "revokeSession", "resetPassword", "changePassword", "revertEmail", "disableAccount", "deleteAccount"]
+            return [
+                "refreshSession", "revokeSession", "resetPassword", "changePassword", "revertEmail", "disableAccount",
+                "handleAppleNotification", "deleteAccount",
+            ]
         case .loginFailed: return ["recordLoginFailure"]
         case .loginThrottled: return ["recordLoginFailure"]
         case .handleClaimed: return ["register", "updateProfile", "registerByPhone", "registerByProvider"]
@@ -145,22 +151,27 @@ extension AccountEvent.Kind {
         case .reauthFailed: return ["recordReauthFailure"]
         case .reauthLinkSent: return ["sendReauthLink"]
         case .reauthNonceIssued: return ["issueReauthNonce"]
-        case .reauthGrantsRevoked: return ["resetPassword", "changePassword", "revertEmail", "disableAccount", "deleteAccount"]
+        case .reauthGrantsRevoked:
+            return ["resetPassword", "changePassword", "revertEmail", "disableAccount", "handleAppleNotification", "deleteAccount"]
         case .emailLinksRevoked:
-            return ["resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "deleteAccount"]
+            return [
+                "resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "handleAppleNotification",
+                "deleteAccount",
+            ]
         case .emailAdded: return ["addEmailAndPassword"]
         case .emailChangeRequested: return ["requestEmailChange"]
         case .emailChanged: return ["confirmEmailChange"]
         case .emailReverted: return ["revertEmail"]
         case .providerLinked: return ["linkProvider", "registerByProvider"]
-        case .providerUnlinked: return ["unlinkProvider"]
+        case .providerUnlinked: return ["unlinkProvider", "handleAppleNotification"]
         case .phoneRemoved: return ["removePhone"]
-        case .accountDisabled: return ["disableAccount"]
+        case .accountDisabled: return ["disableAccount", "handleAppleNotification"]
         case .accountEnabled: return ["enableAccount"]
+        case .appleNotificationReceived: return ["handleAppleNotification"]
         case .emailRemoved: return ["removeEmail"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
-        case .deletionScheduled: return ["deleteAccount"]
+        case .deletionScheduled: return ["deleteAccount", "handleAppleNotification"]
         case .purged: return []  // appended by the purge worker, not by a command
         }
     }

@@ -20,6 +20,20 @@ extension AccountEvent {
     }
 
     /// The provider was disconnected; its subject is free again.
+    /// Apple's server-to-server notification, as received (what it did follows in the same append).
+    public struct AppleNotificationReceived: Codable, Sendable, Equatable {
+        public var notificationID: String
+        public var type: AppleNotice.Kind
+        public var eventTime: Date?
+        enum CodingKeys: String, CodingKey { case notificationID = "notification_id", type, eventTime = "event_time" }
+
+        public init(notificationID: String, type: AppleNotice.Kind, eventTime: Date?) {
+            self.notificationID = notificationID
+            self.type = type
+            self.eventTime = eventTime
+        }
+    }
+
     public struct ProviderUnlinked: Codable, Sendable, Equatable {
         public var provider: IdentityProvider
         public var subject: String

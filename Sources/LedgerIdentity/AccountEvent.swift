@@ -37,6 +37,7 @@ public enum AccountEvent: Sendable, Equatable {
     case phoneRemoved(PhoneRemoved)
     case accountDisabled(AccountDisabled)
     case accountEnabled(AccountEnabled)
+    case appleNotificationReceived(AppleNotificationReceived)
     case emailRemoved(EmailRemoved)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
@@ -282,6 +283,7 @@ extension AccountEvent {
         case .phoneRemoved(let value): return value
         case .accountDisabled(let value): return value
         case .accountEnabled(let value): return value
+        case .appleNotificationReceived(let value): return value
         case .emailRemoved(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
@@ -339,6 +341,8 @@ extension AccountEvent {
         case .phoneRemoved: return .phoneRemoved(try decoder.decode(PhoneRemoved.self, from: payload))
         case .accountDisabled: return .accountDisabled(try decoder.decode(AccountDisabled.self, from: payload))
         case .accountEnabled: return .accountEnabled(try decoder.decode(AccountEnabled.self, from: payload))
+        case .appleNotificationReceived:
+            return .appleNotificationReceived(try decoder.decode(AppleNotificationReceived.self, from: payload))
         case .emailRemoved: return .emailRemoved(try decoder.decode(EmailRemoved.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))

@@ -26,6 +26,8 @@ public struct AccountState: Sendable, Equatable {
     /// Disabled by an operator (`account.disabled`), and why; nil when enabled.
     public var disabledAt: Date?
     public var disabledReason: String?
+    /// The latest Apple notifications acted on (their ids), so a repeated one acts no more.
+    public var appleNotificationIDs: [String] = []
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
     /// Nonces for re-auth by Apple or Google, by id, until used or expired.
@@ -229,6 +231,8 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .accountEnabled:
         state.disabledAt = nil
         state.disabledReason = nil
+    case .appleNotificationReceived(let received):
+        state.appleNotificationIDs = Array((state.appleNotificationIDs + [received.notificationID]).suffix(appleNotificationMemory))
     case .phoneRemoved:
         state.phone = nil
         state.phoneRegion = nil
@@ -255,3 +259,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }
     }
 }
+
+/// How many Apple notification ids an account remembers: Apple repeats a notification soon if at
+/// all, and the state must not grow with every one.
+public let appleNotificationMemory = 32

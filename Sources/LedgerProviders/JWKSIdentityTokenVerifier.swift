@@ -46,11 +46,15 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
         ]
     }
 
-    public func verify(_ idToken: String, provider: IdentityProvider, nonce: String?) async throws -> ProviderIdentity {
+    /// The claims of a token signed by a key the provider publishes, from its issuer, for one of
+    /// this app's client ids; the reason it is refused otherwise.
+    func verifiedClaims<Claims: ProviderClaims>(_ token: String, provider: IdentityProvider, as: Claims.Type)
+        async throws(InvalidIdentityToken) -> Claims
+    {
         guard let (settings, keySet) = providers[provider], !settings.clientIDs.isEmpty else {
             throw InvalidIdentityToken("no client ids configured for \(provider.rawValue)")
         }
-        let header = try Self.header(of: idToken)
+        let header = try Self.header(of: token)
         guard let algorithm = header.alg, Self.algorithms.contains(algorithm) else {
             throw InvalidIdentityToken("algorithm \(header.alg ?? "none") is not accepted")
         }
@@ -62,19 +66,24 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
             throw InvalidIdentityToken("the \(provider.rawValue) JWKS could not be read: \(error)")
         }
         guard let keys else { throw InvalidIdentityToken("unknown key id") }
-        let claims: IdentityClaims
+        let claims: Claims
         do {
-            claims = try await keys.verify(idToken, as: IdentityClaims.self)
+            claims = try await keys.verify(token, as: Claims.self)
         } catch {
             throw InvalidIdentityToken("signature or claims do not verify")
         }
-        let now = clock.now()
         guard settings.issuers.contains(claims.iss.value) else { throw InvalidIdentityToken("wrong issuer") }
         guard claims.aud.value.contains(where: settings.clientIDs.contains) else { throw InvalidIdentityToken("wrong audience") }
-        guard claims.exp.value.addingTimeInterval(Self.leeway) > now else { throw InvalidIdentityToken("expired") }
-        if let issuedAt = claims.iat?.value, issuedAt > now.addingTimeInterval(Self.leeway) {
+        if let issuedAt = claims.iat?.value, issuedAt > clock.now().addingTimeInterval(Self.leeway) {
             throw InvalidIdentityToken("issued in the future")
         }
+        return claims
+    }
+
+    public func verify(_ idToken: String, provider: IdentityProvider, nonce: String?) async throws -> ProviderIdentity {
+        let claims = try await verifiedClaims(idToken, provider: provider, as: IdentityClaims.self)
+        let now = clock.now()
+        guard claims.exp.value.addingTimeInterval(Self.leeway) > now else { throw InvalidIdentityToken("expired") }
         if let nonce {
             // Apple carries the SHA-256 (hex) of the app's raw nonce; Google the nonce itself.
             let hashed = Hex.encode(SHA256.hash(Array(nonce.utf8)))
@@ -95,7 +104,7 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
         let kid: String?
     }
 
-    static func header(of token: String) throws -> Header {
+    static func header(of token: String) throws(InvalidIdentityToken) -> Header {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64URL.decode(String(parts[0])),
             let header = try? JSONDecoder().decode(Header.self, from: Data(bytes))
@@ -104,9 +113,16 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
     }
 }
 
+/// What every token from a provider carries and `verifiedClaims` checks.
+protocol ProviderClaims: JWTPayload {
+    var iss: IssuerClaim { get }
+    var aud: AudienceClaim { get }
+    var iat: IssuedAtClaim? { get }
+}
+
 /// The claims read from Apple's and Google's ID tokens. `verify` is empty on purpose: the
 /// claims are checked against the service's clock, not the system's.
-struct IdentityClaims: JWTPayload {
+struct IdentityClaims: ProviderClaims {
     let iss: IssuerClaim
     let sub: SubjectClaim
     let aud: AudienceClaim

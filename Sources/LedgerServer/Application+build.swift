@@ -62,6 +62,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(CredentialsController(accounts: services.accounts).endpoints)
     router.addRoutes(DeletionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(AccountAdminController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
+    router.addRoutes(AppleNotificationsController(providers: services.providers).endpoints)
     router.addRoutes(ProviderController(providers: services.providers, accounts: services.accounts).endpoints)
     router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts, providers: services.providers).endpoints)
     router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts).endpoints)

@@ -78,6 +78,8 @@ enum ErrorTranslation {
             return APIError(
                 .conflict, .init("deletion_blocked"), "Clear what still needs you before deleting your account.",
                 extra: ["blockers": .array(blocked.blockers.map(DeletionController.blockerBody))])
+        case is InvalidAppleNotification:
+            return APIError(.badRequest, .init("invalid_notification"), "The notification could not be verified.")
         case is InvalidIdentityToken:
             return APIError(.unauthorized, .init("invalid_token"), "The sign-in could not be verified. Try again.")
         case let failure as AccountService.ValidationFailure:

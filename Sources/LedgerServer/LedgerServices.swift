@@ -63,7 +63,7 @@ public struct LedgerServices: Sendable {
         self.reauth = ReauthService(accounts: accounts, lifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.providers = ProviderService(
             accounts: accounts, verifier: verifier,
-            linkTokens: ProviderLinkTokens(key: masterKey.derivedKey(label: KeyLabel.providerLinkToken)),
+            linkTokens: ProviderLinkTokens(key: masterKey.derivedKey(label: KeyLabel.providerLinkToken)), notificationVerifier: verifier,
             reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)

@@ -60,6 +60,30 @@ public struct TestIdentityIssuer: Sendable {
         return try await signers.sign(claims, kid: JWKIdentifier(string: keyID))
     }
 
+    /// A Sign in with Apple server-to-server notification, as Apple posts it in `{payload}`:
+    /// the event a JSON string in the `events` claim.
+    public func appleNotification(
+        type: String, subject: String, id: String = UUID().uuidString, audience: String? = nil, issuer: String? = nil,
+        issuedAt: Date = Date(), keyID: String = rsaKeyID
+    ) async throws -> String {
+        let event = try JSONSerialization.data(
+            withJSONObject: ["type": type, "sub": subject, "event_time": 1_790_000_000_000, "email": "x@privaterelay.appleid.com"])
+        let claims = NotificationClaims(
+            iss: issuer ?? self.issuer, aud: audience ?? self.audience, iat: Int(issuedAt.timeIntervalSince1970), jti: id,
+            events: String(decoding: event, as: UTF8.self))
+        return try await signers.sign(claims, kid: JWKIdentifier(string: keyID))
+    }
+
+    struct NotificationClaims: JWTPayload {
+        let iss: String
+        let aud: String
+        let iat: Int
+        let jti: String
+        let events: String
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
     struct Claims: JWTPayload {
         let iss: String
         let sub: String

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerServer
+import LedgerTestSupport
+import Testing
+
+@Suite("HTTP: Sign in with Apple server-to-server notifications", .timeLimit(.minutes(2)))
+struct AppleNotificationTests {
+    typealias Providers = ProviderEndpointTests.Providers
+
+    func notify(
+        _ client: some TestClientProtocol, _ providers: Providers, _ type: String, _ subject: String, id: String = UUID().uuidString,
+        issuer: TestIdentityIssuer? = nil, audience: String? = nil
+    ) async throws -> Answer {
+        let payload = try await (issuer ?? providers.apple).appleNotification(
+            type: type, subject: subject, id: id, audience: audience, issuedAt: providers.db.clock.now())
+        return try await call(client, .post, "/webhooks/apple", ["payload": payload])
+    }
+
+    func count(_ providers: Providers, _ type: String) async throws -> Int64? {
+        try await providers.db.client.query("SELECT count(*) FROM events WHERE event_type = $1", [.text(type)])[0].int(0)
+    }
+
+    @Test("consent-revoked ends every session and unlinks Apple, but keeps it when it is the only way in; once per notification")
+    func consentRevoked() async throws {
+        try await ProviderEndpointTests().withApp { client, providers in
+            // Apple only: kept, signed out everywhere.
+            let only = try #require(
+                try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-only")]).string("access_token"))
+            let id = UUID().uuidString
+            #expect(try await notify(client, providers, "consent-revoked", "a-only", id: id).status == .ok)
+            #expect(try await call(client, .get, "/me", token: only).status == .unauthorized)
+            let again = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-only")])
+            #expect(again.status == .ok)
+            // The same notification again acts no more: the new session lives.
+            #expect(try await notify(client, providers, "consent-revoked", "a-only", id: id).status == .ok)
+            #expect(try await call(client, .get, "/me", token: again.string("access_token") ?? "").status == .ok)
+            #expect(try await count(providers, "apple.notification_received") == 1)
+
+            // Apple beside a password: unlinked.
+            let ana = try await signUp(client, email: "ana@example.com")
+            let grant = try await emailLinkGrant(client, providers.db, token: ana)
+            _ = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "apple", "id_token": try await providers.appleToken("a-ana")],
+                token: ana,
+                reauth: grant)
+            #expect(try await notify(client, providers, "consent-revoked", "a-ana").status == .ok)
+            #expect(try await call(client, .get, "/me", token: ana).status == .unauthorized)
+            let hub = try await call(client, .get, "/me/auth-methods", token: try await logIn(client, email: "ana@example.com"))
+            #expect(hub.body["apple_linked"] as? Bool == false)
+        }
+    }
+
+    @Test("account-delete schedules the deletion, or disables the account when holds block it; email-disabled is recorded")
+    func accountDelete() async throws {
+        try await ProviderEndpointTests().withApp { client, providers in
+            let gone = try #require(
+                try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-gone")]).string("access_token"))
+            let goneID = try #require(try await call(client, .get, "/me", token: gone).string("account_id"))
+            #expect(try await notify(client, providers, "email-disabled", "a-gone").status == .ok)
+            #expect(try await notify(client, providers, "account-delete", "a-gone").status == .ok)
+            let deleted = try await providers.db.client.query(
+                "SELECT deleted_at IS NOT NULL FROM accounts WHERE account_id = $1", [.uuid(try #require(UUID(uuidString: goneID)))])
+            #expect(try deleted[0].bool(0) == true)
+            #expect(try await count(providers, "account.deletion_scheduled") == 1)
+            #expect(try await count(providers, "apple.notification_received") == 2)
+
+            // With a payout pending: disabled, and the event says why.
+            let coach = try #require(
+                try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-coach")]).string("access_token")
+            )
+            let coachID = try #require(try await call(client, .get, "/me", token: coach).string("account_id"))
+            let services = try makeServices(url: providers.db.url, client: providers.db.client, clock: providers.db.clock)
+            let holds = try await services.apiKeys.create(name: "payouts", scopes: [.holdsWrite]).key
+            #expect(
+                try await call(
+                    client, .put, "/accounts/\(coachID)/holds/p1", ["kind": "pending_payout"], token: holds,
+                    path: "/accounts/{id}/holds/{ref}"
+                ).status == .ok)
+            #expect(try await notify(client, providers, "account-delete", "a-coach").status == .ok)
+            let signIn = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-coach")])
+            #expect(signIn.status == .forbidden && signIn.string("error") == "account_disabled")
+            #expect(try await count(providers, "account.disabled") == 1)
+            #expect(try await count(providers, "account.deletion_scheduled") == 1)
+        }
+    }
+
+    @Test("what is not Apple's is 400 and changes nothing: another key, another audience, garbage; an unknown Apple ID is 200")
+    func refused() async throws {
+        try await ProviderEndpointTests().withApp { client, providers in
+            let access = try #require(
+                try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).string("access_token"))
+            let forger = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
+            let forged = try await notify(client, providers, "consent-revoked", "a-1", issuer: forger)
+            #expect(forged.status == .badRequest && forged.string("error") == "invalid_notification")
+            #expect(try await notify(client, providers, "consent-revoked", "a-1", audience: "com.other.app").status == .badRequest)
+            #expect(try await call(client, .post, "/webhooks/apple", ["payload": "not.a.jws"]).status == .badRequest)
+            #expect(try await call(client, .post, "/webhooks/apple", ["payload": 42]).status == .badRequest)
+            #expect(try await call(client, .get, "/me", token: access).status == .ok)
+            #expect(try await notify(client, providers, "consent-revoked", "a-nobody").status == .ok)
+            #expect(try await notify(client, providers, "some-new-type", "a-1").status == .ok)
+            #expect(try await call(client, .get, "/me", token: access).status == .ok)
+            #expect(try await count(providers, "apple.notification_received") == 0)
+        }
+    }
+}
