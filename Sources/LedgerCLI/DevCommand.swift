@@ -3,11 +3,13 @@ import Foundation
 import LedgerIdentity
 import LedgerProviders
 
-/// `ledger dev id-token`: Apple and Google ID tokens for walking the provider flows with curl
-/// against a development service (never production).
+/// `ledger dev id-token` and `ledger dev apple-notification`: Apple and Google ID tokens, and
+/// Apple's server-to-server notifications, for walking the provider flows with curl against a
+/// development service (never production).
 struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "dev", abstract: "Development helpers (never for production).", subcommands: [IDToken.self, AppendLoadCommand.self])
+        commandName: "dev", abstract: "Development helpers (never for production).",
+        subcommands: [IDToken.self, AppleNotification.self, AppendLoadCommand.self])
 
     struct IDToken: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -33,6 +35,23 @@ struct DevCommand: AsyncParsableCommand {
             print(
                 try await issuer.token(
                     provider: identityProvider, subject: subject, email: email, emailVerified: !unverifiedEmail, nonce: nonce))
+        }
+    }
+
+    struct AppleNotification: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "apple-notification",
+            abstract:
+                "Print a Sign in with Apple server-to-server notification signed by the local key (the payload for POST /webhooks/apple).",
+            discussion: "Uses the key and JWKS of `ledger dev id-token`; run the service as that command says.")
+
+        @Option(help: "consent-revoked, account-delete, email-disabled or email-enabled.") var type: String
+        @Option(help: "The Apple user id (sub).") var subject: String
+        @Option(help: "The notification's id (jti); a new one by default. The same id twice acts once.") var id: String?
+
+        func run() async throws {
+            let issuer = try DevelopmentIdentityIssuer(keyPath: ".ledger/dev-idp-key.pem", jwksPath: ".ledger/dev-idp-jwks.json")
+            print(try await issuer.appleNotification(type: type, subject: subject, id: id ?? UUID().uuidString))
         }
     }
 }

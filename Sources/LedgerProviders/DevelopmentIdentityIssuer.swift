@@ -52,6 +52,30 @@ public struct DevelopmentIdentityIssuer: Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: Self.keyID))
     }
 
+    /// A Sign in with Apple server-to-server notification (`{"payload": …}` for
+    /// `POST /webhooks/apple`), signed like Apple's, its event a JSON string in `events`.
+    public func appleNotification(type: String, subject: String, id: String = UUID().uuidString, now: Date = Date()) async throws -> String
+    {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key, kid: JWKIdentifier(string: Self.keyID))
+        let event = try JSONSerialization.data(
+            withJSONObject: ["type": type, "sub": subject, "event_time": Int64(now.timeIntervalSince1970 * 1000)], options: [.sortedKeys])
+        let claims = NotificationClaims(
+            iss: "https://appleid.apple.com", aud: Self.audience, iat: Int(now.timeIntervalSince1970), jti: id,
+            events: String(decoding: event, as: UTF8.self))
+        return try await keys.sign(claims, kid: JWKIdentifier(string: Self.keyID))
+    }
+
+    struct NotificationClaims: JWTPayload {
+        let iss: String
+        let aud: String
+        let iat: Int
+        let jti: String
+        let events: String
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
     struct Claims: JWTPayload {
         let iss: String
         let sub: String
