@@ -166,6 +166,7 @@ let package = Package(
             name: "LedgerTestSupport",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto", "LedgerIdentity", "LedgerAccounts",
+                "LedgerProviders",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -60,20 +60,10 @@ public struct DevelopmentIdentityIssuer: Sendable {
         await keys.add(ecdsa: key, kid: JWKIdentifier(string: Self.keyID))
         let event = try JSONSerialization.data(
             withJSONObject: ["type": type, "sub": subject, "event_time": Int64(now.timeIntervalSince1970 * 1000)], options: [.sortedKeys])
-        let claims = NotificationClaims(
+        let claims = AppleNotificationPayload(
             iss: "https://appleid.apple.com", aud: Self.audience, iat: Int(now.timeIntervalSince1970), jti: id,
             events: String(decoding: event, as: UTF8.self))
         return try await keys.sign(claims, kid: JWKIdentifier(string: Self.keyID))
-    }
-
-    struct NotificationClaims: JWTPayload {
-        let iss: String
-        let aud: String
-        let iat: Int
-        let jti: String
-        let events: String
-
-        func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
     struct Claims: JWTPayload {

@@ -2,6 +2,7 @@ import CryptoExtras
 import Foundation
 import JWTKit
 import LedgerCore
+import LedgerProviders
 
 /// Plays Apple or Google for the tests: its own RSA (RS256) and P-256 (ES256) keys, a JWKS
 /// file the service reads, and ID tokens signed with either key.
@@ -68,20 +69,10 @@ public struct TestIdentityIssuer: Sendable {
     ) async throws -> String {
         let event = try JSONSerialization.data(
             withJSONObject: ["type": type, "sub": subject, "event_time": 1_790_000_000_000, "email": "x@privaterelay.appleid.com"])
-        let claims = NotificationClaims(
+        let claims = AppleNotificationPayload(
             iss: issuer ?? self.issuer, aud: audience ?? self.audience, iat: Int(issuedAt.timeIntervalSince1970), jti: id,
             events: String(decoding: event, as: UTF8.self))
         return try await signers.sign(claims, kid: JWKIdentifier(string: keyID))
-    }
-
-    struct NotificationClaims: JWTPayload {
-        let iss: String
-        let aud: String
-        let iat: Int
-        let jti: String
-        let events: String
-
-        func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
     struct Claims: JWTPayload {
