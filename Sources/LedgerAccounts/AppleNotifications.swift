@@ -25,10 +25,16 @@ public struct AppleNotification: Sendable, Equatable {
     }
 }
 
-/// A notification that is not Apple's, or not for this app; the reason goes to the log only.
+/// A notification that is not Apple's, or not for this app, or (`isUnavailable`) one that could
+/// not be judged because Apple is not configured or its JWKS cannot be read; the reason goes to
+/// the log only.
 public struct InvalidAppleNotification: Error, Sendable, CustomStringConvertible {
     public let reason: String
-    public init(_ reason: String) { self.reason = reason }
+    public let isUnavailable: Bool
+    public init(_ reason: String, unavailable: Bool = false) {
+        self.reason = reason
+        self.isUnavailable = unavailable
+    }
     public var description: String { "invalid Apple notification: \(reason)" }
 }
 
@@ -47,7 +53,7 @@ extension ProviderService {
     /// `email-enabled` are recorded. Each notification id acts at most once, in the same
     /// transaction as what it does.
     public func handleAppleNotification(_ payload: String) async throws -> NotificationOutcome {
-        guard let notificationVerifier else { throw InvalidAppleNotification("no Apple client ids configured") }
+        guard let notificationVerifier else { throw InvalidAppleNotification("no Apple client ids configured", unavailable: true) }
         let notification = try await notificationVerifier.verifyAppleNotification(payload)
         guard let kind = notification.kind, let owner = try await repository.providerOwner(.apple, subject: notification.subject) else {
             return .ignored

@@ -10,7 +10,12 @@ public protocol IdentityTokenVerifier: Sendable {
 /// An ID token that does not verify; the reason goes to the log, never to the client.
 public struct InvalidIdentityToken: Error, Sendable, CustomStringConvertible {
     public let reason: String
-    public init(_ reason: String) { self.reason = reason }
+    /// The token could not be judged: the provider is not configured, or its JWKS unreadable.
+    public let isUnavailable: Bool
+    public init(_ reason: String, unavailable: Bool = false) {
+        self.reason = reason
+        self.isUnavailable = unavailable
+    }
     public var description: String { "invalid identity token: \(reason)" }
 }
 

@@ -4,10 +4,11 @@ import LedgerCrypto
 import LedgerIdentity
 
 /// A provider sign-in that found an account it may not join on its own waits in a `link_token`:
-/// the identity (provider, subject, email), sealed with AES-256-GCM under a key derived from the
-/// master key, and its expiry. Nothing is stored, so any instance opens it and nothing personal
-/// outlives the token. Replaying one can only link the same identity again (nothing changes) or
-/// meet it taken (`provider_in_use`).
+/// the identity (provider, subject, email) and the account that holds the email, sealed with
+/// AES-256-GCM under a key derived from the master key, and its expiry. Nothing is stored, so any
+/// instance opens it and nothing personal outlives the token. It links only to that account,
+/// while it still holds that email: a token can never carry an identity into another account.
+/// Replaying one can only link the same identity again (nothing changes).
 public struct ProviderLinkTokens: Sendable {
     let key: [UInt8]
     public let lifetime: TimeInterval
@@ -26,13 +27,21 @@ public struct ProviderLinkTokens: Sendable {
         let s: String
         let e: String?
         let v: Bool
+        let h: UUID
         let x: Int64
     }
 
-    /// A token for `identity`, good for `lifetime` from `now`.
-    public func issue(_ identity: AccountCommand.ProviderIdentityClaim, now: Date) throws -> String {
+    /// An identity waiting for the account that holds its email.
+    public struct WaitingLink: Sendable, Equatable {
+        public let identity: AccountCommand.ProviderIdentityClaim
+        /// The only account it may join.
+        public let holder: UUID
+    }
+
+    /// A token for `identity` waiting for `holder`, good for `lifetime` from `now`.
+    public func issue(_ identity: AccountCommand.ProviderIdentityClaim, holder: UUID, now: Date) throws -> String {
         let sealed = Sealed(
-            p: identity.provider.rawValue, s: identity.subject, e: identity.email, v: identity.emailVerified,
+            p: identity.provider.rawValue, s: identity.subject, e: identity.email, v: identity.emailVerified, h: holder,
             x: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.up)))
         let nonce = try SecureRandom.bytes(AESGCM.nonceByteCount)
         let ciphertext = try AESGCM.seal(
@@ -42,7 +51,7 @@ public struct ProviderLinkTokens: Sendable {
 
     /// The waiting identity; `410 link_expired` for a token that is past its time, altered,
     /// sealed under another key, or not a token at all.
-    public func open(_ token: String, now: Date) throws -> AccountCommand.ProviderIdentityClaim {
+    public func open(_ token: String, now: Date) throws -> WaitingLink {
         guard token.hasPrefix(Self.prefix), token.utf8.count < 2048,
             let bytes = Base64URL.decode(String(token.dropFirst(Self.prefix.count))),
             bytes.count > AESGCM.nonceByteCount + AESGCM.tagByteCount,
@@ -53,10 +62,17 @@ public struct ProviderLinkTokens: Sendable {
             let provider = IdentityProvider(rawValue: sealed.p),
             Double(sealed.x) > now.timeIntervalSince1970
         else { throw Self.expired }
-        return AccountCommand.ProviderIdentityClaim(provider: provider, subject: sealed.s, email: sealed.e, emailVerified: sealed.v)
+        return WaitingLink(
+            identity: AccountCommand.ProviderIdentityClaim(provider: provider, subject: sealed.s, email: sealed.e, emailVerified: sealed.v),
+            holder: sealed.h)
     }
 
     static let expired = IdentityError(.linkExpired, "This sign-in link has expired. Sign in with Apple or Google again.")
+
+    /// The sign-in proved another account than the one holding the identity's email (or that
+    /// account's email has changed since).
+    static let mismatch = IdentityError(
+        .linkMismatch, "This sign-in is for another account. Sign in to the account that has this email to connect it.")
 }
 
 /// `409 link_required`: the provider's email belongs to an account that cannot be joined

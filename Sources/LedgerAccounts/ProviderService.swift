@@ -44,20 +44,28 @@ public struct ProviderService: Sendable {
     }
 
     /// The identity waiting in a `link_token`: `410 link_expired` unless it is one of ours and in time.
-    public func waitingIdentity(_ linkToken: String) throws -> AccountCommand.ProviderIdentityClaim {
+    public func waitingIdentity(_ linkToken: String) throws -> ProviderLinkTokens.WaitingLink {
         try linkTokens.open(linkToken, now: clock.now())
     }
 
     /// Links a waiting identity to the account a sign-in just proved (no re-auth: the sign-in is
-    /// the proof). When it cannot be linked (another account took it meanwhile), the new session
-    /// ends and the answer is that error.
-    public func link(_ waiting: AccountCommand.ProviderIdentityClaim, to session: AccountService.Session) async throws {
+    /// the proof), when that is the account the token was made for and it still holds the
+    /// identity's email; else `409 link_mismatch`. When it cannot be linked, the new session ends
+    /// and the answer is the error.
+    public func link(_ waiting: ProviderLinkTokens.WaitingLink, to session: AccountService.Session) async throws {
+        let identity = waiting.identity
         do {
-            _ = try await repository.execute(session.accountID) { _ in .linkProvider(waiting, sessionID: nil, reauthTokenHash: nil) }
+            guard session.accountID == waiting.holder else { throw ProviderLinkTokens.mismatch }
+            _ = try await repository.execute(session.accountID) { state in
+                guard let email = identity.email, state.email.map(EmailAddress.normalize) == EmailAddress.normalize(email) else {
+                    throw ProviderLinkTokens.mismatch
+                }
+                return .linkProvider(identity, sessionID: nil, reauthTokenHash: nil)
+            }
         } catch {
             try? await accounts.revoke(
                 session: SessionRef(accountID: session.accountID, sessionID: session.sessionID), reason: "link_failed")
-            if let taken = error as? ClaimTaken, taken.claim == .apple || taken.claim == .google { throw Self.inUse(waiting.provider) }
+            if let taken = error as? ClaimTaken, taken.claim == .apple || taken.claim == .google { throw Self.inUse(identity.provider) }
             throw error
         }
     }
@@ -83,7 +91,7 @@ public struct ProviderService: Sendable {
                 }
             } else if let holder = try await unprovenHolder(identity) {
                 throw LinkRequired(
-                    linkToken: try linkTokens.issue(claim, now: clock.now()),
+                    linkToken: try linkTokens.issue(claim, holder: holder.accountID, now: clock.now()),
                     emailHint: holder.email.flatMap(EmailAddress.init)?.hint ?? "•••",
                     methods: holder.signInMethods, provider: provider)
             }

@@ -27,6 +27,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let lastMethod = Code("last_method")
         public static let accountDeleted = Code("account_deleted")
         public static let accountDisabled = Code("account_disabled")
+        public static let linkMismatch = Code("link_mismatch")
         public static let signupCooldown = Code("signup_cooldown")
         public static let exportNotAllowed = Code("export_requires_verification")
         public static let invalidToken = Code("invalid_token")

@@ -29,6 +29,8 @@ public struct Policies: Sendable, Equatable {
     /// How long a provider sign-in waits (`link_token`) for the sign-in that proves the account it
     /// found by email.
     public var providerLinkLifetime: TimeInterval = 900
+    /// The oldest Apple server-to-server notification (by `iat`) acted on; older ones are replays.
+    public var appleNotificationMaxAge: TimeInterval = 3600
     /// Live re-auth nonces one session may hold at once: enough for a person retrying, not a
     /// way to grow the account's state.
     public var reauthNonceLimit = 10

@@ -3,8 +3,8 @@ import LedgerCore
 
 /// The short user id people read out to support (`usr_7G8H9K2LQM`): the first 50 bits of the
 /// account's UUID in Crockford's base32, so it needs no storage and finds its account by a range
-/// of the accounts' primary key. 50 random bits (the UUID's version bits come later) keep two
-/// accounts from sharing one until there are tens of millions; a lookup lists every match.
+/// of the accounts' primary key. 48 of those bits are random (the last two are the UUID's
+/// version), so two accounts share one only past millions of accounts; a lookup lists every match.
 public struct PublicUserID: Sendable, Hashable, CustomStringConvertible {
     /// The 50 leading bits of the account id.
     public let bits: UInt64

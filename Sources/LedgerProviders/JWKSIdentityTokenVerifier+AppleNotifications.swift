@@ -12,8 +12,12 @@ extension JWKSIdentityTokenVerifier: AppleNotificationVerifier {
         do {
             claims = try await verifiedClaims(payload, provider: .apple, as: AppleNotificationClaims.self)
         } catch {
-            throw InvalidAppleNotification(error.reason)
+            throw InvalidAppleNotification(error.reason, unavailable: error.isUnavailable)
         }
+        // Apple sends a notification as it happens: an old one is a replay (each account also
+        // remembers the ids it acted on).
+        guard let issuedAt = claims.iat?.value, clock.now().timeIntervalSince(issuedAt) <= Policies.standard.appleNotificationMaxAge
+        else { throw InvalidAppleNotification("no iat, or older than \(Int(Policies.standard.appleNotificationMaxAge)) s") }
         guard let id = claims.jti, !id.isEmpty, (1...200).contains(id.count) else { throw InvalidAppleNotification("no jti") }
         guard let event = claims.events.event, !event.sub.isEmpty else { throw InvalidAppleNotification("no event") }
         return AppleNotification(

@@ -52,7 +52,7 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
         async throws(InvalidIdentityToken) -> Claims
     {
         guard let (settings, keySet) = providers[provider], !settings.clientIDs.isEmpty else {
-            throw InvalidIdentityToken("no client ids configured for \(provider.rawValue)")
+            throw InvalidIdentityToken("no client ids configured for \(provider.rawValue)", unavailable: true)
         }
         let header = try Self.header(of: token)
         guard let algorithm = header.alg, Self.algorithms.contains(algorithm) else {
@@ -63,7 +63,7 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
         do {
             keys = try await keySet.keys(holding: keyID)
         } catch {
-            throw InvalidIdentityToken("the \(provider.rawValue) JWKS could not be read: \(error)")
+            throw InvalidIdentityToken("the \(provider.rawValue) JWKS could not be read: \(error)", unavailable: true)
         }
         guard let keys else { throw InvalidIdentityToken("unknown key id") }
         let claims: Claims

@@ -16,9 +16,16 @@ public struct AppleNotificationsController: Sendable {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.post("/webhooks/apple") { request, context in
             let body = try await request.decodeJSON(AppleNotificationRequest.self, context: context)
-            let outcome = try await providers.handleAppleNotification(body.payload)
-            context.logger.info("Apple notification", metadata: ["outcome": "\(outcome)"])
-            return JSONResponse(.ok, [:])
+            do {
+                let outcome = try await providers.handleAppleNotification(body.payload)
+                context.logger.info("Apple notification", metadata: ["outcome": "\(outcome)"])
+                return JSONResponse(.ok, [:])
+            } catch let invalid as InvalidAppleNotification {
+                // A refused notification may be Apple's own that the service could not check (a
+                // missing client id, an unreachable JWKS): an operator must see it.
+                context.logger.warning("Apple notification refused", metadata: ["reason": "\(invalid.reason)"])
+                throw invalid
+            }
         }
         return routes
     }

@@ -78,7 +78,12 @@ enum ErrorTranslation {
             return APIError(
                 .conflict, .init("deletion_blocked"), "Clear what still needs you before deleting your account.",
                 extra: ["blockers": .array(blocked.blockers.map(DeletionController.blockerBody))])
-        case is InvalidAppleNotification:
+        case let invalid as InvalidAppleNotification:
+            if invalid.isUnavailable {
+                return APIError(
+                    .serviceUnavailable, .unavailable, "Apple notifications cannot be checked now. Try again later.",
+                    headers: [.retryAfter: "60"])
+            }
             return APIError(.badRequest, .init("invalid_notification"), "The notification could not be verified.")
         case is InvalidIdentityToken:
             return APIError(.unauthorized, .init("invalid_token"), "The sign-in could not be verified. Try again.")

@@ -100,7 +100,13 @@ struct ProviderLinkTests {
         let otherKey = ProviderLinkTokens(key: Array(repeating: 9, count: 32))
         #expect(throws: IdentityError.self) { try otherKey.open(token, now: fixture.clock.now()) }
         let waiting = try fixture.providers.waitingIdentity(token)
-        #expect(waiting.provider == .apple && waiting.subject == "apple-w" && waiting.email == email)
+        #expect(waiting.identity.provider == .apple && waiting.identity.subject == "apple-w" && waiting.identity.email == email)
+        #expect(waiting.holder == owner.accountID)
+        // Another account proven with the token gets nothing: a token never moves an identity elsewhere.
+        let other = try await fixture.signedUp()
+        await expectIdentityError(.linkMismatch) { try await fixture.providers.link(waiting, to: other) }
+        #expect(try await fixture.repository.providerOwner(.apple, subject: "apple-w") == nil)
+        #expect(try await fixture.accounts.authenticate(accessToken: other.accessToken) == nil)
 
         fixture.clock.advance(by: Policies.standard.providerLinkLifetime)
         await expectIdentityError(.linkExpired) { try fixture.providers.waitingIdentity(token) }

@@ -12,10 +12,10 @@ struct AppleNotificationTests {
 
     func notify(
         _ client: some TestClientProtocol, _ providers: Providers, _ type: String, _ subject: String, id: String = UUID().uuidString,
-        issuer: TestIdentityIssuer? = nil, audience: String? = nil
+        issuer: TestIdentityIssuer? = nil, audience: String? = nil, age: TimeInterval = 0
     ) async throws -> Answer {
         let payload = try await (issuer ?? providers.apple).appleNotification(
-            type: type, subject: subject, id: id, audience: audience, issuedAt: providers.db.clock.now())
+            type: type, subject: subject, id: id, audience: audience, issuedAt: providers.db.clock.now().addingTimeInterval(-age))
         return try await call(client, .post, "/webhooks/apple", ["payload": payload])
     }
 
@@ -102,7 +102,24 @@ struct AppleNotificationTests {
             #expect(try await notify(client, providers, "consent-revoked", "a-nobody").status == .ok)
             #expect(try await notify(client, providers, "some-new-type", "a-1").status == .ok)
             #expect(try await call(client, .get, "/me", token: access).status == .ok)
-            #expect(try await count(providers, "apple.notification_received") == 0)
+            // An old notification is a replay, whoever kept it; a fresh one acts.
+            #expect(try await notify(client, providers, "consent-revoked", "a-1", age: 3601).status == .badRequest)
+            #expect(try await call(client, .get, "/me", token: access).status == .ok)
+            #expect(try await notify(client, providers, "consent-revoked", "a-1", age: 3599).status == .ok)
+            #expect(try await call(client, .get, "/me", token: access).status == .unauthorized)
+            #expect(try await count(providers, "apple.notification_received") == 1)
+        }
+    }
+
+    @Test("a service without Apple's client ids answers 503 (Apple's notification could not be checked), not 400")
+    func unconfigured() async throws {
+        try await TestPostgres.withDatabase { db in
+            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
+            try await testApp(db).test(.router) { client in
+                let payload = try await apple.appleNotification(type: "consent-revoked", subject: "a-1", issuedAt: db.clock.now())
+                let answer = try await call(client, .post, "/webhooks/apple", ["payload": payload])
+                #expect(answer.status == .serviceUnavailable && answer.headers[.retryAfter] == "60")
+            }
         }
     }
 }

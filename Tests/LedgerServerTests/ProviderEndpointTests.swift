@@ -136,7 +136,7 @@ struct ProviderEndpointTests {
         }
     }
 
-    @Test("a link_token lasts 15 minutes, is ours only, and links through a phone sign-in too")
+    @Test("a link_token lasts 15 minutes, is ours only, and links only to the account that holds the email")
     func linkToken() async throws {
         try await withApp { client, providers in
             let db = providers.db
@@ -162,19 +162,19 @@ struct ProviderEndpointTests {
                     ["email": "cy@example.com", "password": "violet-harbor-91", "link_token": String(altered)]
                 )
                 .status == .gone)
-            // A phone sign-in proves an account as well: the waiting identity joins the phone's account.
+            // A token links only to the account that holds the email: another account proven with it
+            // (here a phone sign-in) gets 409 link_mismatch, its new session ended, and nothing linked.
             let token = try await required()
             let requestID = try await requestOTP(client, "+995511200302")
-            let signedIn = try await call(
+            let elsewhere = try await call(
                 client, .post, "/auth/phone/verify-otp",
                 ["request_id": requestID, "code": try await otpCode(db, phone: "+995511200302"), "link_token": token])
-            #expect(signedIn.status == .ok)
-            let hub = try await call(client, .get, "/me/auth-methods", token: signedIn.string("access_token") ?? "")
-            #expect(hub.body["apple_linked"] as? Bool == true)
-            // The same token again links nothing new, and cannot move the identity to another account.
-            let other = try await call(
+            #expect(elsewhere.status == .conflict && elsewhere.string("error") == "link_mismatch")
+            let proven = try await call(
                 client, .post, "/auth/email/login", ["email": "cy@example.com", "password": "violet-harbor-91", "link_token": token])
-            #expect(other.status == .conflict && other.string("error") == "provider_in_use")
+            #expect(proven.status == .ok)
+            let hub = try await call(client, .get, "/me/auth-methods", token: proven.string("access_token") ?? "")
+            #expect(hub.body["apple_linked"] as? Bool == true)
         }
     }
 
