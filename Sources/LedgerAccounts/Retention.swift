@@ -85,6 +85,18 @@ extension AccountService {
         }.0
     }
 
+    /// Schedules a deletion that holds blocked when it was asked for (Apple's account-delete),
+    /// once none blocks it; true when it was scheduled now.
+    @discardableResult
+    public func completeRequestedDeletion(_ accountID: UUID) async throws -> Bool {
+        let retention = self.retention
+        let (_, events) = try await repository.execute(accountID) { state in
+            .completeRequestedDeletion(
+                purgeDelay: retention.purgeDelay, cooldown: retention.cooldown, cooldownKeys: retention.keys(of: state))
+        }
+        return !events.isEmpty
+    }
+
     /// Whether `claimant` may take `identifier`, held by `owner` (nil: nobody): `taken` when
     /// another account holds it, `signup_cooldown` while a deleted account's is on the list.
     func checkClaimable(

@@ -16,7 +16,7 @@ struct AccountProjector {
         let account_id: UUID, version: Int64, email: String?, email_normalized: String?, email_verified: Bool, password_hash: String?
         let password_changed_at: Date?, display_name: String?, handle: String?, handle_is_temporary: Bool, created_at: Date
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
-        let deleted_at: Date?, purge_after: Date?
+        let deleted_at: Date?, purge_after: Date?, deletion_requested_at: Date?
 
         func write(to row: inout BinaryRecordset) {
             row.field("account_id", account_id)
@@ -36,6 +36,7 @@ struct AccountProjector {
             row.field("google_subject", google_subject)
             row.field("deleted_at", deleted_at)
             row.field("purge_after", purge_after)
+            row.field("deletion_requested_at", deletion_requested_at)
         }
     }
 
@@ -147,7 +148,7 @@ struct AccountProjector {
                 handle: state.handle, handle_is_temporary: state.handleIsTemporary, created_at: createdAt,
                 phone_e164: live ? state.phone : nil, phone_region: state.phoneRegion,
                 apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
-                deleted_at: state.deletedAt, purge_after: state.purgeAfter))
+                deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt))
         for case (.deletionScheduled(let scheduled), _) in events {
             for key in scheduled.cooldownKeys {
                 // As the upsert does: the longest cooldown wins, with its account as the owner
@@ -267,10 +268,12 @@ struct AccountProjector {
                 """
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
                                       password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
-                                      phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after)
+                                      phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after,
+                                      deletion_requested_at)
                 SELECT r.account_id, r.version, r.email, r.email_normalized, r.email_verified,
                        r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
-                       r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after
+                       r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after,
+                       r.deletion_requested_at
                 FROM \(rows.source)
                 \(live ? """
                 ON CONFLICT (account_id) DO UPDATE SET
@@ -281,7 +284,7 @@ struct AccountProjector {
                     handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
                     phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
                     google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
-                    purge_after = EXCLUDED.purge_after
+                    purge_after = EXCLUDED.purge_after, deletion_requested_at = EXCLUDED.deletion_requested_at
                 """ : "")
                 """,
                 rows.parameters, on: connection, translate: ClaimTaken.translate)

@@ -135,7 +135,7 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         if purge {
             let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
-            workers.append(PurgeWorker(store: eventStore, clock: clock, retention: retention))
+            workers.append(PurgeWorker(store: eventStore, clock: clock, retention: retention, accounts: services.accounts))
         }
         logger.info(
             "serving",

@@ -62,6 +62,8 @@ public enum AccountCommand: Sendable, Equatable {
     case enableAccount
     /// Apple told the service about the account's Apple ID (a server-to-server notification).
     case handleAppleNotification(AppleNotice)
+    /// Schedules a deletion asked for while holds blocked it, once none blocks it any more.
+    case completeRequestedDeletion(purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String])
     /// Removes the sign-in phone number: never the last sign-in method, and only with re-auth.
     case removePhone(sessionID: UUID, reauthTokenHash: String?)
     /// Removes the email and its password: never the last sign-in method, and only with re-auth.

@@ -311,13 +311,19 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
                                 reason: "apple_account_deleted; deletion blocked by "
                                     + blockers.map(\.kind.rawValue).joined(separator: ", ")))
                     ]
-                return [received] + disabled + revokeSessions(state, reason: "account_disabled", except: nil)
+                return [received, .deletionRequested(.init(by: "apple", blockedBy: blockers.map(\.kind)))] + disabled
+                    + revokeSessions(state, reason: "account_disabled", except: nil)
                     + endPendingAccess(state, reason: "account_disabled", except: nil, now: now)
             }
             return [received]
                 + scheduleDeletion(
                     state, purgeDelay: notice.purgeDelay, cooldown: notice.cooldown, cooldownKeys: notice.cooldownKeys, now: now)
         }
+
+    case .completeRequestedDeletion(let purgeDelay, let cooldown, let cooldownKeys):
+        try requireAccount(state)
+        guard state.deletionRequestedAt != nil, state.deletionBlockers(at: now).isEmpty else { return [] }
+        return scheduleDeletion(state, purgeDelay: purgeDelay, cooldown: cooldown, cooldownKeys: cooldownKeys, now: now)
 
     case .removePhone(let sessionID, let reauthTokenHash):
         try requireAccount(state)

@@ -36,6 +36,7 @@ extension AccountEvent {
         case accountDisabled = "account.disabled"
         case accountEnabled = "account.enabled"
         case appleNotificationReceived = "apple.notification_received"
+        case deletionRequested = "account.deletion_requested"
         case emailRemoved = "email.removed"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
@@ -75,6 +76,7 @@ extension AccountEvent {
         case .accountDisabled: return .accountDisabled
         case .accountEnabled: return .accountEnabled
         case .appleNotificationReceived: return .appleNotificationReceived
+        case .deletionRequested: return .deletionRequested
         case .emailRemoved: return .emailRemoved
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
@@ -118,6 +120,7 @@ extension AccountEvent.Kind {
         case .accountDisabled: return AccountEvent.AccountDisabled.self
         case .accountEnabled: return AccountEvent.AccountEnabled.self
         case .appleNotificationReceived: return AccountEvent.AppleNotificationReceived.self
+        case .deletionRequested: return AccountEvent.DeletionRequested.self
         case .emailRemoved: return AccountEvent.EmailRemoved.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
@@ -152,7 +155,10 @@ extension AccountEvent.Kind {
         case .reauthLinkSent: return ["sendReauthLink"]
         case .reauthNonceIssued: return ["issueReauthNonce"]
         case .reauthGrantsRevoked:
-            return ["resetPassword", "changePassword", "revertEmail", "disableAccount", "handleAppleNotification", "deleteAccount"]
+            return [
+                "resetPassword", "changePassword", "revertEmail", "disableAccount", "handleAppleNotification", "completeRequestedDeletion",
+                "deleteAccount",
+            ]
         case .emailLinksRevoked:
             return [
                 "resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "handleAppleNotification",
@@ -168,10 +174,11 @@ extension AccountEvent.Kind {
         case .accountDisabled: return ["disableAccount", "handleAppleNotification"]
         case .accountEnabled: return ["enableAccount"]
         case .appleNotificationReceived: return ["handleAppleNotification"]
+        case .deletionRequested: return ["handleAppleNotification"]
         case .emailRemoved: return ["removeEmail"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
-        case .deletionScheduled: return ["deleteAccount", "handleAppleNotification"]
+        case .deletionScheduled: return ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"]
         case .purged: return []  // appended by the purge worker, not by a command
         }
     }

@@ -38,6 +38,7 @@ public enum AccountEvent: Sendable, Equatable {
     case accountDisabled(AccountDisabled)
     case accountEnabled(AccountEnabled)
     case appleNotificationReceived(AppleNotificationReceived)
+    case deletionRequested(DeletionRequested)
     case emailRemoved(EmailRemoved)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
@@ -284,6 +285,7 @@ extension AccountEvent {
         case .accountDisabled(let value): return value
         case .accountEnabled(let value): return value
         case .appleNotificationReceived(let value): return value
+        case .deletionRequested(let value): return value
         case .emailRemoved(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
@@ -343,6 +345,7 @@ extension AccountEvent {
         case .accountEnabled: return .accountEnabled(try decoder.decode(AccountEnabled.self, from: payload))
         case .appleNotificationReceived:
             return .appleNotificationReceived(try decoder.decode(AppleNotificationReceived.self, from: payload))
+        case .deletionRequested: return .deletionRequested(try decoder.decode(DeletionRequested.self, from: payload))
         case .emailRemoved: return .emailRemoved(try decoder.decode(EmailRemoved.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))

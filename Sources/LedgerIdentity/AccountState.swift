@@ -28,6 +28,8 @@ public struct AccountState: Sendable, Equatable {
     public var disabledReason: String?
     /// The latest Apple notifications acted on (their ids), so a repeated one acts no more.
     public var appleNotificationIDs: [String] = []
+    /// A deletion asked for while holds blocked it (`account.deletion_requested`), still to be scheduled.
+    public var deletionRequestedAt: Date?
     /// "Verify it's you" grants, by grant id (expired ones stay until they are pruned by time).
     public var reauthGrants: [UUID: ReauthGrant] = [:]
     /// Nonces for re-auth by Apple or Google, by id, until used or expired.
@@ -231,6 +233,8 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .accountEnabled:
         state.disabledAt = nil
         state.disabledReason = nil
+    case .deletionRequested:
+        state.deletionRequestedAt = recordedAt
     case .appleNotificationReceived(let received):
         state.appleNotificationIDs = Array((state.appleNotificationIDs + [received.notificationID]).suffix(appleNotificationMemory))
     case .phoneRemoved:

@@ -39,12 +39,8 @@ public struct CredentialsController: Sendable {
             }
             return JSONResponse.linkSent
         }
-        for method in [AccountService.RemovableMethod.phone, .email] {
-            signedIn.delete("/me/auth-methods/\(method.rawValue)") { request, context in
-                let state = try await accounts.remove(method, try context.requireSession(), reauthToken: request.headers[.xReauthToken])
-                return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
-            }
-        }
+        signedIn.delete("/me/auth-methods/phone", use: remove(.phone))
+        signedIn.delete("/me/auth-methods/email", use: remove(.email))
         routes.post("/auth/email/confirm-change") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
             let state = try await accounts.confirmEmailChange(token: body.token)
@@ -61,5 +57,13 @@ public struct CredentialsController: Sendable {
                 ])
         }
         return routes
+    }
+
+    /// `DELETE /me/auth-methods/phone|email`: the hub after the removal.
+    func remove(_ method: AccountService.RemovableMethod) -> @Sendable (Request, LedgerRequestContext) async throws -> JSONResponse {
+        { request, context in
+            let state = try await accounts.remove(method, try context.requireSession(), reauthToken: request.headers[.xReauthToken])
+            return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
+        }
     }
 }

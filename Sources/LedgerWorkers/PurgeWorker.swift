@@ -24,6 +24,9 @@ public struct PurgeWorker: Sendable {
     let afterKeyDestruction: (@Sendable (UUID) throws -> Void)?
     /// Deletes what outlived its use, once a pass (nil: nothing is swept).
     let retention: RetentionSweep?
+    /// Schedules, once a pass, the deletions holds blocked when they were asked for (nil: not
+    /// here; `ledger purge` has no master key to seal their events).
+    let accounts: AccountService?
     /// Tables whose rows about a purged account are removed.
     static let accountTables = [
         "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "accounts",
@@ -31,9 +34,10 @@ public struct PurgeWorker: Sendable {
 
     public init(
         store: EventStore, clock: any LedgerClock, logger: Logger = Logger(label: "ledger.purge"),
-        retention: RetentionSweep? = nil, afterKeyDestruction: (@Sendable (UUID) throws -> Void)? = nil
+        retention: RetentionSweep? = nil, accounts: AccountService? = nil, afterKeyDestruction: (@Sendable (UUID) throws -> Void)? = nil
     ) {
         self.retention = retention
+        self.accounts = accounts
         self.afterKeyDestruction = afterKeyDestruction
         self.store = store
         self.clock = clock
@@ -113,6 +117,7 @@ public struct PurgeWorker: Sendable {
         var count = 0
         var purgeFailure: (any Error)?
         do {
+            try await scheduleRequestedDeletions()
             while count < limit, let accountID = try await purgeNext() {
                 count += 1
                 progress(count, accountID)
@@ -127,6 +132,19 @@ public struct PurgeWorker: Sendable {
         }
         if let purgeFailure { throw purgeFailure }
         return count
+    }
+
+    /// Schedules every requested deletion whose holds have lapsed or been released.
+    func scheduleRequestedDeletions() async throws {
+        guard let accounts else { return }
+        let rows = try await store.client.query(
+            "SELECT account_id FROM accounts WHERE deletion_requested_at IS NOT NULL AND deleted_at IS NULL ORDER BY deletion_requested_at LIMIT 1000"
+        )
+        for accountID in try rows.rows.compactMap({ try $0.uuid(0) }) {
+            if try await accounts.completeRequestedDeletion(accountID) {
+                logger.info("requested deletion scheduled", metadata: ["account_id": "\(accountID.lowercased)"])
+            }
+        }
     }
 
     /// Passes every `interval` until cancelled.

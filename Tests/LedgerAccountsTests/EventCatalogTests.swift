@@ -21,7 +21,7 @@ struct EventCatalogTests {
         #expect(entries.count == AccountEvent.Kind.allCases.count + OTPEvent.Kind.allCases.count)
         let deletion = entries.first { $0.type == "account.deletion_scheduled" }
         #expect(deletion?.fields.map(\.name) == ["purge_after", "cooldown_until", "cooldown_keys"])
-        #expect(deletion?.emittedBy == ["deleteAccount", "handleAppleNotification"])
+        #expect(deletion?.emittedBy == ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"])
         #expect(entries.allSatisfy { !$0.emittedBy.isEmpty || $0.type == "account.purged" })
     }
 }

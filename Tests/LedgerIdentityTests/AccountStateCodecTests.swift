@@ -31,6 +31,7 @@ struct AccountStateCodecTests {
                 Hold(
                     ref: "b-1", kind: .pendingPayout, startsAt: t0, title: nil, amount: Money(currency: "GEL", minor: -5), keyID: "key-1")),
             .accountDisabled(.init(reason: "review")),
+            .deletionRequested(.init(by: "apple", blockedBy: [.dispute])),
             .appleNotificationReceived(.init(notificationID: "n-1", type: .emailDisabled, eventTime: t0)),
             .deletionScheduled(.init(purgeAfter: t0.addingTimeInterval(30 * 86400), cooldownUntil: t0, cooldownKeys: ["k"])),
         ]
@@ -67,7 +68,7 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 25)
+        #expect(Mirror(reflecting: state).children.count == 26)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 11)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 5)
         #expect(Mirror(reflecting: state.reauthGrants.first!.value).children.count == 5)

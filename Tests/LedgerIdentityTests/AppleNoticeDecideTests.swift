@@ -46,7 +46,16 @@ struct AppleNoticeDecideTests {
         let held = evolve(state, .holdPlaced(Hold(ref: "p", kind: .pendingPayout)), at: now)
         let events = try decide(held, notice(.accountDelete), now: now)
         #expect(events.contains(.accountDisabled(.init(reason: "apple_account_deleted; deletion blocked by pending_payout"))))
+        #expect(events.contains(.deletionRequested(.init(by: "apple", blockedBy: [.pendingPayout]))))
         let after = events.reduce(held) { evolve($0, $1, at: now) }
         #expect(after.isDisabled && !after.isDeleted && after.sessions[session]?.isActive == false)
+
+        // Scheduled once nothing blocks it any more, and only then.
+        let complete = AccountCommand.completeRequestedDeletion(purgeDelay: 100, cooldown: 50, cooldownKeys: [])
+        #expect(try decide(after, complete, now: now).isEmpty)
+        let released = evolve(after, .holdReleased(.init(ref: "p")), at: now)
+        let scheduled = try decide(released, complete, now: now).reduce(released) { evolve($0, $1, at: now) }
+        #expect(scheduled.isDeleted)
+        #expect(try decide(state, complete, now: now).isEmpty)  // never asked for: nothing
     }
 }

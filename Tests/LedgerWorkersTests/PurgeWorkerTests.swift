@@ -207,4 +207,36 @@ struct PurgeWorkerTests {
             #expect(perStream.rowCount == 0)
         }
     }
+
+    @Test("an Apple account-delete that holds blocked is scheduled by the next pass once they are gone, not before")
+    func requestedDeletion() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try fixture(db)
+            let repository = PostgresAccountRepository(store: fixture.store, clock: db.clock)
+            let session = try await fixture.accounts.signUp(
+                email: "requested@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let accountID = session.accountID
+            _ = try await repository.execute(accountID) { _ in
+                .linkProvider(
+                    .init(provider: .apple, subject: "a-req", email: nil, emailVerified: false), sessionID: nil, reauthTokenHash: nil)
+            }
+            try await fixture.accounts.placeHold(accountID, Hold(ref: "p1", kind: .pendingPayout, keyID: "payouts"))
+            _ = try await repository.execute(accountID) { _ in
+                .handleAppleNotification(AppleNotice(id: "n-1", kind: .accountDelete, subject: "a-req", eventTime: nil))
+            }
+            #expect(try await fixture.accounts.account(accountID).isDisabled)
+
+            let worker = PurgeWorker(store: fixture.store, clock: db.clock, accounts: fixture.accounts)
+            _ = try await worker.runOnce()
+            #expect(try await fixture.accounts.account(accountID).isDeleted == false)
+            try await fixture.accounts.releaseHold(accountID, ref: "p1", keyID: "payouts")
+            _ = try await worker.runOnce()
+            let state = try await fixture.accounts.account(accountID)
+            #expect(state.isDeleted && state.purgeAfter == db.clock.now().addingTimeInterval(Policies.standard.purgeDelay))
+            // The next pass finds nothing more to do.
+            let events = try await fixture.store.readStream(accountID).count
+            _ = try await worker.runOnce()
+            #expect(try await fixture.store.readStream(accountID).count == events)
+        }
+    }
 }
