@@ -1,8 +1,7 @@
 import Foundation
 import LedgerIdentity
 
-/// What backends and operators do to an account by API key: holds and the deletion preflight
-/// that reads them, disabling and enabling.
+/// Holds reported by backends, and the deletion preflight that reads them.
 extension AccountService {
     /// Records a hold (idempotent per `ref`: the same content again appends nothing). The
     /// hold belongs to `hold.keyID`: another key's hold with the same `ref` is `404`.
@@ -14,17 +13,6 @@ extension AccountService {
     /// unless `administrator` (an `admin` key clearing a revoked key's holds).
     public func releaseHold(_ accountID: UUID, ref: String, keyID: String?, administrator: Bool = false) async throws {
         _ = try await repository.execute(accountID) { _ in .releaseHold(ref: ref, keyID: keyID, administrator: administrator) }
-    }
-
-    /// Disables the account (an operator, `accounts:admin`): every session ends, and sign-ins
-    /// answer `account_disabled` until it is enabled. Returns the account after.
-    public func disable(_ accountID: UUID, reason: String) async throws -> AccountState {
-        try await repository.execute(accountID) { _ in .disableAccount(reason: reason) }.0
-    }
-
-    /// Enables a disabled account again.
-    public func enable(_ accountID: UUID) async throws -> AccountState {
-        try await repository.execute(accountID) { _ in .enableAccount }.0
     }
 
     /// The blockers of a deletion, in the product's priority order.

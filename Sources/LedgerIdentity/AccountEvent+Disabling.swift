@@ -14,19 +14,4 @@ extension AccountEvent {
     public struct AccountEnabled: Codable, Sendable, Equatable {
         public init() {}
     }
-
-    /// A deletion was asked for but holds block it: the purge worker schedules it once they
-    /// have lapsed or been released.
-    public struct DeletionRequested: Codable, Sendable, Equatable {
-        /// Who asked: `apple` (its account-delete notification).
-        public var by: String
-        /// The kinds of hold that blocked it then.
-        public var blockedBy: [HoldKind]
-        enum CodingKeys: String, CodingKey { case by, blockedBy = "blocked_by" }
-
-        public init(by: String, blockedBy: [HoldKind]) {
-            self.by = by
-            self.blockedBy = blockedBy
-        }
-    }
 }

@@ -192,6 +192,21 @@ public enum AccountEvent: Sendable, Equatable {
         }
     }
 
+    /// A deletion was asked for but holds block it: the purge worker schedules it once they
+    /// have lapsed or been released.
+    public struct DeletionRequested: Codable, Sendable, Equatable {
+        /// Who asked: `apple` (its account-delete notification).
+        public var by: String
+        /// The kinds of hold that blocked it then.
+        public var blockedBy: [HoldKind]
+        enum CodingKeys: String, CodingKey { case by, blockedBy = "blocked_by" }
+
+        public init(by: String, blockedBy: [HoldKind]) {
+            self.by = by
+            self.blockedBy = blockedBy
+        }
+    }
+
     /// The account is deleted: signed out everywhere, purged after `purge_after`, and its
     /// identifiers (as keyed hashes) may not register again before `cooldown_until`.
     public struct DeletionScheduled: Codable, Sendable, Equatable {
