@@ -99,6 +99,8 @@ let package = Package(
                 "LedgerCore", "LedgerCrypto", "LedgerIdentity", "LedgerAccounts",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -218,9 +220,12 @@ let package = Package(
             name: "LedgerServerTests",
             dependencies: [
                 "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerAccountsPostgres",
-                "LedgerCrypto",
+                "LedgerCrypto", "LedgerWorkers",
                 "LedgerCore", "LedgerIdentity",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

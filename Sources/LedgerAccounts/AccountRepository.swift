@@ -8,7 +8,8 @@ public protocol AccountRepository: Sendable {
     /// events, `decide`, append, update the projections. `command` sees the current state
     /// and may refuse by throwing. Returns the state after the events and the events.
     /// `outbox` holds the messages the command sends; they are written in the same
-    /// transaction, and only when the command produced events.
+    /// transaction, and only when the command produced events, together with the messages the
+    /// events imply (`ProviderTokenRevocations`: a revoked provider token's revocation).
     func execute(
         _ accountID: UUID, outbox: [OutboxMessage], _ command: @Sendable (AccountState) throws -> AccountCommand
     ) async throws -> (AccountState, [AccountEvent])

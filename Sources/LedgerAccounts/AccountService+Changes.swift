@@ -45,7 +45,8 @@ extension AccountService {
 
     /// Adds an email and a password to an account that has no email (phone or provider
     /// sign-up), with re-auth (`add_method`, checked before any lookup or hash) and a lookup
-    /// counted; the address gets a verification link.
+    /// counted; the address gets a verification link. An account whose address came from Apple
+    /// or Google adds a password for that address the same way (a link only if unverified).
     public func addEmailAndPassword(
         _ session: SessionRef, email rawEmail: String, password: String, reauthToken: String?, client: String? = nil
     ) async throws {
@@ -55,18 +56,23 @@ extension AccountService {
             .map { ValidationFailure.Problem(field: "password", code: $0.code, message: $0.message) }
         guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
         let state = try await repository.load(session.accountID)
-        guard state.email == nil else {
+        guard state.canAddPassword(for: email) else {
             throw IdentityError(.emailExists, "You already have an email address. Change it instead.")
         }
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try state.requireReauth(.addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
-        try await admit(.lookup, client: client, accountID: session.accountID)
-        guard try await repository.isEmailFree(email) else { throw Self.emailTaken }
-        try await checkCooldown(.email(email.normalized))
+        // The account's own address (from Apple or Google) is no lookup: nothing is claimed.
+        let keepsAddress = state.email != nil
+        if !keepsAddress {
+            try await admit(.lookup, client: client, accountID: session.accountID)
+            guard try await repository.isEmailFree(email) else { throw Self.emailTaken }
+            try await checkCooldown(.email(email.normalized))
+        }
         let hash = try await hasher.hash(password)
         let (link, message) = try links.make(.verifyEmail, to: email.value, now: clock.now())
+        let outbox = keepsAddress && state.emailVerified ? [] : [message]
         try await claimingEmail {
-            _ = try await repository.execute(session.accountID, outbox: [message]) { _ in
+            _ = try await repository.execute(session.accountID, outbox: outbox) { _ in
                 .addEmailAndPassword(
                     email, passwordHash: hash, verificationLink: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
             }

@@ -33,11 +33,15 @@ public struct ProviderIdentity: Sendable, Equatable {
     public let nonce: String?
     /// The token's `iat`.
     public let issuedAt: Date?
+    /// The app's client id the token was issued to (its `aud` among the accepted ones): an
+    /// authorization code from the same sign-in is exchanged for it.
+    public let audience: String?
 
     public init(
         provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, isPrivateRelay: Bool,
-        nonce: String? = nil, issuedAt: Date? = nil
+        nonce: String? = nil, issuedAt: Date? = nil, audience: String? = nil
     ) {
+        self.audience = audience
         self.provider = provider
         self.subject = subject
         self.email = email

@@ -1,9 +1,11 @@
 import Foundation
 import LedgerCore
 
-/// An SMS or email to send, in the delivery payload (docs/architecture.md "Delivery").
+/// An SMS or email to send, in the delivery payload (docs/architecture.md "Delivery"), or a
+/// provider token to revoke (`provider`: never POSTed to the delivery webhook; see
+/// `ProviderTokenRevocations`).
 public struct OutboxMessage: Sendable, Equatable, Codable {
-    public enum Channel: String, Sendable, Codable { case sms, email }
+    public enum Channel: String, Sendable, Codable { case sms, email, provider }
 
     public var id: UUID
     public var channel: Channel

@@ -4,9 +4,10 @@ import LedgerCrypto
 import LedgerIdentity
 
 /// A provider sign-in that found an account it may not join on its own waits in a `link_token`:
-/// the identity (provider, subject, email) and the account that holds the email, sealed with
-/// AES-256-GCM under a key derived from the master key, and its expiry. Nothing is stored, so any
-/// instance opens it and nothing personal outlives the token. It links only to that account,
+/// the identity (provider, subject, email), the account that holds the email, the provider's
+/// refresh token when the sign-in fetched one, and its expiry, sealed with AES-256-GCM under a key
+/// derived from the master key. Nothing is stored, so any instance opens it and nothing personal
+/// outlives the token. It links only to that account,
 /// while it still holds that email: a token can never carry an identity into another account.
 /// Replaying one can only link the same identity again (nothing changes).
 public struct ProviderLinkTokens: Sendable {
@@ -29,6 +30,9 @@ public struct ProviderLinkTokens: Sendable {
         let v: Bool
         let h: UUID
         let x: Int64
+        /// The fetched refresh token and the client id it was issued to.
+        let t: String?
+        let c: String?
     }
 
     /// An identity waiting for the account that holds its email.
@@ -36,35 +40,38 @@ public struct ProviderLinkTokens: Sendable {
         public let identity: AccountCommand.ProviderIdentityClaim
         /// The only account it may join.
         public let holder: UUID
+        /// The provider's refresh token the sign-in fetched, kept once the identity is linked.
+        public let token: AccountState.ProviderToken?
     }
 
-    /// A token for `identity` waiting for `holder`, good for `lifetime` from `now`.
-    public func issue(_ identity: AccountCommand.ProviderIdentityClaim, holder: UUID, now: Date) throws -> String {
+    /// A token for `identity` (and the refresh token its sign-in fetched) waiting for `holder`,
+    /// good for `lifetime` from `now`.
+    public func issue(
+        _ identity: AccountCommand.ProviderIdentityClaim, holder: UUID, token: AccountState.ProviderToken? = nil, now: Date
+    ) throws -> String {
         let sealed = Sealed(
             p: identity.provider.rawValue, s: identity.subject, e: identity.email, v: identity.emailVerified, h: holder,
-            x: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.up)))
-        let nonce = try SecureRandom.bytes(AESGCM.nonceByteCount)
-        let ciphertext = try AESGCM.seal(
-            key: key, nonce: nonce, plaintext: Array(try JSONEncoder().encode(sealed)), additionalData: Self.associatedData)
-        return Self.prefix + Base64URL.encode(nonce + ciphertext)
+            x: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.up)), t: token?.refreshToken, c: token?.clientID)
+        return Self.prefix
+            + (try AESGCM.sealText(key: key, plaintext: Array(try JSONEncoder().encode(sealed)), additionalData: Self.associatedData))
     }
 
     /// The waiting identity; `410 link_expired` for a token that is past its time, altered,
     /// sealed under another key, or not a token at all.
     public func open(_ token: String, now: Date) throws -> WaitingLink {
-        guard token.hasPrefix(Self.prefix), token.utf8.count < 2048,
-            let bytes = Base64URL.decode(String(token.dropFirst(Self.prefix.count))),
-            bytes.count > AESGCM.nonceByteCount + AESGCM.tagByteCount,
-            let plaintext = try? AESGCM.open(
-                key: key, nonce: Array(bytes.prefix(AESGCM.nonceByteCount)), sealed: bytes.dropFirst(AESGCM.nonceByteCount),
-                additionalData: Self.associatedData),
+        guard token.hasPrefix(Self.prefix), token.utf8.count < 4096,
+            let plaintext = AESGCM.openText(token.dropFirst(Self.prefix.count), key: key, additionalData: Self.associatedData),
             let sealed = try? JSONDecoder().decode(Sealed.self, from: Data(plaintext)),
             let provider = IdentityProvider(rawValue: sealed.p),
             Double(sealed.x) > now.timeIntervalSince1970
         else { throw Self.expired }
+        var fetched: AccountState.ProviderToken?
+        if let refreshToken = sealed.t, let clientID = sealed.c {
+            fetched = AccountState.ProviderToken(provider: provider, subject: sealed.s, clientID: clientID, refreshToken: refreshToken)
+        }
         return WaitingLink(
             identity: AccountCommand.ProviderIdentityClaim(provider: provider, subject: sealed.s, email: sealed.e, emailVerified: sealed.v),
-            holder: sealed.h)
+            holder: sealed.h, token: fetched)
     }
 
     static let expired = IdentityError(.linkExpired, "This sign-in link has expired. Sign in with Apple or Google again.")

@@ -11,18 +11,23 @@ public struct ProviderService: Sendable {
     let linkTokens: ProviderLinkTokens
     /// Checks Apple's server-to-server notifications; nil: none are accepted.
     let notificationVerifier: (any AppleNotificationVerifier)?
+    /// Exchanges the apps' authorization codes for refresh tokens.
+    let tokenClient: any ProviderTokenClient
     let reauthLifetime: TimeInterval
     var repository: any AccountRepository { accounts.repository }
     var clock: any LedgerClock { accounts.clock }
 
     public init(
         accounts: AccountService, verifier: any IdentityTokenVerifier, linkTokens: ProviderLinkTokens,
-        notificationVerifier: (any AppleNotificationVerifier)? = nil, reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
+        notificationVerifier: (any AppleNotificationVerifier)? = nil,
+        tokenClient: any ProviderTokenClient = UnconfiguredProviderTokenClient(),
+        reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
     ) {
         self.accounts = accounts
         self.verifier = verifier
         self.linkTokens = linkTokens
         self.notificationVerifier = notificationVerifier
+        self.tokenClient = tokenClient
         self.reauthLifetime = reauthLifetime
     }
 
@@ -33,14 +38,46 @@ public struct ProviderService: Sendable {
     /// unverified, creates nothing and answers `LinkRequired`; else creates an account. Returns
     /// whether one was created. With `linkToken`, the identity waiting in it is linked to the
     /// account this sign-in proves.
+    ///
+    /// With `authorizationCode`, the provider's refresh token is fetched first and kept on the
+    /// account, to be revoked at the provider later; a `link_required` answer carries it in its
+    /// link token.
     public func signIn(
         _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?,
-        linkToken: String? = nil
+        linkToken: String? = nil, authorizationCode: String? = nil
     ) async throws -> (AccountService.Session, created: Bool) {
         let waiting = try linkToken.map(waitingIdentity)
-        let (session, created) = try await signIn(provider, idToken: idToken, nonce: nonce, displayName: displayName, device: device)
+        let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
+        let token = await fetchToken(authorizationCode, for: identity)
+        let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device)
+        if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
         return (session, created)
+    }
+
+    /// The refresh token `code` is exchanged for, for the identity the ID token proved; nil
+    /// without a code, when the service holds no credentials for the provider
+    /// (`LedgerConfiguration.warnings` says so at start), or when the exchange fails. A failed
+    /// exchange never fails the sign-in: the ID token proved the person, a code can be stale
+    /// (Apple's SDK repeats one after a revocation), and sign-ins must not wait on the
+    /// provider's token endpoint being up. The client logs why.
+    func fetchToken(_ code: String?, for identity: ProviderIdentity) async -> AccountState.ProviderToken? {
+        guard let code, !code.isEmpty, code.utf8.count <= Self.longestAuthorizationCode, tokenClient.canExchange(identity.provider),
+            let clientID = identity.audience,
+            let refreshToken = try? await tokenClient.exchange(
+                code: code, provider: identity.provider, clientID: clientID, subject: identity.subject)
+        else { return nil }
+        return AccountState.ProviderToken(
+            provider: identity.provider, subject: identity.subject, clientID: clientID, refreshToken: refreshToken)
+    }
+
+    /// Keeps a fetched refresh token on the account its identity is linked to; when the identity
+    /// was disconnected meanwhile (or the account deleted), there is nothing to keep it for.
+    func keep(_ token: AccountState.ProviderToken, on accountID: UUID) async throws {
+        do {
+            _ = try await repository.execute(accountID) { _ in .storeProviderTokens(token) }
+        } catch is IdentityError {
+        }
     }
 
     /// The identity waiting in a `link_token`: `410 link_expired` unless it is one of ours and in time.
@@ -62,6 +99,7 @@ public struct ProviderService: Sendable {
                 }
                 return .linkProvider(identity, sessionID: nil, reauthTokenHash: nil)
             }
+            if let token = waiting.token { try await keep(token, on: session.accountID) }
         } catch {
             try? await accounts.revoke(
                 session: SessionRef(accountID: session.accountID, sessionID: session.sessionID), reason: "link_failed")
@@ -71,9 +109,9 @@ public struct ProviderService: Sendable {
     }
 
     private func signIn(
-        _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?
+        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?
     ) async throws -> (AccountService.Session, created: Bool) {
-        let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
+        let provider = identity.provider
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
         for _ in 0..<3 {
@@ -91,7 +129,7 @@ public struct ProviderService: Sendable {
                 }
             } else if let holder = try await unprovenHolder(identity) {
                 throw LinkRequired(
-                    linkToken: try linkTokens.issue(claim, holder: holder.accountID, now: clock.now()),
+                    linkToken: try linkTokens.issue(claim, holder: holder.accountID, token: token, now: clock.now()),
                     emailHint: holder.email.flatMap(EmailAddress.init)?.hint ?? "•••",
                     methods: holder.signInMethods, provider: provider)
             }
@@ -153,10 +191,11 @@ public struct ProviderService: Sendable {
 
     /// Connects a provider to the signed-in account, with re-auth (`add_method`, checked
     /// before the token is looked at); `provider_in_use` when the identity belongs to another
-    /// account (which one is never said).
-    public func link(_ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?) async throws
-        -> AccountState
-    {
+    /// account (which one is never said). With `authorizationCode`, the refresh token is fetched
+    /// and kept as at sign-in.
+    public func link(
+        _ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?, authorizationCode: String? = nil
+    ) async throws -> AccountState {
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try await repository.load(session.accountID).requireReauth(
             .addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
@@ -164,15 +203,19 @@ public struct ProviderService: Sendable {
         try await accounts.checkClaimable(
             .provider(provider, identity.subject), owner: try await repository.providerOwner(provider, subject: identity.subject),
             claimant: session.accountID, taken: Self.inUse(provider))
+        let token = await fetchToken(authorizationCode, for: identity)
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
+        let linked: AccountState
         do {
-            return try await repository.execute(session.accountID) { _ in
+            linked = try await repository.execute(session.accountID) { _ in
                 .linkProvider(claim, sessionID: session.sessionID, reauthTokenHash: tokenHash)
             }.0
         } catch let taken as ClaimTaken where taken.claim == .apple || taken.claim == .google {
             throw Self.inUse(provider)
         }
+        if let token { try await keep(token, on: session.accountID) }
+        return linked
     }
 
     /// Disconnects a provider: `409 last_method` when it is the only sign-in method (checked
@@ -205,6 +248,9 @@ public struct ProviderService: Sendable {
         }
         return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
     }
+
+    /// The longest authorization code passed on to a provider (theirs are a few hundred bytes).
+    static let longestAuthorizationCode = 2048
 
     /// How old an ID token may be for re-auth (5 minutes, `Policies.reauthNonceLifetime`).
     public static let reauthTokenMaxAge = Policies.standard.reauthNonceLifetime

@@ -11,6 +11,8 @@ public struct PostgresAccountRepository: AccountRepository {
     let clock: any LedgerClock
     /// Keys the cooldown list, which every claim is checked against in its transaction.
     let retention: Retention
+    /// Seals the refresh tokens whose revocation the events imply into the outbox.
+    let revocations: ProviderTokenRevocations
     public static let streamType = "account"
 
     /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's rows).
@@ -18,6 +20,7 @@ public struct PostgresAccountRepository: AccountRepository {
         self.store = store
         self.clock = clock
         self.retention = retention
+        self.revocations = ProviderTokenRevocations(masterKey: store.keyring.masterKey)
     }
 
     public func execute(
@@ -55,7 +58,9 @@ public struct PostgresAccountRepository: AccountRepository {
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, from: state, events: events, at: now, on: connection)
-        for message in outbox { Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
+        for message in outbox + (try revocations.messages(for: events, before: state)) {
+            Outbox.enqueue(message, accountID: accountID, at: now, on: connection)
+        }
         return (after, events)
     }
 

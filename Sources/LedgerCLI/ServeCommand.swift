@@ -130,7 +130,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var workers: [any Service] = [
             RemoteCommitListener(store: eventStore, url: url),
-            DeliveryDispatcher(client: client, sink: sink, clock: clock, store: eventStore),
+            DeliveryDispatcher(
+                client: client, sink: sink,
+                revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
+                store: eventStore),
             EventWebhookDispatcher(subscriptions: services.subscriptions, store: eventStore, clock: clock),
         ]
         if purge {

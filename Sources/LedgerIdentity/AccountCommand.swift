@@ -54,6 +54,10 @@ public enum AccountCommand: Sendable, Equatable {
     /// signed-in session (`sessionID` set) it needs re-auth (`add_method`); without one it is
     /// the sign-in merge by an address both sides verified.
     case linkProvider(ProviderIdentityClaim, sessionID: UUID?, reauthTokenHash: String?)
+    /// Keeps the refresh token a sign-in's authorization code fetched, for the identity linked
+    /// to the account (a newer one replaces it: nothing is revoked then, since revoking one of
+    /// Apple's or Google's tokens ends the person's whole consent).
+    case storeProviderTokens(AccountState.ProviderToken)
     /// Disconnects a provider: never the last sign-in method, and only with re-auth.
     case unlinkProvider(IdentityProvider, sessionID: UUID, reauthTokenHash: String?)
     /// An operator disables the account (`accounts:admin`): every session ends and no sign-in

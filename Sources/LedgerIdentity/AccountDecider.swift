@@ -188,15 +188,18 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .addEmailAndPassword(let email, let passwordHash, let link, let sessionID, let reauthTokenHash):
         try requireAccount(state)
-        guard state.email == nil else {
+        guard state.canAddPassword(for: email) else {
             throw IdentityError(.emailExists, "You already have an email address. Change it instead.")
         }
         try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [
-            .emailAdded(.init(email: email.value)),
-            .passwordSet(.init(passwordHash: passwordHash, reason: "add")),
-            .emailVerificationSent(.init(email: email.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash)),
-        ]
+        let verification = AccountEvent.emailVerificationSent(
+            .init(email: email.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))
+        // The address Apple or Google gave: it stays as it is and gains a password (verified
+        // already when the provider vouched for it).
+        guard state.email == nil else {
+            return [.passwordSet(.init(passwordHash: passwordHash, reason: "add"))] + (state.emailVerified ? [] : [verification])
+        }
+        return [.emailAdded(.init(email: email.value)), .passwordSet(.init(passwordHash: passwordHash, reason: "add")), verification]
 
     case .requestEmailChange(let newEmail, let link, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -272,6 +275,18 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         try state.requireReauth(provider.disconnectAction, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.providerUnlinked(.init(provider: provider, subject: subject))]
+            + revokeProviderTokens(state, of: [provider], reason: "disconnected")
+
+    case .storeProviderTokens(let token):
+        try requireAccount(state)
+        guard state.providerSubjects[token.provider] == token.subject else {
+            throw IdentityError(.notLinked, "\(token.provider.displayName) is not connected.")
+        }
+        guard state.providerTokens[token.provider] != token else { return [] }
+        return [
+            .providerTokensStored(
+                .init(provider: token.provider, subject: token.subject, clientID: token.clientID, refreshToken: token.refreshToken))
+        ]
 
     case .disableAccount(let reason):
         try requireAccount(state)
@@ -297,7 +312,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             // Apple stays when it is the only way in: the person can sign in with it again to come back.
             let unlink: [AccountEvent] =
                 state.signInMethods == [.apple] ? [] : [.providerUnlinked(.init(provider: .apple, subject: notice.subject))]
-            return [received] + unlink + revokeSessions(state, reason: "apple_consent_revoked", except: nil)
+            return [received] + unlink + revokeProviderTokens(state, of: [.apple], reason: "apple_consent_revoked")
+                + revokeSessions(state, reason: "apple_consent_revoked", except: nil)
                 + endPendingAccess(state, reason: "apple_consent_revoked", except: nil, now: now)
         case .accountDelete:
             let blockers = state.deletionBlockers(at: now)
@@ -387,8 +403,8 @@ private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim) ->
         .init(provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified))
 }
 
-/// Revocations of every active session but `kept`, oldest first.
-/// A deletion: the purge and the cooldown scheduled, every session, link and grant ended.
+/// A deletion: the purge and the cooldown scheduled, every session, link and grant ended, and
+/// the providers' tokens revoked.
 private func scheduleDeletion(
     _ state: AccountState, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String], now: Date
 ) -> [AccountEvent] {
@@ -400,8 +416,16 @@ private func scheduleDeletion(
     ]
         + revokeSessions(state, reason: "account_deleted", except: nil)
         + endPendingAccess(state, reason: "account_deleted", except: nil, now: now)
+        + revokeProviderTokens(state, of: IdentityProvider.allCases, reason: "account_deleted")
 }
 
+/// The stored refresh tokens of `providers` given up; the repository queues each one's
+/// revocation at the provider in the same transaction.
+private func revokeProviderTokens(_ state: AccountState, of providers: [IdentityProvider], reason: String) -> [AccountEvent] {
+    providers.filter { state.providerTokens[$0] != nil }.map { .providerTokenRevoked(.init(provider: $0, reason: reason)) }
+}
+
+/// Revocations of every active session but `kept`, oldest first.
 private func revokeSessions(_ state: AccountState, reason: String, except kept: UUID?) -> [AccountEvent] {
     state.sessions.values.filter { $0.isActive && $0.id != kept }.sorted { $0.createdAt < $1.createdAt }
         .map { .sessionRevoked(.init(sessionID: $0.id, reason: reason)) }

@@ -38,6 +38,8 @@ extension AccountEvent {
         case appleNotificationReceived = "apple.notification_received"
         case deletionRequested = "account.deletion_requested"
         case emailRemoved = "email.removed"
+        case providerTokensStored = "provider.tokens_stored"
+        case providerTokenRevoked = "provider.token_revoked"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
         case deletionScheduled = "account.deletion_scheduled"
@@ -78,6 +80,8 @@ extension AccountEvent {
         case .appleNotificationReceived: return .appleNotificationReceived
         case .deletionRequested: return .deletionRequested
         case .emailRemoved: return .emailRemoved
+        case .providerTokensStored: return .providerTokensStored
+        case .providerTokenRevoked: return .providerTokenRevoked
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
         case .deletionScheduled: return .deletionScheduled
@@ -122,6 +126,8 @@ extension AccountEvent.Kind {
         case .appleNotificationReceived: return AccountEvent.AppleNotificationReceived.self
         case .deletionRequested: return AccountEvent.DeletionRequested.self
         case .emailRemoved: return AccountEvent.EmailRemoved.self
+        case .providerTokensStored: return AccountEvent.ProviderTokensStored.self
+        case .providerTokenRevoked: return AccountEvent.ProviderTokenRevoked.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
         case .deletionScheduled: return AccountEvent.DeletionScheduled.self
@@ -176,6 +182,8 @@ extension AccountEvent.Kind {
         case .appleNotificationReceived: return ["handleAppleNotification"]
         case .deletionRequested: return ["handleAppleNotification"]
         case .emailRemoved: return ["removeEmail"]
+        case .providerTokensStored: return ["storeProviderTokens"]
+        case .providerTokenRevoked: return ["unlinkProvider", "handleAppleNotification", "completeRequestedDeletion", "deleteAccount"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
         case .deletionScheduled: return ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"]

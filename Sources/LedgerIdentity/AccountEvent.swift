@@ -40,6 +40,8 @@ public enum AccountEvent: Sendable, Equatable {
     case appleNotificationReceived(AppleNotificationReceived)
     case deletionRequested(DeletionRequested)
     case emailRemoved(EmailRemoved)
+    case providerTokensStored(ProviderTokensStored)
+    case providerTokenRevoked(ProviderTokenRevoked)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
     case deletionScheduled(DeletionScheduled)
@@ -302,6 +304,8 @@ extension AccountEvent {
         case .appleNotificationReceived(let value): return value
         case .deletionRequested(let value): return value
         case .emailRemoved(let value): return value
+        case .providerTokensStored(let value): return value
+        case .providerTokenRevoked(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
         case .deletionScheduled(let value): return value
@@ -362,6 +366,8 @@ extension AccountEvent {
             return .appleNotificationReceived(try decoder.decode(AppleNotificationReceived.self, from: payload))
         case .deletionRequested: return .deletionRequested(try decoder.decode(DeletionRequested.self, from: payload))
         case .emailRemoved: return .emailRemoved(try decoder.decode(EmailRemoved.self, from: payload))
+        case .providerTokensStored: return .providerTokensStored(try decoder.decode(ProviderTokensStored.self, from: payload))
+        case .providerTokenRevoked: return .providerTokenRevoked(try decoder.decode(ProviderTokenRevoked.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
         case .deletionScheduled: return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: payload))

@@ -20,6 +20,7 @@ extension AccountState: ByteCodable {
         writer.write(phone)
         writer.write(phoneRegion)
         writer.write(providerSubjects)
+        writer.write(providerTokens)
         writer.write(holds)
         writer.write(deletedAt)
         writer.write(purgeAfter)
@@ -49,6 +50,7 @@ extension AccountState: ByteCodable {
         phone = try reader.read()
         phoneRegion = try reader.read()
         providerSubjects = try reader.read()
+        providerTokens = try reader.read()
         holds = try reader.read()
         deletedAt = try reader.read()
         purgeAfter = try reader.read()
@@ -167,3 +169,16 @@ extension Money: ByteCodable {
 
 extension HoldKind: ByteCodable {}
 extension IdentityProvider: ByteCodable {}
+
+extension AccountState.ProviderToken: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(provider)
+        writer.write(subject)
+        writer.write(clientID)
+        writer.write(refreshToken)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(provider: try reader.read(), subject: try reader.read(), clientID: try reader.read(), refreshToken: try reader.read())
+    }
+}

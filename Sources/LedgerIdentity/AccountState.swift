@@ -18,6 +18,8 @@ public struct AccountState: Sendable, Equatable {
     public var phoneRegion: String?
     /// The linked Apple and Google subjects (`sub`).
     public var providerSubjects: [IdentityProvider: String] = [:]
+    /// The providers' refresh tokens the account holds, to revoke them at the provider.
+    public var providerTokens: [IdentityProvider: ProviderToken] = [:]
     /// What backends report as blocking deletion, by reference.
     public var holds: [String: Hold] = [:]
     public var deletedAt: Date?
@@ -44,6 +46,30 @@ public struct AccountState: Sendable, Equatable {
     public var isDeleted: Bool { deletedAt != nil }
     public var isDisabled: Bool { disabledAt != nil }
     public var hasPassword: Bool { passwordHash != nil }
+
+    /// Whether `add-with-password` may give the account `email` and a password: it has no
+    /// email, or it has exactly this one without a password (an address from Apple or Google).
+    public func canAddPassword(for email: EmailAddress) -> Bool {
+        guard let current = self.email else { return true }
+        return !hasPassword && EmailAddress.normalize(current) == email.normalized
+    }
+
+    /// A provider's refresh token for the account's linked identity, as the token endpoint gave it.
+    public struct ProviderToken: Sendable, Equatable {
+        public var provider: IdentityProvider
+        /// The provider user (`sub`) it belongs to.
+        public var subject: String
+        /// The app's client id the token was issued to.
+        public var clientID: String
+        public var refreshToken: String
+
+        public init(provider: IdentityProvider, subject: String, clientID: String, refreshToken: String) {
+            self.provider = provider
+            self.subject = subject
+            self.clientID = clientID
+            self.refreshToken = refreshToken
+        }
+    }
 
     public struct Session: Sendable, Equatable {
         public var id: UUID
@@ -227,6 +253,11 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.providerSubjects[linked.provider] = linked.subject
     case .providerUnlinked(let unlinked):
         state.providerSubjects[unlinked.provider] = nil
+    case .providerTokensStored(let stored):
+        state.providerTokens[stored.provider] = .init(
+            provider: stored.provider, subject: stored.subject, clientID: stored.clientID, refreshToken: stored.refreshToken)
+    case .providerTokenRevoked(let revoked):
+        state.providerTokens[revoked.provider] = nil
     case .accountDisabled(let disabled):
         state.disabledAt = recordedAt
         state.disabledReason = disabled.reason

@@ -61,6 +61,8 @@ public enum KeyLabel {
     public static let otpCode = "otp-code"
     /// Seals the identities waiting in provider `link_token`s.
     public static let providerLinkToken = "provider-link-token"
+    /// Seals the provider refresh tokens that wait in the outbox to be revoked.
+    public static let providerTokenRevocation = "provider-token-revocation"
     /// Seals webhook subscriptions' secrets.
     public static let webhookSubscriptionSecret = "webhook-subscription-secret"
 }

@@ -96,7 +96,7 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
         return ProviderIdentity(
             provider: provider, subject: claims.sub.value, email: email?.isEmpty == false ? email : nil,
             emailVerified: claims.emailVerified?.value == true, isPrivateRelay: relay, nonce: claims.nonce,
-            issuedAt: claims.iat?.value)
+            issuedAt: claims.iat?.value, audience: claims.aud.value.first(where: (providers[provider]?.settings.clientIDs ?? []).contains))
     }
 
     struct Header: Decodable {

@@ -13,8 +13,6 @@ actor JWKSKeySet {
     let source: String
     let clock: any LedgerClock
     static let refreshInterval: TimeInterval = 60
-    /// Never follows a redirect: the keys come from the configured URL or not at all.
-    static let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
     static let defaultMaxAge: TimeInterval = 3600
     static let longestMaxAge: TimeInterval = 86_400
     private var keys = JWTKeyCollection()
@@ -89,7 +87,7 @@ actor JWKSKeySet {
         }
         var request = HTTPClientRequest(url: source)
         request.headers.add(name: "Accept", value: "application/json")
-        let response = try await Self.http.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.providers.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw InvalidJWKS("\(source) answered \(response.status.code)") }
         var body = try await response.body.collect(upTo: 1 << 20)
         let maxAge = Self.maxAge(cacheControl: response.headers["Cache-Control"].joined(separator: ","))

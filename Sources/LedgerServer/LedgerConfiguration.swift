@@ -47,6 +47,18 @@ public struct LedgerConfiguration: Sendable {
     public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleClientIDs: [String] = []
     public var googleClientIDs: [String] = []
+    /// Apple's token and revoke endpoints, and the credentials of its client secret: the team,
+    /// the key's id, and the path of its PEM (`.p8`) file. Without all three no code is
+    /// exchanged and nothing is revoked at Apple.
+    public var appleTokenURL = "https://appleid.apple.com/auth/token"
+    public var appleRevokeURL = "https://appleid.apple.com/auth/revoke"
+    public var appleTeamID: String?
+    public var appleKeyID: String?
+    public var applePrivateKeyPath: String?
+    /// Google's token and revoke endpoints and the client secret of `googleClientIDs`.
+    public var googleTokenURL = "https://oauth2.googleapis.com/token"
+    public var googleRevokeURL = "https://oauth2.googleapis.com/revoke"
+    public var googleClientSecret: String?
     /// Where email links point (`<base>/verify-email?token=…`).
     public var linkBaseURL = "https://321.fit"
     /// Where "Contact support" writes to.
@@ -79,6 +91,22 @@ public struct LedgerConfiguration: Sendable {
         }
         if webhookAllowPrivateNetworks {
             warnings.append("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: subscriptions may reach loopback and internal addresses")
+        }
+        if !appleClientIDs.isEmpty, applePrivateKeyPath == nil {
+            warnings.append(
+                "Sign in with Apple is on but LEDGER_APPLE_PRIVATE_KEY is not set: authorization codes are ignored and no token "
+                    + "is revoked at Apple on disconnect or deletion")
+        }
+        if !googleClientIDs.isEmpty, googleClientSecret == nil {
+            warnings.append(
+                "Sign in with Google is on but LEDGER_GOOGLE_CLIENT_SECRET is not set: authorization codes are ignored and no "
+                    + "token is revoked at Google on disconnect or deletion")
+        }
+        for (name, url) in [
+            ("LEDGER_APPLE_TOKEN_URL", appleTokenURL), ("LEDGER_APPLE_REVOKE_URL", appleRevokeURL),
+            ("LEDGER_GOOGLE_TOKEN_URL", googleTokenURL), ("LEDGER_GOOGLE_REVOKE_URL", googleRevokeURL),
+        ] where !url.hasPrefix("https://") {
+            warnings.append("\(name) is not https: client secrets and refresh tokens would cross the network in the clear")
         }
         return warnings
     }
@@ -157,6 +185,25 @@ public struct LedgerConfiguration: Sendable {
         configuration.googleJWKS = string("LEDGER_GOOGLE_JWKS") ?? configuration.googleJWKS
         configuration.appleClientIDs = list("LEDGER_APPLE_CLIENT_IDS") ?? []
         configuration.googleClientIDs = list("LEDGER_GOOGLE_CLIENT_IDS") ?? []
+        for (name, target) in [
+            ("LEDGER_APPLE_TOKEN_URL", \LedgerConfiguration.appleTokenURL), ("LEDGER_APPLE_REVOKE_URL", \.appleRevokeURL),
+            ("LEDGER_GOOGLE_TOKEN_URL", \.googleTokenURL), ("LEDGER_GOOGLE_REVOKE_URL", \.googleRevokeURL),
+        ] {
+            guard let url = string(name) else { continue }
+            guard url.hasPrefix("https://") || url.hasPrefix("http://"), URL(string: url)?.host != nil else {
+                throw ConfigurationError("\(name) must be an http(s) URL, got '\(url)'")
+            }
+            configuration[keyPath: target] = url
+        }
+        configuration.appleTeamID = string("LEDGER_APPLE_TEAM_ID")
+        configuration.appleKeyID = string("LEDGER_APPLE_KEY_ID")
+        configuration.applePrivateKeyPath = string("LEDGER_APPLE_PRIVATE_KEY")
+        let appleCredentials = [configuration.appleTeamID, configuration.appleKeyID, configuration.applePrivateKeyPath]
+        guard appleCredentials.allSatisfy({ $0 == nil }) || appleCredentials.allSatisfy({ $0 != nil }) else {
+            throw ConfigurationError(
+                "LEDGER_APPLE_TEAM_ID, LEDGER_APPLE_KEY_ID and LEDGER_APPLE_PRIVATE_KEY go together: set all three or none")
+        }
+        configuration.googleClientSecret = string("LEDGER_GOOGLE_CLIENT_SECRET")
         try integer("LEDGER_API_KEY_RATE_LIMIT", &configuration.apiKeyRateLimit)
         try integer("LEDGER_DB_MAX_CONNECTIONS", &configuration.databaseMaxConnections, minimum: 1)
         if string("LEDGER_METRICS_PORT") != nil {

@@ -20,6 +20,10 @@ public struct LedgerServices: Sendable {
     public let otp: OTPService
     public let reauth: ReauthService
     public let providers: ProviderService
+    /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
+    public let providerTokens: any ProviderTokenClient
+    /// Opens the revocations waiting in the outbox.
+    public let revocations: ProviderTokenRevocations
     public let apiKeys: APIKeys
     /// The API-key check of every service call, with its per-key rate limit.
     public let apiKeyGuard: APIKeyGuard
@@ -61,10 +65,13 @@ public struct LedgerServices: Sendable {
             otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,
             codeKey: masterKey.derivedKey(label: KeyLabel.otpCode), reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.reauth = ReauthService(accounts: accounts, lifetime: TimeInterval(configuration.reauthTTLSeconds))
+        let providerTokens = try configuration.providerTokenClient(clock: clock)
+        self.providerTokens = providerTokens
+        self.revocations = ProviderTokenRevocations(masterKey: masterKey)
         self.providers = ProviderService(
             accounts: accounts, verifier: verifier,
             linkTokens: ProviderLinkTokens(key: masterKey.derivedKey(label: KeyLabel.providerLinkToken)), notificationVerifier: verifier,
-            reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
+            tokenClient: providerTokens, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
         self.audit = AccountAudit(store: eventStore)
@@ -80,6 +87,25 @@ public struct LedgerServices: Sendable {
 }
 
 extension LedgerConfiguration {
+    /// Apple's and Google's token endpoints with the configured credentials; an Apple key file
+    /// that cannot be read or is no P-256 key stops the start, naming the variable.
+    public func providerTokenClient(clock: any LedgerClock) throws -> HTTPProviderTokenClient {
+        var secret: AppleClientSecret?
+        if let path = applePrivateKeyPath, let teamID = appleTeamID, let keyID = appleKeyID {
+            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError("LEDGER_APPLE_PRIVATE_KEY: '\(path)' cannot be read")
+            }
+            do {
+                secret = try AppleClientSecret(teamID: teamID, keyID: keyID, privateKeyPEM: pem)
+            } catch {
+                throw ConfigurationError("LEDGER_APPLE_PRIVATE_KEY: '\(path)' is not a P-256 private key in PEM")
+            }
+        }
+        return HTTPProviderTokenClient(
+            apple: .init(tokenURL: appleTokenURL, revokeURL: appleRevokeURL, clientSecret: secret),
+            google: .init(tokenURL: googleTokenURL, revokeURL: googleRevokeURL, clientSecret: googleClientSecret), clock: clock)
+    }
+
     /// The OTP rules these settings give.
     public var otpPolicy: OTPPolicy {
         var policy = OTPPolicy()

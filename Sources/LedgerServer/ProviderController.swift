@@ -25,7 +25,8 @@ public struct ProviderController: Sendable {
             let session = try context.requireSession()
             let body = try await request.decodeJSON(LinkRequest.self, context: context)
             let state = try await providers.link(
-                session, try Self.provider(body.provider), idToken: body.idToken, reauthToken: request.headers[.xReauthToken])
+                session, try Self.provider(body.provider), idToken: body.idToken, reauthToken: request.headers[.xReauthToken],
+                authorizationCode: body.authorizationCode)
             return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
         signedIn.post("/me/auth-methods/disconnect") { request, context in
@@ -44,7 +45,7 @@ public struct ProviderController: Sendable {
             let body = try await request.decodeJSON(ProviderSignInRequest.self, context: context)
             let (session, created) = try await providers.signIn(
                 provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
-                device: request.headers[.userAgent], linkToken: body.linkToken)
+                device: request.headers[.userAgent], linkToken: body.linkToken, authorizationCode: body.authorizationCode)
             return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
         }
     }

@@ -11,10 +11,13 @@ import ServiceLifecycle
 /// transaction stays open during the HTTP call), sends them, and then either blanks their
 /// secrets or schedules a retry with exponential backoff; after `maximumAttempts` a message
 /// is marked failed with its last error. A batch's messages are sent concurrently, and the
-/// delivered ones are marked in one statement.
+/// delivered ones are marked in one statement. SMS and email go to `sink`; provider token
+/// revocations to `revocations`, never to the delivery webhook.
 public struct DeliveryDispatcher: Sendable {
     let client: PostgresClient
     let sink: any DeliverySink
+    /// Revokes provider tokens; nil: such messages fail (and are retried) until one is configured.
+    let revocations: (any DeliverySink)?
     let clock: any LedgerClock
     let logger: Logger
     /// When set, a commit (which is when messages are written) wakes the dispatcher at once
@@ -26,11 +29,12 @@ public struct DeliveryDispatcher: Sendable {
     public var lease: TimeInterval = 60
 
     public init(
-        client: PostgresClient, sink: any DeliverySink, clock: any LedgerClock, store: EventStore? = nil,
-        logger: Logger = Logger(label: "ledger.delivery")
+        client: PostgresClient, sink: any DeliverySink, revocations: (any DeliverySink)? = nil, clock: any LedgerClock,
+        store: EventStore? = nil, logger: Logger = Logger(label: "ledger.delivery")
     ) {
         self.client = client
         self.sink = sink
+        self.revocations = revocations
         self.clock = clock
         self.store = store
         self.logger = logger
@@ -69,6 +73,9 @@ public struct DeliveryDispatcher: Sendable {
             for (message, attempts) in messages {
                 group.addTask {
                     do {
+                        guard let sink = self.sink(for: message.channel) else {
+                            throw DeliveryError("no provider credentials are configured to revoke the token")
+                        }
                         try await sink.deliver(message)
                         return (message.id, attempts, nil)
                     } catch {
@@ -99,6 +106,14 @@ public struct DeliveryDispatcher: Sendable {
             }
         }
         return (claimed.rowCount, delivered.count)
+    }
+
+    /// Where a message of `channel` goes.
+    func sink(for channel: OutboxMessage.Channel) -> (any DeliverySink)? {
+        switch channel {
+        case .sms, .email: return sink
+        case .provider: return revocations
+        }
     }
 
     /// Runs passes until the task is cancelled: at once again after a full batch, otherwise

@@ -15,6 +15,7 @@ struct AccountStateCodecTests {
             .handleClaimed(.init(handle: "ana_1", temporary: false)),
             .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
             .providerLinked(.init(provider: .apple, subject: "apple-sub", email: nil, emailVerified: false)),
+            .providerTokensStored(.init(provider: .apple, subject: "apple-sub", clientID: "fit.321.ios", refreshToken: "r.apple")),
             .sessionStarted(
                 .init(
                     sessionID: session, method: "password", device: nil, accessTokenHash: "aa", refreshTokenHash: "bb",
@@ -68,12 +69,13 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 26)
+        #expect(Mirror(reflecting: state).children.count == 27)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 11)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 5)
         #expect(Mirror(reflecting: state.reauthGrants.first!.value).children.count == 5)
         #expect(Mirror(reflecting: state.reauthNonces.first!.value).children.count == 4)
         #expect(Mirror(reflecting: state.holds.first!.value).children.count == 7)
+        #expect(Mirror(reflecting: state.providerTokens.first!.value).children.count == 4)
         #expect(Mirror(reflecting: Money(currency: "GEL", minor: 1)).children.count == 2)
     }
 }

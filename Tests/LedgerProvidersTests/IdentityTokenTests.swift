@@ -39,7 +39,8 @@ struct IdentityTokenTests {
                 == ProviderIdentity(
                     provider: .apple, subject: "001.apple", email: "ana@example.com", emailVerified: true, isPrivateRelay: false,
                     nonce: nil,
-                    issuedAt: Date(timeIntervalSince1970: rsa.issuedAt?.timeIntervalSince1970.rounded(.down) ?? 0)))
+                    issuedAt: Date(timeIntervalSince1970: rsa.issuedAt?.timeIntervalSince1970.rounded(.down) ?? 0),
+                    audience: issuer.audience))
         #expect(rsa.issuedAt != nil)
         let ec = try await verifier.verify(
             try await issuer.token(subject: "002", email: "x1@privaterelay.appleid.com", keyID: TestIdentityIssuer.ecKeyID),

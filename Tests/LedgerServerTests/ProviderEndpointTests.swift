@@ -361,6 +361,35 @@ struct ProviderEndpointTests {
         return try await call(client, .post, "/auth/apple", ["id_token": token]).status
     }
 
+    @Test(
+        "an Apple account whose address came from Apple adds a password for it (re-auth first) and then signs in with it; another address is email_exists"
+    )
+    func passwordForProviderAddress() async throws {
+        try await withApp { client, providers in
+            let access = try #require(
+                try await call(
+                    client, .post, "/auth/apple",
+                    ["id_token": try await providers.appleToken("a-pw", email: "pia@example.com", verified: true)]
+                ).string("access_token"))
+            let body = ["email": "pia@example.com", "password": "copper-lantern-77"]
+            let stolen = try await call(client, .post, "/auth/email/add-with-password", body, token: access)
+            #expect(stolen.status == .forbidden && stolen.string("error") == "reauth_required")
+            let grant = try await providers.grant(client, "apple", "a-pw", token: access)
+            let other = try await call(
+                client, .post, "/auth/email/add-with-password", ["email": "pia2@example.com", "password": "copper-lantern-77"],
+                token: access, reauth: grant)
+            #expect(other.status == .conflict && other.string("error") == "email_exists")
+            let added = try await call(client, .post, "/auth/email/add-with-password", body, token: access, reauth: grant)
+            #expect(added.status.code < 300)
+            let hub = try await call(client, .get, "/me/auth-methods", token: access)
+            #expect(hub.body["has_password"] as? Bool == true && hub.body["email_verified"] as? Bool == true)
+            #expect(try await logIn(client, email: "pia@example.com", password: "copper-lantern-77").isEmpty == false)
+            // Now it has a password: adding one again is a change, not an add.
+            let again = try await call(client, .post, "/auth/email/add-with-password", body, token: access, reauth: grant)
+            #expect(again.status == .conflict && again.string("error") == "email_exists")
+        }
+    }
+
     @Test("the JWKS is fetched from a URL too, and fetched again for a new key id")
     func jwksOverHTTP() async throws {
         try await withJWKSOverHTTP { client, db, apple, _ in

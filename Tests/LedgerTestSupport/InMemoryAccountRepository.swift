@@ -1,6 +1,7 @@
 import Foundation
 import LedgerAccounts
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 import LedgerIdentity
 
@@ -22,11 +23,14 @@ public actor InMemoryAccountRepository: AccountRepository {
     private var cooldowns: [String: Date] = [:]
     /// The messages commands queued, in order (the outbox).
     public private(set) var outbox: [OutboxMessage] = []
+    /// Seals the revocations the events imply, as the PostgreSQL repository does.
+    public nonisolated let revocations: ProviderTokenRevocations
 
     /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's entries).
-    public init(clock: any LedgerClock, retention: Retention = .development) {
+    public init(clock: any LedgerClock, retention: Retention = .development, masterKey: MasterKey? = nil) throws {
         self.clock = clock
         self.retention = retention
+        self.revocations = ProviderTokenRevocations(masterKey: try masterKey ?? MasterKey.generate())
     }
 
     public func execute(
@@ -41,7 +45,7 @@ public actor InMemoryAccountRepository: AccountRepository {
         index(after, before: state, events: events, at: now)
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
-        outbox += messages
+        outbox += messages + (try revocations.messages(for: events, before: state))
         return (after, events)
     }
 

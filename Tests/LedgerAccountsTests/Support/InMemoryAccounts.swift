@@ -17,14 +17,16 @@ struct InMemoryAccounts {
     let providers: ProviderService
     let reauth: ReauthService
     let verifier = FakeIdentityVerifier()
+    let providerTokens = FakeProviderTokens()
 
     init() throws {
-        repository = InMemoryAccountRepository(clock: clock)
+        repository = try InMemoryAccountRepository(clock: clock)
         accounts = AccountService(
             repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
             throttle: LoginThrottle(counters: InMemoryAttemptCounters(), policy: .init()))
         providers = ProviderService(
-            accounts: accounts, verifier: verifier, linkTokens: ProviderLinkTokens(key: Array(repeating: 7, count: 32)))
+            accounts: accounts, verifier: verifier, linkTokens: ProviderLinkTokens(key: Array(repeating: 7, count: 32)),
+            tokenClient: providerTokens)
         reauth = ReauthService(accounts: accounts)
     }
 
@@ -80,7 +82,27 @@ struct FakeIdentityVerifier: IdentityTokenVerifier {
         guard parts.count == 4, parts[0] == provider.rawValue else { throw InvalidIdentityToken("not a token for \(provider.rawValue)") }
         return ProviderIdentity(
             provider: provider, subject: parts[1], email: parts[2].isEmpty ? nil : parts[2], emailVerified: parts[3] == "1",
-            isPrivateRelay: false, nonce: nonce)
+            isPrivateRelay: false, nonce: nonce, audience: FakeProviderTokens.clientID)
+    }
+}
+
+/// The providers' token endpoints in a test: the code `code:SUBJECT` is exchanged for
+/// `refresh:SUBJECT`; any other code is refused. Revocations are recorded.
+final class FakeProviderTokens: ProviderTokenClient, @unchecked Sendable {
+    static let clientID = "test-app"
+    private let lock = NSLock()
+    private var revoked: [String] = []
+    var revokedTokens: [String] { lock.withLock { revoked } }
+
+    func canExchange(_ provider: IdentityProvider) -> Bool { true }
+
+    func exchange(code: String, provider: IdentityProvider, clientID: String, subject: String) async throws -> String {
+        guard code == "code:\(subject)", clientID == Self.clientID else { throw ProviderTokenError(.rejected, provider, "unknown code") }
+        return "refresh:\(subject)"
+    }
+
+    func revoke(refreshToken: String, provider: IdentityProvider, clientID: String) async throws {
+        lock.withLock { revoked.append(refreshToken) }
     }
 }
 

@@ -1,0 +1,65 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+
+/// A refresh token the account gives up (`provider.token_revoked`) is revoked at the provider
+/// through the outbox, so the revocation is written in the transaction that gave the token up
+/// and is retried until the provider accepts it. The message carries the token sealed with
+/// AES-256-GCM under a key derived from the master key (`KeyLabel.providerTokenRevocation`): the
+/// outbox never holds it in the clear, the dispatcher of any instance opens it, and a delivered,
+/// failed or purged message keeps nothing.
+public struct ProviderTokenRevocations: Sendable {
+    let key: [UInt8]
+
+    /// The outbox channel and template of a revocation.
+    public static let channel = OutboxMessage.Channel.provider
+    public static let template = "revoke_token"
+    static let associatedData = Array("account-ledger/provider-token-revocation/1".utf8)
+
+    public init(masterKey: MasterKey) {
+        self.key = masterKey.derivedKey(label: KeyLabel.providerTokenRevocation)
+    }
+
+    /// A revocation to send: the token, and the app it was issued to.
+    public struct Revocation: Sendable, Equatable {
+        public let provider: IdentityProvider
+        public let clientID: String
+        public let refreshToken: String
+    }
+
+    private struct Sealed: Codable {
+        let clientID: String
+        let refreshToken: String
+        enum CodingKeys: String, CodingKey { case clientID = "client_id", refreshToken = "refresh_token" }
+    }
+
+    /// The revocations `events` imply: one for each token they give up, read from the state before them.
+    public func messages(for events: [AccountEvent], before state: AccountState) throws -> [OutboxMessage] {
+        try events.compactMap { event in
+            guard case .providerTokenRevoked(let revoked) = event, let token = state.providerTokens[revoked.provider] else { return nil }
+            return try message(revoking: token)
+        }
+    }
+
+    /// A revocation message for a token; the message id is bound into the seal, so a token
+    /// cannot be moved to another row.
+    public func message(revoking token: AccountState.ProviderToken) throws -> OutboxMessage {
+        let id = UUID.random()
+        let plaintext = try JSONEncoder().encode(Sealed(clientID: token.clientID, refreshToken: token.refreshToken))
+        return OutboxMessage(
+            id: id, channel: Self.channel, to: token.provider.rawValue, template: Self.template,
+            token: try AESGCM.sealText(key: key, plaintext: Array(plaintext), additionalData: Self.associatedData + id.bytes))
+    }
+
+    /// The token a revocation message carries; nil for a message that is not one, or whose
+    /// token was sealed under another key or altered.
+    public func open(_ message: OutboxMessage) -> Revocation? {
+        guard message.channel == Self.channel, message.template == Self.template,
+            let provider = IdentityProvider(rawValue: message.to), let text = message.token,
+            let plaintext = AESGCM.openText(text, key: key, additionalData: Self.associatedData + message.id.bytes),
+            let fields = try? JSONDecoder().decode(Sealed.self, from: Data(plaintext))
+        else { return nil }
+        return Revocation(provider: provider, clientID: fields.clientID, refreshToken: fields.refreshToken)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerAccounts
+import LedgerCore
+import LedgerServer
+import LedgerTestSupport
+import LedgerWorkers
+import Testing
+
+@Suite("HTTP: provider tokens (authorization codes and revocation)", .timeLimit(.minutes(3)))
+struct ProviderTokenEndpointTests {
+    typealias Providers = ProviderEndpointTests.Providers
+
+    /// Emails and texts are accepted and forgotten: these tests follow the revocations.
+    struct AcceptingSink: DeliverySink {
+        func deliver(_ message: OutboxMessage) async throws {}
+    }
+
+    struct Setup {
+        let providers: Providers
+        let fake: FakeProviderServer
+        let services: LedgerServices
+        let dispatcher: DeliveryDispatcher
+        var db: TestDatabase { providers.db }
+
+        /// Every event's type and data, as an `events:read` consumer reads them once the feed
+        /// shows everything committed.
+        func feed(_ client: some TestClientProtocol) async throws -> [(type: String, data: [String: Any])] {
+            let committed = try await db.client.query("SELECT count(*) FROM events")
+            try await services.eventStore.waitForFeed(count: Int(try committed[0].int(0) ?? 0))
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            let page = try await call(client, .get, "/events?limit=1000", token: reader)
+            return (page.body["events"] as? [[String: Any]] ?? []).map {
+                ($0["type"] as? String ?? "", $0["data"] as? [String: Any] ?? [:])
+            }
+        }
+
+        /// How many rows of any table hold `text` in the clear (in a text column, or as bytes in a
+        /// `bytea` one, which a row's text shows in hex).
+        func rowsHolding(_ text: String) async throws -> Int {
+            let tables = try await db.client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+            var found = 0
+            for index in 0..<tables.rowCount {
+                let table = tables[index].string(0) ?? ""
+                let rows = try await db.client.query(
+                    "SELECT count(*) FROM \(table) AS t WHERE strpos(t::text, $1) > 0 OR strpos(t::text, encode(convert_to($1, 'UTF8'), 'hex')) > 0",
+                    [.text(text)])
+                found += Int(try rows[0].int(0) ?? 0)
+            }
+            return found
+        }
+    }
+
+    func withApp(
+        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (any TestClientProtocol, Setup) async throws -> Void
+    ) async throws {
+        try await TestPostgres.withDatabase { db in
+            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
+            let google = try await TestIdentityIssuer(issuer: "https://accounts.google.com", audience: "321fit.apps.googleusercontent.com")
+            let fake = try FakeProviderServer(clock: db.clock)
+            try await fake.serve {
+                let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                    $0.appleJWKS = apple.jwksPath
+                    $0.appleClientIDs = [apple.audience]
+                    $0.googleJWKS = google.jwksPath
+                    $0.googleClientIDs = [google.audience]
+                    $0.appleTokenURL = fake.baseURL + "/apple/token"
+                    $0.appleRevokeURL = fake.baseURL + "/apple/revoke"
+                    $0.appleTeamID = FakeProviderServer.teamID
+                    $0.appleKeyID = FakeProviderServer.keyID
+                    $0.applePrivateKeyPath = fake.appleKeyPath
+                    $0.googleTokenURL = fake.baseURL + "/google/token"
+                    $0.googleRevokeURL = fake.baseURL + "/google/revoke"
+                    $0.googleClientSecret = FakeProviderServer.googleSecret
+                    configure(&$0)
+                }
+                let dispatcher = DeliveryDispatcher(
+                    client: db.client, sink: AcceptingSink(),
+                    revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens),
+                    clock: db.clock)
+                try await Application(router: buildRouter(services)).test(.router) { client in
+                    try await body(
+                        client,
+                        Setup(
+                            providers: Providers(apple: apple, google: google, db: db), fake: fake, services: services,
+                            dispatcher: dispatcher))
+                }
+            }
+        }
+    }
+
+    @Test(
+        "an Apple sign-in with a code exchanges it with an ES256 client secret and keeps the refresh token sealed: the feed shows provider.tokens_stored without it, no table holds it in the clear"
+    )
+    func appleCodeKept() async throws {
+        try await withApp { client, setup in
+            let idToken = try await setup.providers.appleToken("001.ana", email: "ana@example.com", verified: true)
+            let created = try await call(
+                client, .post, "/auth/apple", ["id_token": idToken, "authorization_code": setup.fake.code(for: "001.ana")])
+            #expect(created.status == .created)
+            #expect(setup.fake.refusals.isEmpty)
+            let refreshToken = try #require(setup.fake.issuedTokens.first)
+            let stored = try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }
+            #expect(stored.count == 1)
+            #expect(stored.first?.data["provider"] as? String == "apple" && stored.first?.data["client_id"] as? String == "fit.321.ios")
+            #expect(stored.first?.data["subject"] as? String == "001.ana" && stored.first?.data["refresh_token"] == nil)
+            #expect(try await setup.rowsHolding(refreshToken) == 0)
+            // The next sign-in without a code changes nothing about the token.
+            #expect(try await call(client, .post, "/auth/apple", ["id_token": idToken]).status == .ok)
+            #expect(try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }.count == 1)
+        }
+    }
+
+    @Test(
+        "disconnecting revokes that provider's token and deleting the account revokes the rest, through the outbox: sealed there, retried after a failure, blanked once delivered"
+    )
+    func revokedOnDisconnectAndDeletion() async throws {
+        try await withApp { client, setup in
+            let providers = setup.providers
+            let access = try #require(
+                try await call(
+                    client, .post, "/auth/apple",
+                    ["id_token": try await providers.appleToken("a-1"), "authorization_code": setup.fake.code(for: "a-1")]
+                ).string("access_token"))
+            let appleGrant = try await providers.grant(client, "apple", "a-1", token: access)
+            let linked = try await call(
+                client, .post, "/me/auth-methods/link",
+                [
+                    "provider": "google", "id_token": try await providers.googleToken("g-1"),
+                    "authorization_code": setup.fake.code(for: "g-1"),
+                ], token: access, reauth: appleGrant)
+            #expect(linked.status == .ok)
+            let tokens = setup.fake.issuedTokens
+            #expect(tokens.count == 2 && setup.fake.refusals.isEmpty)
+
+            let googleGrant = try await providers.grant(client, "google", "g-1", token: access)
+            let hub = try await call(
+                client, .post, "/me/auth-methods/disconnect", ["provider": "apple"], token: access, reauth: googleGrant)
+            #expect(hub.status == .ok)
+            let queued = try await setup.db.client.query("SELECT recipient, token FROM outbox WHERE channel = 'provider'")
+            #expect(queued.rowCount == 1 && queued[0].string(0) == "apple")
+            #expect(try await setup.rowsHolding(tokens[0]) == 0)
+            // Apple is down for the first try; the retry after the backoff goes through.
+            setup.fake.fail(1)
+            try await setup.dispatcher.runOnce()
+            #expect(setup.fake.revocations.isEmpty)
+            setup.db.clock.advance(by: DeliveryDispatcher.backoff(afterAttempt: 1) + 1)
+            #expect(try await setup.dispatcher.runOnce() == 1)
+            #expect(setup.fake.revocations.map(\.provider) == ["apple"] && setup.fake.revocations.map(\.token) == [tokens[0]])
+            let delivered = try await setup.db.client.query(
+                "SELECT count(*) FROM outbox WHERE channel = 'provider' AND delivered_at IS NOT NULL AND token IS NULL AND recipient IS NULL"
+            )
+            #expect(try delivered[0].int(0) == 1)
+
+            let deleted = try await call(client, .delete, "/me", token: access, reauth: googleGrant)
+            #expect(deleted.status == .ok || deleted.status == .accepted)
+            try await setup.dispatcher.runOnce()
+            #expect(setup.fake.revocations.map(\.token) == tokens)
+            #expect(setup.fake.refusals.isEmpty)
+            let revoked = try await setup.feed(client).filter { $0.type == "provider.token_revoked" }.map { $0.data["reason"] as? String }
+            #expect(revoked == ["disconnected", "account_deleted"])
+        }
+    }
+
+    @Test("a code the provider refuses, or one whose answer names another user, still signs in and keeps nothing")
+    func refusedCodes() async throws {
+        try await withApp { client, setup in
+            let first = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await setup.providers.googleToken("g-7"), "authorization_code": "c.never-issued"])
+            #expect(first.status == .created)
+            #expect(setup.fake.refusals == ["unknown or used code"])
+            setup.fake.answer(withSubject: "g-someone-else")
+            let second = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await setup.providers.googleToken("g-7"), "authorization_code": setup.fake.code(for: "g-7")])
+            #expect(second.status == .ok)
+            #expect(setup.fake.issuedTokens.count == 1)
+            #expect(try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }.isEmpty)
+        }
+    }
+
+    @Test("with a wrong Google client secret the provider refuses the exchange; without credentials a code is not even sent")
+    func credentials() async throws {
+        let wrongSecret: @Sendable (inout LedgerConfiguration) -> Void = { $0.googleClientSecret = "not-the-secret" }
+        try await withApp(configure: wrongSecret) { client, setup in
+            let answer = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await setup.providers.googleToken("g-8"), "authorization_code": setup.fake.code(for: "g-8")])
+            #expect(answer.status == .created)
+            #expect(setup.fake.refusals == ["wrong Google client secret"])
+        }
+        let noSecret: @Sendable (inout LedgerConfiguration) -> Void = { $0.googleClientSecret = nil }
+        try await withApp(configure: noSecret) { client, setup in
+            let answer = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await setup.providers.googleToken("g-9"), "authorization_code": setup.fake.code(for: "g-9")])
+            #expect(answer.status == .created)
+            #expect(setup.fake.refusals.isEmpty && setup.fake.issuedTokens.isEmpty)
+        }
+    }
+
+    @Test("link_required carries the fetched token in its link token; the sign-in that links the identity keeps it")
+    func linkRequiredCarriesToken() async throws {
+        try await withApp { client, setup in
+            _ = try await signUp(client, email: "dana@example.org")
+            let refused = try await call(
+                client, .post, "/auth/apple",
+                [
+                    "id_token": try await setup.providers.appleToken("a-dana", email: "dana@example.org", verified: true),
+                    "authorization_code": setup.fake.code(for: "a-dana"),
+                ])
+            #expect(refused.status == .conflict)
+            let linkToken = try #require(refused.string("link_token"))
+            #expect(try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }.isEmpty)
+            let login = try await call(
+                client, .post, "/auth/email/login", ["email": "dana@example.org", "password": "violet-harbor-91", "link_token": linkToken])
+            #expect(login.status == .ok)
+            let types = try await setup.feed(client).map(\.type)
+            #expect(types.contains("provider.linked") && types.filter { $0 == "provider.tokens_stored" }.count == 1)
+            #expect(try await setup.rowsHolding(try #require(setup.fake.issuedTokens.first)) == 0)
+        }
+    }
+
+    @Test("Apple credentials go together, and a key file that cannot be read or is no P-256 key stops the start")
+    func appleConfiguration() throws {
+        #expect(throws: ConfigurationError.self) {
+            try LedgerConfiguration.fromEnvironment(["LEDGER_APPLE_TEAM_ID": "T", "LEDGER_APPLE_KEY_ID": "K"])
+        }
+        #expect(throws: ConfigurationError.self) {
+            try LedgerConfiguration.fromEnvironment(["LEDGER_APPLE_TOKEN_URL": "ftp://example.com/token"])
+        }
+        var configuration = try LedgerConfiguration.fromEnvironment([
+            "LEDGER_APPLE_TEAM_ID": "T", "LEDGER_APPLE_KEY_ID": "K", "LEDGER_APPLE_PRIVATE_KEY": "/nonexistent/key.p8",
+        ])
+        #expect(throws: ConfigurationError.self) { try configuration.providerTokenClient(clock: ManualClock()) }
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString).p8").path
+        try Data("not a key".utf8).write(to: URL(fileURLWithPath: garbage))
+        configuration.applePrivateKeyPath = garbage
+        #expect(throws: ConfigurationError.self) { try configuration.providerTokenClient(clock: ManualClock()) }
+        // Sign in with Apple without its key works, and says at start what it cannot do.
+        let unkeyed = try LedgerConfiguration.fromEnvironment(["LEDGER_APPLE_CLIENT_IDS": "fit.321.ios"])
+        #expect(unkeyed.warnings.contains { $0.contains("LEDGER_APPLE_PRIVATE_KEY is not set") })
+    }
+}
