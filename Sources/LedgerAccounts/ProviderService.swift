@@ -44,11 +44,11 @@ public struct ProviderService: Sendable {
     /// link token.
     public func signIn(
         _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?,
-        linkToken: String? = nil, authorizationCode: String? = nil
+        linkToken: String? = nil, authorizationCode: String? = nil, client: String? = nil
     ) async throws -> (AccountService.Session, created: Bool) {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
-        let token = await fetchToken(authorizationCode, for: identity)
+        let token = await fetchToken(authorizationCode, for: identity, client: client)
         let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device)
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
@@ -57,13 +57,24 @@ public struct ProviderService: Sendable {
 
     /// The refresh token `code` is exchanged for, for the identity the ID token proved; nil
     /// without a code, when the service holds no credentials for the provider
-    /// (`LedgerConfiguration.warnings` says so at start), or when the exchange fails. A failed
+    /// (`LedgerConfiguration.warnings` says so at start), when the account keeps a token for
+    /// this identity and app already, past the client's exchange budget (`RequestLimits`: an ID
+    /// token replayed from many requests must not become as many calls to the provider), or
+    /// when the exchange fails. A failed
     /// exchange never fails the sign-in: the ID token proved the person, a code can be stale
     /// (Apple's SDK repeats one after a revocation), and sign-ins must not wait on the
     /// provider's token endpoint being up. The client logs why.
-    func fetchToken(_ code: String?, for identity: ProviderIdentity) async -> AccountState.ProviderToken? {
+    func fetchToken(_ code: String?, for identity: ProviderIdentity, client: String?) async -> AccountState.ProviderToken? {
         guard let code, !code.isEmpty, code.utf8.count <= Self.longestAuthorizationCode, tokenClient.canExchange(identity.provider),
-            let clientID = identity.audience,
+            let clientID = identity.audience
+        else { return nil }
+        if let owner = try? await repository.providerOwner(identity.provider, subject: identity.subject),
+            let kept = try? await repository.load(owner).providerTokens[identity.provider],
+            kept.subject == identity.subject, kept.clientID == clientID
+        {
+            return nil
+        }
+        guard (try? await accounts.admit(.tokenExchange, client: client, accountID: nil)) != nil,
             let refreshToken = try? await tokenClient.exchange(
                 code: code, provider: identity.provider, clientID: clientID, subject: identity.subject)
         else { return nil }
@@ -194,7 +205,8 @@ public struct ProviderService: Sendable {
     /// account (which one is never said). With `authorizationCode`, the refresh token is fetched
     /// and kept as at sign-in.
     public func link(
-        _ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?, authorizationCode: String? = nil
+        _ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?, authorizationCode: String? = nil,
+        client: String? = nil
     ) async throws -> AccountState {
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try await repository.load(session.accountID).requireReauth(
@@ -203,7 +215,7 @@ public struct ProviderService: Sendable {
         try await accounts.checkClaimable(
             .provider(provider, identity.subject), owner: try await repository.providerOwner(provider, subject: identity.subject),
             claimant: session.accountID, taken: Self.inUse(provider))
-        let token = await fetchToken(authorizationCode, for: identity)
+        let token = await fetchToken(authorizationCode, for: identity, client: client)
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
         let linked: AccountState

@@ -30,6 +30,9 @@ public struct RequestLimits: Sendable {
         case signup
         /// Only a lookup.
         case lookup
+        /// A call to a provider's token endpoint (a sign-in's `authorization_code`): counted
+        /// against the sign-up budget's number, on its own counter.
+        case tokenExchange
     }
 
     let counters: any AttemptCounters
@@ -48,11 +51,18 @@ public struct RequestLimits: Sendable {
     /// count is past its limit.
     public func admit(_ work: Work, client: String?, accountID: UUID?, now: Date) async throws {
         var counts: [(key: String, limit: Int)] = []
-        if let client {
+        switch (work, client) {
+        case (.tokenExchange, let client?):
+            counts.append(("exchange:" + client, policy.signupsPerClient))
+        case (.tokenExchange, nil):
+            break
+        case (_, let client?):
             if work == .signup { counts.append(("signup:" + client, policy.signupsPerClient)) }
             counts.append(("lookup:" + client, policy.lookupsPerClient))
+        case (_, nil):
+            break
         }
-        if let accountID { counts.append((Self.accountKey(accountID), policy.lookupsPerClient)) }
+        if let accountID, work != .tokenExchange { counts.append((Self.accountKey(accountID), policy.lookupsPerClient)) }
         var refusedUntil: Date?
         for (key, limit) in counts {
             // These keys are never locked, so each window is a fixed one from its first request.

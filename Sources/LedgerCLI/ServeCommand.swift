@@ -81,6 +81,11 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(notice.utf8))
         }
 
+        // Client secrets and refresh tokens cross these: never in the clear outside development.
+        for url in [configuration.appleTokenURL, configuration.appleRevokeURL, configuration.googleTokenURL, configuration.googleRevokeURL]
+        where !development && !url.hasPrefix("https://") {
+            throw ValidationError("refusing to start: provider token endpoints must be https outside development mode (\(url))")
+        }
         for warning in configuration.warnings { logger.warning("\(warning)") }
         let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)

@@ -297,6 +297,11 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .enableAccount:
         try requireAccount(state)
+        // Apple asked for the deletion; holds only delay it. Enabling would reopen the account
+        // to its other sign-in methods meanwhile.
+        guard state.deletionRequestedAt == nil else {
+            throw IdentityError(.deletionRequested, "This account's deletion was requested; it cannot be enabled.")
+        }
         return state.isDisabled ? [.accountEnabled(.init())] : []
 
     case .handleAppleNotification(let notice):

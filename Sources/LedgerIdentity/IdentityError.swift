@@ -31,6 +31,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let signupCooldown = Code("signup_cooldown")
         public static let exportNotAllowed = Code("export_requires_verification")
         public static let invalidToken = Code("invalid_token")
+        public static let deletionRequested = Code("deletion_requested")
     }
 
     public let code: Code

@@ -50,7 +50,7 @@ public struct HTTPProviderTokenClient: ProviderTokenClient {
     let logger: Logger
     let httpClient: HTTPClient
     /// The longest a provider may take to answer.
-    static let timeout: TimeAmount = .seconds(10)
+    static let timeout: TimeAmount = .seconds(5)
 
     public init(
         apple: Apple, google: Google, clock: any LedgerClock, logger: Logger = Logger(label: "ledger.provider-tokens"),

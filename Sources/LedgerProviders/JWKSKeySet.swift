@@ -87,7 +87,7 @@ actor JWKSKeySet {
         }
         var request = HTTPClientRequest(url: source)
         request.headers.add(name: "Accept", value: "application/json")
-        let response = try await HTTPClient.providers.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.providerKeys.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw InvalidJWKS("\(source) answered \(response.status.code)") }
         var body = try await response.body.collect(upTo: 1 << 20)
         let maxAge = Self.maxAge(cacheControl: response.headers["Cache-Control"].joined(separator: ","))

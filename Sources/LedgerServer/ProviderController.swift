@@ -26,7 +26,7 @@ public struct ProviderController: Sendable {
             let body = try await request.decodeJSON(LinkRequest.self, context: context)
             let state = try await providers.link(
                 session, try Self.provider(body.provider), idToken: body.idToken, reauthToken: request.headers[.xReauthToken],
-                authorizationCode: body.authorizationCode)
+                authorizationCode: body.authorizationCode, client: context.client)
             return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
         signedIn.post("/me/auth-methods/disconnect") { request, context in
@@ -45,7 +45,8 @@ public struct ProviderController: Sendable {
             let body = try await request.decodeJSON(ProviderSignInRequest.self, context: context)
             let (session, created) = try await providers.signIn(
                 provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
-                device: request.headers[.userAgent], linkToken: body.linkToken, authorizationCode: body.authorizationCode)
+                device: request.headers[.userAgent], linkToken: body.linkToken, authorizationCode: body.authorizationCode,
+                client: context.client)
             return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
         }
     }

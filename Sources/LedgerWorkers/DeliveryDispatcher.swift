@@ -24,6 +24,9 @@ public struct DeliveryDispatcher: Sendable {
     /// instead of at the next poll.
     let store: EventStore?
     public var maximumAttempts = 8
+    /// A provider revocation is tried for a week (hourly once the backoff is at its longest):
+    /// a grant must end at the provider, whatever its outage or an operator's mistake.
+    public var maximumRevocationAttempts = 180
     public var batchSize = 32
     /// How long a claimed message is hidden from other dispatchers.
     public var lease: TimeInterval = 60
@@ -69,6 +72,8 @@ public struct DeliveryDispatcher: Sendable {
                         link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en"), attempts
                 ))
         }
+        let limits = Dictionary(
+            uniqueKeysWithValues: messages.map { ($0.0.id, $0.0.channel == .provider ? maximumRevocationAttempts : maximumAttempts) })
         let outcomes = await withTaskGroup(of: (UUID, Int64, String?).self) { group in
             for (message, attempts) in messages {
                 group.addTask {
@@ -93,7 +98,7 @@ public struct DeliveryDispatcher: Sendable {
         }
         for (id, attempts, failure) in outcomes {
             guard let reason = failure else { continue }
-            if attempts >= Int64(maximumAttempts) {
+            if attempts >= Int64(limits[id] ?? maximumAttempts) {
                 try await client.query(
                     "UPDATE outbox SET failed_at = $2, last_error = $3, recipient = NULL, code = NULL, token = NULL, link = NULL WHERE id = $1",
                     [.uuid(id), .timestamp(clock.now()), .text(reason)])

@@ -88,7 +88,11 @@ public struct PurgeWorker: Sendable {
                 "DELETE FROM login_throttle WHERE key = ANY($1::text[])",
                 [.text("{" + LoginThrottle.rowKeys(email: email, accountID: accountID).joined(separator: ",") + "}")])
             for table in Self.accountTables {
-                try await connection.query("DELETE FROM \(table) WHERE account_id = $1", [.uuid(accountID)])
+                // A provider revocation still on its way stays: it holds only a token sealed under a
+                // key of the master key's, and the grant must end at the provider all the same.
+                let pendingRevocations =
+                    table == "outbox" ? " AND NOT (channel = 'provider' AND delivered_at IS NULL AND failed_at IS NULL)" : ""
+                try await connection.query("DELETE FROM \(table) WHERE account_id = $1\(pendingRevocations)", [.uuid(accountID)])
             }
             // Already unreadable without the key; deleted so nothing of the account's state stays.
             try await connection.query("DELETE FROM stream_snapshots WHERE stream_id = $1", [.uuid(accountID)])

@@ -49,6 +49,8 @@ struct AppleNoticeDecideTests {
         #expect(events.contains(.deletionRequested(.init(by: "apple", blockedBy: [.pendingPayout]))))
         let after = events.reduce(held) { evolve($0, $1, at: now) }
         #expect(after.isDisabled && !after.isDeleted && after.sessions[session]?.isActive == false)
+        // An operator cannot reopen it to its other sign-in methods while the deletion waits.
+        #expect(throws: IdentityError.self) { try decide(after, .enableAccount, now: now) }
 
         // Scheduled once nothing blocks it any more, and only then.
         let complete = AccountCommand.completeRequestedDeletion(purgeDelay: 100, cooldown: 50, cooldownKeys: [])

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
 import LedgerCore
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import LedgerWorkers
@@ -54,7 +55,7 @@ struct ProviderTokenEndpointTests {
     }
 
     func withApp(
-        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { _ in },
+        live: Bool = false, configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (any TestClientProtocol, Setup) async throws -> Void
     ) async throws {
         try await TestPostgres.withDatabase { db in
@@ -81,7 +82,7 @@ struct ProviderTokenEndpointTests {
                     client: db.client, sink: AcceptingSink(),
                     revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens),
                     clock: db.clock)
-                try await Application(router: buildRouter(services)).test(.router) { client in
+                try await Application(router: buildRouter(services)).test(live ? .live : .router) { client in
                     try await body(
                         client,
                         Setup(
@@ -108,8 +109,12 @@ struct ProviderTokenEndpointTests {
             #expect(stored.first?.data["provider"] as? String == "apple" && stored.first?.data["client_id"] as? String == "fit.321.ios")
             #expect(stored.first?.data["subject"] as? String == "001.ana" && stored.first?.data["refresh_token"] == nil)
             #expect(try await setup.rowsHolding(refreshToken) == 0)
-            // The next sign-in without a code changes nothing about the token.
+            // The next sign-in without a code changes nothing about the token; one with a code
+            // does not call Apple again while the account keeps a token for this app.
             #expect(try await call(client, .post, "/auth/apple", ["id_token": idToken]).status == .ok)
+            let unused = setup.fake.code(for: "001.ana")
+            #expect(try await call(client, .post, "/auth/apple", ["id_token": idToken, "authorization_code": unused]).status == .ok)
+            #expect(setup.fake.issuedTokens.count == 1)
             #expect(try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }.count == 1)
         }
     }
@@ -157,11 +162,35 @@ struct ProviderTokenEndpointTests {
 
             let deleted = try await call(client, .delete, "/me", token: access, reauth: googleGrant)
             #expect(deleted.status == .ok || deleted.status == .accepted)
+            let revoked = try await setup.feed(client).filter { $0.type == "provider.token_revoked" }.map { $0.data["reason"] as? String }
+            #expect(revoked == ["disconnected", "account_deleted"])
+            // Google is down until after the purge: the purge leaves the revocation in the outbox.
+            setup.fake.fail(1)
+            try await setup.dispatcher.runOnce()
+            setup.db.clock.advance(by: Policies.standard.purgeDelay + 1)
+            #expect(try await PurgeWorker(store: setup.services.eventStore, clock: setup.db.clock).runOnce() == 1)
             try await setup.dispatcher.runOnce()
             #expect(setup.fake.revocations.map(\.token) == tokens)
             #expect(setup.fake.refusals.isEmpty)
-            let revoked = try await setup.feed(client).filter { $0.type == "provider.token_revoked" }.map { $0.data["reason"] as? String }
-            #expect(revoked == ["disconnected", "account_deleted"])
+        }
+    }
+
+    @Test("exchanges are counted per client before the call: past the budget a code is not sent, and the sign-in still succeeds")
+    func exchangeBudget() async throws {
+        let budget: @Sendable (inout LedgerConfiguration) -> Void = {
+            $0.ipSignupLimit = 2
+            $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
+        }
+        try await withApp(live: true, configure: budget) { client, setup in
+            for index in 0..<3 {
+                let subject = "g-budget-\(index)"
+                let answer = try await call(
+                    client, .post, "/auth/google",
+                    ["id_token": try await setup.providers.googleToken(subject), "authorization_code": setup.fake.code(for: subject)],
+                    from: "203.0.113.9")
+                #expect(answer.status == .created)
+            }
+            #expect(setup.fake.issuedTokens.count == 2)
         }
     }
 
