@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
         // C shims: system libraries found through pkg-config.
@@ -81,6 +82,8 @@ let package = Package(
             dependencies: [
                 "LedgerCore", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // RFC 6238 codes only (`TOTPCodes`).
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -50,6 +50,13 @@ public protocol AccountRepository: Sendable {
     /// What a backend learns about an access token: its session, account and expiry.
     func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection?
 
+    /// The account's live sessions (not revoked, refresh token not expired), most recently used first.
+    func liveSessions(_ accountID: UUID, at time: Date) async throws -> [SessionListing]
+
+    /// Moves a session's `last_used_at` to `time` unless it moved less than `interval` ago:
+    /// operational data, not an event.
+    func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws
+
     /// The unused link a token (by hash) belongs to.
     func link(forTokenHash hash: [UInt8], purpose: AccountState.PendingLink.Purpose) async throws -> (accountID: UUID, linkID: UUID)?
 }
@@ -71,6 +78,23 @@ public struct SessionRef: Sendable, Hashable {
     public init(accountID: UUID, sessionID: UUID) {
         self.accountID = accountID
         self.sessionID = sessionID
+    }
+}
+
+/// A row of the sessions screen.
+public struct SessionListing: Sendable, Equatable {
+    public let sessionID: UUID
+    public let method: String
+    public let device: String?
+    public let createdAt: Date
+    public let lastUsedAt: Date
+
+    public init(sessionID: UUID, method: String, device: String?, createdAt: Date, lastUsedAt: Date) {
+        self.sessionID = sessionID
+        self.method = method
+        self.device = device
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
     }
 }
 

@@ -14,6 +14,8 @@ public struct AccountService: Sendable {
     let throttle: LoginThrottle?
     let limits: RequestLimits?
     let retention: Retention
+    /// Moves `last_used_at` of the sessions that authenticate.
+    public let activity: SessionActivity
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
@@ -22,6 +24,7 @@ public struct AccountService: Sendable {
     ) {
         self.limits = limits
         self.retention = retention
+        self.activity = SessionActivity(repository: repository, clock: clock)
         self.throttle = throttle
         self.links = links
         self.repository = repository
@@ -120,7 +123,11 @@ public struct AccountService: Sendable {
     /// across instances), so after `maximumFailures` failures for one email every attempt, right
     /// or wrong, is refused with `TooManyAttempts` until the lockout ends, however many race.
     /// Every failure for an existing account is an event on its history, the lockout too.
-    public func signIn(email rawEmail: String, password: String, device: String?, client: String? = nil) async throws -> Session {
+    /// With two-factor authentication on, the right password issues a challenge instead
+    /// (`MFARequired`); `linkToken` waits in it until the second factor is passed.
+    public func signIn(
+        email rawEmail: String, password: String, device: String?, client: String? = nil, linkToken: String? = nil
+    ) async throws -> Session {
         let email = EmailAddress(rawEmail)
         let admission = try await admit(
             [email.map { throttle?.key(email: $0.normalized) } ?? nil, client.flatMap { throttle?.key(address: $0) }])
@@ -142,15 +149,14 @@ public struct AccountService: Sendable {
         // Best effort, at a new password's priority: a flood that fills that share must not turn
         // a right password into a 503; the next sign-in rehashes instead.
         let rehash = hasher.needsRehash(storedHash) && hasher.acceptsNewPasswords ? try? await hasher.hash(password) : nil
-        let tokens = try IssuedTokens.issue(now: clock.now())
-        let sessionID = UUID.random()
+        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now())
         if let rehash {
             _ = try await repository.execute(found.accountID) { _ in .rehashPassword(newPasswordHash: rehash) }
         }
-        let (state, _) = try await repository.execute(found.accountID) { _ in
-            .startSession(.init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes))
+        let (state, events) = try await repository.execute(found.accountID) { _ in
+            .startSession(pending.newSession(method: "email", device: device))
         }
-        return session(state, sessionID, tokens)
+        return try pending.session(state, events, accounts: self)
     }
 
     /// Counts a request under docs/architecture.md "Abuse limits" before the work it protects; nothing
@@ -185,14 +191,26 @@ public struct AccountService: Sendable {
         _ = try await repository.execute(session.accountID) { _ in .revokeSession(sessionID: session.sessionID, reason: reason) }
     }
 
-    /// The session an access token belongs to, when it is live.
+    /// The session an access token belongs to, when it is live (its use is recorded).
     public func authenticate(accessToken: String) async throws -> SessionRef? {
-        try await repository.session(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+        let session = try await repository.session(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+        if let session { activity.used(session) }
+        return session
     }
 
     /// The account behind a live access token, read from the projection; nil when not live.
     public func summary(accessToken: String) async throws -> AccountSummary? {
         try await repository.summary(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+    }
+
+    /// The sessions screen: the account's live sessions, most recently used first.
+    public func liveSessions(_ accountID: UUID) async throws -> [SessionListing] {
+        try await repository.liveSessions(accountID, at: clock.now())
+    }
+
+    /// "Sign out all other devices".
+    public func revokeOtherSessions(_ session: SessionRef) async throws {
+        _ = try await repository.execute(session.accountID) { _ in .revokeOtherSessions(keep: session.sessionID) }
     }
 
     /// What a backend may know about an access token; nil when it is not live.

@@ -17,12 +17,17 @@ public struct AccountSummary: Sendable, Equatable {
     public let phoneRegion: String?
     public let appleLinked: Bool
     public let googleLinked: Bool
+    /// Two-factor authentication on, and the recovery codes not used yet.
+    public let totpEnabled: Bool
+    public let recoveryCodesLeft: Int
 
     public init(
         accountID: UUID, email: String?, emailVerified: Bool, hasPassword: Bool, passwordChangedAt: Date?,
         displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?, phone: String?, phoneRegion: String?,
-        appleLinked: Bool, googleLinked: Bool
+        appleLinked: Bool, googleLinked: Bool, totpEnabled: Bool = false, recoveryCodesLeft: Int = 0
     ) {
+        self.totpEnabled = totpEnabled
+        self.recoveryCodesLeft = recoveryCodesLeft
         self.appleLinked = appleLinked
         self.googleLinked = googleLinked
         self.phone = phone
@@ -45,6 +50,7 @@ public struct AccountSummary: Sendable, Equatable {
             passwordChangedAt: state.passwordChangedAt, displayName: state.displayName, handle: state.handle,
             handleIsTemporary: state.handleIsTemporary, createdAt: state.createdAt, phone: state.phone,
             phoneRegion: state.phoneRegion, appleLinked: state.providerSubjects[.apple] != nil,
-            googleLinked: state.providerSubjects[.google] != nil)
+            googleLinked: state.providerSubjects[.google] != nil, totpEnabled: state.isTOTPEnabled,
+            recoveryCodesLeft: state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0)
     }
 }

@@ -128,19 +128,19 @@ public struct OTPService: Sendable {
 
     /// Checks a code and does what its purpose says, atomically with marking it used.
     public func verify(
-        requestID rawRequestID: String, code: String, session: SessionRef?, reauthToken: String?, device: String?
+        requestID rawRequestID: String, code: String, session: SessionRef?, reauthToken: String?, device: String?,
+        linkToken: String? = nil
     ) async throws -> Outcome {
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationFailure(problems: [.init(field: "code", code: "invalid_code", message: "Enter the 6-digit code.")])
         }
         guard let requestID = UUID(uuidString: rawRequestID) else { throw IdentityError.codeExpired }
-        let tokens = try IssuedTokens.issue(now: clock.now())
-        let sessionID = UUID.random()
+        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now())
         let reauth = try ReauthGrantToken.issue(method: .phone, lifetime: reauthLifetime)
         let reauthTokenHash = reauthToken.map(ReauthGrantToken.hash)
         let command: @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand = { issued, state in
             let phone = PhoneNumber(e164: issued.phone, region: issued.region)
-            let newSession = AccountCommand.NewSession(sessionID: sessionID, method: "phone", device: device, tokens: tokens.hashes)
+            let newSession = pending.newSession(method: "phone", device: device)
             switch issued.purpose {
             case .signIn:
                 return state.exists
@@ -175,9 +175,10 @@ public struct OTPService: Sendable {
         if verification.accountEvents.contains(where: { if case .reauthGranted = $0 { return true } else { return false } }) {
             return .reauth(ReauthGrantToken(token: reauth.token, grantID: reauth.grant.grantID, in: state))
         }
-        if verification.accountEvents.contains(where: { if case .sessionStarted = $0 { return true } else { return false } }) {
-            let created = verification.accountEvents.contains { if case .registered = $0 { return true } else { return false } }
-            return .session(accounts.session(state, sessionID, tokens), created: created)
+        let events = verification.accountEvents
+        if PendingSignIn.isChallenged(events) || events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) {
+            let created = events.contains { if case .registered = $0 { return true } else { return false } }
+            return .session(try pending.session(state, events, accounts: accounts), created: created)
         }
         return .account(state)
     }

@@ -11,17 +11,20 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var channel: Channel
     public var to: String
     /// `otp`, `verify_email`, `email_change_confirm`, `email_change_notice`, `password_reset`,
-    /// `reauth_link`, `email_changed_notice`.
+    /// `reauth_link`, `email_changed_notice`, `new_sign_in`.
     public var template: String
     public var code: String?
     public var link: String?
     public var token: String?
     public var locale: String
+    /// What an alert is about (`new_sign_in`: `device`, `signed_in_at`, `secure_account`).
+    public var details: [String: String]?
 
     public init(
         id: UUID = UUID.random(), channel: Channel, to: String, template: String, code: String? = nil, link: String? = nil,
-        token: String? = nil, locale: String = "en"
+        token: String? = nil, locale: String = "en", details: [String: String]? = nil
     ) {
+        self.details = details
         self.id = id
         self.channel = channel
         self.to = to
@@ -32,7 +35,7 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
         self.locale = locale
     }
 
-    enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale }
+    enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale, details }
 
     /// The payload POSTed to the delivery webhook: fields that do not apply are left out.
     public func payload() throws -> [UInt8] {
@@ -51,5 +54,6 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
         try container.encodeIfPresent(link, forKey: .link)
         try container.encodeIfPresent(token, forKey: .token)
         try container.encode(locale, forKey: .locale)
+        try container.encodeIfPresent(details, forKey: .details)
     }
 }

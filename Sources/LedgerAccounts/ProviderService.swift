@@ -49,7 +49,15 @@ public struct ProviderService: Sendable {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
         let token = await fetchToken(authorizationCode, for: identity, client: client)
-        let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device)
+        let session: AccountService.Session
+        let created: Bool
+        do {
+            (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device, linkToken: linkToken)
+        } catch let required as MFARequired {
+            // The provider proved its identity: its token is kept while the second factor waits.
+            if let token { try await keep(token, on: required.accountID) }
+            throw required
+        }
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
         return (session, created)
@@ -120,21 +128,21 @@ public struct ProviderService: Sendable {
     }
 
     private func signIn(
-        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?
+        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?, linkToken: String?
     ) async throws -> (AccountService.Session, created: Bool) {
         let provider = identity.provider
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
         for _ in 0..<3 {
             if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
-                return (try await startSession(owner, provider: provider, device: device), false)
+                return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken), false)
             }
             // A deleted account's identity neither joins another account nor starts a new one yet.
             try await accounts.checkCooldown(.provider(provider, identity.subject))
             if let owner = try await linkableAccount(identity) {
                 do {
                     _ = try await repository.execute(owner) { _ in .linkProvider(claim, sessionID: nil, reauthTokenHash: nil) }
-                    return (try await startSession(owner, provider: provider, device: device), false)
+                    return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken), false)
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
                 }
@@ -191,13 +199,14 @@ public struct ProviderService: Sendable {
         return state.emailVerified ? nil : state
     }
 
-    private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?) async throws -> AccountService.Session {
-        let tokens = try IssuedTokens.issue(now: clock.now())
-        let sessionID = UUID.random()
-        let (state, _) = try await repository.execute(accountID) { _ in
-            .startSession(.init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes))
+    private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?, linkToken: String?) async throws
+        -> AccountService.Session
+    {
+        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now())
+        let (state, events) = try await repository.execute(accountID) { _ in
+            .startSession(pending.newSession(method: provider.rawValue, device: device))
         }
-        return accounts.session(state, sessionID, tokens)
+        return try pending.session(state, events, accounts: accounts)
     }
 
     /// Connects a provider to the signed-in account, with re-auth (`add_method`, checked

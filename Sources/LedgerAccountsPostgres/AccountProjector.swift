@@ -17,6 +17,7 @@ struct AccountProjector {
         let password_changed_at: Date?, display_name: String?, handle: String?, handle_is_temporary: Bool, created_at: Date
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
         let deleted_at: Date?, purge_after: Date?, deletion_requested_at: Date?
+        let totp_enabled: Bool, recovery_codes_left: Int64
 
         func write(to row: inout BinaryRecordset) {
             row.field("account_id", account_id)
@@ -37,6 +38,8 @@ struct AccountProjector {
             row.field("deleted_at", deleted_at)
             row.field("purge_after", purge_after)
             row.field("deletion_requested_at", deletion_requested_at)
+            row.field("totp_enabled", totp_enabled)
+            row.field("recovery_codes_left", recovery_codes_left)
         }
     }
 
@@ -148,7 +151,8 @@ struct AccountProjector {
                 handle: state.handle, handle_is_temporary: state.handleIsTemporary, created_at: createdAt,
                 phone_e164: live ? state.phone : nil, phone_region: state.phoneRegion,
                 apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
-                deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt))
+                deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt,
+                totp_enabled: state.isTOTPEnabled, recovery_codes_left: Int64(state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0)))
         for case (.deletionScheduled(let scheduled), _) in events {
             for key in scheduled.cooldownKeys {
                 // As the upsert does: the longest cooldown wins, with its account as the owner
@@ -269,11 +273,11 @@ struct AccountProjector {
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
                                       password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
                                       phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after,
-                                      deletion_requested_at)
+                                      deletion_requested_at, totp_enabled, recovery_codes_left)
                 SELECT r.account_id, r.version, r.email, r.email_normalized, r.email_verified,
                        r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
                        r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after,
-                       r.deletion_requested_at
+                       r.deletion_requested_at, r.totp_enabled, r.recovery_codes_left
                 FROM \(rows.source)
                 \(live ? """
                 ON CONFLICT (account_id) DO UPDATE SET
@@ -284,7 +288,8 @@ struct AccountProjector {
                     handle_is_temporary = EXCLUDED.handle_is_temporary, phone_e164 = EXCLUDED.phone_e164,
                     phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
                     google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
-                    purge_after = EXCLUDED.purge_after, deletion_requested_at = EXCLUDED.deletion_requested_at
+                    purge_after = EXCLUDED.purge_after, deletion_requested_at = EXCLUDED.deletion_requested_at,
+                    totp_enabled = EXCLUDED.totp_enabled, recovery_codes_left = EXCLUDED.recovery_codes_left
                 """ : "")
                 """,
                 rows.parameters, on: connection, translate: ClaimTaken.translate)
@@ -312,7 +317,7 @@ struct AccountProjector {
                 \(live ? """
                 ON CONFLICT (session_id) DO UPDATE SET
                     access_token_sha256 = EXCLUDED.access_token_sha256, refresh_token_sha256 = EXCLUDED.refresh_token_sha256,
-                    last_used_at = EXCLUDED.last_used_at, access_expires_at = EXCLUDED.access_expires_at,
+                    last_used_at = greatest(sessions.last_used_at, EXCLUDED.last_used_at), access_expires_at = EXCLUDED.access_expires_at,
                     refresh_expires_at = EXCLUDED.refresh_expires_at, revoked_at = EXCLUDED.revoked_at,
                     revoked_reason = EXCLUDED.revoked_reason
                 """ : "")

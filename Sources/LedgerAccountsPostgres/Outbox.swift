@@ -9,13 +9,15 @@ public enum Outbox {
     static func enqueue(_ message: OutboxMessage, accountID: UUID?, at time: Date, on connection: PostgresConnection) {
         connection.queue(
             """
-            INSERT INTO outbox (id, account_id, channel, recipient, template, code, token, link, locale, created_at, next_attempt_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+            INSERT INTO outbox (id, account_id, channel, recipient, template, code, token, link, locale, created_at, next_attempt_at,
+                                details)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
             """,
             [
                 .uuid(message.id), accountID.map { .uuid($0) } ?? .null, .text(message.channel.rawValue), .text(message.to),
                 .text(message.template), message.code.map { .text($0) } ?? .null, message.token.map { .text($0) } ?? .null,
                 message.link.map { .text($0) } ?? .null, .text(message.locale), .timestamp(time),
+                (try? message.details.map { .text(String(decoding: try JSONEncoder().encode($0), as: UTF8.self)) }) ?? .null,
             ])
     }
 }

@@ -11,8 +11,8 @@ public struct PostgresAccountRepository: AccountRepository {
     let clock: any LedgerClock
     /// Keys the cooldown list, which every claim is checked against in its transaction.
     let retention: Retention
-    /// Seals the refresh tokens whose revocation the events imply into the outbox.
-    let revocations: ProviderTokenRevocations
+    /// The messages the events imply (provider revocations, new sign-in alerts).
+    let implied: ImpliedMessages
     public static let streamType = "account"
 
     /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's rows).
@@ -20,7 +20,7 @@ public struct PostgresAccountRepository: AccountRepository {
         self.store = store
         self.clock = clock
         self.retention = retention
-        self.revocations = ProviderTokenRevocations(masterKey: store.keyring.masterKey)
+        self.implied = ImpliedMessages(masterKey: store.keyring.masterKey)
     }
 
     public func execute(
@@ -58,7 +58,7 @@ public struct PostgresAccountRepository: AccountRepository {
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, from: state, events: events, at: now, on: connection)
-        for message in outbox + (try revocations.messages(for: events, before: state)) {
+        for message in outbox + (try implied.messages(for: events, before: state, at: now)) {
             Outbox.enqueue(message, accountID: accountID, at: now, on: connection)
         }
         return (after, events)
@@ -144,7 +144,7 @@ public struct PostgresAccountRepository: AccountRepository {
             """
             SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
                    a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
-                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL
+                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left
             FROM sessions s JOIN accounts a ON a.account_id = s.account_id
             WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
             """,
@@ -155,7 +155,29 @@ public struct PostgresAccountRepository: AccountRepository {
             accountID: id, email: row.string(1), emailVerified: try row.bool(2) ?? false, hasPassword: try row.bool(3) ?? false,
             passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
             handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
-            phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false)
+            phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false,
+            totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0))
+    }
+
+    public func liveSessions(_ accountID: UUID, at time: Date) async throws -> [SessionListing] {
+        let rows = try await store.client.query(
+            """
+            SELECT session_id, method, device, created_at, last_used_at FROM sessions
+            WHERE account_id = $1 AND revoked_at IS NULL AND refresh_expires_at > $2
+            ORDER BY last_used_at DESC, created_at DESC
+            """,
+            [.uuid(accountID), .timestamp(time)])
+        return try rows.rows.compactMap { row in
+            guard let id = try row.uuid(0), let createdAt = try row.date(3), let lastUsedAt = try row.date(4) else { return nil }
+            return SessionListing(
+                sessionID: id, method: row.string(1) ?? "", device: row.string(2), createdAt: createdAt, lastUsedAt: lastUsedAt)
+        }
+    }
+
+    public func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws {
+        try await store.client.query(
+            "UPDATE sessions SET last_used_at = $2 WHERE session_id = $1 AND last_used_at < $3 AND revoked_at IS NULL",
+            [.uuid(session.sessionID), .timestamp(time), .timestamp(time.addingTimeInterval(-interval))])
     }
 
     public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {

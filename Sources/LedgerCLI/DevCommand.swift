@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerAccounts
 import LedgerIdentity
 import LedgerProviders
 
@@ -9,7 +10,19 @@ import LedgerProviders
 struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dev", abstract: "Development helpers (never for production).",
-        subcommands: [IDToken.self, AppleNotification.self, AppendLoadCommand.self])
+        subcommands: [IDToken.self, AppleNotification.self, TOTPCode.self, AppendLoadCommand.self])
+
+    struct TOTPCode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "totp", abstract: "Print the current TOTP code of a secret (what an authenticator app would show).")
+
+        @Option(help: "The base32 secret `POST /me/mfa/totp` answered.") var secret: String
+
+        func run() async throws {
+            guard let key = TOTPCodes.secret(fromBase32: secret) else { throw ValidationError("--secret must be the base32 secret") }
+            print(TOTPCodes.code(key, step: TOTPCodes.step(at: Date())))
+        }
+    }
 
     struct IDToken: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -6,6 +6,12 @@ extension UUID {
         withUnsafeBytes(of: uuid) { Array($0) }
     }
 
+    /// The UUID of 16 bytes in network order; nil for any other count.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self = bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+    }
+
     /// The UUID in lower case, as PostgreSQL prints it.
     public var lowercased: String {
         var text: [UInt8] = []

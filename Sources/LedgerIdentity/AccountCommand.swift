@@ -11,6 +11,8 @@ public enum AccountCommand: Sendable, Equatable {
     /// no list of spent hashes, which would grow by one for every refresh for the session's life.
     case refreshSession(sessionID: UUID, presentedRefreshHash: String, replacement: SessionTokens)
     case revokeSession(sessionID: UUID, reason: String)
+    /// "Sign out all other devices": every live session but `keep` ends.
+    case revokeOtherSessions(keep: UUID)
     case sendVerificationLink(NewLink)
     case confirmVerificationLink(linkID: UUID)
     case sendPasswordResetLink(NewLink)
@@ -78,6 +80,20 @@ public enum AccountCommand: Sendable, Equatable {
     /// Releases a hold placed by `keyID`; another key's hold is not found, unless the key is an
     /// administrator's (`admin` scope), which clears what a revoked key left behind.
     case releaseHold(ref: String, keyID: String?, administrator: Bool = false)
+    /// Begins (or begins again) a TOTP enrolment with `secret`; needs re-auth (`manage_mfa`).
+    case startTOTPEnrolment(secret: String, sessionID: UUID, reauthTokenHash: String?)
+    /// Turns TOTP on with its first code (`step`: the time step the code matched, nil for none)
+    /// and the hashes of the recovery codes shown once.
+    case confirmTOTP(step: Int64?, recoveryCodeHashes: [String])
+    /// Turns TOTP off (or drops a pending enrolment); needs re-auth (`manage_mfa`).
+    case disableTOTP(sessionID: UUID, reauthTokenHash: String?)
+    /// New recovery codes, the old ones void; needs re-auth (`manage_mfa`).
+    case regenerateRecoveryCodes([String], sessionID: UUID, reauthTokenHash: String?)
+    /// Answers a sign-in's second-factor challenge (by id and token hash): right, a session
+    /// starts; wrong, it counts, and the fifth wrong answer ends the challenge.
+    case completeMFAChallenge(challengeID: UUID, tokenHash: String, proof: MFAProof, session: NewSession)
+    /// "Verify it's you" by a TOTP code (`step`: the time step it matched, nil for none).
+    case grantReauthByTOTP(sessionID: UUID, NewGrant, step: Int64?)
     /// Deletes the account: re-auth, no blockers, then every session ends.
     case deleteAccount(sessionID: UUID, reauthTokenHash: String?, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String])
 
@@ -203,13 +219,42 @@ public enum AccountCommand: Sendable, Equatable {
         public var method: String
         public var device: String?
         public var tokens: SessionTokens
+        /// The challenge to issue instead when the account has two-factor authentication on;
+        /// a sign-in that brings none is refused there (`mfa_required`), never let through.
+        public var stepUp: NewChallenge?
 
-        public init(sessionID: UUID, method: String, device: String?, tokens: SessionTokens) {
+        public init(sessionID: UUID, method: String, device: String?, tokens: SessionTokens, stepUp: NewChallenge? = nil) {
             self.sessionID = sessionID
             self.method = method
             self.device = device.map { String($0.prefix(Self.maximumDeviceLength)) }
             self.tokens = tokens
+            self.stepUp = stepUp
         }
+    }
+
+    /// A sign-in's second-factor challenge, made before `decide` (its token is random).
+    public struct NewChallenge: Sendable, Equatable {
+        public var challengeID: UUID
+        /// SHA-256 (hex) of the `mfa_token`'s secret part.
+        public var tokenHash: String
+        public var expiresAt: Date
+        /// The provider `link_token` the sign-in carried, to link once the challenge is passed.
+        public var linkToken: String?
+
+        public init(challengeID: UUID, tokenHash: String, expiresAt: Date, linkToken: String?) {
+            self.challengeID = challengeID
+            self.tokenHash = tokenHash
+            self.expiresAt = expiresAt
+            self.linkToken = linkToken
+        }
+    }
+
+    /// What answers a second-factor challenge.
+    public enum MFAProof: Sendable, Equatable {
+        /// A TOTP code: the time step it matched, nil when it matched none.
+        case totp(step: Int64?)
+        /// A recovery code, by its SHA-256 (hex).
+        case recoveryCode(hash: String)
     }
 
     public struct NewLink: Sendable, Equatable {

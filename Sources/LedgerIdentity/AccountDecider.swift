@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCrypto
 
 /// Decides which events a command produces from the account's current state, or why it is
 /// refused. Pure: the same state, command and time always give the same answer.
@@ -20,7 +21,18 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .startSession(let session):
         try requireAccount(state)
         guard !state.isDisabled else { throw IdentityError.accountDisabled }
-        return [sessionStarted(session)]
+        // Two-factor on: no session yet, a challenge instead. A sign-in path that brings no
+        // challenge is refused here rather than let through without the second factor.
+        if state.isTOTPEnabled {
+            guard let stepUp = session.stepUp else { throw IdentityError(.mfaRequired, "Enter the code from your authenticator app.") }
+            return [
+                .mfaChallengeIssued(
+                    .init(
+                        challengeID: stepUp.challengeID, tokenHash: stepUp.tokenHash, method: session.method, device: session.device,
+                        expiresAt: stepUp.expiresAt, linkToken: stepUp.linkToken))
+            ]
+        }
+        return [sessionStarted(session)] + newDeviceAlert(state, session)
 
     case .refreshSession(let sessionID, let presented, let replacement):
         guard let session = state.sessions[sessionID] else { throw IdentityError.sessionExpired }
@@ -43,6 +55,10 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .revokeSession(let sessionID, let reason):
         guard let session = state.sessions[sessionID] else { throw IdentityError(.notFound, "No such session.") }
         return session.isActive ? [.sessionRevoked(.init(sessionID: sessionID, reason: reason))] : []
+
+    case .revokeOtherSessions(let keep):
+        try requireAccount(state)
+        return revokeSessions(state, reason: "signed_out_elsewhere", except: keep)
 
     case .sendVerificationLink(let link):
         try requireAccount(state)
@@ -387,6 +403,58 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard administrator || existing.isOwned(by: keyID) else { throw IdentityError.holdNotFound }
         return [.holdReleased(.init(ref: ref, keyID: keyID))]
 
+    case .startTOTPEnrolment(let secret, let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard !state.isTOTPEnabled else { throw IdentityError.mfaAlreadyEnabled }
+        try state.requireReauth(.manageMFA, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        return [.totpEnrolmentStarted(.init(secret: secret))]
+
+    case .confirmTOTP(let step, let recoveryCodeHashes):
+        try requireAccount(state)
+        guard let totp = state.totp else { throw IdentityError(.mfaNotEnabled, "Set up two-factor authentication first.") }
+        guard !totp.enabled else { throw IdentityError.mfaAlreadyEnabled }
+        guard let step, step > (totp.lastUsedStep ?? .min) else { throw IdentityError.incorrectCode(attemptsRemaining: nil) }
+        return [.totpCodeUsed(.init(step: step)), .totpEnabled(.init(recoveryCodeHashes: recoveryCodeHashes))]
+
+    case .disableTOTP(let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard state.totp != nil else { throw IdentityError.mfaNotEnabled }
+        try state.requireReauth(.manageMFA, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        return [.totpDisabled(.init())]
+
+    case .regenerateRecoveryCodes(let hashes, let sessionID, let reauthTokenHash):
+        try requireAccount(state)
+        guard state.isTOTPEnabled else { throw IdentityError.mfaNotEnabled }
+        try state.requireReauth(.manageMFA, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        return [.recoveryCodesRegenerated(.init(recoveryCodeHashes: hashes))]
+
+    case .completeMFAChallenge(let challengeID, let tokenHash, let proof, let session):
+        try requireAccount(state)
+        guard !state.isDisabled else { throw IdentityError.accountDisabled }
+        guard let challenge = state.mfaChallenges[challengeID], now < challenge.expiresAt, state.isTOTPEnabled,
+            ConstantTime.equals(Array(challenge.tokenHash.utf8), Array(tokenHash.utf8))
+        else { throw IdentityError.mfaExpired }
+        guard let used = state.secondFactor(proof) else {
+            let failures = challenge.failures + 1
+            let ended: [AccountEvent] =
+                failures >= Policies.standard.mfaMaxFailures
+                ? [.mfaChallengeEnded(.init(challengeID: challengeID, reason: "too_many_failures"))] : []
+            return [.mfaChallengeFailed(.init(challengeID: challengeID, failures: failures))] + ended
+        }
+        var started = session
+        started.method = challenge.method
+        started.device = challenge.device
+        return [used, .mfaChallengeEnded(.init(challengeID: challengeID, reason: "passed")), sessionStarted(started)]
+            + newDeviceAlert(state, started)
+
+    case .grantReauthByTOTP(let sessionID, let grant, let step):
+        try requireAccount(state)
+        guard state.sessions[sessionID]?.isActive == true else { throw IdentityError.sessionExpired }
+        guard state.isTOTPEnabled, let used = state.secondFactor(.totp(step: step)) else {
+            throw IdentityError.incorrectCode(attemptsRemaining: nil)
+        }
+        return [used, reauthGranted(grant, sessionID: sessionID, linkID: nil, nonceID: nil, now: now)]
+
     case .deleteAccount(let sessionID, let reauthTokenHash, let purgeDelay, let cooldown, let cooldownKeys):
         try requireAccount(state)
         // Blockers before re-auth (docs/architecture.md "Deletion"): no one verifies it's them
@@ -428,6 +496,15 @@ private func scheduleDeletion(
 /// revocation at the provider in the same transaction.
 private func revokeProviderTokens(_ state: AccountState, of providers: [IdentityProvider], reason: String) -> [AccountEvent] {
     providers.filter { state.providerTokens[$0] != nil }.map { .providerTokenRevoked(.init(provider: $0, reason: reason)) }
+}
+
+/// A sign-in from a device the account has not used before tells its verified address; the
+/// account's first session (its sign-up) does not.
+private func newDeviceAlert(_ state: AccountState, _ session: AccountCommand.NewSession) -> [AccountEvent] {
+    let device = session.device ?? "Unknown device"
+    guard let email = state.email, state.emailVerified, !state.sessions.isEmpty, !state.knownDeviceKeys.contains(DeviceLabel.key(device))
+    else { return [] }
+    return [.newDeviceAlerted(.init(sessionID: session.sessionID, device: device, email: email))]
 }
 
 /// Revocations of every active session but `kept`, oldest first.

@@ -40,6 +40,16 @@ extension AccountEvent {
         case emailRemoved = "email.removed"
         case providerTokensStored = "provider.tokens_stored"
         case providerTokenRevoked = "provider.token_revoked"
+        case totpEnrolmentStarted = "mfa.totp_enrolment_started"
+        case totpEnabled = "mfa.totp_enabled"
+        case totpDisabled = "mfa.totp_disabled"
+        case recoveryCodesRegenerated = "mfa.recovery_codes_regenerated"
+        case totpCodeUsed = "mfa.totp_code_used"
+        case recoveryCodeUsed = "mfa.recovery_code_used"
+        case mfaChallengeIssued = "mfa.challenge_issued"
+        case mfaChallengeFailed = "mfa.challenge_failed"
+        case mfaChallengeEnded = "mfa.challenge_ended"
+        case newDeviceAlerted = "session.new_device_alerted"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
         case deletionScheduled = "account.deletion_scheduled"
@@ -82,6 +92,16 @@ extension AccountEvent {
         case .emailRemoved: return .emailRemoved
         case .providerTokensStored: return .providerTokensStored
         case .providerTokenRevoked: return .providerTokenRevoked
+        case .totpEnrolmentStarted: return .totpEnrolmentStarted
+        case .totpEnabled: return .totpEnabled
+        case .totpDisabled: return .totpDisabled
+        case .recoveryCodesRegenerated: return .recoveryCodesRegenerated
+        case .totpCodeUsed: return .totpCodeUsed
+        case .recoveryCodeUsed: return .recoveryCodeUsed
+        case .mfaChallengeIssued: return .mfaChallengeIssued
+        case .mfaChallengeFailed: return .mfaChallengeFailed
+        case .mfaChallengeEnded: return .mfaChallengeEnded
+        case .newDeviceAlerted: return .newDeviceAlerted
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
         case .deletionScheduled: return .deletionScheduled
@@ -128,6 +148,16 @@ extension AccountEvent.Kind {
         case .emailRemoved: return AccountEvent.EmailRemoved.self
         case .providerTokensStored: return AccountEvent.ProviderTokensStored.self
         case .providerTokenRevoked: return AccountEvent.ProviderTokenRevoked.self
+        case .totpEnrolmentStarted: return AccountEvent.TOTPEnrolmentStarted.self
+        case .totpEnabled: return AccountEvent.TOTPEnabled.self
+        case .totpDisabled: return AccountEvent.TOTPDisabled.self
+        case .recoveryCodesRegenerated: return AccountEvent.RecoveryCodesRegenerated.self
+        case .totpCodeUsed: return AccountEvent.TOTPCodeUsed.self
+        case .recoveryCodeUsed: return AccountEvent.RecoveryCodeUsed.self
+        case .mfaChallengeIssued: return AccountEvent.MFAChallengeIssued.self
+        case .mfaChallengeFailed: return AccountEvent.MFAChallengeFailed.self
+        case .mfaChallengeEnded: return AccountEvent.MFAChallengeEnded.self
+        case .newDeviceAlerted: return AccountEvent.NewDeviceAlerted.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
         case .deletionScheduled: return AccountEvent.DeletionScheduled.self
@@ -143,11 +173,12 @@ extension AccountEvent.Kind {
         case .emailVerificationSent: return ["register", "sendVerificationLink", "addEmailAndPassword"]
         case .emailVerified: return ["confirmVerificationLink", "confirmReauthLink", "registerByProvider"]
         case .passwordResetRequested: return ["sendPasswordResetLink"]
-        case .sessionStarted: return ["register", "startSession", "registerByPhone", "registerByProvider"]
+        case .sessionStarted: return ["register", "startSession", "registerByPhone", "registerByProvider", "completeMFAChallenge"]
         case .sessionRefreshed: return ["refreshSession"]
         case .sessionRevoked:
             return [
-                "refreshSession", "revokeSession", "resetPassword", "changePassword", "revertEmail", "disableAccount",
+                "refreshSession", "revokeSession", "revokeOtherSessions", "resetPassword", "changePassword", "revertEmail",
+                "disableAccount",
                 "handleAppleNotification", "deleteAccount",
             ]
         case .loginFailed: return ["recordLoginFailure"]
@@ -156,7 +187,7 @@ extension AccountEvent.Kind {
         case .profileUpdated: return ["updateProfile"]
         case .phoneLinked: return ["registerByPhone", "linkPhone"]
         case .phoneChanged: return ["changePhone"]
-        case .reauthGranted: return ["grantReauth", "confirmReauthLink"]
+        case .reauthGranted: return ["grantReauth", "confirmReauthLink", "grantReauthByTOTP"]
         case .reauthFailed: return ["recordReauthFailure"]
         case .reauthLinkSent: return ["sendReauthLink"]
         case .reauthNonceIssued: return ["issueReauthNonce"]
@@ -184,6 +215,16 @@ extension AccountEvent.Kind {
         case .emailRemoved: return ["removeEmail"]
         case .providerTokensStored: return ["storeProviderTokens"]
         case .providerTokenRevoked: return ["unlinkProvider", "handleAppleNotification", "completeRequestedDeletion", "deleteAccount"]
+        case .totpEnrolmentStarted: return ["startTOTPEnrolment"]
+        case .totpEnabled: return ["confirmTOTP"]
+        case .totpDisabled: return ["disableTOTP"]
+        case .recoveryCodesRegenerated: return ["regenerateRecoveryCodes"]
+        case .totpCodeUsed: return ["confirmTOTP", "completeMFAChallenge", "grantReauthByTOTP"]
+        case .recoveryCodeUsed: return ["completeMFAChallenge"]
+        case .mfaChallengeIssued: return ["startSession"]
+        case .mfaChallengeFailed: return ["completeMFAChallenge"]
+        case .mfaChallengeEnded: return ["completeMFAChallenge"]
+        case .newDeviceAlerted: return ["startSession", "completeMFAChallenge"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
         case .deletionScheduled: return ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"]

@@ -42,6 +42,16 @@ public enum AccountEvent: Sendable, Equatable {
     case emailRemoved(EmailRemoved)
     case providerTokensStored(ProviderTokensStored)
     case providerTokenRevoked(ProviderTokenRevoked)
+    case totpEnrolmentStarted(TOTPEnrolmentStarted)
+    case totpEnabled(TOTPEnabled)
+    case totpDisabled(TOTPDisabled)
+    case recoveryCodesRegenerated(RecoveryCodesRegenerated)
+    case totpCodeUsed(TOTPCodeUsed)
+    case recoveryCodeUsed(RecoveryCodeUsed)
+    case mfaChallengeIssued(MFAChallengeIssued)
+    case mfaChallengeFailed(MFAChallengeFailed)
+    case mfaChallengeEnded(MFAChallengeEnded)
+    case newDeviceAlerted(NewDeviceAlerted)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
     case deletionScheduled(DeletionScheduled)
@@ -306,6 +316,16 @@ extension AccountEvent {
         case .emailRemoved(let value): return value
         case .providerTokensStored(let value): return value
         case .providerTokenRevoked(let value): return value
+        case .totpEnrolmentStarted(let value): return value
+        case .totpEnabled(let value): return value
+        case .totpDisabled(let value): return value
+        case .recoveryCodesRegenerated(let value): return value
+        case .totpCodeUsed(let value): return value
+        case .recoveryCodeUsed(let value): return value
+        case .mfaChallengeIssued(let value): return value
+        case .mfaChallengeFailed(let value): return value
+        case .mfaChallengeEnded(let value): return value
+        case .newDeviceAlerted(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
         case .deletionScheduled(let value): return value
@@ -368,6 +388,16 @@ extension AccountEvent {
         case .emailRemoved: return .emailRemoved(try decoder.decode(EmailRemoved.self, from: payload))
         case .providerTokensStored: return .providerTokensStored(try decoder.decode(ProviderTokensStored.self, from: payload))
         case .providerTokenRevoked: return .providerTokenRevoked(try decoder.decode(ProviderTokenRevoked.self, from: payload))
+        case .totpEnrolmentStarted: return .totpEnrolmentStarted(try decoder.decode(TOTPEnrolmentStarted.self, from: payload))
+        case .totpEnabled: return .totpEnabled(try decoder.decode(TOTPEnabled.self, from: payload))
+        case .totpDisabled: return .totpDisabled(try decoder.decode(TOTPDisabled.self, from: payload))
+        case .recoveryCodesRegenerated: return .recoveryCodesRegenerated(try decoder.decode(RecoveryCodesRegenerated.self, from: payload))
+        case .totpCodeUsed: return .totpCodeUsed(try decoder.decode(TOTPCodeUsed.self, from: payload))
+        case .recoveryCodeUsed: return .recoveryCodeUsed(try decoder.decode(RecoveryCodeUsed.self, from: payload))
+        case .mfaChallengeIssued: return .mfaChallengeIssued(try decoder.decode(MFAChallengeIssued.self, from: payload))
+        case .mfaChallengeFailed: return .mfaChallengeFailed(try decoder.decode(MFAChallengeFailed.self, from: payload))
+        case .mfaChallengeEnded: return .mfaChallengeEnded(try decoder.decode(MFAChallengeEnded.self, from: payload))
+        case .newDeviceAlerted: return .newDeviceAlerted(try decoder.decode(NewDeviceAlerted.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
         case .deletionScheduled: return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: payload))

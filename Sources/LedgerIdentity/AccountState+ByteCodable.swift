@@ -34,6 +34,10 @@ extension AccountState: ByteCodable {
         writer.write(sessions)
         writer.write(pendingLinks)
         writer.write(linkSendTimes)
+        writer.write(totp)
+        writer.write(recoveryCodeHashes)
+        writer.write(mfaChallenges)
+        writer.write(knownDeviceKeys)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -64,6 +68,10 @@ extension AccountState: ByteCodable {
         sessions = try reader.read()
         pendingLinks = try reader.read()
         linkSendTimes = try reader.read()
+        totp = try reader.read()
+        recoveryCodeHashes = try reader.read()
+        mfaChallenges = try reader.read()
+        knownDeviceKeys = try reader.read()
     }
 }
 
@@ -180,5 +188,35 @@ extension AccountState.ProviderToken: ByteCodable {
 
     public init(from reader: inout ByteReader) throws {
         self.init(provider: try reader.read(), subject: try reader.read(), clientID: try reader.read(), refreshToken: try reader.read())
+    }
+}
+
+extension AccountState.TOTPState: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(secret)
+        writer.write(enabled)
+        writer.write(lastUsedStep)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(secret: try reader.read(), enabled: try reader.read(), lastUsedStep: try reader.read())
+    }
+}
+
+extension AccountState.MFAChallenge: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(id)
+        writer.write(tokenHash)
+        writer.write(method)
+        writer.write(device)
+        writer.write(expiresAt)
+        writer.write(failures)
+        writer.write(linkToken)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            id: try reader.read(), tokenHash: try reader.read(), method: try reader.read(), device: try reader.read(),
+            expiresAt: try reader.read(), failures: try reader.read(), linkToken: try reader.read())
     }
 }

@@ -17,6 +17,7 @@ extension AccountState {
         if phone != nil { methods.append(.phone) }
         if email != nil { methods.append(.emailLink) }
         for provider in IdentityProvider.allCases where providerSubjects[provider] != nil { methods.append(provider.reauthMethod) }
+        if isTOTPEnabled { methods.append(.totp) }
         return methods
     }
 

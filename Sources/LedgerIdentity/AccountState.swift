@@ -41,6 +41,14 @@ public struct AccountState: Sendable, Equatable {
     public var pendingLinks: [UUID: PendingLink] = [:]
     /// When links of each purpose were sent, for the resend limit.
     public var linkSendTimes: [PendingLink.Purpose: [Date]] = [:]
+    /// The authenticator app's secret: pending until a first code confirms it, then in force.
+    public var totp: TOTPState?
+    /// SHA-256 (hex) of the recovery codes not used yet.
+    public var recoveryCodeHashes: [String] = []
+    /// Sign-ins waiting for their second factor, by challenge id.
+    public var mfaChallenges: [UUID: MFAChallenge] = [:]
+    /// The devices sessions came from (`DeviceLabel.key`), for the new sign-in alert.
+    public var knownDeviceKeys: Set<String> = []
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }
@@ -169,6 +177,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         if EmailAddress.normalize(verified.email) == state.email.map(EmailAddress.normalize) { state.emailVerified = true }
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }
     case .sessionStarted(let started):
+        if let device = started.device { state.knownDeviceKeys.insert(DeviceLabel.key(device)) }
         state.sessions[started.sessionID] = .init(
             id: started.sessionID, method: started.method, device: started.device, createdAt: recordedAt,
             lastUsedAt: recordedAt, accessTokenHash: started.accessTokenHash, refreshTokenHash: started.refreshTokenHash,
@@ -258,6 +267,34 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
             provider: stored.provider, subject: stored.subject, clientID: stored.clientID, refreshToken: stored.refreshToken)
     case .providerTokenRevoked(let revoked):
         state.providerTokens[revoked.provider] = nil
+    case .totpEnrolmentStarted(let started):
+        state.totp = .init(secret: started.secret, enabled: false, lastUsedStep: nil)
+    case .totpEnabled(let enabled):
+        state.totp?.enabled = true
+        state.recoveryCodeHashes = enabled.recoveryCodeHashes
+    case .totpDisabled:
+        state.totp = nil
+        state.recoveryCodeHashes = []
+        state.mfaChallenges = [:]
+    case .recoveryCodesRegenerated(let regenerated):
+        state.recoveryCodeHashes = regenerated.recoveryCodeHashes
+    case .totpCodeUsed(let used):
+        let last = state.totp?.lastUsedStep ?? used.step
+        state.totp?.lastUsedStep = max(last, used.step)
+    case .recoveryCodeUsed(let used):
+        state.recoveryCodeHashes.removeAll { $0 == used.codeHash }
+    case .mfaChallengeIssued(let issued):
+        // Challenges past their time are dropped as new ones come: the state stays small.
+        state.mfaChallenges = state.mfaChallenges.filter { $0.value.expiresAt > recordedAt }
+        state.mfaChallenges[issued.challengeID] = .init(
+            id: issued.challengeID, tokenHash: issued.tokenHash, method: issued.method, device: issued.device,
+            expiresAt: issued.expiresAt, failures: 0, linkToken: issued.linkToken)
+    case .mfaChallengeFailed(let failed):
+        state.mfaChallenges[failed.challengeID]?.failures = failed.failures
+    case .mfaChallengeEnded(let ended):
+        state.mfaChallenges[ended.challengeID] = nil
+    case .newDeviceAlerted:
+        break
     case .accountDisabled(let disabled):
         state.disabledAt = recordedAt
         state.disabledReason = disabled.reason

@@ -32,6 +32,10 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let exportNotAllowed = Code("export_requires_verification")
         public static let invalidToken = Code("invalid_token")
         public static let deletionRequested = Code("deletion_requested")
+        public static let mfaRequired = Code("mfa_required")
+        public static let mfaExpired = Code("mfa_expired")
+        public static let mfaAlreadyEnabled = Code("mfa_already_enabled")
+        public static let mfaNotEnabled = Code("mfa_not_enabled")
     }
 
     public let code: Code
@@ -61,6 +65,10 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public static let linkExpired = IdentityError(.linkExpired, "This link has expired")
     public static let invalidCredentials = IdentityError(.invalidCredentials, "Incorrect email or password.")
     public static let reauthRequired = IdentityError(.reauthRequired, "Verify it's you to continue.")
+    /// A sign-in's second-factor challenge is unknown, past its 5 minutes, or ended by wrong codes.
+    public static let mfaExpired = IdentityError(.mfaExpired, "This sign-in has expired. Sign in again.")
+    public static let mfaAlreadyEnabled = IdentityError(.mfaAlreadyEnabled, "Two-factor authentication is already on.")
+    public static let mfaNotEnabled = IdentityError(.mfaNotEnabled, "Two-factor authentication is off.")
     public static let accountDeleted = IdentityError(.accountDeleted, "This account has been deleted.")
     public static let accountDisabled = IdentityError(.accountDisabled, "This account is disabled. Contact support.")
     public static let signInRequired = IdentityError(.signInRequired, "Sign in to continue.")
@@ -75,7 +83,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         IdentityError(.sessionExpired, sessionExpired.message, lastMethod: method)
     }
 
-    public static func incorrectCode(attemptsRemaining: Int) -> IdentityError {
+    public static func incorrectCode(attemptsRemaining: Int?) -> IdentityError {
         IdentityError(.incorrectCode, "Code is incorrect. Try again.", attemptsRemaining: attemptsRemaining)
     }
 }

@@ -46,6 +46,15 @@ public struct Policies: Sendable, Equatable {
     /// Deletion → purge, and deletion → the same identifier may register again.
     public var purgeDelay: TimeInterval = 2_592_000
     public var signupCooldown: TimeInterval = 604_800
+    /// Two-factor: a sign-in's challenge (`mfa_token`) lasts 5 minutes and ends after 5 wrong
+    /// codes; 10 recovery codes; TOTP steps of 30 s, one step of drift either way (RFC 6238).
+    public var mfaChallengeLifetime: TimeInterval = 300
+    public var mfaMaxFailures = 5
+    public var recoveryCodeCount = 10
+    public var totpStep: TimeInterval = 30
+    public var totpDriftSteps: Int64 = 1
+    /// `last_used_at` of a session is written at most this often.
+    public var sessionTouchInterval: TimeInterval = 60
     /// scrypt cost (N = 2^logN, r = 8, p = 1).
     public var scryptLogN = 17
 

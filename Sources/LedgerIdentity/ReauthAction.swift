@@ -12,6 +12,8 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     /// Adding a sign-in method (a phone, an email and password, Apple or Google): a stolen
     /// session must not add its own way in and then re-authenticate with it.
     case addMethod = "add_method"
+    /// Turning two-factor authentication on or off, and new recovery codes.
+    case manageMFA = "manage_mfa"
 
     /// The sign-in method the action changes or removes (email + password counts as one).
     public var target: SignInMethod? {
@@ -20,7 +22,7 @@ public enum ReauthAction: String, Sendable, CaseIterable {
         case .changeEmail, .changePassword, .removeEmail: return .password
         case .disconnectApple: return .apple
         case .disconnectGoogle: return .google
-        case .deleteAccount, .addMethod: return nil
+        case .deleteAccount, .addMethod, .manageMFA: return nil
         }
     }
 
@@ -34,7 +36,7 @@ public enum ReauthAction: String, Sendable, CaseIterable {
         case .changePassword: return .password
         case .disconnectApple: return .apple
         case .disconnectGoogle: return .google
-        case .deleteAccount, .addMethod: return nil
+        case .deleteAccount, .addMethod, .manageMFA: return nil
         }
     }
 
@@ -45,7 +47,7 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     public var changesTargetInPlace: Bool {
         switch self {
         case .changePhone, .changeEmail, .changePassword: return true
-        case .disconnectApple, .disconnectGoogle, .removePhone, .removeEmail, .deleteAccount, .addMethod: return false
+        case .disconnectApple, .disconnectGoogle, .removePhone, .removeEmail, .deleteAccount, .addMethod, .manageMFA: return false
         }
     }
 }
@@ -60,6 +62,8 @@ public enum ReauthMethod: String, Sendable, CaseIterable {
     case password, phone
     case emailLink = "email_link"
     case apple, google
+    /// A code of the authenticator app, when two-factor authentication is on.
+    case totp
 }
 
 /// What the re-auth picker offers for one action.

@@ -107,6 +107,7 @@ struct AuthMethodsBody: JSONObjectBody {
             "apple_linked": .bool(state.appleLinked), "google_linked": .bool(state.googleLinked),
             "email_verified": .bool(state.emailVerified),
             "password_changed_at": JSONValue(timestamp: state.passwordChangedAt),
+            "mfa": .object(["totp": .bool(state.totpEnabled), "recovery_codes_left": .int(Int64(state.recoveryCodesLeft))]),
         ]
     }
 }

@@ -23,16 +23,19 @@ public struct AuthController: Sendable {
             let body = try await request.decodeJSON(SignUpRequest.self, context: context)
             let session = try await accounts.signUp(
                 email: body.email, password: body.password, displayName: body.displayName, handle: body.handle,
-                device: request.headers[.userAgent], client: context.client)
+                device: request.deviceLabel, client: context.client)
             return try JSONResponse(.created, encoding: SessionBody(session))
         }
         routes.post("/auth/email/login") { request, context in
             let body = try await request.decodeJSON(LoginRequest.self, context: context)
             let waiting = try body.linkToken.map(providers.waitingIdentity)
-            let session = try await accounts.signIn(
-                email: body.email, password: body.password, device: request.headers[.userAgent], client: context.client)
-            if let waiting { try await providers.link(waiting, to: session) }
-            return try JSONResponse(.ok, encoding: SessionBody(session))
+            return try await JSONResponse.orMFARequired {
+                let session = try await accounts.signIn(
+                    email: body.email, password: body.password, device: request.deviceLabel, client: context.client,
+                    linkToken: body.linkToken)
+                if let waiting { try await providers.link(waiting, to: session) }
+                return try JSONResponse(.ok, encoding: SessionBody(session))
+            }
         }
         routes.post("/auth/token/refresh") { request, context in
             let body = try await request.decodeJSON(RefreshRequest.self, context: context)

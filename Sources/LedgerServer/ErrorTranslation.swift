@@ -48,9 +48,11 @@ enum ErrorTranslation {
             case .invalidToken: return APIError(.unauthorized, .init("invalid_token"), error.message)
             case .codeExpired: return APIError(.gone, .init("code_expired"), error.message)
             case .incorrectCode:
+                // A TOTP code has no count of its own (the account's sign-in limit counts it).
                 return APIError(
                     .unauthorized, .init("incorrect_code"), error.message,
-                    extra: ["attempts_remaining": .int(Int64(error.attemptsRemaining ?? 0))])
+                    extra: error.attemptsRemaining.map { ["attempts_remaining": .int(Int64($0))] } ?? [:])
+            case .mfaExpired: return APIError(.gone, .init("mfa_expired"), error.message)
             case .rateLimited:
                 let retryAfter = error.retryAfter ?? 1
                 return APIError(

@@ -4,4 +4,6 @@ import HTTPTypes
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let xReauthToken = Self("X-Reauth-Token")!
+    /// The app's own name for the device ("Ana's iPhone"), shown on the sessions screen.
+    static let xDeviceName = Self("X-Device-Name")!
 }

@@ -61,6 +61,8 @@ public struct LedgerConfiguration: Sendable {
     public var googleClientSecret: String?
     /// Where email links point (`<base>/verify-email?token=…`).
     public var linkBaseURL = "https://321.fit"
+    /// The name authenticator apps show beside the account (`LEDGER_TOTP_ISSUER`).
+    public var totpIssuer = "321Fit"
     /// Where "Contact support" writes to.
     public var supportEmail = "support@321.fit"
     /// Connections in the PostgreSQL pool.
@@ -214,6 +216,7 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_SSE_STREAMS_PER_KEY", &configuration.streamsPerKey, minimum: 1, maximum: 10_000)
         try integer("LEDGER_DB_POOL_TIMEOUT_SECONDS", &configuration.databasePoolTimeoutSeconds, minimum: 1, maximum: 300)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
+        configuration.totpIssuer = string("LEDGER_TOTP_ISSUER") ?? configuration.totpIssuer
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         return configuration
     }

@@ -20,6 +20,7 @@ public struct LedgerServices: Sendable {
     public let otp: OTPService
     public let reauth: ReauthService
     public let providers: ProviderService
+    public let twoFactor: TwoFactorService
     /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
     public let providerTokens: any ProviderTokenClient
     /// Opens the revocations waiting in the outbox.
@@ -72,6 +73,9 @@ public struct LedgerServices: Sendable {
             accounts: accounts, verifier: verifier,
             linkTokens: ProviderLinkTokens(key: masterKey.derivedKey(label: KeyLabel.providerLinkToken)), notificationVerifier: verifier,
             tokenClient: providerTokens, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
+        self.twoFactor = TwoFactorService(
+            accounts: accounts, providers: providers, issuer: configuration.totpIssuer,
+            reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
         self.audit = AccountAudit(store: eventStore)

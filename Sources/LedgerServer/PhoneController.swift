@@ -39,17 +39,19 @@ public struct PhoneController: Sendable {
             let body = try await request.decodeJSON(VerifyOTPRequest.self, context: context)
             let waiting = try body.linkToken.map(providers.waitingIdentity)
             let session = context.session
-            let outcome = try await otp.verify(
-                requestID: body.requestID, code: body.code, session: session, reauthToken: request.headers[.xReauthToken],
-                device: request.headers[.userAgent])
-            switch outcome {
-            case .session(let signedIn, _):
-                if let waiting { try await providers.link(waiting, to: signedIn) }
-                return try JSONResponse(.ok, encoding: SessionBody(signedIn))
-            case .account(let state):
-                return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
-            case .reauth(let grant):
-                return JSONResponse(.ok, ReauthController.grantBody(grant))
+            return try await JSONResponse.orMFARequired {
+                let outcome = try await otp.verify(
+                    requestID: body.requestID, code: body.code, session: session, reauthToken: request.headers[.xReauthToken],
+                    device: request.deviceLabel, linkToken: body.linkToken)
+                switch outcome {
+                case .session(let signedIn, _):
+                    if let waiting { try await providers.link(waiting, to: signedIn) }
+                    return try JSONResponse(.ok, encoding: SessionBody(signedIn))
+                case .account(let state):
+                    return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
+                case .reauth(let grant):
+                    return JSONResponse(.ok, ReauthController.grantBody(grant))
+                }
             }
         }
         routes.delete("/auth/phone/otp/:request_id") { request, context in

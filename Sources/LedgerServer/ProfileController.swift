@@ -39,15 +39,22 @@ public struct ProfileController: Sendable {
         }
         signedIn.get("/me/sessions") { request, context in
             let session = try context.requireSession()
-            let state = try await accounts.account(session.accountID)
-            let list = state.sessions.values.filter(\.isActive).sorted { $0.createdAt < $1.createdAt }.map { item in
+            let list = try await accounts.liveSessions(session.accountID).map { item in
                 JSONValue.object([
-                    "id": .string(item.id.lowercased), "created_at": .string(RFC3339.format(item.createdAt)),
-                    "last_used_at": .string(RFC3339.format(item.lastUsedAt)),
-                    "device": JSONValue(item.device), "current": .bool(item.id == session.sessionID),
+                    "id": .string(item.sessionID.lowercased), "created_at": .string(RFC3339.format(item.createdAt)),
+                    "last_used_at": .string(RFC3339.format(item.lastUsedAt)), "method": .string(item.method),
+                    "device": JSONValue(item.device), "current": .bool(item.sessionID == session.sessionID),
                 ])
             }
             return JSONResponse(.ok, ["sessions": .array(list)])
+        }
+        signedIn.delete("/me/sessions") { request, context in
+            let session = try context.requireSession()
+            guard request.uri.queryParameters["others"] == "true" else {
+                throw APIError(.badRequest, .invalidRequest, "Add ?others=true to sign out every other session.")
+            }
+            try await accounts.revokeOtherSessions(session)
+            return Response(status: .noContent)
         }
         signedIn.delete("/me/sessions/:id") { request, context in
             let session = try context.requireSession()

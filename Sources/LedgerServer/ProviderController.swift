@@ -43,11 +43,13 @@ public struct ProviderController: Sendable {
     func signIn(_ provider: IdentityProvider) -> @Sendable (Request, LedgerRequestContext) async throws -> JSONResponse {
         { request, context in
             let body = try await request.decodeJSON(ProviderSignInRequest.self, context: context)
-            let (session, created) = try await providers.signIn(
-                provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
-                device: request.headers[.userAgent], linkToken: body.linkToken, authorizationCode: body.authorizationCode,
-                client: context.client)
-            return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
+            return try await JSONResponse.orMFARequired {
+                let (session, created) = try await providers.signIn(
+                    provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
+                    device: request.deviceLabel, linkToken: body.linkToken, authorizationCode: body.authorizationCode,
+                    client: context.client)
+                return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
+            }
         }
     }
 

@@ -69,7 +69,9 @@ public struct DeliveryDispatcher: Sendable {
                 (
                     OutboxMessage(
                         id: id, channel: channel, to: row.string(2) ?? "", template: template, code: row.string(4),
-                        link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en"), attempts
+                        link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en",
+                        details: row.string(9).flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) }),
+                    attempts
                 ))
         }
         let limits = Dictionary(
@@ -100,7 +102,7 @@ public struct DeliveryDispatcher: Sendable {
             guard let reason = failure else { continue }
             if attempts >= Int64(limits[id] ?? maximumAttempts) {
                 try await client.query(
-                    "UPDATE outbox SET failed_at = $2, last_error = $3, recipient = NULL, code = NULL, token = NULL, link = NULL WHERE id = $1",
+                    "UPDATE outbox SET failed_at = $2, last_error = $3, recipient = NULL, code = NULL, token = NULL, link = NULL, details = NULL WHERE id = $1",
                     [.uuid(id), .timestamp(clock.now()), .text(reason)])
                 logger.error("delivery gave up", metadata: ["id": "\(id)", "attempts": "\(attempts)", "error": "\(reason)"])
             } else {

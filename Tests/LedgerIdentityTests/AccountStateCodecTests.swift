@@ -69,7 +69,7 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 27)
+        #expect(Mirror(reflecting: state).children.count == 31)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 11)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 5)
         #expect(Mirror(reflecting: state.reauthGrants.first!.value).children.count == 5)

@@ -43,7 +43,7 @@ struct AuthEndpointTests {
                     #expect(
                         Set(body.keys) == [
                             "phone", "phone_region", "email", "has_password", "apple_linked", "google_linked", "email_verified",
-                            "password_changed_at",
+                            "password_changed_at", "mfa",
                         ])
                     #expect(body["phone"] is NSNull)
                     #expect(body["has_password"] as? Bool == true)

@@ -21,16 +21,19 @@ public actor InMemoryAccountRepository: AccountRepository {
     private var usedLinks: Set<UUID> = []
     /// The re-signup cooldown list: keyed identifier hash (hex) → until.
     private var cooldowns: [String: Date] = [:]
+    /// `last_used_at` moved by use, by session (the PostgreSQL repository writes its projection).
+    private var touched: [UUID: Date] = [:]
     /// The messages commands queued, in order (the outbox).
     public private(set) var outbox: [OutboxMessage] = []
-    /// Seals the revocations the events imply, as the PostgreSQL repository does.
-    public nonisolated let revocations: ProviderTokenRevocations
+    /// The messages the events imply, as the PostgreSQL repository writes them.
+    public nonisolated let implied: ImpliedMessages
+    public nonisolated var revocations: ProviderTokenRevocations { implied.revocations }
 
     /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's entries).
     public init(clock: any LedgerClock, retention: Retention = .development, masterKey: MasterKey? = nil) throws {
         self.clock = clock
         self.retention = retention
-        self.revocations = ProviderTokenRevocations(masterKey: try masterKey ?? MasterKey.generate())
+        self.implied = ImpliedMessages(masterKey: try masterKey ?? MasterKey.generate())
     }
 
     public func execute(
@@ -45,7 +48,7 @@ public actor InMemoryAccountRepository: AccountRepository {
         index(after, before: state, events: events, at: now)
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
-        outbox += messages + (try revocations.messages(for: events, before: state))
+        outbox += messages + (try implied.messages(for: events, before: state, at: now))
         return (after, events)
     }
 
@@ -174,6 +177,23 @@ public actor InMemoryAccountRepository: AccountRepository {
         liveSession(hash, at: time).map {
             Introspection(accountID: $0.0.accountID, sessionID: $0.1.id, emailVerified: $0.0.emailVerified, expiresAt: $0.1.accessExpiresAt)
         }
+    }
+
+    public func liveSessions(_ accountID: UUID, at time: Date) async throws -> [SessionListing] {
+        (states[accountID]?.sessions.values.map { $0 } ?? [])
+            .filter { $0.isActive && $0.refreshExpiresAt > time }
+            .map { session in
+                SessionListing(
+                    sessionID: session.id, method: session.method, device: session.device, createdAt: session.createdAt,
+                    lastUsedAt: max(session.lastUsedAt, touched[session.id] ?? .distantPast))
+            }
+            .sorted { ($0.lastUsedAt, $0.createdAt) > ($1.lastUsedAt, $1.createdAt) }
+    }
+
+    public func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws {
+        guard let live = states[session.accountID]?.sessions[session.sessionID], live.isActive else { return }
+        let last = max(live.lastUsedAt, touched[session.sessionID] ?? .distantPast)
+        if last < time.addingTimeInterval(-interval) { touched[session.sessionID] = time }
     }
 
     public func link(

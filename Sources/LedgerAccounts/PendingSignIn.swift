@@ -1,0 +1,39 @@
+import Foundation
+import LedgerCore
+import LedgerIdentity
+
+/// A sign-in made ready for either outcome before its command runs: the session's tokens for an
+/// account that lets it in, and a second-factor challenge for one with two-factor
+/// authentication on (`decide` picks). Every sign-in path (password, phone code, Apple, Google)
+/// goes through it, so none can skip the second factor.
+struct PendingSignIn: Sendable {
+    let sessionID = UUID.random()
+    let tokens: IssuedTokens
+    let secret: [UInt8]
+    let challenge: AccountCommand.NewChallenge
+
+    /// - Parameter linkToken: a provider `link_token` the sign-in carries, linked after the second factor.
+    init(linkToken: String?, now: Date) throws {
+        tokens = try IssuedTokens.issue(now: now)
+        (secret, challenge) = try MFAChallengeToken.issue(linkToken: linkToken, now: now)
+    }
+
+    func newSession(method: String, device: String?) -> AccountCommand.NewSession {
+        AccountCommand.NewSession(sessionID: sessionID, method: method, device: device, tokens: tokens.hashes, stepUp: challenge)
+    }
+
+    /// Whether the command issued the challenge instead of starting the session.
+    static func isChallenged(_ events: [AccountEvent]) -> Bool {
+        events.contains { if case .mfaChallengeIssued = $0 { true } else { false } }
+    }
+
+    /// The session the command started; `MFARequired` when it issued the challenge instead.
+    func session(_ state: AccountState, _ events: [AccountEvent], accounts: AccountService) throws -> AccountService.Session {
+        guard !Self.isChallenged(events) else {
+            throw MFARequired(
+                token: MFAChallengeToken(accountID: state.accountID, challengeID: challenge.challengeID, secret: secret).text,
+                accountID: state.accountID)
+        }
+        return accounts.session(state, sessionID, tokens)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+
+/// Two-factor authentication (docs/architecture.md "Two-factor"): TOTP enrolment with re-auth,
+/// recovery codes, the second step of a sign-in (`mfa_token`), and re-auth by a TOTP code.
+/// Every code check is counted first (`LoginThrottle`: per account and per client, atomically),
+/// and a code is accepted once: the account records the time step it spent.
+public struct TwoFactorService: Sendable {
+    let accounts: AccountService
+    let providers: ProviderService
+    /// The name authenticator apps show beside the account (the `otpauth://` issuer).
+    let issuer: String
+    let reauthLifetime: TimeInterval
+    var repository: any AccountRepository { accounts.repository }
+    var clock: any LedgerClock { accounts.clock }
+
+    public init(
+        accounts: AccountService, providers: ProviderService, issuer: String = "321Fit",
+        reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
+    ) {
+        self.accounts = accounts
+        self.providers = providers
+        self.issuer = issuer
+        self.reauthLifetime = reauthLifetime
+    }
+
+    /// A TOTP secret to scan: base32, and the `otpauth://` URI for a QR code.
+    public struct Enrolment: Sendable, Equatable {
+        public let secret: String
+        public let uri: String
+    }
+
+    /// Begins TOTP enrolment (re-auth `manage_mfa`); TOTP already on is `409 mfa_already_enabled`.
+    /// Nothing changes for sign-ins until a first code confirms it.
+    public func beginTOTP(_ session: SessionRef, reauthToken: String?) async throws -> Enrolment {
+        let secret = try TOTPCodes.newSecret()
+        let (state, _) = try await repository.execute(session.accountID) { _ in
+            .startTOTPEnrolment(secret: secret, sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash))
+        }
+        let label = state.email ?? state.phone ?? state.handle ?? PublicUserID(accountID: state.accountID).description
+        return Enrolment(secret: TOTPCodes.base32(secret), uri: TOTPCodes.uri(secret, label: label, issuer: issuer))
+    }
+
+    /// Turns TOTP on with a first code; returns the recovery codes, shown this once.
+    public func confirmTOTP(_ session: SessionRef, code: String, client: String?) async throws -> [String] {
+        let admission = try await admit(session.accountID, client: client)
+        let state = try await repository.load(session.accountID)
+        let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
+        let recovery = try RecoveryCodes.generate()
+        do {
+            _ = try await repository.execute(session.accountID) { _ in .confirmTOTP(step: step, recoveryCodeHashes: recovery.hashes) }
+        } catch let error as IdentityError where error.code == .incorrectCode {
+            try await failed(admission)
+            throw error
+        }
+        try await succeeded(admission)
+        return recovery.codes
+    }
+
+    /// Turns TOTP off (re-auth `manage_mfa`); the secret and the recovery codes are gone.
+    public func disableTOTP(_ session: SessionRef, reauthToken: String?) async throws -> AccountState {
+        try await repository.execute(session.accountID) { _ in
+            .disableTOTP(sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash))
+        }.0
+    }
+
+    /// New recovery codes (re-auth `manage_mfa`); the old ones are void.
+    public func regenerateRecoveryCodes(_ session: SessionRef, reauthToken: String?) async throws -> [String] {
+        let recovery = try RecoveryCodes.generate()
+        _ = try await repository.execute(session.accountID) { _ in
+            .regenerateRecoveryCodes(recovery.hashes, sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash))
+        }
+        return recovery.codes
+    }
+
+    /// Finishes a sign-in that answered `mfa_required`: a TOTP code or a recovery code.
+    /// Wrong: `401 incorrect_code` with the attempts left; the fifth wrong one, or a token
+    /// past its 5 minutes, is `410 mfa_expired`. Right: the session, and the provider
+    /// identity the sign-in's `link_token` carried is linked.
+    public func verify(mfaToken: String, code: String?, recoveryCode: String?, client: String?) async throws -> AccountService.Session {
+        let token = try MFAChallengeToken(parsing: mfaToken)
+        guard code != nil || recoveryCode != nil else {
+            throw AccountService.ValidationFailure(problems: [
+                .init(field: "code", code: "required", message: "Enter the code from your authenticator app, or a recovery code.")
+            ])
+        }
+        let admission = try await admit(token.accountID, client: client)
+        let state = try await repository.load(token.accountID)
+        let proof: AccountCommand.MFAProof =
+            if let recoveryCode {
+                .recoveryCode(hash: RecoveryCodes.hash(recoveryCode))
+            } else {
+                .totp(step: state.totp.flatMap { TOTPCodes.matchingStep(code ?? "", secret: $0.secret, at: clock.now()) })
+            }
+        let tokens = try IssuedTokens.issue(now: clock.now())
+        let sessionID = UUID.random()
+        let (after, events) = try await repository.execute(token.accountID) { _ in
+            .completeMFAChallenge(
+                challengeID: token.challengeID, tokenHash: token.secretHash, proof: proof,
+                session: .init(sessionID: sessionID, method: "", device: nil, tokens: tokens.hashes))
+        }
+        guard events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) else {
+            try await failed(admission)
+            if after.mfaChallenges[token.challengeID] == nil { throw IdentityError.mfaExpired }
+            let failures = after.mfaChallenges[token.challengeID]?.failures ?? 0
+            throw IdentityError.incorrectCode(attemptsRemaining: max(0, Policies.standard.mfaMaxFailures - failures))
+        }
+        try await succeeded(admission)
+        let session = accounts.session(after, sessionID, tokens)
+        if let linkToken = state.mfaChallenges[token.challengeID]?.linkToken {
+            try await providers.link(try providers.waitingIdentity(linkToken), to: session)
+        }
+        return session
+    }
+
+    /// "Verify it's you" by a TOTP code: a grant for `session`.
+    public func reauth(_ session: SessionRef, code: String, client: String?) async throws -> ReauthGrantToken {
+        let admission = try await admit(session.accountID, client: client)
+        let state = try await repository.load(session.accountID)
+        let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
+        let issued = try ReauthGrantToken.issue(method: .totp, lifetime: reauthLifetime)
+        do {
+            let (after, _) = try await repository.execute(session.accountID) { _ in
+                .grantReauthByTOTP(sessionID: session.sessionID, issued.grant, step: step)
+            }
+            try await succeeded(admission)
+            return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
+        } catch let error as IdentityError where error.code == .incorrectCode {
+            try await failed(admission)
+            _ = try await repository.execute(session.accountID) { _ in .recordReauthFailure(sessionID: session.sessionID, method: .totp) }
+            throw error
+        }
+    }
+
+    /// One code check counted against the account and the client before it is made.
+    func admit(_ accountID: UUID, client: String?) async throws -> LoginThrottle.Admission? {
+        let throttle = accounts.throttle
+        return try await accounts.admit([throttle?.key(reauthOf: accountID), client.flatMap { throttle?.key(address: $0) }])
+    }
+
+    func failed(_ admission: LoginThrottle.Admission?) async throws {
+        if let throttle = accounts.throttle, let admission { _ = try await throttle.failed(admission, now: clock.now()) }
+    }
+
+    func succeeded(_ admission: LoginThrottle.Admission?) async throws {
+        if let admission { try await accounts.throttle?.succeeded(admission) }
+    }
+}

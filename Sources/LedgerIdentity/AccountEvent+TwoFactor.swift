@@ -1,0 +1,125 @@
+import Foundation
+
+extension AccountEvent {
+    /// A TOTP enrolment began: the secret the authenticator app scans, not in force until a
+    /// first code confirms it. Sealed with the account's data key like every payload; the feed
+    /// and exports leave `totp_secret` out.
+    public struct TOTPEnrolmentStarted: Codable, Sendable, Equatable {
+        public var secret: String
+        enum CodingKeys: String, CodingKey { case secret = "totp_secret" }
+
+        public init(secret: String) {
+            self.secret = secret
+        }
+    }
+
+    /// TOTP is on, with the SHA-256 (hex) of each new recovery code.
+    public struct TOTPEnabled: Codable, Sendable, Equatable {
+        public var recoveryCodeHashes: [String]
+        enum CodingKeys: String, CodingKey { case recoveryCodeHashes = "recovery_codes_sha256" }
+
+        public init(recoveryCodeHashes: [String]) {
+            self.recoveryCodeHashes = recoveryCodeHashes
+        }
+    }
+
+    /// TOTP is off; the secret and the recovery codes are gone.
+    public struct TOTPDisabled: Codable, Sendable, Equatable {
+        public init() {}
+    }
+
+    /// New recovery codes; the old ones are void.
+    public struct RecoveryCodesRegenerated: Codable, Sendable, Equatable {
+        public var recoveryCodeHashes: [String]
+        enum CodingKeys: String, CodingKey { case recoveryCodeHashes = "recovery_codes_sha256" }
+
+        public init(recoveryCodeHashes: [String]) {
+            self.recoveryCodeHashes = recoveryCodeHashes
+        }
+    }
+
+    /// A TOTP code of time step `step` (Unix time / 30) was accepted: no code of that step or
+    /// an earlier one is accepted again.
+    public struct TOTPCodeUsed: Codable, Sendable, Equatable {
+        public var step: Int64
+
+        public init(step: Int64) {
+            self.step = step
+        }
+    }
+
+    /// A recovery code (by hash) was used up.
+    public struct RecoveryCodeUsed: Codable, Sendable, Equatable {
+        public var codeHash: String
+        enum CodingKeys: String, CodingKey { case codeHash = "code_sha256" }
+
+        public init(codeHash: String) {
+            self.codeHash = codeHash
+        }
+    }
+
+    /// A sign-in proved the first factor of an account with TOTP on: instead of a session, a
+    /// challenge the `mfa_token` answers within its time.
+    public struct MFAChallengeIssued: Codable, Sendable, Equatable {
+        public var challengeID: UUID
+        public var tokenHash: String
+        /// How the first factor was proven (`email`, `phone`, `apple`, `google`), and from where.
+        public var method: String
+        public var device: String?
+        public var expiresAt: Date
+        /// A provider `link_token` that sign-in carried, linked once the challenge is passed.
+        public var linkToken: String?
+        enum CodingKeys: String, CodingKey {
+            case challengeID = "challenge_id", tokenHash = "token_sha256", method, device, expiresAt = "expires_at"
+            case linkToken = "link_token"
+        }
+
+        public init(challengeID: UUID, tokenHash: String, method: String, device: String?, expiresAt: Date, linkToken: String?) {
+            self.challengeID = challengeID
+            self.tokenHash = tokenHash
+            self.method = method
+            self.device = device
+            self.expiresAt = expiresAt
+            self.linkToken = linkToken
+        }
+    }
+
+    /// A wrong code against a challenge (`failures` so far).
+    public struct MFAChallengeFailed: Codable, Sendable, Equatable {
+        public var challengeID: UUID
+        public var failures: Int
+        enum CodingKeys: String, CodingKey { case challengeID = "challenge_id", failures }
+
+        public init(challengeID: UUID, failures: Int) {
+            self.challengeID = challengeID
+            self.failures = failures
+        }
+    }
+
+    /// A challenge is over: `passed` (a session follows) or `too_many_failures`.
+    public struct MFAChallengeEnded: Codable, Sendable, Equatable {
+        public var challengeID: UUID
+        public var reason: String
+        enum CodingKeys: String, CodingKey { case challengeID = "challenge_id", reason }
+
+        public init(challengeID: UUID, reason: String) {
+            self.challengeID = challengeID
+            self.reason = reason
+        }
+    }
+
+    /// A sign-in came from a device the account had not used before: its verified address is
+    /// told (`new_sign_in`).
+    public struct NewDeviceAlerted: Codable, Sendable, Equatable {
+        public var sessionID: UUID
+        public var device: String
+        public var email: String
+        enum CodingKeys: String, CodingKey { case sessionID = "session_id", device, email }
+
+        public init(sessionID: UUID, device: String, email: String) {
+            self.sessionID = sessionID
+            self.device = device
+            self.email = email
+        }
+    }
+}
