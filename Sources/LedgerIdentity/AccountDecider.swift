@@ -501,7 +501,7 @@ private func revokeProviderTokens(_ state: AccountState, of providers: [Identity
 /// A sign-in from a device the account has not used before tells its verified address; the
 /// account's first session (its sign-up) does not.
 private func newDeviceAlert(_ state: AccountState, _ session: AccountCommand.NewSession) -> [AccountEvent] {
-    let device = session.device ?? "Unknown device"
+    let device = session.device ?? DeviceLabel.unknown
     guard let email = state.email, state.emailVerified, !state.sessions.isEmpty, !state.knownDeviceKeys.contains(DeviceLabel.key(device))
     else { return [] }
     return [.newDeviceAlerted(.init(sessionID: session.sessionID, device: device, email: email))]

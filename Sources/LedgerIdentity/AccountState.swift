@@ -177,7 +177,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         if EmailAddress.normalize(verified.email) == state.email.map(EmailAddress.normalize) { state.emailVerified = true }
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }
     case .sessionStarted(let started):
-        if let device = started.device { state.knownDeviceKeys.insert(DeviceLabel.key(device)) }
+        state.knownDeviceKeys.insert(DeviceLabel.key(started.device ?? DeviceLabel.unknown))
         state.sessions[started.sessionID] = .init(
             id: started.sessionID, method: started.method, device: started.device, createdAt: recordedAt,
             lastUsedAt: recordedAt, accessTokenHash: started.accessTokenHash, refreshTokenHash: started.refreshTokenHash,

@@ -5,13 +5,17 @@ import Foundation
 /// `User-Agent` says ("iPhone · 321Fit 4.2", "Mac · Chrome 120"). Pure and small: a label is
 /// shown to the account's owner, never trusted.
 public enum DeviceLabel {
+    /// What a sign-in that says nothing of its device is called.
+    public static let unknown = "Unknown device"
+
     /// The longest label kept.
     public static let maximumLength = 64
 
     /// The label for a sign-in's headers; nil when neither says anything.
     public static func describe(deviceName: String?, userAgent: String?) -> String? {
-        if let name = deviceName.map(clean), !name.isEmpty { return name }
-        guard let agent = userAgent.map(clean), !agent.isEmpty else { return nil }
+        if let name = deviceName.map({ clean($0, upTo: maximumLength) }), !name.isEmpty { return name }
+        // Read whole (a browser names itself late in the header), shown cut.
+        guard let agent = userAgent.map({ clean($0, upTo: 1024) }), !agent.isEmpty else { return nil }
         let parts = [platform(agent), client(agent)].compactMap { $0 }
         return parts.isEmpty ? String(agent.prefix(maximumLength)) : parts.joined(separator: " · ")
     }
@@ -22,10 +26,11 @@ public enum DeviceLabel {
         label.lowercased().split(separator: " ").filter { !($0.first?.isNumber ?? false) }.joined(separator: " ")
     }
 
-    /// Printable characters only, whitespace folded, at most `maximumLength`.
-    static func clean(_ text: String) -> String {
-        let printable = text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : String($0) }.joined()
-        return String(printable.split(whereSeparator: \.isWhitespace).joined(separator: " ").prefix(maximumLength))
+    /// Printable characters only, whitespace folded, at most `limit` of them.
+    static func clean(_ text: String, upTo limit: Int) -> String {
+        let printable = text.prefix(4 * limit).unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : String($0) }
+            .joined()
+        return String(printable.split(whereSeparator: \.isWhitespace).joined(separator: " ").prefix(limit))
     }
 
     static func platform(_ agent: String) -> String? {

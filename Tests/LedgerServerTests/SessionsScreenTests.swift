@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerCore
+import LedgerIdentity
+import LedgerServer
+import LedgerTestSupport
+import Testing
+
+@Suite("HTTP: the sessions screen and new sign-in alerts", .timeLimit(.minutes(2)))
+struct SessionsScreenTests {
+    static let chrome =
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
+
+    /// Signs in with the given device headers; the access token.
+    func logIn(_ client: some TestClientProtocol, _ email: String, userAgent: String? = nil, deviceName: String? = nil) async throws
+        -> String
+    {
+        var headers = jsonHeaders
+        if let userAgent { headers[.userAgent] = userAgent }
+        if let deviceName { headers[HTTPField.Name("X-Device-Name")!] = deviceName }
+        return try await client.execute(
+            uri: "/auth/email/login", method: .post, headers: headers, body: jsonBody(["email": email, "password": "violet-harbor-91"])
+        ) { try json($0)["access_token"] as? String ?? "" }
+    }
+
+    func sessions(_ client: some TestClientProtocol, _ access: String) async throws -> [[String: Any]] {
+        try await call(client, .get, "/me/sessions", token: access).body["sessions"] as? [[String: Any]] ?? []
+    }
+
+    @Test("only live sessions are listed, most recent use first, with readable devices; last_used_at moves on use")
+    func liveSessions() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let first = try await signUp(client, email: "ana@example.com")
+                db.clock.advance(by: 29 * 86_400)
+                let second = try await logIn(client, "ana@example.com", userAgent: Self.chrome)
+                let third = try await logIn(client, "ana@example.com", deviceName: "Ana's iPad")
+                var list = try await sessions(client, second)
+                #expect(list.count == 3)
+                #expect(Set(list.compactMap { $0["device"] as? String }) == ["Mac · Chrome 120", "Ana's iPad"])
+                // Revoked ones go, and so do the ones whose refresh token has expired.
+                let thirdID = try #require(list.first { $0["device"] as? String == "Ana's iPad" }?["id"] as? String)
+                #expect(
+                    try await call(client, .delete, "/me/sessions/\(thirdID)", token: second, path: "/me/sessions/{id}").status
+                        == .noContent)
+                db.clock.advance(by: 2 * 86_400)
+                _ = first
+                let fresh = try await logIn(client, "ana@example.com", userAgent: Self.chrome)
+                list = try await sessions(client, fresh)
+                #expect(list.count == 2 && !list.contains { $0["id"] as? String == thirdID })
+                // Use moves last_used_at (written beside the request, at most once a minute).
+                let before = try #require(list.first { $0["current"] as? Bool == true }?["last_used_at"] as? String)
+                db.clock.advance(by: 120)
+                _ = try await sessions(client, fresh)
+                await services.accounts.activity.settle()
+                list = try await sessions(client, fresh)
+                let after = try #require(list.first { $0["current"] as? Bool == true }?["last_used_at"] as? String)
+                #expect(after == RFC3339.format(db.clock.now()) && after != before)
+                #expect(list.first?["current"] as? Bool == true)
+                _ = third
+            }
+        }
+    }
+
+    @Test("sign out all other devices: every other session ends, this one stays")
+    func signOutOthers() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let first = try await signUp(client, email: "bo@example.com")
+                let second = try await logIn(client, "bo@example.com")
+                let third = try await logIn(client, "bo@example.com")
+                #expect(try await call(client, .delete, "/me/sessions", token: second).status == .badRequest)
+                #expect(try await call(client, .delete, "/me/sessions?others=true", token: second).status == .noContent)
+                #expect(try await call(client, .get, "/me", token: first).status == .unauthorized)
+                #expect(try await call(client, .get, "/me", token: third).status == .unauthorized)
+                #expect(try await sessions(client, second).count == 1)
+            }
+        }
+    }
+
+    @Test("a sign-in from a device the account has not used sends new_sign_in to its verified address, once per device")
+    func newSignInAlert() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await signUp(client, email: "cy@example.com")
+                func alerts() async throws -> [String] {
+                    let rows = try await db.client.query("SELECT recipient, details FROM outbox WHERE template = 'new_sign_in'")
+                    return rows.rows.compactMap { $0.string(1) }
+                }
+                _ = try await logIn(client, "cy@example.com", userAgent: Self.chrome)
+                #expect(try await alerts().isEmpty)  // the address is not verified yet: nobody to tell
+                _ = try await emailLinkGrant(client, db, token: access)
+                _ = try await logIn(client, "cy@example.com")
+                _ = try await logIn(client, "cy@example.com", userAgent: Self.chrome)
+                #expect(try await alerts().isEmpty)  // both devices were used before
+                _ = try await logIn(client, "cy@example.com", userAgent: "321Fit/4.2 (iPhone; iOS 17.1; Scale/3.00)")
+                _ = try await logIn(client, "cy@example.com", userAgent: "321Fit/4.3 (iPhone; iOS 17.2; Scale/3.00)")
+                let sent = try await alerts()
+                #expect(sent.count == 1)
+                let details = try #require(
+                    sent.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] })
+                #expect(details["device"] == "iPhone · 321Fit 4.2" && details["signed_in_at"] == RFC3339.format(db.clock.now()))
+                #expect(details["secure_account"]?.contains("change your password") == true)
+            }
+        }
+    }
+}

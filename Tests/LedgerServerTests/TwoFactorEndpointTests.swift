@@ -1,0 +1,252 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerAccounts
+import LedgerCore
+import LedgerServer
+import LedgerTestSupport
+import LedgerWorkers
+import Testing
+
+@Suite("HTTP: two-factor authentication", .timeLimit(.minutes(3)))
+struct TwoFactorEndpointTests {
+    typealias Providers = ProviderEndpointTests.Providers
+
+    func withApp(
+        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { $0.loginMaxFailures = 50 },
+        _ body: @escaping @Sendable (any TestClientProtocol, Providers, LedgerServices) async throws -> Void
+    ) async throws {
+        try await TestPostgres.withDatabase { db in
+            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
+            let google = try await TestIdentityIssuer(issuer: "https://accounts.google.com", audience: "321fit.apps.googleusercontent.com")
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                $0.appleJWKS = apple.jwksPath
+                $0.appleClientIDs = [apple.audience]
+                $0.googleJWKS = google.jwksPath
+                $0.googleClientIDs = [google.audience]
+                configure(&$0)
+            }
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                try await body(client, Providers(apple: apple, google: google, db: db), services)
+            }
+        }
+    }
+
+    /// The authenticator app: the code of now (or `steps` later).
+    func code(_ base32: String, _ db: TestDatabase, steps: Int64 = 0) throws -> String {
+        let secret = try #require(TOTPCodes.secret(fromBase32: base32))
+        return TOTPCodes.code(secret, step: TOTPCodes.step(at: db.clock.now()) + steps)
+    }
+
+    /// Turns TOTP on with `grant`; the base32 secret and the recovery codes.
+    func enrol(_ client: some TestClientProtocol, _ db: TestDatabase, token access: String, grant: String) async throws
+        -> (secret: String, recovery: [String])
+    {
+        let begun = try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant)
+        #expect(begun.status == .ok)
+        let secret = try #require(begun.string("secret"))
+        #expect(begun.string("otpauth_uri")?.hasPrefix("otpauth://totp/") == true)
+        let confirmed = try await call(client, .post, "/me/mfa/totp/confirm", ["code": try code(secret, db)], token: access)
+        #expect(confirmed.status == .ok)
+        return (secret, confirmed.body["recovery_codes"] as? [String] ?? [])
+    }
+
+    func mfaToken(_ answer: Answer, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        #expect(answer.status == .ok && answer.body["mfa_required"] as? Bool == true, sourceLocation: sourceLocation)
+        #expect(answer.body["access_token"] == nil && answer.body["methods"] as? [String] == ["totp", "recovery_code"])
+        return try #require(answer.string("mfa_token"), sourceLocation: sourceLocation)
+    }
+
+    func verify(_ client: some TestClientProtocol, _ token: String, code: String? = nil, recovery: String? = nil) async throws -> Answer {
+        var body: [String: Any] = ["mfa_token": token]
+        if let code { body["code"] = code }
+        if let recovery { body["recovery_code"] = recovery }
+        return try await call(client, .post, "/auth/mfa/verify", body)
+    }
+
+    @Test(
+        "enrolment takes re-auth and a first code; then a password sign-in steps up: a code of a new step once, a recovery code once, never a replay"
+    )
+    func passwordStepUp() async throws {
+        try await withApp { client, providers, _ in
+            let db = providers.db
+            let access = try await signUp(client, email: "ana@example.com")
+            let refused = try await call(client, .post, "/me/mfa/totp", token: access)
+            #expect(refused.status == .forbidden && refused.string("error") == "reauth_required")
+            let grant = try await emailLinkGrant(client, db, token: access)
+            let begun = try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant)
+            let secret = try #require(begun.string("secret"))
+            let stale = try await call(client, .post, "/me/mfa/totp/confirm", ["code": try code(secret, db, steps: -3)], token: access)
+            #expect(stale.status == .unauthorized && stale.string("error") == "incorrect_code")
+            let confirmed = try await call(client, .post, "/me/mfa/totp/confirm", ["code": try code(secret, db)], token: access)
+            let recovery = try #require(confirmed.body["recovery_codes"] as? [String])
+            #expect(recovery.count == 10)
+            let hub = try await call(client, .get, "/me/auth-methods", token: access)
+            #expect((hub.body["mfa"] as? [String: Any])?["totp"] as? Bool == true)
+            #expect((hub.body["mfa"] as? [String: Any])?["recovery_codes_left"] as? Int == 10)
+            #expect(try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant).string("error") == "mfa_already_enabled")
+
+            let login = ["email": "ana@example.com", "password": "violet-harbor-91"]
+            let first = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            // The confirmation spent this step's code.
+            let replay = try await verify(client, first, code: try code(secret, db))
+            #expect(replay.status == .unauthorized && replay.body["attempts_remaining"] as? Int == 4)
+            db.clock.advance(by: 30)
+            let fresh = try code(secret, db)
+            let signedIn = try await verify(client, first, code: fresh)
+            #expect(signedIn.status == .ok && signedIn.string("access_token") != nil)
+            #expect(try await verify(client, first, code: fresh).status == .gone)  // the challenge is over
+            let second = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            #expect(try await verify(client, second, code: fresh).status == .unauthorized)
+            #expect(try await verify(client, second, recovery: recovery[0].uppercased()).status == .ok)
+            let third = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            #expect(try await verify(client, third, recovery: recovery[0]).status == .unauthorized)
+            let left = try await call(client, .get, "/me/auth-methods", token: access)
+            #expect((left.body["mfa"] as? [String: Any])?["recovery_codes_left"] as? Int == 9)
+            // New codes void the old ones.
+            let renewed = try await call(client, .post, "/me/mfa/recovery-codes", token: access, reauth: grant)
+            #expect((renewed.body["recovery_codes"] as? [String])?.count == 10)
+            #expect(try await verify(client, third, recovery: recovery[1]).status == .unauthorized)
+        }
+    }
+
+    @Test("five wrong codes end the mfa_token (410), and so do 5 minutes")
+    func challengeEnds() async throws {
+        try await withApp { client, providers, _ in
+            let db = providers.db
+            let access = try await signUp(client, email: "bo@example.com")
+            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            db.clock.advance(by: 30)
+            let login = ["email": "bo@example.com", "password": "violet-harbor-91"]
+            let token = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            for left in [4, 3, 2, 1] {
+                let wrong = try await verify(client, token, code: try code(secret, db, steps: 5))
+                #expect(wrong.status == .unauthorized && wrong.body["attempts_remaining"] as? Int == left)
+                #expect(wrong.string("message") == "Code is incorrect. Try again.")
+            }
+            let fifth = try await verify(client, token, code: try code(secret, db, steps: 5))
+            #expect(fifth.status == .gone && fifth.string("error") == "mfa_expired")
+            #expect(try await verify(client, token, code: try code(secret, db)).status == .gone)
+            let late = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            db.clock.advance(by: 301)
+            #expect(try await verify(client, late, code: try code(secret, db)).status == .gone)
+            #expect(try await verify(client, "mfa_garbage", code: "123456").status == .gone)
+        }
+    }
+
+    @Test("wrong second factors count against the account's sign-in limit, across challenges: the sixth try is 429")
+    func throttled() async throws {
+        let defaults: @Sendable (inout LedgerConfiguration) -> Void = { _ in }
+        try await withApp(configure: defaults) { client, providers, _ in
+            let db = providers.db
+            let access = try await signUp(client, email: "cy@example.com")
+            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            db.clock.advance(by: 30)
+            let login = ["email": "cy@example.com", "password": "violet-harbor-91"]
+            var statuses: [Int] = []
+            for _ in 0..<2 {
+                let token = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+                for _ in 0..<3 { statuses.append(Int(try await verify(client, token, code: try code(secret, db, steps: 7)).status.code)) }
+            }
+            #expect(statuses == [401, 401, 401, 401, 401, 429])
+        }
+    }
+
+    @Test("every sign-in method steps up: Apple, Google, a phone code; a link_token sign-in links its identity after the second factor")
+    func everyMethod() async throws {
+        try await withApp { client, providers, _ in
+            let db = providers.db
+            let access = try #require(
+                try await call(
+                    client, .post, "/auth/apple",
+                    ["id_token": try await providers.appleToken("a-2fa", email: "di@example.com", verified: true)]
+                ).string("access_token"))
+            let appleGrant = try await providers.grant(client, "apple", "a-2fa", token: access)
+            _ = try await call(
+                client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": try await providers.googleToken("g-2fa")],
+                token: access, reauth: appleGrant)
+            let requestID = try await requestOTP(client, "+995511200777", purpose: "add_phone", token: access, reauth: appleGrant)
+            #expect(
+                try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200777"), token: access, reauth: appleGrant)
+                    .status
+                    == .ok)
+            let (secret, _) = try await enrol(client, db, token: access, grant: appleGrant)
+
+            _ = try mfaToken(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-2fa")]))
+            _ = try mfaToken(try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-2fa")]))
+            let phoneRequest = try await requestOTP(client, "+995511200777")
+            _ = try mfaToken(try await verifyOTP(client, phoneRequest, try await otpCode(db, phone: "+995511200777")))
+
+            // An account whose address a provider vouches for (unverified there): link_required, then
+            // the password sign-in with the link_token steps up, and the link happens after it.
+            let dana = try await signUp(client, email: "dana@example.org")
+            let (danaSecret, _) = try await enrol(client, db, token: dana, grant: try await passwordGrant(client, token: dana))
+            let required = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-dana", email: "dana@example.org", verified: true)])
+            let linkToken = try #require(required.string("link_token"))
+            let token = try mfaToken(
+                try await call(
+                    client, .post, "/auth/email/login",
+                    ["email": "dana@example.org", "password": "violet-harbor-91", "link_token": linkToken]))
+            #expect(try await call(client, .get, "/me/auth-methods", token: dana).body["google_linked"] as? Bool == false)
+            #expect(try await verify(client, token).status == .unprocessableContent)  // neither a code nor a recovery code
+            db.clock.advance(by: 30)
+            let signedIn = try await verify(client, token, code: try code(danaSecret, db))
+            #expect(signedIn.status == .ok)
+            let fresh = try #require(signedIn.string("access_token"))
+            #expect(try await call(client, .get, "/me/auth-methods", token: fresh).body["google_linked"] as? Bool == true)
+            _ = secret
+        }
+    }
+
+    @Test(
+        "re-auth by TOTP: offered once on, a fresh code grants, the same code again does not; off again, sign-ins need one factor; a purge leaves no secret"
+    )
+    func reauthDisableAndPurge() async throws {
+        try await withApp { client, providers, services in
+            let db = providers.db
+            let access = try await signUp(client, email: "eve@example.com")
+            let grant = try await emailLinkGrant(client, db, token: access)
+            let (secret, _) = try await enrol(client, db, token: access, grant: grant)
+            let options = try await call(client, .get, "/me/reauth-options?action=manage_mfa", token: access)
+            #expect((options.body["methods"] as? [String])?.contains("totp") == true)
+            db.clock.advance(by: 30)
+            let fresh = try code(secret, db)
+            let granted = try await call(client, .post, "/auth/reauth/totp", ["code": fresh], token: access)
+            #expect(granted.status == .ok)
+            let totpGrant = try #require(granted.string("reauth_token"))
+            let again = try await call(client, .post, "/auth/reauth/totp", ["code": fresh], token: access)
+            #expect(again.status == .unauthorized && again.string("error") == "incorrect_code")
+            #expect(try await call(client, .delete, "/me/mfa/totp", token: access).status == .forbidden)
+            let off = try await call(client, .delete, "/me/mfa/totp", token: access, reauth: totpGrant)
+            #expect(off.status == .ok && (off.body["mfa"] as? [String: Any])?["totp"] as? Bool == false)
+            let login = try await call(client, .post, "/auth/email/login", ["email": "eve@example.com", "password": "violet-harbor-91"])
+            #expect(login.string("access_token") != nil)
+            #expect(
+                try await call(client, .post, "/auth/reauth/totp", ["code": try code(secret, db)], token: access).status == .unauthorized)
+
+            // The secret was never stored in the clear; after a purge nothing can read it back.
+            let raw = try #require(TOTPCodes.secret(fromBase32: secret))
+            func rows(holding text: String) async throws -> Int {
+                let tables = try await db.client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+                var found = 0
+                for index in 0..<tables.rowCount {
+                    let counted = try await db.client.query(
+                        "SELECT count(*) FROM \(tables[index].string(0) ?? "") AS t WHERE strpos(t::text, $1) > 0", [.text(text)])
+                    found += Int(try counted[0].int(0) ?? 0)
+                }
+                return found
+            }
+            let clear = try await rows(holding: raw) + (try await rows(holding: secret))
+            #expect(clear == 0)
+            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+            #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
+            db.clock.advance(by: TimeInterval(services.configuration.purgeAfterSeconds) + 1)
+            _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
+            let history = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID)))
+            #expect(history.allSatisfy { $0.payload == nil || $0.type == "account.purged" })
+        }
+    }
+}
