@@ -49,15 +49,7 @@ public struct ProviderService: Sendable {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
         let token = await fetchToken(authorizationCode, for: identity, client: client)
-        let session: AccountService.Session
-        let created: Bool
-        do {
-            (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device, linkToken: linkToken)
-        } catch let required as MFARequired {
-            // The provider proved its identity: its token is kept while the second factor waits.
-            if let token { try await keep(token, on: required.accountID) }
-            throw required
-        }
+        let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device, linkToken: linkToken)
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
         return (session, created)
@@ -185,7 +177,8 @@ public struct ProviderService: Sendable {
             let found = try await repository.credentials(forEmail: email.normalized)
         else { return nil }
         let state = try await repository.load(found.accountID)
-        return state.emailVerified ? found.accountID : nil
+        // An account with a second factor is joined only after it: `link_required` instead.
+        return state.emailVerified && !state.isTOTPEnabled ? found.accountID : nil
     }
 
     /// The account that holds the address the provider vouches for without having verified it
@@ -196,7 +189,7 @@ public struct ProviderService: Sendable {
             let found = try await repository.credentials(forEmail: email.normalized)
         else { return nil }
         let state = try await repository.load(found.accountID)
-        return state.emailVerified ? nil : state
+        return state.emailVerified && !state.isTOTPEnabled ? nil : state
     }
 
     private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?, linkToken: String?) async throws

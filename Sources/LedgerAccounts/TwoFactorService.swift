@@ -50,7 +50,9 @@ public struct TwoFactorService: Sendable {
         let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
         let recovery = try RecoveryCodes.generate()
         do {
-            _ = try await repository.execute(session.accountID) { _ in .confirmTOTP(step: step, recoveryCodeHashes: recovery.hashes) }
+            _ = try await repository.execute(session.accountID) { _ in
+                .confirmTOTP(step: step, recoveryCodeHashes: recovery.hashes, sessionID: session.sessionID)
+            }
         } catch let error as IdentityError where error.code == .incorrectCode {
             try await failed(admission)
             throw error
@@ -86,6 +88,14 @@ public struct TwoFactorService: Sendable {
                 .init(field: "code", code: "required", message: "Enter the code from your authenticator app, or a recovery code.")
             ])
         }
+        // A made-up token for someone's account is refused before anything is counted: it must
+        // not spend the owner's sign-in budget (the token's secret is 256 bits: nothing to guess).
+        let known = try await repository.load(token.accountID)
+        guard let waiting = known.mfaChallenges[token.challengeID], clock.now() < waiting.expiresAt,
+            ConstantTime.equals(Array(waiting.tokenHash.utf8), Array(token.secretHash.utf8))
+        else { throw IdentityError.mfaExpired }
+        // The identity a link_token carried is opened first: once the session starts, it is too late to refuse.
+        let waitingLink = try waiting.linkToken.map(providers.waitingIdentity)
         let admission = try await admit(token.accountID, client: client)
         let state = try await repository.load(token.accountID)
         let proof: AccountCommand.MFAProof =
@@ -109,9 +119,7 @@ public struct TwoFactorService: Sendable {
         }
         try await succeeded(admission)
         let session = accounts.session(after, sessionID, tokens)
-        if let linkToken = state.mfaChallenges[token.challengeID]?.linkToken {
-            try await providers.link(try providers.waitingIdentity(linkToken), to: session)
-        }
+        if let waitingLink { try await providers.link(waitingLink, to: session) }
         return session
     }
 

@@ -84,7 +84,7 @@ public enum AccountCommand: Sendable, Equatable {
     case startTOTPEnrolment(secret: String, sessionID: UUID, reauthTokenHash: String?)
     /// Turns TOTP on with its first code (`step`: the time step the code matched, nil for none)
     /// and the hashes of the recovery codes shown once.
-    case confirmTOTP(step: Int64?, recoveryCodeHashes: [String])
+    case confirmTOTP(step: Int64?, recoveryCodeHashes: [String], sessionID: UUID)
     /// Turns TOTP off (or drops a pending enrolment); needs re-auth (`manage_mfa`).
     case disableTOTP(sessionID: UUID, reauthTokenHash: String?)
     /// New recovery codes, the old ones void; needs re-auth (`manage_mfa`).

@@ -406,12 +406,18 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .startTOTPEnrolment(let secret, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard !state.isTOTPEnabled else { throw IdentityError.mfaAlreadyEnabled }
+        // Whoever registered an address they do not own must not lock its owner out with a second factor.
+        guard state.emailVerified || state.signInMethods != [.password] else {
+            throw IdentityError(.emailNotVerified, "Verify your email address before turning on two-factor authentication.")
+        }
         try state.requireReauth(.manageMFA, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [.totpEnrolmentStarted(.init(secret: secret))]
+        return [.totpEnrolmentStarted(.init(secret: secret, sessionID: sessionID))]
 
-    case .confirmTOTP(let step, let recoveryCodeHashes):
+    case .confirmTOTP(let step, let recoveryCodeHashes, let sessionID):
         try requireAccount(state)
-        guard let totp = state.totp else { throw IdentityError(.mfaNotEnabled, "Set up two-factor authentication first.") }
+        guard let totp = state.totp, totp.enabled || totp.enrolledBy == nil || totp.enrolledBy == sessionID else {
+            throw IdentityError(.mfaNotEnabled, "Set up two-factor authentication first.")
+        }
         guard !totp.enabled else { throw IdentityError.mfaAlreadyEnabled }
         guard let step, step > (totp.lastUsedStep ?? .min) else { throw IdentityError.incorrectCode(attemptsRemaining: nil) }
         return [.totpCodeUsed(.init(step: step)), .totpEnabled(.init(recoveryCodeHashes: recoveryCodeHashes))]

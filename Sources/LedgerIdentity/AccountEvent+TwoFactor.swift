@@ -6,10 +6,13 @@ extension AccountEvent {
     /// and exports leave `totp_secret` out.
     public struct TOTPEnrolmentStarted: Codable, Sendable, Equatable {
         public var secret: String
-        enum CodingKeys: String, CodingKey { case secret = "totp_secret" }
+        /// The session that began it: only that one confirms it.
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case secret = "totp_secret", sessionID = "session_id" }
 
-        public init(secret: String) {
+        public init(secret: String, sessionID: UUID? = nil) {
             self.secret = secret
+            self.sessionID = sessionID
         }
     }
 

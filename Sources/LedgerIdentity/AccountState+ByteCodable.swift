@@ -196,10 +196,11 @@ extension AccountState.TOTPState: ByteCodable {
         writer.write(secret)
         writer.write(enabled)
         writer.write(lastUsedStep)
+        writer.write(enrolledBy)
     }
 
     public init(from reader: inout ByteReader) throws {
-        self.init(secret: try reader.read(), enabled: try reader.read(), lastUsedStep: try reader.read())
+        self.init(secret: try reader.read(), enabled: try reader.read(), lastUsedStep: try reader.read(), enrolledBy: try reader.read())
     }
 }
 

@@ -27,7 +27,7 @@ extension AccountState {
     /// is unverified: it proves nothing about who owns the address.
     public func reauthOptions(for action: ReauthAction) -> ReauthOptions {
         var methods = reauthMethods.filter { $0 != action.excludedMethod }
-        if action == .addMethod && !emailVerified { methods.removeAll { $0 == .password } }
+        if (action == .addMethod || action == .manageMFA) && !emailVerified { methods.removeAll { $0 == .password } }
         let targetIsOnlyMethod = action.target.map { signInMethods == [$0] } ?? false
         // For a change, "last method" means the soft warning, which only holds while nothing
         // else can vouch; for a disconnect it is the hard block, whatever else there is.
@@ -51,7 +51,7 @@ extension AccountState {
         // an unverified email proves nothing about who owns the address: it does not add a way
         // in (else whoever squats an address could keep a phone on the account after its owner
         // takes it back).
-        if action == .addMethod && grant.method == ReauthMethod.password.rawValue && !emailVerified {
+        if action == .addMethod || action == .manageMFA, grant.method == ReauthMethod.password.rawValue, !emailVerified {
             throw IdentityError.reauthRequired
         }
     }

@@ -9,11 +9,14 @@ extension AccountState {
         public var enabled: Bool
         /// The latest time step a code was accepted for: that one and every earlier one are spent.
         public var lastUsedStep: Int64?
+        /// The session that began the enrolment: only it confirms it.
+        public var enrolledBy: UUID?
 
-        public init(secret: String, enabled: Bool, lastUsedStep: Int64?) {
+        public init(secret: String, enabled: Bool, lastUsedStep: Int64?, enrolledBy: UUID? = nil) {
             self.secret = secret
             self.enabled = enabled
             self.lastUsedStep = lastUsedStep
+            self.enrolledBy = enrolledBy
         }
     }
 

@@ -268,7 +268,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .providerTokenRevoked(let revoked):
         state.providerTokens[revoked.provider] = nil
     case .totpEnrolmentStarted(let started):
-        state.totp = .init(secret: started.secret, enabled: false, lastUsedStep: nil)
+        state.totp = .init(secret: started.secret, enabled: false, lastUsedStep: nil, enrolledBy: started.sessionID)
     case .totpEnabled(let enabled):
         state.totp?.enabled = true
         state.recoveryCodeHashes = enabled.recoveryCodeHashes
@@ -286,6 +286,11 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .mfaChallengeIssued(let issued):
         // Challenges past their time are dropped as new ones come: the state stays small.
         state.mfaChallenges = state.mfaChallenges.filter { $0.value.expiresAt > recordedAt }
+        if state.mfaChallenges.count >= maximumOpenChallenges,
+            let oldest = state.mfaChallenges.values.min(by: { $0.expiresAt < $1.expiresAt })
+        {
+            state.mfaChallenges[oldest.id] = nil
+        }
         state.mfaChallenges[issued.challengeID] = .init(
             id: issued.challengeID, tokenHash: issued.tokenHash, method: issued.method, device: issued.device,
             expiresAt: issued.expiresAt, failures: 0, linkToken: issued.linkToken)
@@ -330,7 +335,17 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     if case .passwordSet(let set) = event, set.reason == "reset" {
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }
     }
+    // A new password or a reverted email ends the sign-ins waiting for their second factor:
+    // one begun with a phished password is over.
+    switch event {
+    case .passwordSet(let set) where set.reason == "reset" || set.reason == "change": state.mfaChallenges = [:]
+    case .emailReverted: state.mfaChallenges = [:]
+    default: break
+    }
 }
+
+/// Sign-ins waiting for their second factor an account holds at once; the oldest goes first.
+public let maximumOpenChallenges = 20
 
 /// How many Apple notification ids an account remembers: Apple repeats a notification soon if at
 /// all, and the state must not grow with every one.

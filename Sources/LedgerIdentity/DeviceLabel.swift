@@ -21,9 +21,10 @@ public enum DeviceLabel {
     }
 
     /// What makes two labels one device for the new sign-in alert: the label without version
-    /// numbers, lower-cased (an app update is not a new device).
+    /// numbers (words of digits and dots only), lower-cased: an app update is not a new device,
+    /// but "321Fit" is a name.
     public static func key(_ label: String) -> String {
-        label.lowercased().split(separator: " ").filter { !($0.first?.isNumber ?? false) }.joined(separator: " ")
+        label.lowercased().split(separator: " ").filter { !$0.allSatisfy { $0.isNumber || $0 == "." } }.joined(separator: " ")
     }
 
     /// Printable characters only, whitespace folded, at most `limit` of them.

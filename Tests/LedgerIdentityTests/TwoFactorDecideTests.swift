@@ -52,8 +52,15 @@ struct TwoFactorDecideTests {
         let started = try decide(state, .startTOTPEnrolment(secret: "s", sessionID: session, reauthTokenHash: "g"), now: now)
             .reduce(state) { evolve($0, $1, at: now) }
         #expect(started.totp?.secret == "s" && !started.isTOTPEnabled)
-        #expect(throws: IdentityError.self) { try decide(started, .confirmTOTP(step: nil, recoveryCodeHashes: ["x"]), now: now) }
-        let on = try decide(started, .confirmTOTP(step: 7, recoveryCodeHashes: ["x"]), now: now).reduce(started) { evolve($0, $1, at: now) }
+        #expect(throws: IdentityError.self) {
+            try decide(started, .confirmTOTP(step: nil, recoveryCodeHashes: ["x"], sessionID: session), now: now)
+        }
+        // Only the session that began it confirms it: a stolen one cannot finish the owner's enrolment.
+        #expect(throws: IdentityError.self) {
+            try decide(started, .confirmTOTP(step: 7, recoveryCodeHashes: ["x"], sessionID: UUID()), now: now)
+        }
+        let on = try decide(started, .confirmTOTP(step: 7, recoveryCodeHashes: ["x"], sessionID: session), now: now)
+            .reduce(started) { evolve($0, $1, at: now) }
         #expect(on.isTOTPEnabled && on.recoveryCodeHashes == ["x"] && on.totp?.lastUsedStep == 7)
         #expect(on.reauthOptions(for: .changePassword).methods.contains(.totp))
         #expect(throws: IdentityError.mfaAlreadyEnabled) {
@@ -169,5 +176,35 @@ struct TwoFactorDecideTests {
         #expect(DeviceLabel.describe(deviceName: nil, userAgent: "Handz/2.0.1 (Android 14; Pixel 8)") == "Android · Handz 2.0.1")
         #expect(DeviceLabel.describe(deviceName: nil, userAgent: nil) == nil)
         #expect(DeviceLabel.key("iPhone · 321Fit 4.2") == DeviceLabel.key("iPhone · 321Fit 4.3"))
+    }
+
+    @Test("an unverified email's password turns on no second factor: neither its grant nor the account itself")
+    func unverifiedSquatter() throws {
+        let unverified = [
+            AccountEvent.registered(.init(email: "victim@example.com", displayName: nil, method: "email")),
+            .passwordSet(.init(passwordHash: "h", reason: "signup")),
+            .sessionStarted(
+                .init(
+                    sessionID: session, method: "email", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+            .reauthGranted(
+                .init(grantID: UUID(), sessionID: session, method: "password", tokenHash: "g", expiresAt: now.addingTimeInterval(900))),
+        ].reduce(AccountState(accountID: UUID())) { evolve($0, $1, at: now) }
+        #expect(throws: IdentityError.self) {
+            try decide(unverified, .startTOTPEnrolment(secret: "s", sessionID: session, reauthTokenHash: "g"), now: now)
+        }
+        #expect(!unverified.reauthOptions(for: .manageMFA).methods.contains(.password))
+    }
+
+    @Test("a password reset or change, or a revert, ends the sign-ins waiting for their second factor; at most 20 wait")
+    func recoveryEndsChallenges() throws {
+        var state = withTOTP()
+        for _ in 0..<25 {
+            state = try decide(state, .startSession(newSession(stepUp: challenge())), now: now).reduce(state) { evolve($0, $1, at: now) }
+        }
+        #expect(state.mfaChallenges.count == maximumOpenChallenges)
+        let reset = evolve(state, .passwordSet(.init(passwordHash: "h2", reason: "reset")), at: now)
+        #expect(reset.mfaChallenges.isEmpty)
+        #expect(evolve(state, .passwordSet(.init(passwordHash: "h2", reason: "change")), at: now).mfaChallenges.isEmpty)
     }
 }

@@ -72,9 +72,12 @@ struct TwoFactorEndpointTests {
         try await withApp { client, providers, _ in
             let db = providers.db
             let access = try await signUp(client, email: "ana@example.com")
+            let unverified = try await call(
+                client, .post, "/me/mfa/totp", token: access, reauth: try await passwordGrant(client, token: access))
+            #expect(unverified.status == .conflict && unverified.string("error") == "email_not_verified")
+            let grant = try await emailLinkGrant(client, db, token: access)
             let refused = try await call(client, .post, "/me/mfa/totp", token: access)
             #expect(refused.status == .forbidden && refused.string("error") == "reauth_required")
-            let grant = try await emailLinkGrant(client, db, token: access)
             let begun = try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant)
             let secret = try #require(begun.string("secret"))
             let stale = try await call(client, .post, "/me/mfa/totp/confirm", ["code": try code(secret, db, steps: -3)], token: access)
@@ -178,10 +181,11 @@ struct TwoFactorEndpointTests {
             let phoneRequest = try await requestOTP(client, "+995511200777")
             _ = try mfaToken(try await verifyOTP(client, phoneRequest, try await otpCode(db, phone: "+995511200777")))
 
-            // An account whose address a provider vouches for (unverified there): link_required, then
-            // the password sign-in with the link_token steps up, and the link happens after it.
+            // An account with a second factor is never joined by email on a provider's word:
+            // link_required, then the password sign-in with the link_token steps up, and the link
+            // happens after the second factor.
             let dana = try await signUp(client, email: "dana@example.org")
-            let (danaSecret, _) = try await enrol(client, db, token: dana, grant: try await passwordGrant(client, token: dana))
+            let (danaSecret, _) = try await enrol(client, db, token: dana, grant: try await emailLinkGrant(client, db, token: dana))
             let required = try await call(
                 client, .post, "/auth/google",
                 ["id_token": try await providers.googleToken("g-dana", email: "dana@example.org", verified: true)])
@@ -247,6 +251,27 @@ struct TwoFactorEndpointTests {
             _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
             let history = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID)))
             #expect(history.allSatisfy { $0.payload == nil || $0.type == "account.purged" })
+        }
+    }
+
+    @Test("the event feed and the export show the two-factor events without the secret")
+    func feedHidesSecret() async throws {
+        try await withApp { client, providers, services in
+            let db = providers.db
+            let access = try await signUp(client, email: "fay@example.com")
+            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            _ = try await call(client, .post, "/auth/email/login", ["email": "fay@example.com", "password": "violet-harbor-91"])
+            let committed = try await db.client.query("SELECT count(*) FROM events")
+            try await services.eventStore.waitForFeed(count: Int(try committed[0].int(0) ?? 0))
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            let raw = try await client.execute(uri: "/events?limit=1000", method: .get, headers: bearer(reader)) { String(buffer: $0.body) }
+            #expect(raw.contains("mfa.totp_enrolment_started") && raw.contains("mfa.challenge_issued") && raw.contains("mfa.totp_enabled"))
+            let key = try #require(TOTPCodes.secret(fromBase32: secret))
+            #expect(!raw.contains("totp_secret") && !raw.contains(key))
+            #expect(!raw.contains("recovery_codes_sha256") && !raw.contains("link_token"))
+            // The person's own export leaves it out too: a stolen session must not read the seed.
+            let export = try await client.execute(uri: "/me/export", method: .get, headers: bearer(access)) { String(buffer: $0.body) }
+            #expect(export.contains("mfa.totp_enrolment_started") && !export.contains(key) && !export.contains("totp_secret"))
         }
     }
 }
