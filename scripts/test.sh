@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a private, throwaway PostgreSQL cluster:
 # installs missing packages, starts the cluster (as the postgres user when run as root),
-# checks the formatting (`swift format lint --strict`) and the layering (scripts/check-layers.sh), runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh), and stops the cluster whatever
+# checks the formatting (`swift format lint --strict`) and the layering (scripts/check-layers.sh), runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh) and the link pages in a real browser (scripts/browser-tests.sh), and stops the cluster whatever
 # happens. Afterwards it reads the whole run's output (every log line the service wrote) for
 # the secrets the tests use: a password, an email address or a session token there fails the run.
 set -euo pipefail
@@ -33,6 +33,13 @@ status=0
 # the secret scan below reads.
 if [ $# -eq 0 ] || [ "${LEDGER_FUZZ:-0}" = 1 ]; then
   LEDGER_FUZZ_SERVER_LOG="$output" ./scripts/fuzz.sh 2>&1 | tee -a "$output" || status=$?
+  [ "$status" -eq 0 ] || exit "$status"
+fi
+
+# Then the link pages in a real browser (scripts/browser-tests.sh: chromium and selenium), on a
+# full run or with LEDGER_BROWSER=1; the service's log joins the output the scan reads.
+if [ $# -eq 0 ] || [ "${LEDGER_BROWSER:-0}" = 1 ]; then
+  LEDGER_BROWSER_SERVER_LOG="$output" ./scripts/browser-tests.sh 2>&1 | tee -a "$output" || status=$?
   [ "$status" -eq 0 ] || exit "$status"
 fi
 

@@ -61,8 +61,12 @@ public struct LedgerConfiguration: Sendable {
     public var googleClientSecret: String?
     /// Where email links point (`<base>/verify-email?token=…`).
     public var linkBaseURL = "https://321.fit"
-    /// The name authenticator apps show beside the account (`LEDGER_TOTP_ISSUER`).
-    public var totpIssuer = "321Fit"
+    /// The link pages' app offer and the app-link documents (`LEDGER_APP_STORE_URL`,
+    /// `LEDGER_PLAY_STORE_URL`, `LEDGER_IOS_APP_IDS`, `LEDGER_ANDROID_PACKAGE`,
+    /// `LEDGER_ANDROID_CERT_SHA256`).
+    public var apps = LinkPages.Apps()
+    /// The app's name, shown by authenticator apps beside the account and on the link pages (`LEDGER_PRODUCT_NAME`).
+    public var productName = "321Fit"
     /// Where "Contact support" writes to.
     public var supportEmail = "support@321.fit"
     /// Connections in the PostgreSQL pool.
@@ -216,7 +220,19 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_SSE_STREAMS_PER_KEY", &configuration.streamsPerKey, minimum: 1, maximum: 10_000)
         try integer("LEDGER_DB_POOL_TIMEOUT_SECONDS", &configuration.databasePoolTimeoutSeconds, minimum: 1, maximum: 300)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
-        configuration.totpIssuer = string("LEDGER_TOTP_ISSUER") ?? configuration.totpIssuer
+        configuration.productName = string("LEDGER_PRODUCT_NAME") ?? configuration.productName
+        for (name, target) in [
+            ("LEDGER_APP_STORE_URL", \LedgerConfiguration.apps.appStoreURL), ("LEDGER_PLAY_STORE_URL", \.apps.playStoreURL),
+        ] {
+            guard let url = string(name) else { continue }
+            guard url.hasPrefix("https://"), URL(string: url)?.host != nil else {
+                throw ConfigurationError("\(name) must be an https URL, got '\(url)'")
+            }
+            configuration[keyPath: target] = url
+        }
+        configuration.apps.iosAppIDs = list("LEDGER_IOS_APP_IDS") ?? []
+        configuration.apps.androidPackage = string("LEDGER_ANDROID_PACKAGE")
+        configuration.apps.androidCertificates = list("LEDGER_ANDROID_CERT_SHA256") ?? []
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         return configuration
     }

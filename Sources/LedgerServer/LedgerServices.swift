@@ -21,6 +21,8 @@ public struct LedgerServices: Sendable {
     public let reauth: ReauthService
     public let providers: ProviderService
     public let twoFactor: TwoFactorService
+    /// The pages behind the email links.
+    public let pages: LinkPages
     /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
     public let providerTokens: any ProviderTokenClient
     /// Opens the revocations waiting in the outbox.
@@ -74,8 +76,9 @@ public struct LedgerServices: Sendable {
             linkTokens: ProviderLinkTokens(key: masterKey.derivedKey(label: KeyLabel.providerLinkToken)), notificationVerifier: verifier,
             tokenClient: providerTokens, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
         self.twoFactor = TwoFactorService(
-            accounts: accounts, providers: providers, issuer: configuration.totpIssuer,
+            accounts: accounts, providers: providers, issuer: configuration.productName,
             reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
+        self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
         self.audit = AccountAudit(store: eventStore)

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The words of the link pages, in one language. English is the only copy so far; another
+/// language is one more value in `byLanguage`, chosen by `Accept-Language`.
+struct LinkPageCopy: Sendable {
+    /// What one page says: before the form, on its button, and once done.
+    struct Page: Sendable {
+        let title: String
+        let lead: String
+        let button: String
+        let done: String
+        /// The expired page's explanation.
+        let expired: String
+    }
+
+    let lang: String
+    let installTitle: String
+    let installText: String
+    let expiredTitle: String
+    let newPasswordLabel: String
+    let confirmPasswordLabel: String
+    let rules: [String]
+    let mismatch: String
+    let pages: [LinkPages.Kind: Page]
+
+    static let english = LinkPageCopy(
+        lang: "en", installTitle: "Install the app to continue",
+        installText: "On a phone with the app, this link opens it. You can also finish here.",
+        expiredTitle: "This link has expired", newPasswordLabel: "New password", confirmPasswordLabel: "Confirm new password",
+        rules: ["At least 8 characters", "Not a common password", "Not all numbers"], mismatch: "Passwords don't match.",
+        pages: [
+            .verifyEmail: Page(
+                title: "Verify your email", lead: "Confirm that this address is yours.", button: "Verify email",
+                done: "Your email is verified. You can go back to the app.",
+                expired: "Verification links expire after 30 minutes. Request a new one to try again."),
+            .resetPassword: Page(
+                title: "Set a new password", lead: "Choose something you'll remember. You'll use it to sign in.",
+                button: "Set new password", done: "Password updated. Sign in with your new password.",
+                expired: "Password reset links expire after 30 minutes. Request a new one to try again."),
+            .confirmEmailChange: Page(
+                title: "Confirm your new email", lead: "Use this address to sign in from now on.", button: "Confirm new email",
+                done: "Your new email address is confirmed. You can go back to the app.",
+                expired: "Email change links expire after 30 minutes. Request a new one to try again."),
+            .revertEmail: Page(
+                title: "Undo the email change",
+                lead: "If you didn't change your email, put your old address back. Every device will be signed out.",
+                button: "Restore my email",
+                done: "Your email address is back and you are signed out everywhere. Sign in again, then change your password.",
+                expired: "Links to undo an email change expire after 7 days. Contact support if you need help."),
+        ])
+
+    static let byLanguage: [String: LinkPageCopy] = ["en": .english]
+
+    /// The copy of the first language in `Accept-Language` the service has (by primary
+    /// subtag: `en-GB` is `en`), else English.
+    static func preferred(_ acceptLanguage: String?) -> LinkPageCopy {
+        for entry in (acceptLanguage ?? "").split(separator: ",") {
+            let parts = entry.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "q=0" }) { continue }
+            let primary = parts.first?.split(separator: "-").first.map { $0.lowercased() } ?? ""
+            if let copy = byLanguage[primary] { return copy }
+        }
+        return .english
+    }
+}

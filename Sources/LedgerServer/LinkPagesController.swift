@@ -1,0 +1,88 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerAccounts
+import LedgerIdentity
+import NIOCore
+
+/// `GET` and `POST` of `/verify-email`, `/reset-password`, `/confirm-email-change` and
+/// `/revert-email`, where the email links point, and the app-link documents. A `GET` only shows
+/// the page (mail scanners prefetch links): the token is used by the form's `POST`, which
+/// works without JavaScript.
+public struct LinkPagesController: Sendable {
+    let accounts: AccountService
+    let pages: LinkPages
+
+    public init(accounts: AccountService, pages: LinkPages) {
+        self.accounts = accounts
+        self.pages = pages
+    }
+
+    public var endpoints: RouteCollection<LedgerRequestContext> {
+        let routes = RouteCollection(context: LedgerRequestContext.self)
+        for kind in LinkPages.Kind.allCases {
+            routes.get(RouterPath(kind.rawValue)) { request, _ in
+                let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
+                guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty, let page = copy.pages[kind] else {
+                    return pages.expired(kind, copy: copy)
+                }
+                return pages.render(
+                    kind,
+                    .init(title: page.title, lead: page.lead, token: token, asksPassword: kind == .resetPassword, button: page.button),
+                    copy: copy, status: .ok)
+            }
+            routes.post(RouterPath(kind.rawValue)) { request, context in
+                try await submit(kind, request: request, context: context)
+            }
+        }
+        routes.get("/pages/style.css") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(string: pages.stylesheet)))
+        }
+        routes.get("/.well-known/apple-app-site-association") { _, _ in try Self.json(pages.appleAppSiteAssociation) }
+        routes.get("/.well-known/assetlinks.json") { _, _ in try Self.json(pages.assetLinks) }
+        return routes
+    }
+
+    /// The form's `POST`: the link's work, then the page that says how it went.
+    func submit(_ kind: LinkPages.Kind, request: Request, context: LedgerRequestContext) async throws -> Response {
+        let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let fields = FormFields.parse(String(buffer: body))
+        guard let token = fields["token"], !token.isEmpty, let page = copy.pages[kind] else { return pages.expired(kind, copy: copy) }
+        let done = LinkPages.Content(title: page.title, done: page.done)
+        do {
+            switch kind {
+            case .verifyEmail: _ = try await accounts.verifyEmail(token: token)
+            case .confirmEmailChange: _ = try await accounts.confirmEmailChange(token: token)
+            case .revertEmail: _ = try await accounts.revertEmail(token: token)
+            case .resetPassword:
+                let password = fields["new_password"] ?? ""
+                var retry = LinkPages.Content(title: page.title, lead: page.lead, token: token, asksPassword: true, button: page.button)
+                guard password == fields["confirm_password"] else {
+                    retry.errors = [copy.mismatch]
+                    return pages.render(kind, retry, copy: copy, status: .unprocessableContent)
+                }
+                do {
+                    try await accounts.resetPassword(token: token, newPassword: password)
+                } catch let failure as AccountService.ValidationFailure {
+                    // The API's own rule messages, every one the password breaks.
+                    retry.errors = failure.problems.map(\.message)
+                    return pages.render(kind, retry, copy: copy, status: .unprocessableContent)
+                }
+            }
+            return pages.render(kind, done, copy: copy, status: .ok)
+        } catch let error as IdentityError where error.code == .linkExpired {
+            return pages.expired(kind, copy: copy)
+        }
+    }
+
+    /// A `.well-known` document, or `404` when the apps it names are not configured.
+    static func json(_ document: Any?) throws -> Response {
+        guard let document else { throw APIError(.notFound, .notFound, "Not configured.") }
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerServer
+import LedgerTestSupport
+import NIOCore
+import Testing
+
+@Suite("HTTP: the pages behind the email links", .timeLimit(.minutes(2)))
+struct LinkPagesTests {
+    static let pageHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'; form-action 'self'; frame-ancestors 'none'"),
+        ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"), ("Cache-Control", "no-store"),
+    ]
+
+    struct Page {
+        let status: HTTPResponse.Status
+        let html: String
+        let headers: HTTPFields
+    }
+
+    func page(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, form: [String: String]? = nil) async throws
+        -> Page
+    {
+        var headers: HTTPFields = [:]
+        var body: ByteBuffer?
+        if let form {
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+            body = ByteBuffer(
+                string: form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(
+                    separator: "&"))
+        }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: body) { response in
+            Page(status: response.status, html: String(buffer: response.body), headers: response.headers)
+        }
+    }
+
+    func expectPageHeaders(_ page: Page, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(page.headers[.contentType] == "text/html; charset=utf-8", sourceLocation: sourceLocation)
+        for (name, value) in Self.pageHeaders {
+            #expect(page.headers[HTTPField.Name(name)!] == value, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("every page carries the security headers; a GET shows the form and uses nothing; the POST does the work once")
+    func verifyPage() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                $0.apps.appStoreURL = "https://apps.apple.com/app/id1"
+            }
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                _ = try await signUp(client, email: "ana@example.com")
+                let token = try await outboxToken(db, template: "verify_email")
+                for _ in 0..<2 {
+                    let shown = try await page(client, .get, "/verify-email?token=\(token)")
+                    #expect(shown.status == .ok)
+                    expectPageHeaders(shown)
+                    #expect(shown.html.contains("Verify your email") && shown.html.contains("name=\"token\" value=\"\(token)\""))
+                    #expect(shown.html.contains("Install the app to continue") && shown.html.contains("https://apps.apple.com/app/id1"))
+                }
+                let done = try await page(client, .post, "/verify-email", form: ["token": token])
+                #expect(done.status == .ok && done.html.contains("Your email is verified."))
+                expectPageHeaders(done)
+                let again = try await page(client, .post, "/verify-email", form: ["token": token])
+                #expect(again.status == .gone && again.html.contains("This link has expired"))
+                #expect(again.html.contains("Verification links expire after 30 minutes. Request a new one to try again."))
+                expectPageHeaders(again)
+                let none = try await page(client, .get, "/verify-email")
+                #expect(none.status == .gone)
+                let css = try await client.execute(uri: "/pages/style.css", method: .get) { $0.headers[.contentType] }
+                #expect(css == "text/css; charset=utf-8")
+            }
+        }
+    }
+
+    @Test("the reset page: both passwords must match, the API's rule messages show inline, and then sign-in works with the new one")
+    func resetPage() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                _ = try await signUp(client, email: "bo@example.com")
+                _ = try await call(client, .post, "/auth/password/forgot", ["email": "bo@example.com"])
+                let token = try await outboxToken(db, template: "password_reset")
+                let shown = try await page(client, .get, "/reset-password?token=\(token)")
+                #expect(
+                    shown.html.contains("Set a new password") && shown.html.contains("<label for=\"new_password\">New password</label>"))
+                #expect(shown.html.contains("Confirm new password") && shown.html.contains("At least 8 characters"))
+                let mismatch = try await page(
+                    client, .post, "/reset-password", form: ["token": token, "new_password": "copper-lantern-77", "confirm_password": "x"])
+                #expect(mismatch.status == .unprocessableContent)
+                #expect(mismatch.html.contains("Passwords don&#39;t match.") || mismatch.html.contains("Passwords don't match."))
+                let weak = try await page(
+                    client, .post, "/reset-password", form: ["token": token, "new_password": "1234567", "confirm_password": "1234567"])
+                #expect(weak.status == .unprocessableContent)
+                #expect(weak.html.contains("Password must be at least 8 characters.") && weak.html.contains("name=\"token\""))
+                let done = try await page(
+                    client, .post, "/reset-password",
+                    form: ["token": token, "new_password": "copper-lantern-77", "confirm_password": "copper-lantern-77"])
+                #expect(done.status == .ok && done.html.contains("Password updated. Sign in with your new password."))
+                #expect(try await logIn(client, email: "bo@example.com", password: "copper-lantern-77").isEmpty == false)
+                #expect(try await page(client, .get, "/reset-password?token=\(token)").status == .ok)  // shown, but…
+                #expect(
+                    try await page(
+                        client, .post, "/reset-password",
+                        form: ["token": token, "new_password": "copper-lantern-77", "confirm_password": "copper-lantern-77"]
+                    ).status == .gone)
+            }
+        }
+    }
+
+    @Test("the app-link documents list the link paths for the configured apps, and are 404 without them")
+    func wellKnown() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                $0.apps.iosAppIDs = ["TEAM123.fit.321.app"]
+                $0.apps.androidPackage = "fit.threetwoone"
+                $0.apps.androidCertificates = ["AB:CD"]
+            }
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let apple = try await call(client, .get, "/.well-known/apple-app-site-association")
+                let details = ((apple.body["applinks"] as? [String: Any])?["details"] as? [[String: Any]])?.first
+                #expect(details?["appIDs"] as? [String] == ["TEAM123.fit.321.app"])
+                let paths = (details?["components"] as? [[String: Any]])?.compactMap { $0["/"] as? String }
+                #expect(paths == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email"])
+                let android = try await client.execute(uri: "/.well-known/assetlinks.json", method: .get) { response in
+                    try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
+                }
+                #expect((android?.first?["target"] as? [String: Any])?["package_name"] as? String == "fit.threetwoone")
+            }
+            try await testApp(db).test(.router) { client in
+                let android = try await call(client, .get, "/.well-known/assetlinks.json")
+                let apple = try await call(client, .get, "/.well-known/apple-app-site-association")
+                #expect(android.status == .notFound && apple.status == .notFound)
+            }
+        }
+    }
+
+    @Test("Accept-Language picks the copy the service has, English otherwise")
+    func language() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let html = try await client.execute(
+                    uri: "/verify-email?token=x", method: .get, headers: [.acceptLanguage: "ka-GE, en;q=0.5"]
+                ) { String(buffer: $0.body) }
+                #expect(html.contains("<html lang=\"en\">"))
+            }
+        }
+    }
+}

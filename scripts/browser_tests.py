@@ -1,0 +1,265 @@
+"""The link pages in a real browser (issue 26): Debian's chromium driven by selenium.
+
+Starts `ledger serve` (the binary and DATABASE_URL from the environment) with a delivery
+webhook that this script receives, so the links the service sends are the ones the browser
+opens. Drives each page: verify, reset (a rule broken, then a good password that the API then
+signs in with), confirm an email change, revert it (every session ends), each again after use
+(the expired page), once with JavaScript off; checks the headers of every page, that a GET uses
+nothing, and the two .well-known documents. Screenshots go to .build/screenshots/.
+"""
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHOTS = os.path.join(ROOT, ".build", "screenshots")
+PASSWORD = "violet-harbor-91"
+NEW_PASSWORD = "copper-lantern-77"
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; form-action 'self'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+failures = []
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what, flush=True)
+    if not condition:
+        failures.append(what)
+
+
+class Deliveries(BaseHTTPRequestHandler):
+    """The delivery webhook: keeps every message the service sends."""
+
+    messages = []
+    lock = threading.Lock()
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        with Deliveries.lock:
+            Deliveries.messages.append(json.loads(body))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def latest(template, to=None, timeout=20):
+    """The newest message of a template (to an address), waiting for the dispatcher."""
+    deadline = time.time() + timeout
+    seen = None
+    while time.time() < deadline:
+        with Deliveries.lock:
+            found = [m for m in Deliveries.messages if m["template"] == template and (to is None or m["to"] == to)]
+        if found:
+            seen = found[-1]
+            return seen
+        time.sleep(0.1)
+    raise AssertionError(f"no {template} message arrived")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def api(base, method, path, body=None, token=None, reauth=None):
+    request = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    if reauth:
+        request.add_header("X-Reauth-Token", reauth)
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else {}
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        return error.code, json.loads(raw) if raw else {}
+
+
+def raw_get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=20) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read().decode()
+
+
+def browser(javascript=True):
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=420,900", "--disable-gpu"):
+        options.add_argument(argument)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    binary = os.environ.get("LEDGER_CHROMIUM", "/usr/bin/chromium")
+    options.binary_location = binary
+    return webdriver.Chrome(service=Service(os.environ.get("LEDGER_CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+
+
+def page_link(message, base):
+    """The link a message carries, pointed at this service (LEDGER_LINK_BASE_URL is its address)."""
+    check(message["link"].startswith(base + "/"), f"{message['template']} link points at the link base ({message['link'].split('?')[0]})")
+    return message["link"]
+
+
+def submit(driver, name):
+    driver.find_element(By.ID, "submit").click()
+    time.sleep(0.2)
+    driver.save_screenshot(os.path.join(SHOTS, name + ".png"))
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def main():
+    os.makedirs(SHOTS, exist_ok=True)
+    hook_port = free_port()
+    hook = ThreadingHTTPServer(("127.0.0.1", hook_port), Deliveries)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    environment = dict(os.environ)
+    environment.update(
+        {
+            "LEDGER_DELIVERY_WEBHOOK_URL": f"http://127.0.0.1:{hook_port}/",
+            "LEDGER_LINK_BASE_URL": base,
+            "LEDGER_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
+            "LEDGER_SCRYPT_LOG_N": "10",
+            "LEDGER_APP_STORE_URL": "https://apps.apple.com/app/id6450000000",
+            "LEDGER_PLAY_STORE_URL": "https://play.google.com/store/apps/details?id=fit.threetwoone",
+            "LEDGER_IOS_APP_IDS": "TEAM123456.fit.321.app",
+            "LEDGER_ANDROID_PACKAGE": "fit.threetwoone",
+            "LEDGER_ANDROID_CERT_SHA256": "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5",
+        }
+    )
+    log = open(os.environ.get("LEDGER_BROWSER_SERVER_LOG", os.devnull), "ab")
+    server = subprocess.Popen(
+        [os.environ["LEDGER_BINARY"], "serve", "--migrate", "--host", "127.0.0.1", "--port", str(port)],
+        env=environment, stdout=log, stderr=log)
+    try:
+        for _ in range(300):
+            try:
+                if urllib.request.urlopen(base + "/readyz", timeout=1).status == 200:
+                    break
+            except Exception:
+                time.sleep(0.1)
+        run(base)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        hook.shutdown()
+    if failures:
+        print(f"browser: {len(failures)} check(s) failed", file=sys.stderr)
+        sys.exit(1)
+    print("browser: every page check passed; screenshots in .build/screenshots/")
+
+
+def run(base):
+    driver = browser()
+    try:
+        # Sign-up sends the verification link.
+        status, session = api(base, "POST", "/auth/email/signup", {"email": "ana@example.com", "password": PASSWORD})
+        check(status == 201, "sign-up")
+        link = page_link(latest("verify_email"), base)
+        for attempt in range(2):  # a GET (a mail scanner's prefetch) uses nothing
+            status, headers, html = raw_get(link)
+            check(status == 200 and "Verify your email" in html, f"GET verify page ({attempt + 1})")
+            for name, value in PAGE_HEADERS.items():
+                check(headers.get(name) == value, f"verify page header {name}")
+        driver.get(link)
+        driver.save_screenshot(os.path.join(SHOTS, "verify-email.png"))
+        check("Install the app to continue" in driver.page_source and "apps.apple.com" in driver.page_source, "verify page offers the app")
+        text = submit(driver, "verify-email-done")
+        check("Your email is verified." in text, "verify in the browser")
+        status, hub = api(base, "GET", "/me/auth-methods", token=session["access_token"])
+        check(hub.get("email_verified") is True, "the API sees the address verified")
+        driver.get(link)
+        text = submit(driver, "verify-email-expired")
+        check("This link has expired" in text, "verify link again: expired")
+
+        # Password reset: a rule broken (the API's message, inline), a mismatch, then a good one.
+        api(base, "POST", "/auth/password/forgot", {"email": "ana@example.com"})
+        link = page_link(latest("password_reset"), base)
+        driver.get(link)
+        driver.save_screenshot(os.path.join(SHOTS, "reset-password.png"))
+        check(driver.find_element(By.CSS_SELECTOR, "label[for=new_password]").text == "New password", "reset page labels its fields")
+        driver.find_element(By.ID, "new_password").send_keys("1234567")
+        driver.find_element(By.ID, "confirm_password").send_keys("1234567")
+        text = submit(driver, "reset-password-rules")
+        check("Password must be at least 8 characters." in text and "Not all numbers" in text, "reset: the rules' messages shown")
+        driver.find_element(By.ID, "new_password").send_keys(NEW_PASSWORD)
+        driver.find_element(By.ID, "confirm_password").send_keys(NEW_PASSWORD + "x")
+        text = submit(driver, "reset-password-mismatch")
+        check("Passwords don't match." in text, "reset: mismatch shown")
+        driver.find_element(By.ID, "new_password").send_keys(NEW_PASSWORD)
+        driver.find_element(By.ID, "confirm_password").send_keys(NEW_PASSWORD)
+        text = submit(driver, "reset-password-done")
+        check("Password updated. Sign in with your new password." in text, "reset in the browser")
+        status, session = api(base, "POST", "/auth/email/login", {"email": "ana@example.com", "password": NEW_PASSWORD})
+        check(status == 200 and "access_token" in session, "the API signs in with the new password")
+        driver.get(link)
+        driver.find_element(By.ID, "new_password").send_keys(NEW_PASSWORD)
+        driver.find_element(By.ID, "confirm_password").send_keys(NEW_PASSWORD)
+        check("This link has expired" in submit(driver, "reset-password-expired"), "reset link again: expired")
+
+        # Email change: confirm from the new address, then revert from the old one.
+        access = session["access_token"]
+        status, grant = api(base, "POST", "/auth/reauth/password", {"password": NEW_PASSWORD}, token=access)
+        status, _ = api(base, "POST", "/auth/email/request-change", {"new_email": "ana.new@example.com"}, token=access, reauth=grant["reauth_token"])
+        check(status == 202, "email change requested")
+        link = page_link(latest("email_change_confirm", "ana.new@example.com"), base)
+        driver.get(link)
+        driver.save_screenshot(os.path.join(SHOTS, "confirm-email-change.png"))
+        check("Your new email address is confirmed." in submit(driver, "confirm-email-change-done"), "confirm the change in the browser")
+        driver.get(link)
+        check("This link has expired" in submit(driver, "confirm-email-change-expired"), "confirm link again: expired")
+        link = page_link(latest("email_changed_notice", "ana@example.com"), base)
+        driver.get(link)
+        driver.save_screenshot(os.path.join(SHOTS, "revert-email.png"))
+        check("Every device will be signed out." in driver.page_source, "revert page says what it does")
+        check("signed out everywhere" in submit(driver, "revert-email-done"), "revert in the browser")
+        status, _ = api(base, "GET", "/me", token=access)
+        check(status == 401, "after the revert every session has ended")
+        driver.get(link)
+        check("This link has expired" in submit(driver, "revert-email-expired"), "revert link again: expired")
+    finally:
+        driver.quit()
+
+    # JavaScript off: the pages need none.
+    driver = browser(javascript=False)
+    try:
+        api(base, "POST", "/auth/email/signup", {"email": "bo@example.com", "password": PASSWORD})
+        driver.get(page_link(latest("verify_email", "bo@example.com"), base))
+        check("Your email is verified." in submit(driver, "verify-email-no-javascript"), "verify with JavaScript off")
+    finally:
+        driver.quit()
+
+    # The app-link documents.
+    status, _, body = raw_get(base + "/.well-known/apple-app-site-association")
+    details = json.loads(body)["applinks"]["details"][0] if status == 200 else {}
+    check(details.get("appIDs") == ["TEAM123456.fit.321.app"], "apple-app-site-association names the iOS app")
+    check([c["/"] for c in details.get("components", [])] == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email"],
+          "apple-app-site-association lists the link paths")
+    status, _, body = raw_get(base + "/.well-known/assetlinks.json")
+    check(status == 200 and json.loads(body)[0]["target"]["package_name"] == "fit.threetwoone", "assetlinks.json names the Android app")
+
+
+if __name__ == "__main__":
+    main()
