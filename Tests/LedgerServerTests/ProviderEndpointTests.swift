@@ -17,6 +17,22 @@ struct ProviderEndpointTests {
         let google: TestIdentityIssuer
         let db: TestDatabase
 
+        /// A test Apple and Google (keys of their own) for `db`.
+        static func make(_ db: TestDatabase) async throws -> Providers {
+            Providers(
+                apple: try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios"),
+                google: try await TestIdentityIssuer(issuer: "https://accounts.google.com", audience: "321fit.apps.googleusercontent.com"),
+                db: db)
+        }
+
+        /// The configuration that accepts their ID tokens.
+        func trust(_ configuration: inout LedgerConfiguration) {
+            configuration.appleJWKS = apple.jwksPath
+            configuration.appleClientIDs = [apple.audience]
+            configuration.googleJWKS = google.jwksPath
+            configuration.googleClientIDs = [google.audience]
+        }
+
         func appleToken(
             _ subject: String, email: String? = nil, verified: Bool? = nil, relay: Bool? = nil, nonce: String? = nil,
             issuedAt: Date? = nil
@@ -51,16 +67,11 @@ struct ProviderEndpointTests {
 
     func withApp(_ body: @escaping @Sendable (any TestClientProtocol, Providers) async throws -> Void) async throws {
         try await TestPostgres.withDatabase { db in
-            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
-            let google = try await TestIdentityIssuer(issuer: "https://accounts.google.com", audience: "321fit.apps.googleusercontent.com")
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
-                $0.appleJWKS = apple.jwksPath
-                $0.appleClientIDs = [apple.audience]
-                $0.googleJWKS = google.jwksPath
-                $0.googleClientIDs = [google.audience]
-            }
+            let providers = try await Providers.make(db)
+            let services = try makeServices(
+                url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: providers.trust)
             try await Application(router: buildRouter(services)).test(.router) { client in
-                try await body(client, Providers(apple: apple, google: google, db: db))
+                try await body(client, providers)
             }
         }
     }

@@ -59,15 +59,11 @@ struct ProviderTokenEndpointTests {
         _ body: @escaping @Sendable (any TestClientProtocol, Setup) async throws -> Void
     ) async throws {
         try await TestPostgres.withDatabase { db in
-            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
-            let google = try await TestIdentityIssuer(issuer: "https://accounts.google.com", audience: "321fit.apps.googleusercontent.com")
+            let providers = try await Providers.make(db)
             let fake = try FakeProviderServer(clock: db.clock)
             try await fake.serve {
                 let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
-                    $0.appleJWKS = apple.jwksPath
-                    $0.appleClientIDs = [apple.audience]
-                    $0.googleJWKS = google.jwksPath
-                    $0.googleClientIDs = [google.audience]
+                    providers.trust(&$0)
                     $0.appleTokenURL = fake.baseURL + "/apple/token"
                     $0.appleRevokeURL = fake.baseURL + "/apple/revoke"
                     $0.appleTeamID = FakeProviderServer.teamID
@@ -86,7 +82,7 @@ struct ProviderTokenEndpointTests {
                     try await body(
                         client,
                         Setup(
-                            providers: Providers(apple: apple, google: google, db: db), fake: fake, services: services,
+                            providers: providers, fake: fake, services: services,
                             dispatcher: dispatcher))
                 }
             }

@@ -18,17 +18,13 @@ struct TwoFactorEndpointTests {
         _ body: @escaping @Sendable (any TestClientProtocol, Providers, LedgerServices) async throws -> Void
     ) async throws {
         try await TestPostgres.withDatabase { db in
-            let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
-            let google = try await TestIdentityIssuer(issuer: "https://accounts.google.com", audience: "321fit.apps.googleusercontent.com")
+            let providers = try await Providers.make(db)
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
-                $0.appleJWKS = apple.jwksPath
-                $0.appleClientIDs = [apple.audience]
-                $0.googleJWKS = google.jwksPath
-                $0.googleClientIDs = [google.audience]
+                providers.trust(&$0)
                 configure(&$0)
             }
             try await Application(router: buildRouter(services)).test(.router) { client in
-                try await body(client, Providers(apple: apple, google: google, db: db), services)
+                try await body(client, providers, services)
             }
         }
     }
