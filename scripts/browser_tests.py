@@ -165,6 +165,10 @@ def main():
         server.terminate()
         server.wait(timeout=20)
         hook.shutdown()
+    log.close()
+    logged = open(os.environ["LEDGER_BROWSER_SERVER_LOG"], errors="replace").read() if os.environ.get("LEDGER_BROWSER_SERVER_LOG") else ""
+    tokens = [m["token"] for m in Deliveries.messages if m.get("token")]
+    check(bool(tokens) and not any(token in logged for token in tokens), "no link token in the service's log")
     if failures:
         print(f"browser: {len(failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)
@@ -255,7 +259,7 @@ def run(base):
     status, _, body = raw_get(base + "/.well-known/apple-app-site-association")
     details = json.loads(body)["applinks"]["details"][0] if status == 200 else {}
     check(details.get("appIDs") == ["TEAM123456.fit.321.app"], "apple-app-site-association names the iOS app")
-    check([c["/"] for c in details.get("components", [])] == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email"],
+    check([c["/"] for c in details.get("components", [])] == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email", "/reauth"],
           "apple-app-site-association lists the link paths")
     status, _, body = raw_get(base + "/.well-known/assetlinks.json")
     check(status == 200 and json.loads(body)[0]["target"]["package_name"] == "fit.threetwoone", "assetlinks.json names the Android app")

@@ -118,9 +118,10 @@ extension AccountService {
             outbox.append(message)
         }
         let chosenRevert = revertLink
+        let hold = state.email.map { Hex.encode(retention.key(.email(EmailAddress.normalize($0)))) }
         return try await claimingEmail {
             try await repository.execute(found.accountID, outbox: outbox) { _ in
-                .confirmEmailChange(linkID: found.linkID, revertLink: chosenRevert)
+                .confirmEmailChange(linkID: found.linkID, revertLink: chosenRevert, previousEmailKey: hold)
             }.0
         }
     }

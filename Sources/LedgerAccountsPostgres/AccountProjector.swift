@@ -153,18 +153,28 @@ struct AccountProjector {
                 apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
                 deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt,
                 totp_enabled: state.isTOTPEnabled, recovery_codes_left: Int64(state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0)))
-        for case (.deletionScheduled(let scheduled), _) in events {
-            for key in scheduled.cooldownKeys {
+        // The previous address of an email change is held for its revert link's life, as a
+        // deletion's identifiers are for the cooldown (the owner itself may claim it back).
+        var listed: [(keys: [String], until: Date)] = []
+        for (event, _) in events {
+            switch event {
+            case .deletionScheduled(let scheduled): listed.append((scheduled.cooldownKeys, scheduled.cooldownUntil))
+            case .emailChanged(let changed): listed.append((changed.previousEmailKey.map { [$0] } ?? [], changed.revertExpiresAt))
+            default: break
+            }
+        }
+        for (keys, until) in listed {
+            for key in keys {
                 // As the upsert does: the longest cooldown wins, with its account as the owner
                 // (a purge clears its own account's rows). Not "the last account written": a
                 // rebuild visits accounts by id, not by time.
                 if let earlier = cooldowns[key] {
-                    if scheduled.cooldownUntil >= earlier.until {
-                        cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: scheduled.cooldownUntil)
+                    if until >= earlier.until {
+                        cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: until)
                     }
                 } else {
                     cooldownOrder.append(key)
-                    cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: scheduled.cooldownUntil)
+                    cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: until)
                 }
             }
         }

@@ -15,8 +15,9 @@ import LedgerPostgres
 extension PostgresAccountRepository {
     /// Locks the identifiers `events` claim or put on the cooldown list (in one order, so two
     /// such transactions never wait on each other in a circle), then refuses a claim of an
-    /// identifier on the list with `409 signup_cooldown`.
-    func guardClaims(_ events: [AccountEvent], at now: Date, on connection: PostgresConnection) async throws {
+    /// identifier on the list with `409 signup_cooldown`, unless the account itself put it there
+    /// (an address held for its revert link).
+    func guardClaims(_ events: [AccountEvent], of accountID: UUID, at now: Date, on connection: PostgresConnection) async throws {
         let claimed = Retention.Identifier.claimed(by: events).map { Hex.encode(retention.key($0)) }
         var listed: [String] = []
         for case .deletionScheduled(let scheduled) in events { listed += scheduled.cooldownKeys }
@@ -29,9 +30,11 @@ extension PostgresAccountRepository {
         let cooling = try await connection.query(
             """
             SELECT 1 FROM signup_cooldowns
-            WHERE key_hmac IN (SELECT decode(k, 'hex') FROM unnest(string_to_array($1, ',')) AS k) AND until > $2 LIMIT 1
+            WHERE key_hmac IN (SELECT decode(k, 'hex') FROM unnest(string_to_array($1, ',')) AS k) AND until > $2
+              AND account_id IS DISTINCT FROM $3
+            LIMIT 1
             """,
-            [.text(claimed.joined(separator: ",")), .timestamp(now)])
+            [.text(claimed.joined(separator: ",")), .timestamp(now), .uuid(accountID)])
         if cooling.rowCount > 0 { throw retention.cooldownError }
     }
 }

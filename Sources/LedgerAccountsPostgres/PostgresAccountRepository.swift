@@ -46,7 +46,7 @@ public struct PostgresAccountRepository: AccountRepository {
         // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
         try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)
         guard !events.isEmpty else { return (state, []) }
-        try await guardClaims(events, at: now, on: connection)
+        try await guardClaims(events, of: accountID, at: now, on: connection)
         // Nobody else named: the account's own caller (a signed-in session, or the sign-up or
         // sign-in that proved it) caused these.
         let metadata = EventMetadata.current.withActor(default: "account:\(accountID.lowercased)")

@@ -47,7 +47,7 @@ public enum AccountCommand: Sendable, Equatable {
     /// Sends a confirmation link to `newEmail`; needs re-auth unless email + password is the only method.
     case requestEmailChange(EmailAddress, link: NewLink, sessionID: UUID, reauthTokenHash: String?)
     /// The new address's link was used: the change applies, and the old address gets `revertLink`.
-    case confirmEmailChange(linkID: UUID, revertLink: NewLink)
+    case confirmEmailChange(linkID: UUID, revertLink: NewLink, previousEmailKey: String? = nil)
     /// The old address's revert link was used: the address comes back and every session ends.
     case revertEmail(linkID: UUID)
     /// A new account whose first sign-in method is an Apple or Google identity.

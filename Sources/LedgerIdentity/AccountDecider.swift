@@ -228,7 +228,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
                     email: newEmail.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))
         ]
 
-    case .confirmEmailChange(let linkID, let revertLink):
+    case .confirmEmailChange(let linkID, let revertLink, let previousEmailKey):
         try requireLiveAccount(state)
         guard let link = state.pendingLinks[linkID], link.purpose == .emailChange, link.expiresAt > now else {
             throw IdentityError.linkExpired
@@ -237,7 +237,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             .emailChanged(
                 .init(
                     email: link.email, previousEmail: state.email, previousEmailVerified: state.emailVerified, linkID: linkID,
-                    revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash))
+                    revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash,
+                    previousEmailKey: state.email == nil ? nil : previousEmailKey))
         ]
 
     case .revertEmail(let linkID):

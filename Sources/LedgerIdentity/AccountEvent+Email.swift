@@ -21,15 +21,20 @@ extension AccountEvent {
         public var revertLinkID: UUID
         public var revertExpiresAt: Date
         public var revertTokenHash: String?
+        /// The previous address's keyed hash: no other account may claim it while the revert link
+        /// lives, so whoever moved the email cannot take the old address and block the way back.
+        public var previousEmailKey: String?
         enum CodingKeys: String, CodingKey {
             case email, previousEmail = "previous_email", previousEmailVerified = "previous_email_verified", linkID = "link_id"
             case revertLinkID = "revert_link_id", revertExpiresAt = "revert_expires_at", revertTokenHash = "revert_token_sha256"
+            case previousEmailKey = "previous_email_key"
         }
 
         public init(
             email: String, previousEmail: String?, previousEmailVerified: Bool, linkID: UUID, revertLinkID: UUID,
-            revertExpiresAt: Date, revertTokenHash: String?
+            revertExpiresAt: Date, revertTokenHash: String?, previousEmailKey: String? = nil
         ) {
+            self.previousEmailKey = previousEmailKey
             self.email = email
             self.previousEmail = previousEmail
             self.previousEmailVerified = previousEmailVerified

@@ -98,6 +98,12 @@ public struct LedgerConfiguration: Sendable {
         if webhookAllowPrivateNetworks {
             warnings.append("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: subscriptions may reach loopback and internal addresses")
         }
+        if !linkBaseURL.hasPrefix("https://") {
+            warnings.append("LEDGER_LINK_BASE_URL is not https: email links carry their tokens in the clear")
+        }
+        if let path = URL(string: linkBaseURL)?.path, !path.isEmpty, path != "/" {
+            warnings.append("LEDGER_LINK_BASE_URL has a path (\(path)): the link pages and the app-link documents are served at the root")
+        }
         if !appleClientIDs.isEmpty, applePrivateKeyPath == nil {
             warnings.append(
                 "Sign in with Apple is on but LEDGER_APPLE_PRIVATE_KEY is not set: authorization codes are ignored and no token "

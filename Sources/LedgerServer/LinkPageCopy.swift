@@ -21,6 +21,8 @@ struct LinkPageCopy: Sendable {
     let confirmPasswordLabel: String
     let rules: [String]
     let mismatch: String
+    /// What a page says when the service failed in a way it did not expect.
+    let unexpected: String
     let pages: [LinkPages.Kind: Page]
 
     static let english = LinkPageCopy(
@@ -28,6 +30,7 @@ struct LinkPageCopy: Sendable {
         installText: "On a phone with the app, this link opens it. You can also finish here.",
         expiredTitle: "This link has expired", newPasswordLabel: "New password", confirmPasswordLabel: "Confirm new password",
         rules: ["At least 8 characters", "Not a common password", "Not all numbers"], mismatch: "Passwords don't match.",
+        unexpected: "Something went wrong on our side. Open the link again in a moment.",
         pages: [
             .verifyEmail: Page(
                 title: "Verify your email", lead: "Confirm that this address is yours.", button: "Verify email",

@@ -106,7 +106,8 @@ public struct LinkPages: Sendable {
     /// `/.well-known/apple-app-site-association`: the iOS apps that open the link paths.
     var appleAppSiteAssociation: [String: Any]? {
         guard !apps.iosAppIDs.isEmpty else { return nil }
-        let components = Kind.allCases.map { ["/": $0.rawValue, "comment": "the \($0.rawValue.dropFirst()) link"] }
+        // The re-auth link (`/reauth`) has no page: only the app that asked for it can use it.
+        let components = (Kind.allCases.map(\.rawValue) + ["/reauth"]).map { ["/": $0, "comment": "the \($0.dropFirst()) link"] }
         return ["applinks": ["details": [["appIDs": apps.iosAppIDs, "components": components]]]]
     }
 

@@ -32,7 +32,11 @@ public struct LinkPagesController: Sendable {
                     copy: copy, status: .ok)
             }
             routes.post(RouterPath(kind.rawValue)) { request, context in
-                try await submit(kind, request: request, context: context)
+                do {
+                    return try await submit(kind, request: request, context: context)
+                } catch {
+                    return trouble(kind, error, request: request, context: context)
+                }
             }
         }
         routes.get("/pages/style.css") { _, _ in
@@ -77,6 +81,23 @@ public struct LinkPagesController: Sendable {
         } catch let error as IdentityError where error.code == .linkExpired {
             return pages.expired(kind, copy: copy)
         }
+    }
+
+    /// Any other failure (the service busy, the address taken meanwhile, a body too large) as a
+    /// page in the same language and with the same headers, never a JSON error: the message the
+    /// API would give, and the form again where trying again can help.
+    func trouble(_ kind: LinkPages.Kind, _ error: any Error, request: Request, context: LedgerRequestContext) -> Response {
+        let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
+        let translated = ErrorTranslation.apiError(for: error)
+        if translated == nil {
+            context.logger.error("link page failed", metadata: ["error_type": "\(type(of: error))", "error": "\(error)"])
+        }
+        let page = copy.pages[kind]
+        let content = LinkPages.Content(
+            title: page?.title ?? copy.expiredTitle, lead: page?.lead, errors: [translated?.message ?? copy.unexpected])
+        var response = pages.render(kind, content, copy: copy, status: translated?.status ?? .internalServerError)
+        if let retryAfter = translated?.headers[.retryAfter] { response.headers[.retryAfter] = retryAfter }
+        return response
     }
 
     /// A `.well-known` document, or `404` when the apps it names are not configured.

@@ -170,7 +170,8 @@ struct ChangesEndpointTests {
         }
     }
 
-    @Test("email change: link to the new address, notice to the old, revert link after; taken addresses 409")
+    @Test(
+        "email change: link to the new address, notice to the old, revert link after, the old address held until then; taken addresses 409")
     func changeEmail() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
@@ -207,6 +208,11 @@ struct ChangesEndpointTests {
                 #expect(
                     try await call(client, .post, "/auth/email/login", ["email": "ana.new@example.com", "password": "violet-harbor-91"])
                         .status == .ok)
+                // Whoever moved the email cannot take the old address to block the way back: it is
+                // held for the revert link's life.
+                let squat = try await call(
+                    client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "copper-lantern-77"])
+                #expect(squat.status == .conflict && squat.string("error") == "signup_cooldown")
                 // The old address's owner reverts: the address is back and every session ends.
                 let revert = try await outboxMessage(db, template: "email_changed_notice")
                 #expect(revert.to == "ana@example.com")

@@ -122,7 +122,7 @@ struct LinkPagesTests {
                 let details = ((apple.body["applinks"] as? [String: Any])?["details"] as? [[String: Any]])?.first
                 #expect(details?["appIDs"] as? [String] == ["TEAM123.fit.321.app"])
                 let paths = (details?["components"] as? [[String: Any]])?.compactMap { $0["/"] as? String }
-                #expect(paths == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email"])
+                #expect(paths == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email", "/reauth"])
                 let android = try await client.execute(uri: "/.well-known/assetlinks.json", method: .get) { response in
                     try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
                 }
@@ -144,6 +144,23 @@ struct LinkPagesTests {
                     uri: "/verify-email?token=x", method: .get, headers: [.acceptLanguage: "ka-GE, en;q=0.5"]
                 ) { String(buffer: $0.body) }
                 #expect(html.contains("<html lang=\"en\">"))
+            }
+        }
+    }
+
+    @Test("a failure the page did not expect is a page too (same headers), with the API's message: a new address taken meanwhile")
+    func troublePage() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let grant = try await passwordGrant(client, token: access)
+                _ = try await call(
+                    client, .post, "/auth/email/request-change", ["new_email": "ana.new@example.com"], token: access, reauth: grant)
+                let token = try await outboxToken(db, template: "email_change_confirm")
+                _ = try await signUp(client, email: "ana.new@example.com")
+                let taken = try await page(client, .post, "/confirm-email-change", form: ["token": token])
+                #expect(taken.status == .conflict && taken.html.contains("This email is already in use by another account."))
+                expectPageHeaders(taken)
             }
         }
     }

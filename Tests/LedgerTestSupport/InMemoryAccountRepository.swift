@@ -19,8 +19,8 @@ public actor InMemoryAccountRepository: AccountRepository {
     /// Links by token hash (hex), and those used (ended before they expired).
     private var links: [String: (accountID: UUID, linkID: UUID, purpose: AccountState.PendingLink.Purpose)] = [:]
     private var usedLinks: Set<UUID> = []
-    /// The re-signup cooldown list: keyed identifier hash (hex) → until.
-    private var cooldowns: [String: Date] = [:]
+    /// The re-signup cooldown list: keyed identifier hash (hex) → until, and the account that put it there.
+    private var cooldowns: [String: (until: Date, owner: UUID)] = [:]
     /// `last_used_at` moved by use, by session (the PostgreSQL repository writes its projection).
     private var touched: [UUID: Date] = [:]
     /// The messages commands queued, in order (the outbox).
@@ -56,7 +56,9 @@ public actor InMemoryAccountRepository: AccountRepository {
     /// one another live account holds (or a handle anyone holds) is `ClaimTaken`.
     private func guardClaims(_ events: [AccountEvent], after: AccountState, before: AccountState, at now: Date) throws {
         for identifier in Retention.Identifier.claimed(by: events) {
-            if let until = cooldowns[Hex.encode(retention.key(identifier))], until > now { throw retention.cooldownError }
+            if let listed = cooldowns[Hex.encode(retention.key(identifier))], listed.until > now, listed.owner != after.accountID {
+                throw retention.cooldownError
+            }
         }
         let others = states.values.filter { $0.accountID != after.accountID }
         let live = others.filter { !$0.isDeleted }
@@ -78,6 +80,12 @@ public actor InMemoryAccountRepository: AccountRepository {
         }
     }
 
+    /// Puts a keyed identifier on the cooldown list; the longest listing wins, with its owner.
+    private func list(_ key: String, until: Date, owner: UUID) {
+        if let earlier = cooldowns[key], earlier.until > until { return }
+        cooldowns[key] = (until, owner)
+    }
+
     private func index(_ after: AccountState, before: AccountState, events: [AccountEvent], at now: Date) {
         for (sessionID, session) in before.sessions where after.sessions[sessionID]?.refreshTokenHash != session.refreshTokenHash {
             spentRefreshTokens[session.refreshTokenHash] = SessionRef(accountID: after.accountID, sessionID: sessionID)
@@ -91,9 +99,11 @@ public actor InMemoryAccountRepository: AccountRepository {
             case .passwordResetRequested(let sent): remember(sent.tokenHash, sent.linkID, .passwordReset, of: after.accountID)
             case .reauthLinkSent(let sent): remember(sent.tokenHash, sent.linkID, .reauth, of: after.accountID)
             case .emailChangeRequested(let sent): remember(sent.tokenHash, sent.linkID, .emailChange, of: after.accountID)
-            case .emailChanged(let changed): remember(changed.revertTokenHash, changed.revertLinkID, .emailRevert, of: after.accountID)
+            case .emailChanged(let changed):
+                remember(changed.revertTokenHash, changed.revertLinkID, .emailRevert, of: after.accountID)
+                if let key = changed.previousEmailKey { list(key, until: changed.revertExpiresAt, owner: after.accountID) }
             case .deletionScheduled(let scheduled):
-                for key in scheduled.cooldownKeys { cooldowns[key] = max(cooldowns[key] ?? .distantPast, scheduled.cooldownUntil) }
+                for key in scheduled.cooldownKeys { list(key, until: scheduled.cooldownUntil, owner: after.accountID) }
             default: break
             }
         }
@@ -154,7 +164,7 @@ public actor InMemoryAccountRepository: AccountRepository {
     }
 
     public func cooldown(keyHash: [UInt8], at time: Date) async throws -> Date? {
-        cooldowns[Hex.encode(keyHash)].flatMap { $0 > time ? $0 : nil }
+        cooldowns[Hex.encode(keyHash)].flatMap { $0.until > time ? $0.until : nil }
     }
 
     public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {
