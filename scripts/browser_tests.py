@@ -121,6 +121,12 @@ def page_link(message, base):
     return message["link"]
 
 
+def check_headers(link, what):
+    """A GET of the page: 200, the page headers, and nothing used."""
+    status, headers, _ = raw_get(link)
+    check(status == 200 and all(headers.get(name) == value for name, value in PAGE_HEADERS.items()), f"{what} page: 200 and its headers")
+
+
 def submit(driver, name):
     driver.find_element(By.ID, "submit").click()
     time.sleep(0.2)
@@ -201,6 +207,7 @@ def run(base):
         # Password reset: a rule broken (the API's message, inline), a mismatch, then a good one.
         api(base, "POST", "/auth/password/forgot", {"email": "ana@example.com"})
         link = page_link(latest("password_reset"), base)
+        check_headers(link, "reset")
         driver.get(link)
         driver.save_screenshot(os.path.join(SHOTS, "reset-password.png"))
         check(driver.find_element(By.CSS_SELECTOR, "label[for=new_password]").text == "New password", "reset page labels its fields")
@@ -229,12 +236,14 @@ def run(base):
         status, _ = api(base, "POST", "/auth/email/request-change", {"new_email": "ana.new@example.com"}, token=access, reauth=grant["reauth_token"])
         check(status == 202, "email change requested")
         link = page_link(latest("email_change_confirm", "ana.new@example.com"), base)
+        check_headers(link, "confirm change")
         driver.get(link)
         driver.save_screenshot(os.path.join(SHOTS, "confirm-email-change.png"))
         check("Your new email address is confirmed." in submit(driver, "confirm-email-change-done"), "confirm the change in the browser")
         driver.get(link)
         check("This link has expired" in submit(driver, "confirm-email-change-expired"), "confirm link again: expired")
         link = page_link(latest("email_changed_notice", "ana@example.com"), base)
+        check_headers(link, "revert")
         driver.get(link)
         driver.save_screenshot(os.path.join(SHOTS, "revert-email.png"))
         check("Every device will be signed out." in driver.page_source, "revert page says what it does")
