@@ -97,12 +97,13 @@ public struct TwoFactorService: Sendable {
         // The identity a link_token carried is opened first: once the session starts, it is too late to refuse.
         let waitingLink = try waiting.linkToken.map(providers.waitingIdentity)
         let admission = try await admit(token.accountID, client: client)
-        let state = try await repository.load(token.accountID)
+        // Which step the code matches is read from the state loaded above; `decide` judges it
+        // again, under the stream's lock, against the state of that moment.
         let proof: AccountCommand.MFAProof =
             if let recoveryCode {
                 .recoveryCode(hash: RecoveryCodes.hash(recoveryCode))
             } else {
-                .totp(step: state.totp.flatMap { TOTPCodes.matchingStep(code ?? "", secret: $0.secret, at: clock.now()) })
+                .totp(step: known.totp.flatMap { TOTPCodes.matchingStep(code ?? "", secret: $0.secret, at: clock.now()) })
             }
         let tokens = try IssuedTokens.issue(now: clock.now())
         let sessionID = UUID.random()
