@@ -123,9 +123,16 @@ struct ServeCommand: AsyncParsableCommand {
 
         let clock = SystemClock()
         let eventStore = EventStore(client: client, keyring: keyring, clock: clock)
+        // Readers on a standby, when one is configured: a pool of their own.
+        let readClient = configuration.readDatabaseURL.map {
+            PostgresClient(
+                configuration: .init(
+                    url: $0, maximumConnections: configuration.databaseMaxConnections,
+                    checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds)))
+        }
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
-            masterKey: masterKey)
+            masterKey: masterKey, readStore: readClient.map(eventStore.reading(from:)))
         let sink: any DeliverySink =
             configuration.deliveryWebhookURL.map {
                 WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
@@ -139,7 +146,7 @@ struct ServeCommand: AsyncParsableCommand {
                 client: client, sink: sink,
                 revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
                 store: eventStore),
-            EventWebhookDispatcher(subscriptions: services.subscriptions, store: eventStore, clock: clock),
+            EventWebhookDispatcher(subscriptions: services.subscriptions, store: services.readStore, clock: clock),
         ]
         if purge {
             let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
@@ -157,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.error("server stopped with an error", metadata: ["error": "\(error)"])
         }
         await client.shutdown()
+        await readClient?.shutdown()
         logger.info("stopped")
     }
 }

@@ -36,6 +36,22 @@ public final class EventStore: Sendable {
             stallThreshold: appendStallThreshold)
     }
 
+    /// The same store read through `readClient` (a hot standby, `LEDGER_READ_DATABASE_URL`): the
+    /// feed, streams and audit reads, with this store's keyring and wake-ups (a commit here wakes
+    /// its followers; a standby that lags shows them what it has). Never write through it.
+    public func reading(from readClient: PostgresClient) -> EventStore {
+        EventStore(client: readClient, keyring: keyring, clock: clock, wakeups: wakeups, logger: logger)
+    }
+
+    private init(client: PostgresClient, keyring: SubjectKeyring, clock: any LedgerClock, wakeups: FeedWakeups, logger: Logger) {
+        self.client = client
+        self.keyring = keyring
+        self.clock = clock
+        self.logger = logger
+        self.wakeups = wakeups
+        self.batcher = AppendBatcher(client: client, clock: clock, wakeups: wakeups, maximumFlushers: 1)
+    }
+
     /// Appends `events` to a stream atomically.
     ///
     /// Concurrent calls are group-committed (at most `appendTransactions` in flight): appends waiting at the same moment share one

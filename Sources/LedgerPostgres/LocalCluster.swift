@@ -88,6 +88,33 @@ public final class LocalCluster: Sendable {
         return cluster
     }
 
+    /// A hot standby of this cluster in `directory` (wiped first), by streaming replication:
+    /// `pg_basebackup -R` from this server, started on a port of its own. Read-only; it replays
+    /// what the primary commits.
+    public func startStandby(directory: URL, logger: Logger = Logger(label: "ledger.local-cluster")) throws -> LocalCluster {
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let standby = LocalCluster(
+            directory: directory, port: try Self.freePort(), database: database, binDirectory: binDirectory,
+            runAsPostgres: runAsPostgres, logger: logger)
+        if runAsPostgres { try run("/bin/chown", ["postgres:postgres", directory.path], asPostgres: false) }
+        try run(
+            binDirectory.appendingPathComponent("pg_basebackup").path,
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-D", standby.dataDirectory.path, "-R", "-X", "stream", "-c", "fast"])
+        let settings = [
+            "port = \(standby.port)", "unix_socket_directories = '\(directory.path)'", "hot_standby = on",
+            "hot_standby_feedback = on",
+        ]
+        let configuration = standby.dataDirectory.appendingPathComponent("postgresql.conf")
+        let handle = try FileHandle(forWritingTo: configuration)
+        handle.seekToEndOfFile()
+        handle.write(("\n# account-ledger standby\n" + settings.joined(separator: "\n") + "\n").data(using: .utf8)!)
+        try handle.close()
+        try standby.startServer()
+        logger.info("local PostgreSQL standby started", metadata: ["port": "\(standby.port)", "primary": "\(port)"])
+        return standby
+    }
+
     /// Stops the server (fast shutdown) and, when asked, deletes its files.
     public func stop(removeFiles: Bool = true) {
         _ = try? run(

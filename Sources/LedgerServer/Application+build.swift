@@ -54,7 +54,12 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
     router.add(middleware: ClientAddressMiddleware(trustedProxies: trustedProxies))
     router.add(middleware: EventMetadataMiddleware())
-    router.addRoutes(HealthController(readiness: ReadinessProbe(client: services.client, migrator: services.migrator)).endpoints)
+    router.addRoutes(
+        HealthController(
+            readiness: ReadinessProbe(
+                client: services.client, migrator: services.migrator,
+                readClient: services.readStore === services.eventStore ? nil : services.readStore.client)
+        ).endpoints)
     router.addRoutes(AuthController(accounts: services.accounts, providers: services.providers).endpoints)
     router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
     router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
@@ -70,7 +75,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(LinkPagesController(accounts: services.accounts, pages: services.pages).endpoints)
     router.addRoutes(
         EventsController(
-            store: services.eventStore, keys: services.apiKeyGuard, streamsPerKey: services.configuration.streamsPerKey,
+            store: services.readStore, keys: services.apiKeyGuard, streamsPerKey: services.configuration.streamsPerKey,
             keyRecheckInterval: services.configuration.streamKeyRecheckInterval
         ).endpoints)
     router.addRoutes(AuditController(audit: services.audit, keys: services.apiKeyGuard, clock: services.clock).endpoints)

@@ -19,7 +19,17 @@ public struct HealthController: Sendable {
             if let reason = await readiness.check() {
                 throw APIError(.serviceUnavailable, .notReady, "Not ready: \(reason).", headers: [.retryAfter: "1"])
             }
-            return JSONResponse(.ok, ["status": .string("ready")])
+            guard readiness.readClient != nil else { return JSONResponse(.ok, ["status": .string("ready")]) }
+            // Readers on a standby: how far behind it is (null when it cannot be read).
+            let lag = await readiness.replicationLag()
+            return JSONResponse(
+                .ok,
+                [
+                    "status": .string("ready"),
+                    "replication": .object([
+                        "lag_bytes": lag.map { .int($0.bytes) } ?? .null, "lag_seconds": lag?.seconds.map { .double($0) } ?? .null,
+                    ]),
+                ])
         }
         return routes
     }

@@ -6,6 +6,9 @@ import LedgerIdentity
 /// `Policies.standard`, the product's values. Flags of `ledger serve` override the environment.
 public struct LedgerConfiguration: Sendable {
     public var databaseURL: String?
+    /// A hot standby of `databaseURL` (PostgreSQL streaming replication) for the readers: the
+    /// feed, the event stream, webhooks and the audit (`LEDGER_READ_DATABASE_URL`).
+    public var readDatabaseURL: String?
     public var host = "0.0.0.0"
     public var port = 8080
     /// base64 of 32 bytes; generated in development when absent.
@@ -146,6 +149,7 @@ public struct LedgerConfiguration: Sendable {
             string(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         }
         configuration.databaseURL = string("DATABASE_URL")
+        configuration.readDatabaseURL = string("LEDGER_READ_DATABASE_URL")
         try integer("LEDGER_PORT", &configuration.port, minimum: 0, maximum: 65_535)
         configuration.masterKey = string("LEDGER_MASTER_KEY")
         configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")

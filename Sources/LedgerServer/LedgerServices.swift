@@ -14,6 +14,9 @@ public struct LedgerServices: Sendable {
     public let configuration: LedgerConfiguration
     public let client: PostgresClient
     public let eventStore: EventStore
+    /// Where the feed, the event stream, webhooks and the audit read (`LEDGER_READ_DATABASE_URL`:
+    /// a hot standby); `eventStore` itself without one.
+    public let readStore: EventStore
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
     public let accounts: AccountService
@@ -38,8 +41,9 @@ public struct LedgerServices: Sendable {
 
     public init(
         configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore, migrator: SchemaMigrator,
-        clock: any LedgerClock, masterKey: MasterKey
+        clock: any LedgerClock, masterKey: MasterKey, readStore: EventStore? = nil
     ) throws {
+        self.readStore = readStore ?? eventStore
         let verifier = JWKSIdentityTokenVerifier(
             apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
             google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock)
@@ -81,7 +85,7 @@ public struct LedgerServices: Sendable {
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
-        self.audit = AccountAudit(store: eventStore)
+        self.audit = AccountAudit(store: readStore ?? eventStore)
         self.subscriptions = try WebhookSubscriptions(
             store: eventStore, masterKey: masterKey, clock: clock, allowsPrivateNetworks: configuration.webhookAllowPrivateNetworks)
         self.openAPI = OpenAPIController.load()

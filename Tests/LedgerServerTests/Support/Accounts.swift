@@ -28,7 +28,7 @@ func signIn(_ client: some TestClientProtocol, email: String) async throws -> St
 /// Builds the real router on a database for one test.
 func makeServices(
     url: String, client: PostgresClient, clock: ManualClock = ManualClock(), masterKey: MasterKey? = nil,
-    configure: (inout LedgerConfiguration) -> Void = { _ in }
+    readClient: PostgresClient? = nil, configure: (inout LedgerConfiguration) -> Void = { _ in }
 ) throws -> LedgerServices {
     var configuration = LedgerConfiguration()
     configuration.databaseURL = url
@@ -38,7 +38,8 @@ func makeServices(
     let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: key), clock: clock)
     return try LedgerServices(
         configuration: configuration, client: client, eventStore: store,
-        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, masterKey: key)
+        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, masterKey: key,
+        readStore: readClient.map(store.reading(from:)))
 }
 
 /// The router over a test database with the configuration's defaults.
