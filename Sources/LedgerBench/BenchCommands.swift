@@ -111,6 +111,8 @@ struct FeedBench: AsyncParsableCommand {
     @OptionGroup var database: BenchDatabase
     @Option(help: "Events in the feed.") var events = 1_000_000
     @Option(help: "Events per page.") var pageSize = 10_000
+    @Option(help: "A hot standby of the database: the same read is measured there too, once it has caught up.")
+    var readDatabaseURL: String?
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
@@ -122,17 +124,33 @@ struct FeedBench: AsyncParsableCommand {
             try await load(Int(Int64(events) - present), into: store)
         }
         try await client.query("VACUUM ANALYZE events")
-        // Warm the cache once, then measure a full read in commit order with payloads opened.
+        try await measure(store, label: "primary")
+        if let readDatabaseURL {
+            let standby = PostgresClient(configuration: .init(url: readDatabaseURL, maximumConnections: 4))
+            // Once the standby has replayed everything the primary wrote (the VACUUM included).
+            let target = try await client.query("SELECT pg_current_wal_lsn()::text")[0].string(0) ?? "0/0"
+            while try await standby.query(
+                "SELECT pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn()) > 0", [.text(target)])[0].bool(0) == true
+            {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await measure(store.reading(from: standby), label: "standby")
+            await standby.shutdown()
+        }
+        await client.shutdown()
+    }
+
+    /// A warm-up read, then a timed full read in commit order with payloads opened.
+    private func measure(_ store: EventStore, label: String) async throws {
         _ = try await readAll(store)
         let started = ContinuousClock.now
         let (read, bytes) = try await readAll(store)
         let elapsed = ContinuousClock.now - started
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(
-            String(
-                format: "bench feed events=%d page=%d seconds=%.2f events_per_s=%.0f payload_mib=%.1f peak_rss_mib=%.1f",
-                read, pageSize, elapsedSeconds, Double(read) / elapsedSeconds, Double(bytes) / 1_048_576, peakRSSMiB()))
-        await client.shutdown()
+        let figures = String(
+            format: "events=%d page=%d seconds=%.2f events_per_s=%.0f payload_mib=%.1f peak_rss_mib=%.1f",
+            read, pageSize, elapsedSeconds, Double(read) / elapsedSeconds, Double(bytes) / 1_048_576, peakRSSMiB())
+        print(label == "primary" ? "bench feed \(figures)" : "bench feed from the \(label) \(figures)")
     }
 
     private func readAll(_ store: EventStore) async throws -> (Int, Int) {
