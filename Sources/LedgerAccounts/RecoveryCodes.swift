@@ -13,12 +13,7 @@ public enum RecoveryCodes {
     public static func generate(count: Int = Policies.standard.recoveryCodeCount) throws -> (codes: [String], hashes: [String]) {
         var codes: [String] = []
         while codes.count < count {
-            var characters: [Character] = []
-            while characters.count < 12 {
-                for byte in try SecureRandom.bytes(32) where Int(byte) < 256 - 256 % alphabet.count && characters.count < 12 {
-                    characters.append(alphabet[Int(byte) % alphabet.count])
-                }
-            }
+            let characters = Array(try SecureRandom.string(12, from: alphabet))
             let code = [characters[0..<4], characters[4..<8], characters[8..<12]].map { String($0) }.joined(separator: "-")
             if !codes.contains(code) { codes.append(code) }
         }

@@ -25,7 +25,6 @@ public final class SessionActivity: @unchecked Sendable {
     /// The session was used now.
     public func used(_ session: SessionRef) {
         let now = clock.now()
-        let writeID = UUID.random()
         let due: Bool = lock.withLock {
             if let last = lastWrites[session.sessionID], now.timeIntervalSince(last) < interval { return false }
             if lastWrites.count >= Self.capacity { lastWrites = lastWrites.filter { now.timeIntervalSince($0.value) < interval } }
@@ -33,13 +32,13 @@ public final class SessionActivity: @unchecked Sendable {
             return true
         }
         guard due else { return }
-        let task = Task<Void, Never> { [repository, interval] in
-            _ = try? await repository.touch(session, at: now, interval: interval)
-        }
-        lock.withLock { inFlight[writeID] = task }
-        Task {
-            await task.value
-            _ = lock.withLock { inFlight.removeValue(forKey: writeID) }
+        let writeID = UUID.random()
+        // Made under the lock: the write's own removal (which takes the lock) cannot come first.
+        lock.withLock {
+            inFlight[writeID] = Task<Void, Never> { [repository, interval] in
+                _ = try? await repository.touch(session, at: now, interval: interval)
+                _ = self.lock.withLock { self.inFlight.removeValue(forKey: writeID) }
+            }
         }
     }
 

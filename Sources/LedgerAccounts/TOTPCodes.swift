@@ -11,14 +11,7 @@ public enum TOTPCodes {
 
     /// A new secret: 32 characters drawn uniformly (about 180 bits); its UTF-8 bytes are the HMAC key.
     public static func newSecret() throws -> String {
-        var characters: [Character] = []
-        while characters.count < 32 {
-            for byte in try SecureRandom.bytes(64) where Int(byte) < 256 - 256 % alphabet.count {
-                characters.append(alphabet[Int(byte) % alphabet.count])
-                if characters.count == 32 { break }
-            }
-        }
-        return String(characters)
+        try SecureRandom.string(32, from: alphabet)
     }
 
     /// The secret as authenticator apps take it typed in: base32 of its key bytes, no padding.

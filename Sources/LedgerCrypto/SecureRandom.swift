@@ -20,6 +20,15 @@ public enum SecureRandom {
         }
     }
 
+    /// `count` characters drawn uniformly and independently from `alphabet` (codes and secrets
+    /// people type or scan).
+    public static func string(_ count: Int, from alphabet: [Character]) throws -> String {
+        var characters: [Character] = []
+        characters.reserveCapacity(count)
+        for _ in 0..<count { characters.append(alphabet[Int(try uniform(below: UInt32(alphabet.count)))]) }
+        return String(characters)
+    }
+
     /// A uniformly distributed number in `0..<upperBound`, without modulo bias.
     public static func uniform(below upperBound: UInt32) throws -> UInt32 {
         precondition(upperBound > 0)

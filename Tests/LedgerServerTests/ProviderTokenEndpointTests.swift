@@ -37,21 +37,6 @@ struct ProviderTokenEndpointTests {
                 ($0["type"] as? String ?? "", $0["data"] as? [String: Any] ?? [:])
             }
         }
-
-        /// How many rows of any table hold `text` in the clear (in a text column, or as bytes in a
-        /// `bytea` one, which a row's text shows in hex).
-        func rowsHolding(_ text: String) async throws -> Int {
-            let tables = try await db.client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-            var found = 0
-            for index in 0..<tables.rowCount {
-                let table = tables[index].string(0) ?? ""
-                let rows = try await db.client.query(
-                    "SELECT count(*) FROM \(table) AS t WHERE strpos(t::text, $1) > 0 OR strpos(t::text, encode(convert_to($1, 'UTF8'), 'hex')) > 0",
-                    [.text(text)])
-                found += Int(try rows[0].int(0) ?? 0)
-            }
-            return found
-        }
     }
 
     func withApp(
@@ -104,7 +89,7 @@ struct ProviderTokenEndpointTests {
             #expect(stored.count == 1)
             #expect(stored.first?.data["provider"] as? String == "apple" && stored.first?.data["client_id"] as? String == "fit.321.ios")
             #expect(stored.first?.data["subject"] as? String == "001.ana" && stored.first?.data["refresh_token"] == nil)
-            #expect(try await setup.rowsHolding(refreshToken) == 0)
+            #expect(try await setup.db.client.rowsHolding(refreshToken) == 0)
             // The next sign-in without a code changes nothing about the token; one with a code
             // does not call Apple again while the account keeps a token for this app.
             #expect(try await call(client, .post, "/auth/apple", ["id_token": idToken]).status == .ok)
@@ -143,7 +128,7 @@ struct ProviderTokenEndpointTests {
             #expect(hub.status == .ok)
             let queued = try await setup.db.client.query("SELECT recipient, token FROM outbox WHERE channel = 'provider'")
             #expect(queued.rowCount == 1 && queued[0].string(0) == "apple")
-            #expect(try await setup.rowsHolding(tokens[0]) == 0)
+            #expect(try await setup.db.client.rowsHolding(tokens[0]) == 0)
             // Apple is down for the first try; the retry after the backoff goes through.
             setup.fake.fail(1)
             try await setup.dispatcher.runOnce()
@@ -246,7 +231,7 @@ struct ProviderTokenEndpointTests {
             #expect(login.status == .ok)
             let types = try await setup.feed(client).map(\.type)
             #expect(types.contains("provider.linked") && types.filter { $0 == "provider.tokens_stored" }.count == 1)
-            #expect(try await setup.rowsHolding(try #require(setup.fake.issuedTokens.first)) == 0)
+            #expect(try await setup.db.client.rowsHolding(try #require(setup.fake.issuedTokens.first)) == 0)
         }
     }
 

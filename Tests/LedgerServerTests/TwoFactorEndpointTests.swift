@@ -229,17 +229,7 @@ struct TwoFactorEndpointTests {
 
             // The secret was never stored in the clear; after a purge nothing can read it back.
             let raw = try #require(TOTPCodes.secret(fromBase32: secret))
-            func rows(holding text: String) async throws -> Int {
-                let tables = try await db.client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-                var found = 0
-                for index in 0..<tables.rowCount {
-                    let counted = try await db.client.query(
-                        "SELECT count(*) FROM \(tables[index].string(0) ?? "") AS t WHERE strpos(t::text, $1) > 0", [.text(text)])
-                    found += Int(try counted[0].int(0) ?? 0)
-                }
-                return found
-            }
-            let clear = try await rows(holding: raw) + (try await rows(holding: secret))
+            let clear = try await db.client.rowsHolding(raw) + (try await db.client.rowsHolding(secret))
             #expect(clear == 0)
             let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
             #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
