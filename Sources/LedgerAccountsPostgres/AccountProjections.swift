@@ -4,157 +4,143 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
 
-/// Throws the account projections away and rebuilds them from the account streams, giving
-/// exactly the rows the incremental path wrote (docs/architecture.md "Event store rules").
+/// Rebuilds the account projections from the account streams while the service runs, giving
+/// exactly the rows the incremental path writes (docs/architecture.md "Event store rules",
+/// "Rebuilding projections").
+///
+/// Fresh tables are built beside the live ones (`ShadowTables`): loaded from every stream
+/// as of a feed position, caught up with what the feed shows after it, and swapped in for the
+/// live ones in one short transaction. Commands go on meanwhile; only the swap makes them wait,
+/// for at most `SwapPolicy.lockWait` plus `SwapPolicy.budget`.
 public enum AccountProjections {
     /// The tables rebuilt; operational tables (outbox, throttles, API keys) are not projections.
     static let tables = [
         "accounts", "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "signup_cooldowns", "stream_snapshots",
     ]
+    /// The load's inserts are plain but for these two (`ON CONFLICT` on their primary keys).
+    static let keptPrimaryKeys = ["signup_cooldowns", "stream_snapshots"]
 
-    /// How far a rebuild is: streams replayed of all, and events read so far.
+    /// How far a rebuild is.
     public struct Progress: Sendable {
+        /// Streams loaded, of all there were at the start.
         public var streamsDone = 0
         public var streamsTotal = 0
+        /// Events read by the load.
         public var events = 0
+        /// Catch-up rounds run, and the streams they projected again.
+        public var catchUpRounds = 0
+        public var streamsCaughtUp = 0
+        /// Times the swap found the live tables busy (or its catch-up too long) and tried again.
+        public var swapRetries = 0
+        /// How long the swap held the live tables, once done.
+        public var lockHeld: Duration?
         public init() {}
+    }
+
+    /// When and how the fresh tables are swapped in.
+    public struct SwapPolicy: Sendable {
+        /// How long the swap waits for the live tables; commands that come meanwhile wait behind it.
+        public var lockWait: Duration = .milliseconds(200)
+        /// How long the last catch-up may hold the locked tables before the swap gives up and
+        /// tries again after another round.
+        public var budget: Duration = .milliseconds(600)
+        /// A round with at most this many changed streams is small enough to repeat under the lock.
+        public var smallRound = 500
+        /// Catch-up rounds before the first try, at most, when writes keep every round large.
+        public var maximumRounds = 50
+        /// Tries before the rebuild gives up, dropping the fresh tables and changing nothing.
+        public var attempts = 30
+
+        public init() {}
+    }
+
+    /// The swap never found the tables quiet enough; the live tables are untouched.
+    public struct SwapGaveUp: Error, CustomStringConvertible {
+        public let attempts: Int
+        public var description: String {
+            "the projection tables stayed too busy to swap in \(attempts) tries; the live tables are unchanged, try again later"
+        }
     }
 
     /// Streams read per round trip (a rebuild's batch).
     public static let streamsPerRead = 500
-    /// Batches read and decoded ahead of the fold, each on its own pooled connection.
-    static let readAheadDepth = 2
 
-    /// Rebuilds every account and OTP request in one transaction; returns how many accounts
-    /// were replayed. `progress` is told after every batch of streams.
+    /// Rebuilds every account and OTP request; returns how many accounts the load replayed.
+    /// `progress` is told after every batch, every catch-up round and the swap.
     ///
-    /// Each stream is folded whole and projected once (`AccountProjector` writes from the
-    /// final state and each event's own time), so the rows are those the incremental path wrote.
-    /// Snapshots are rewritten too: one every `AccountSnapshots.interval` versions.
+    /// 1. **Position.** The feed's head now: every event not in the load comes after it.
+    /// 2. **Load.** Every stream, folded whole and projected once into the fresh tables
+    ///    (`AccountProjector` writes from the final state and each event's own time, so the rows
+    ///    are those the incremental path wrote), with snapshots every `AccountSnapshots.interval`.
+    /// 3. **Catch-up.** The streams changed after the position, as one snapshot sees them, are
+    ///    projected again; the tables then hold the state of that snapshot, so their unique keys
+    ///    can be built. Rounds repeat until one is small.
+    /// 4. **Swap.** Under the live tables' locks, a last round, then the swap (`ShadowTables.swap`).
+    ///    The replaced tables are dropped after.
     @discardableResult
     public static func rebuild(
-        store: EventStore, streamsPerRead: Int = streamsPerRead, progress: (@Sendable (Progress) -> Void)? = nil
+        store: EventStore, streamsPerRead: Int = streamsPerRead, swap policy: SwapPolicy = SwapPolicy(),
+        progress: (@Sendable (Progress) -> Void)? = nil
     ) async throws -> Int {
-        try await store.client.transaction { connection in
-            try await connection.query("TRUNCATE " + tables.joined(separator: ", "))
-            // Its inserts are plain but for these two (`ON CONFLICT` on their primary keys).
-            let indexes = try await DeferredIndexes.drop(
-                from: tables, keepingPrimaryKeysOf: ["signup_cooldowns", "stream_snapshots"], on: connection)
-            let accounts = try await streamIDs(ofType: PostgresAccountRepository.streamType, on: connection)
-            let requests = try await streamIDs(ofType: PostgresOTPRepository.streamType, on: connection)
-            var status = Progress()
-            status.streamsTotal = accounts.count + requests.count
-            // Batch N is written while batch N+1 is folded: one write at a time on the
-            // transaction's connection, and none left running when this returns or throws.
-            var writing: Task<Void, any Error>?
-            do {
-                try await forEachBatch(
-                    accounts, batchSize: streamsPerRead, store: store, status: &status, progress: progress, on: connection,
-                    prepare: { try await AccountState.decodeConcurrently($0[...]) }
-                ) { recorded, decoded, streams in
-                    var projector = AccountProjector()
-                    var snapshots: [(AccountState, Date)] = []
-                    for (accountID, range) in streams {
-                        var state = AccountState(accountID: accountID)
-                        var events: [(AccountEvent, Date)] = []
-                        events.reserveCapacity(range.count)
-                        var lastRecordedAt = Date.distantPast
-                        for index in range {
-                            state.apply(decoded[index], recordedAt: recorded[index].recordedAt)
-                            lastRecordedAt = max(lastRecordedAt, recorded[index].recordedAt)
-                            if let event = decoded[index] { events.append((event, recorded[index].recordedAt)) }
-                            if state.version % AccountSnapshots.interval == 0 { snapshots.append((state, lastRecordedAt)) }
-                        }
-                        projector.add(state, events: events)
-                    }
-                    try await writing?.value
-                    writing = Task { [projector, snapshots] in
-                        try await projector.write(on: connection, into: .emptiedTables)
-                        for (state, lastRecordedAt) in snapshots where state.purgedAt == nil {
-                            try await AccountSnapshots.save(state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
-                        }
-                    }
+        try await store.client.withConnection { connection in
+            try await ShadowTables.exclusively(on: connection, alsoHolding: [SchemaMigrator.lockKey]) {
+                let shadow = try await ShadowTables.prepare(tables, keepingPrimaryKeysOf: keptPrimaryKeys, on: connection)
+                do {
+                    var status = Progress()
+                    let position = try await store.headCursor(on: connection)
+                    let accounts = try await load(
+                        into: shadow, store: store, batchSize: streamsPerRead, status: &status, progress: progress, on: connection)
+                    try await shadow.buildSecondaryIndexes(on: connection)
+                    var cursor = try await catchUp(after: position, into: shadow, store: store, status: &status, on: connection)
+                    try await shadow.buildUniqueKeys(on: connection)
+                    try await carryOverClientAddresses(of: nil, into: shadow, on: connection)
+                    try await shadow.analyze(on: connection)
+                    progress?(status)
+                    status.lockHeld = try await swap(
+                        shadow, after: &cursor, store: store, policy: policy, status: &status, progress: progress, on: connection)
+                    progress?(status)
+                    try await shadow.dropRetired(on: connection)
+                    return accounts
+                } catch {
+                    try? await shadow.discard(on: connection)
+                    throw error
                 }
-                try await writing?.value
-            } catch {
-                _ = try? await writing?.value
-                throw error
             }
-            try await forEachBatch(
-                requests, batchSize: streamsPerRead, store: store, status: &status, progress: progress, on: connection,
-                prepare: { _ in }
-            ) { recorded, _, streams in
-                var projector = OTPProjector()
-                for (requestID, range) in streams {
-                    var challenge = OTPChallenge(requestID: requestID)
-                    var events: [(OTPEvent, Date)] = []
-                    for event in recorded[range] {
-                        if let applied = try challenge.apply(event) { events.append((applied, event.recordedAt)) }
-                    }
-                    projector.add(requestID, events: events, clientAddress: nil)
-                }
-                try await projector.write(on: connection, into: .emptiedTables)
-            }
-            try await indexes.restore(on: connection)
-            return accounts.count
         }
     }
 
-    private static func streamIDs(ofType type: String, on connection: PostgresConnection) async throws -> [UUID] {
-        let rows = try await connection.query("SELECT stream_id FROM streams WHERE stream_type = $1 ORDER BY stream_id", [.text(type)])
-        return try rows.rows.compactMap { try $0.uuid(0) }
-    }
-
-    /// Reads `streams` a batch at a time, `prepare`s each batch (decoding) and hands it to
-    /// `body` with where each stream's events are among them (in version order).
-    ///
-    /// Reading and preparing run `readAheadDepth` batches ahead on other pooled connections, so
-    /// this process decodes batches N+1 and N+2 while PostgreSQL writes batch N. Those reads are outside the
-    /// rebuild's transaction, which changes nothing they can see: the transaction is READ
-    /// COMMITTED, so a read inside it would also see every commit as it happens (and appends
-    /// that write projections wait for the rebuild's `TRUNCATE` locks anyway). With a pool of
-    /// one connection, everything runs on `connection` in turn.
-    private static func forEachBatch<Prepared: Sendable>(
-        _ streams: [UUID], batchSize: Int, store: EventStore, status: inout Progress, progress: (@Sendable (Progress) -> Void)?,
-        on connection: PostgresConnection, prepare: @escaping @Sendable ([RecordedEvent]) async throws -> Prepared,
-        _ body: ([RecordedEvent], Prepared, [(UUID, Range<Int>)]) async throws -> Void
-    ) async throws {
-        let batches = stride(from: 0, to: streams.count, by: max(batchSize, 1)).map {
-            Array(streams[$0..<min($0 + max(batchSize, 1), streams.count)])
+    /// Catch-up rounds until one is small, then tries to swap (each failed try is followed by
+    /// another round); returns how long the swap held the live tables.
+    private static func swap(
+        _ shadow: ShadowTables, after cursor: inout FeedCursor, store: EventStore, policy: SwapPolicy, status: inout Progress,
+        progress: (@Sendable (Progress) -> Void)?, on connection: PostgresConnection
+    ) async throws -> Duration {
+        var rounds = 0
+        while rounds < policy.maximumRounds {
+            let before = status.streamsCaughtUp
+            cursor = try await catchUp(after: cursor, into: shadow, store: store, status: &status, on: connection)
+            progress?(status)
+            rounds += 1
+            if status.streamsCaughtUp - before <= policy.smallRound { break }
         }
-        let readAhead = store.client.configuration.maximumConnections > 1
-        func load(_ batch: [UUID]) -> Task<([RecordedEvent], Prepared), any Error> {
-            Task {
-                let events = try await store.client.withConnection { try await store.readStreams(batch, on: $0) }
-                return (events, try await prepare(events))
+        for attempt in 1...max(policy.attempts, 1) {
+            let since = cursor
+            var finalStatus = status
+            let outcome = try await shadow.swap(on: connection, lockWait: policy.lockWait, budget: policy.budget) { locked in
+                // Under the locks nothing that writes these tables commits, so plain reads see
+                // one state (no snapshot needed), and every commit before the locks is in it.
+                _ = try await catchUp(after: since, into: shadow, store: store, status: &finalStatus, lockedOn: locked)
             }
-        }
-        // Two batches in flight smooth out the moments when PostgreSQL or this process lags.
-        var ahead = readAhead ? batches.prefix(readAheadDepth).map(load) : []
-        defer { for loading in ahead { loading.cancel() } }
-        for (index, batch) in batches.enumerated() {
-            let events: [RecordedEvent]
-            let prepared: Prepared
-            if !ahead.isEmpty {
-                (events, prepared) = try await ahead.removeFirst().value
-                if index + readAheadDepth < batches.count { ahead.append(load(batches[index + readAheadDepth])) }
-            } else {
-                events = try await store.readStreams(batch, on: connection)
-                prepared = try await prepare(events)
+            if case .swapped(let held) = outcome {
+                status = finalStatus
+                return held
             }
-            var grouped: [(UUID, Range<Int>)] = []
-            var start = events.startIndex
-            while start < events.endIndex {
-                let streamID = events[start].streamID
-                var end = start + 1
-                while end < events.endIndex && events[end].streamID == streamID { end += 1 }
-                grouped.append((streamID, start..<end))
-                start = end
-            }
-            try await body(events, prepared, grouped)
-            status.events += events.count
-            status.streamsDone += batch.count
+            status.swapRetries = attempt
+            // Back off a little (the tables were busy), then catch up what came meanwhile.
+            try await Task.sleep(for: policy.lockWait / 2)
+            cursor = try await catchUp(after: cursor, into: shadow, store: store, status: &status, on: connection)
             progress?(status)
         }
+        throw SwapGaveUp(attempts: policy.attempts)
     }
 }

@@ -177,7 +177,7 @@ public struct WebhookSubscriptions: Sendable {
             """,
             [
                 .uuid(owner), .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
-                .text("{" + skipping.map(\.lowercased).joined(separator: ",") + "}"),
+                .uuidArray(skipping),
             ])
         guard rows.rowCount == 1 else { return nil }
         let subscription = try Self.subscription(rows[0])

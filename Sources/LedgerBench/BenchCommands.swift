@@ -48,7 +48,7 @@ struct ScryptBench: AsyncParsableCommand {
             hashes += 1
         }
         let elapsed = ContinuousClock.now - started
-        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let elapsedSeconds = elapsed.inSeconds
         print(
             String(
                 format: "bench scrypt ln=%d r=8 p=1 hashes=%d seconds=%.1f hashes_per_s_per_core=%.2f ms_per_hash=%.1f peak_rss_mib=%.1f",
@@ -94,7 +94,7 @@ struct AppendBench: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         let elapsed = ContinuousClock.now - started
-        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let elapsedSeconds = elapsed.inSeconds
         let appendsPerSecond = Double(counts / batch) / elapsedSeconds
         print(
             String(
@@ -146,7 +146,7 @@ struct FeedBench: AsyncParsableCommand {
         let started = ContinuousClock.now
         let (read, bytes) = try await readAll(store)
         let elapsed = ContinuousClock.now - started
-        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let elapsedSeconds = elapsed.inSeconds
         let figures = String(
             format: "events=%d page=%d seconds=%.2f events_per_s=%.0f payload_mib=%.1f peak_rss_mib=%.1f",
             read, pageSize, elapsedSeconds, Double(read) / elapsedSeconds, Double(bytes) / 1_048_576, peakRSSMiB())

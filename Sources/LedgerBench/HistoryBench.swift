@@ -54,7 +54,7 @@ struct HistoryBench: AsyncParsableCommand {
         }
         bar.finish()
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         print(
             String(
                 format: "bench history accounts=%d events=%d seconds=%.1f events_per_s=%.0f", accounts, written, seconds,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import LedgerCore
 import NIOCore
 
 /// `ledger-bench login-flood`: sign-ins of existing accounts while a flood of sign-ups from many
@@ -96,11 +97,7 @@ struct LoginFloodBench: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - started
         try await http.shutdown()
 
-        func ms(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        }
-        let sorted = logins.0.map(ms).sorted()
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        let latencies = Latencies(logins.0)
         func describe(_ statuses: [UInt: Int]) -> String {
             statuses.sorted { $0.key < $1.key }.map { "\($0.key)x\($0.value)" }.joined(separator: ",")
         }
@@ -108,8 +105,8 @@ struct LoginFloodBench: AsyncParsableCommand {
             String(
                 format:
                     "bench login-flood flooders=%d%@ signers=%d seconds=%.1f login_ok=%d login_p50_ms=%.0f login_p99_ms=%.0f login_max_ms=%.0f",
-                flooders, ignoreRetryAfter ? " (ignoring Retry-After)" : "", signers, ms(elapsed) / 1000, sorted.count, percentile(0.5),
-                percentile(0.99), sorted.last ?? .nan)
+                flooders, ignoreRetryAfter ? " (ignoring Retry-After)" : "", signers, elapsed.inSeconds, latencies.count,
+                latencies.percentile(0.5), latencies.percentile(0.99), latencies.longest)
                 + " login_statuses=\(describe(logins.1)) signup_statuses=\(describe(signups))")
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import LedgerAccounts
+import LedgerCore
 import NIOCore
 
 /// `ledger-bench mfa`: `POST /auth/mfa/verify` at `--connections` concurrent clients. A code is
@@ -97,19 +98,13 @@ struct MFABench: AsyncParsableCommand {
             return try await group.reduce(into: [(UInt, Duration)]()) { $0 += $1 }
         }
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        func milliseconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        }
-        let latencies = results.map { milliseconds($0.1) }.sorted()
-        func percentile(_ p: Double) -> Double {
-            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
-        }
+        let seconds = elapsed.inSeconds
+        let latencies = Latencies(results.map(\.1))
         let statuses = Dictionary(grouping: results, by: \.0).mapValues(\.count)
         let statusList = statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         let rate = String(format: "%.0f", Double(results.count) / seconds)
-        let p50 = String(format: "%.2f", percentile(0.5))
-        let p99 = String(format: "%.2f", percentile(0.99))
+        let p50 = String(format: "%.2f", latencies.percentile(0.5))
+        let p99 = String(format: "%.2f", latencies.percentile(0.99))
         print(
             "mfa verify: \(results.count) requests in \(String(format: "%.2f", seconds)) s = \(rate)/s at \(connections) connections; "
                 + "p50 \(p50) ms, p99 \(p99) ms; statuses \(statusList)")

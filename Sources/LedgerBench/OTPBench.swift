@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import LedgerCore
 import NIOCore
 
 /// `ledger-bench otp`: phone-code request + verify pairs per second against a running
@@ -86,9 +87,7 @@ struct OTPBench: AsyncParsableCommand {
             }
         }
         try await http.shutdown()
-        let elapsed =
-            Double((ContinuousClock.now - start).components.seconds)
-            + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+        let elapsed = (ContinuousClock.now - start).inSeconds
         print(await client.timings.summary())
         print(
             String(
@@ -174,7 +173,7 @@ actor PhaseTimings {
         func ms(_ total: Duration) -> String {
             String(
                 format: "%.1f",
-                Double(total.components.attoseconds / 1_000_000_000_000_000 + total.components.seconds * 1000) / Double(max(count, 1)))
+                total.inMilliseconds / Double(max(count, 1)))
         }
         return "phases: request \(ms(request)) ms, delivery \(ms(delivery)) ms, verify \(ms(verify)) ms (mean of \(count))"
     }

@@ -79,7 +79,7 @@ struct PurgeBench: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - started
         load?.stop()
         let feed = try await loadTask.value
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         print(
             String(
                 format: "bench purge workers=%d accounts=%d seconds=%.2f accounts_per_s=%.0f peak_rss_mib=%.1f",
@@ -149,7 +149,7 @@ final class FeedLoad: @unchecked Sendable {
                     lastDelivery = now
                     cursor = page.nextCursor
                 }
-                return (0, Double(longest.components.seconds) * 1000 + Double(longest.components.attoseconds) / 1e15)
+                return (0, longest.inMilliseconds)
             }
             return try await group.reduce(into: (0, 0.0)) {
                 $0.0 += $1.0

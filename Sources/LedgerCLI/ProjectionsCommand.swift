@@ -8,14 +8,16 @@ import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
 
-/// `ledger projections rebuild`: replays the account streams into fresh projections.
+/// `ledger projections rebuild`: replays the account streams into fresh projections beside the
+/// live ones and swaps them in, while the service runs.
 struct ProjectionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "projections", abstract: "Manage projections.", subcommands: [Rebuild.self])
 
     struct Rebuild: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Throw the account projections away and rebuild them from the events (one transaction).")
+            abstract: "Rebuild the account projections from the events beside the live ones, then swap them in (the service keeps running)."
+        )
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
@@ -30,12 +32,17 @@ struct ProjectionsCommand: AsyncParsableCommand {
                 }
                 bar.finish()
                 let elapsed = ContinuousClock.now - started
-                let seconds = max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 1e-6)
+                let seconds = max(elapsed.inSeconds, 1e-6)
                 let summary = last.value
                 print(
                     String(
                         format: "rebuilt %d stream(s) (%d account(s)) from %d event(s) in %.2f s: %.0f events/s",
                         summary.streamsDone, accounts, summary.events, seconds, Double(summary.events) / seconds))
+                let held = summary.lockHeld.map { $0.inMilliseconds } ?? 0
+                print(
+                    String(
+                        format: "caught up %d changed stream(s) in %d round(s); swapped in holding the tables %.1f ms (%d retr%@)",
+                        summary.streamsCaughtUp, summary.catchUpRounds, held, summary.swapRetries, summary.swapRetries == 1 ? "y" : "ies"))
             }
         }
     }

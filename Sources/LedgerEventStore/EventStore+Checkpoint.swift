@@ -17,15 +17,7 @@ extension EventStore {
         let createdAt = clock.now()
         let state = try await client.transaction(isolation: .repeatableRead) { connection in
             try await connection.query("SET TRANSACTION READ ONLY")
-            let last = try await connection.queryBinary(
-                """
-                SELECT tx_id, global_position FROM events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
-                ORDER BY tx_id DESC, global_position DESC LIMIT 1
-                """, [])
-            var cursor = FeedCursor.start
-            if last.rowCount == 1, let transactionID = try last[0].binaryUnsigned(0), let position = try last[0].binaryInteger(1) {
-                cursor = FeedCursor(transactionID: transactionID, position: position)
-            }
+            let cursor = try await headCursor(on: connection)
             let feed = try await feedDigest(through: cursor, on: connection)
             let heads = try await streamHeads(through: cursor, on: connection)
             return (cursor: cursor, feed: feed, heads: heads)

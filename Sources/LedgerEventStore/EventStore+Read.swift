@@ -58,7 +58,7 @@ extension EventStore {
         // No ORDER BY: sorting a batch cost PostgreSQL more than grouping the rows here.
         let result = try await connection.queryBinary(
             "SELECT \(Self.selectColumns) FROM events e WHERE e.stream_id = ANY($1::uuid[])",
-            [.text("{" + streamIDs.map(\.lowercased).joined(separator: ",") + "}")])
+            [.uuidArray(streamIDs)])
         let events = try await decode(result, on: connection)
         var rowsOfStream: [UUID: [Int]] = [:]
         rowsOfStream.reserveCapacity(streamIDs.count)
@@ -119,16 +119,44 @@ extension EventStore {
     /// The cursor of the newest event the feed shows now (`.start` when it shows none): where a
     /// follower that wants only new events begins.
     public func headCursor() async throws -> FeedCursor {
-        let rows = try await client.query(
+        try await client.withConnection { try await headCursor(on: $0) }
+    }
+
+    /// `headCursor` as the connection's snapshot sees it.
+    public func headCursor(on connection: PostgresConnection) async throws -> FeedCursor {
+        // The transaction id in binary, ordered as xid8: ordered as text ("9" after "10"), an
+        // older event would be taken for the newest.
+        let rows = try await connection.queryBinary(
             """
-            SELECT tx_id::text, global_position FROM events
-            WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY tx_id DESC, global_position DESC LIMIT 1
-            """)
-        guard rows.rowCount == 1, let transaction = rows[0].string(0).flatMap(UInt64.init), let position = try rows[0].int(1) else {
+            SELECT e.tx_id, e.global_position FROM events e
+            WHERE e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY e.tx_id DESC, e.global_position DESC LIMIT 1
+            """, [])
+        guard rows.rowCount == 1, let transaction = try rows[0].binaryUnsigned(0), let position = try rows[0].binaryInteger(1) else {
             return .start
         }
         return FeedCursor(transactionID: transaction, position: position)
+    }
+
+    /// The streams of `types` with an event after `cursor` that the connection's snapshot sees,
+    /// in stream-id order; unlike the feed, with no horizon: a commit of a transaction older
+    /// than one still running counts too (a catch-up re-reads such streams whole, so seeing
+    /// an event early costs nothing and missing one would).
+    public func streamsChanged(
+        after cursor: FeedCursor, types: [String], on connection: PostgresConnection
+    ) async throws -> [(streamID: UUID, type: String)] {
+        let rows = try await connection.query(
+            """
+            SELECT s.stream_id, s.stream_type FROM streams s
+            WHERE s.stream_type = ANY($3::text[]) AND s.stream_id IN (
+                SELECT e.stream_id FROM events e WHERE (e.tx_id, e.global_position) > ($1::xid8, $2))
+            ORDER BY s.stream_id
+            """,
+            [.text(String(cursor.transactionID)), .int(cursor.position), .text("{" + types.joined(separator: ",") + "}")])
+        return try rows.rows.compactMap { row in
+            guard let id = try row.uuid(0), let type = row.string(1) else { return nil }
+            return (id, type)
+        }
     }
 
     /// Where `readStream` puts each row's live wrapped key, after `selectColumns`.

@@ -37,8 +37,9 @@ public struct SchemaMigrator: Sendable {
     public let migrations: [Migration]
     let logger: Logger
 
-    /// An arbitrary constant naming this lock among advisory locks.
-    static let lockKey: Int64 = 0x4C45_4447_4552_4D47  // "LEDGERMG"
+    /// An arbitrary constant naming this lock among advisory locks (a projections rebuild
+    /// holds it too, so no migration changes the tables it copies).
+    public static let lockKey: Int64 = 0x4C45_4447_4552_4D47  // "LEDGERMG"
 
     public init(directory: URL, logger: Logger = Logger(label: "ledger.migrate")) throws {
         self.migrations = try Self.load(directory)

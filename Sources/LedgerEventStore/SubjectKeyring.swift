@@ -77,10 +77,9 @@ public final class SubjectKeyring: Sendable {
     /// unknown subjects are absent).
     func liveKeys(for subjectIDs: Set<UUID>, on connection: PostgresConnection) async throws -> [UUID: DataKey] {
         guard !subjectIDs.isEmpty else { return [:] }
-        let list = "{" + subjectIDs.map(\.lowercased).joined(separator: ",") + "}"
         let result = try await connection.query(
             "SELECT subject_id, wrapped_key FROM subject_keys WHERE subject_id = ANY($1::uuid[]) AND wrapped_key IS NOT NULL",
-            [.text(list)])
+            [.uuidArray(subjectIDs)])
         var wrappedKeys: [UUID: [UInt8]] = [:]
         for row in result.rows {
             guard let subjectID = try row.uuid(0), let wrapped = try row.bytes(1) else { continue }

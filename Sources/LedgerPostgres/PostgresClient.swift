@@ -89,21 +89,7 @@ public final class PostgresClient: Sendable {
         var attempt = 0
         while true {
             do {
-                return try await withConnection { connection in
-                    // Sent with the body's first statement, in one round trip.
-                    connection.queue(isolation.beginStatement)
-                    do {
-                        let value = try await body(connection)
-                        try await connection.query("COMMIT")
-                        return value
-                    } catch {
-                        connection.discardQueued()
-                        if connection.isUsable && !connection.transactionStatusIsIdle {
-                            _ = try? await connection.query("ROLLBACK")
-                        }
-                        throw error
-                    }
-                }
+                return try await withConnection { try await $0.transaction(isolation.beginStatement, body) }
             } catch let error as PostgresError where error.isTransient && attempt < configuration.transactionRetries {
                 attempt += 1
                 try await Task.sleep(nanoseconds: UInt64.random(in: 1_000_000...(5_000_000 * UInt64(attempt))))

@@ -154,6 +154,22 @@ public final class PostgresConnection: @unchecked Sendable {
         _ = try await executePipelined(statements, lastIsAwaited: false)
     }
 
+    /// Runs `body` in a transaction on this connection, committing when it returns and rolling
+    /// back when it throws (no retries: see `PostgresClient.transaction`). `begin` goes out with
+    /// the body's first statement, in one round trip.
+    public func transaction<T>(_ begin: String = "BEGIN", _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        queue(begin)
+        do {
+            let value = try await body(self)
+            try await query("COMMIT")
+            return value
+        } catch {
+            discardQueued()
+            if isUsable && !transactionStatusIsIdle { _ = try? await query("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Forgets what is queued (the transaction it belonged to is being abandoned).
     func discardQueued() {
         queued.removeAll()

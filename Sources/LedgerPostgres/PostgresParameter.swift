@@ -53,3 +53,10 @@ extension PostgresParameter: ExpressibleByStringLiteral, ExpressibleByIntegerLit
     public init(integerLiteral value: Int64) { self = .int(value) }
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension PostgresParameter {
+    /// A `uuid[]` in the array's text form (cast it: `$1::uuid[]`).
+    public static func uuidArray(_ ids: some Sequence<UUID>) -> PostgresParameter {
+        .text("{" + ids.map(\.lowercased).joined(separator: ",") + "}")
+    }
+}

@@ -73,7 +73,7 @@ public final class TokenBucketLimiter: @unchecked Sendable {
         lock.withLock {
             var bucket = buckets[key] ?? (burst, now)
             let elapsed = bucket.updated.duration(to: now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             bucket.tokens = min(burst, bucket.tokens + seconds * rate)
             bucket.updated = now
             defer {

@@ -96,7 +96,7 @@ public struct DeliveryDispatcher: Sendable {
         if !delivered.isEmpty {
             try await client.query(
                 "SELECT ledger_outbox_delivered($1::uuid[], $2)",
-                [.text("{" + delivered.map(\.lowercased).joined(separator: ",") + "}"), .timestamp(clock.now())])
+                [.uuidArray(delivered), .timestamp(clock.now())])
         }
         for (id, attempts, failure) in outcomes {
             guard let reason = failure else { continue }

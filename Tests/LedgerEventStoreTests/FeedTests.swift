@@ -125,6 +125,24 @@ struct FeedTests {
         }
     }
 
+    @Test("the head cursor is the newest event by transaction id as a number, not as text")
+    func headCursorOrdersNumerically() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            for _ in 0..<2 {
+                try await store.append(
+                    to: UUID(), streamType: "test", subjectID: nil, expected: .any, events: [NewEvent(type: "test.made", payload: [])])
+            }
+            // Transaction ids that cross a digit boundary ("9" sorts after "10" as text).
+            try await db.client.query(
+                "UPDATE events SET tx_id = (9 + global_position - (SELECT min(global_position) FROM events))::text::xid8")
+            let page = try await store.readAll(after: .start, limit: 10)
+            #expect(page.events.map(\.cursor.transactionID) == [9, 10])
+            #expect(try await store.headCursor() == page.nextCursor)
+            #expect(try await store.readAll(after: try await store.headCursor(), limit: 10).events.isEmpty)
+        }
+    }
+
     @Test("a transaction still open holds the feed back (a stall, never a skip)")
     func openTransactionHoldsFeed() async throws {
         try await TestPostgres.withDatabase { db in

@@ -1,0 +1,252 @@
+import Foundation
+
+/// Copies of some tables, built in a schema of their own beside the live ones and swapped in
+/// for them in one short transaction: how derived tables are rebuilt while the service runs.
+///
+/// The copies start without indexes (a bulk load is cheaper into bare tables, and an index
+/// built once over loaded rows costs a fraction of inserting each row into it), but for the
+/// primary keys of `keepingPrimaryKeysOf`, which the load's `ON CONFLICT` clauses name. The
+/// definitions of the rest are read from the catalog, so they are exactly what the migrations
+/// created, under the same names. Writes reach the copies through `writing`, which puts their
+/// schema first on the search path: the writers' SQL stays the live tables' SQL.
+///
+/// Leftovers of a rebuild that died are dropped by the next `prepare`.
+public struct ShadowTables: Sendable {
+    /// The tables, by name in the live schema.
+    public let tables: [String]
+    /// The schema of the live tables (the connection's `current_schema()`).
+    public let liveSchema: String
+    /// Where the copies are built.
+    public var shadowSchema: String { liveSchema + "_rebuild" }
+    /// Where the replaced tables wait, between the swap and `dropRetired`.
+    public var retiredSchema: String { liveSchema + "_retired" }
+    /// `CREATE INDEX CONCURRENTLY` for the indexes that enforce nothing.
+    let secondaryIndexes: [String]
+    /// The unique indexes, each key's followed by the `ALTER TABLE` that makes it the
+    /// primary key or unique constraint (all but the kept primary keys).
+    let uniqueKeys: [String]
+
+    /// The session advisory lock one rebuild at a time holds, so two never build the same copies.
+    static let rebuildLockKey = "ledger.shadow-tables"
+
+    /// Creates empty copies of `tables` in `shadowSchema`, with their columns, defaults,
+    /// checks and grants, and reads the definitions of their indexes for later.
+    public static func prepare(
+        _ tables: [String], keepingPrimaryKeysOf kept: [String] = [], on connection: PostgresConnection
+    ) async throws -> ShadowTables {
+        let liveSchema = try await connection.query("SELECT current_schema()")[0].string(0) ?? "public"
+        var shadow = ShadowTables(tables: tables, liveSchema: liveSchema, secondaryIndexes: [], uniqueKeys: [])
+        try await shadow.discard(on: connection)
+        try await connection.query("CREATE SCHEMA \(quoted(shadow.shadowSchema))")
+        for table in tables {
+            try await connection.query(
+                """
+                CREATE TABLE \(shadow.shadowTable(table)) (LIKE \(shadow.liveTable(table))
+                    INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING IDENTITY INCLUDING STORAGE)
+                """)
+        }
+        let tableList = PostgresParameter.text("{" + tables.joined(separator: ",") + "}")
+        // Grants, so a role that may read the live tables may read their replacements.
+        let grants = try await connection.query(
+            """
+            SELECT format('GRANT %s ON %I.%I TO %s', a.privilege_type, $2::text, t.relname,
+                          CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END)
+            FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace, aclexplode(t.relacl) a
+            WHERE n.nspname = current_schema() AND t.relname = ANY($1::text[]) AND a.grantee <> t.relowner
+            """,
+            [tableList, .text(shadow.shadowSchema)])
+        for row in grants.rows { if let grant = row.string(0) { try await connection.query(grant) } }
+        // Each index as the live table's, built CONCURRENTLY: a plain build's transaction would
+        // hold the event feed back for as long as it runs (the feed reads below the oldest
+        // running transaction). A key is its unique index, then attached as the constraint.
+        let definitions = try await connection.query(
+            """
+            WITH defined AS (
+                SELECT c.contype = 'p' AND t.relname = ANY($2::text[]) AS kept, true AS is_unique,
+                       c.conindid AS index_id,
+                       format('ALTER TABLE %I.%I ADD CONSTRAINT %I %s USING INDEX %I', $3::text, t.relname, c.conname,
+                              CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, c.conname) AS attach,
+                       format('ALTER TABLE %I.%I ADD CONSTRAINT %I %s', $3::text, t.relname, c.conname,
+                              pg_get_constraintdef(c.oid)) AS plain
+                FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+                WHERE n.nspname = current_schema() AND t.relname = ANY($1::text[]) AND c.contype IN ('p', 'u')
+                UNION ALL
+                SELECT false, x.indisunique, x.indexrelid, NULL, NULL
+                FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+                WHERE n.nspname = current_schema() AND t.relname = ANY($1::text[])
+                  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
+            )
+            SELECT d.kept, d.is_unique, d.plain, d.attach,
+                   regexp_replace(replace(pg_get_indexdef(d.index_id), format(' ON %I.%I ', n.nspname, t.relname),
+                                          format(' ON %I.%I ', $3::text, t.relname)),
+                                  '^CREATE (UNIQUE )?INDEX ', 'CREATE \\1INDEX CONCURRENTLY ')
+            FROM defined d JOIN pg_index x ON x.indexrelid = d.index_id JOIN pg_class t ON t.oid = x.indrelid
+                JOIN pg_namespace n ON n.oid = t.relnamespace
+            ORDER BY 5
+            """,
+            [tableList, .text("{" + kept.joined(separator: ",") + "}"), .text(shadow.shadowSchema)])
+        var secondary: [String] = []
+        var unique: [String] = []
+        for row in definitions.rows {
+            guard let build = row.string(4) else { continue }
+            if try row.bool(0) == true, let plain = row.string(2) {
+                try await connection.query(plain)
+            } else if try row.bool(1) == true {
+                unique.append(build)
+                if let attach = row.string(3) { unique.append(attach) }
+            } else {
+                secondary.append(build)
+            }
+        }
+        shadow = ShadowTables(tables: tables, liveSchema: liveSchema, secondaryIndexes: secondary, uniqueKeys: unique)
+        return shadow
+    }
+
+    /// Builds the indexes that enforce nothing (a catch-up finds rows by them).
+    public func buildSecondaryIndexes(on connection: PostgresConnection) async throws {
+        for statement in secondaryIndexes { try await connection.query(statement) }
+    }
+
+    /// Builds the primary keys and unique constraints; a duplicate fails here with a unique
+    /// violation.
+    public func buildUniqueKeys(on connection: PostgresConnection) async throws {
+        for statement in uniqueKeys { try await connection.query(statement) }
+    }
+
+    /// Gathers the copies' statistics, so queries are planned well from the swap on.
+    public func analyze(on connection: PostgresConnection) async throws {
+        try await connection.query("ANALYZE " + tables.map(shadowTable).joined(separator: ", "))
+    }
+
+    /// Runs `body` in a transaction whose unqualified table names find the copies first (the
+    /// live schema's other tables after them).
+    public func writing<T>(on connection: PostgresConnection, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await connection.transaction { connection in
+            try await connection.query("SET LOCAL search_path TO \(quoted(shadowSchema)), \(quoted(liveSchema))")
+            return try await body(connection)
+        }
+    }
+
+    /// Why a swap did not happen.
+    public enum SwapOutcome: Sendable, Equatable {
+        /// The copies are the live tables now; the lock was held for `held`.
+        case swapped(held: Duration)
+        /// The live tables were not free within the lock's wait; nothing changed.
+        case busy
+        /// `finish` ran past its budget under the lock; rolled back, nothing changed.
+        case tooSlow(held: Duration)
+    }
+
+    /// Locks the live tables (waiting at most `lockWait`; others' statements wait behind this
+    /// one meanwhile), runs `finish` in the same transaction with the copies first on the search
+    /// path, and swaps the copies in for the live tables: the live ones move to `retiredSchema`.
+    ///
+    /// A statement waiting for a live table when the swap commits finds the copy under the same
+    /// name (PostgreSQL looks a name up again after waiting for its lock), so a waiting command
+    /// writes into the new table. Runs `finish` under `budget` or gives up.
+    public func swap(
+        on connection: PostgresConnection, lockWait: Duration, budget: Duration,
+        finish: (PostgresConnection) async throws -> Void
+    ) async throws -> SwapOutcome {
+        /// Leaves the transaction, rolled back, with the outcome.
+        struct Abandoned: Error { let outcome: SwapOutcome }
+        do {
+            let locked = try await connection.transaction { connection in
+                connection.queue("SET LOCAL lock_timeout = \(Self.milliseconds(lockWait))")
+                // The LOCK bound as a whole too, not only each table's wait.
+                connection.queue("SET LOCAL statement_timeout = \(Self.milliseconds(lockWait))")
+                do {
+                    try await connection.query(
+                        "LOCK TABLE " + tables.map(liveTable).joined(separator: ", ") + " IN ACCESS EXCLUSIVE MODE")
+                } catch let error as PostgresError where error.code == .lockTimeout || error.code == .queryCanceled {
+                    throw Abandoned(outcome: .busy)
+                }
+                let locked = ContinuousClock.now
+                connection.queue("SET LOCAL statement_timeout = 0")
+                try await connection.query("SET LOCAL search_path TO \(quoted(shadowSchema)), \(quoted(liveSchema))")
+                try await finish(connection)
+                if ContinuousClock.now - locked > budget { throw Abandoned(outcome: .tooSlow(held: ContinuousClock.now - locked)) }
+                connection.queue("CREATE SCHEMA \(quoted(retiredSchema))")
+                for table in tables {
+                    connection.queue("ALTER TABLE \(liveTable(table)) SET SCHEMA \(quoted(retiredSchema))")
+                    connection.queue("ALTER TABLE \(shadowTable(table)) SET SCHEMA \(quoted(liveSchema))")
+                }
+                try await connection.query("DROP SCHEMA \(quoted(shadowSchema))")
+                return locked
+            }
+            return .swapped(held: ContinuousClock.now - locked)
+        } catch let abandoned as Abandoned {
+            return abandoned.outcome
+        }
+    }
+
+    /// Drops the tables a swap retired. Nothing uses them: statements that waited for them
+    /// found the new tables.
+    public func dropRetired(on connection: PostgresConnection) async throws {
+        try await drop([retiredSchema], on: connection)
+    }
+
+    /// Drops the copies and anything retired (a rebuild that failed or died).
+    public func discard(on connection: PostgresConnection) async throws {
+        try await drop([shadowSchema, retiredSchema], on: connection)
+    }
+
+    /// Drops schemas that may not exist, without the server's notice saying so.
+    private func drop(_ schemas: [String], on connection: PostgresConnection) async throws {
+        try await connection.transaction { connection in
+            connection.queue("SET LOCAL client_min_messages = warning")
+            for schema in schemas { try await connection.query("DROP SCHEMA IF EXISTS \(quoted(schema)) CASCADE") }
+        }
+    }
+
+    /// Runs `body` holding the session lock that one rebuild at a time holds, and the advisory
+    /// locks `alsoHolding` (a migration's, so no migration changes the tables meanwhile);
+    /// throws `AlreadyRunning`, waiting for nothing, when another session holds any of them.
+    public static func exclusively<T>(
+        on connection: PostgresConnection, alsoHolding otherKeys: [Int64] = [], _ body: () async throws -> T
+    ) async throws -> T {
+        let own = try await connection.query("SELECT hashtextextended($1, 0)", [.text(rebuildLockKey)])
+        let keys = [try own[0].int(0) ?? 0] + otherKeys
+        var held: [Int64] = []
+        func release() async {
+            for key in held.reversed() where connection.isUsable {
+                _ = try? await connection.query("SELECT pg_advisory_unlock($1)", [.int(key)])
+            }
+        }
+        do {
+            for key in keys {
+                guard try await connection.query("SELECT pg_try_advisory_lock($1)", [.int(key)])[0].bool(0) == true else {
+                    throw AlreadyRunning()
+                }
+                held.append(key)
+            }
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+
+    /// Another rebuild, or a migration, holds the database.
+    public struct AlreadyRunning: Error, CustomStringConvertible {
+        public var description: String {
+            "another projections rebuild or a schema migration is running against this database; try again when it ends"
+        }
+    }
+
+    /// A live table's name, qualified (for SQL that runs whatever the search path).
+    public func liveTable(_ table: String) -> String { quoted(liveSchema) + "." + quoted(table) }
+    /// A copy's name, qualified.
+    public func shadowTable(_ table: String) -> String { quoted(shadowSchema) + "." + quoted(table) }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// An identifier quoted for SQL.
+private func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

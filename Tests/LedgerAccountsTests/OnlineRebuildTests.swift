@@ -1,0 +1,232 @@
+import Foundation
+import LedgerAccounts
+import LedgerAccountsPostgres
+import LedgerCore
+import LedgerCrypto
+import LedgerEventStore
+import LedgerIdentity
+import LedgerPostgres
+import LedgerTestSupport
+import Synchronization
+import Testing
+
+/// `ledger projections rebuild` while commands run (issue 27, part 2): fresh tables beside the
+/// live ones, caught up from the feed, swapped in under a lock that waits at most a moment.
+@Suite("Accounts: projections rebuild while the service runs", .timeLimit(.minutes(3)))
+struct OnlineRebuildTests {
+    /// What every rebuild reported last, and how often it reported.
+    final class Reports: Sendable {
+        private let last = Mutex<[AccountProjections.Progress]>([])
+        var all: [AccountProjections.Progress] { last.withLock { $0 } }
+        func record(_ progress: AccountProjections.Progress) { last.withLock { $0.append(progress) } }
+        var latest: AccountProjections.Progress? { all.last }
+    }
+
+    /// A switch the writers poll.
+    final class Switch: Sendable {
+        private let on = Atomic<Bool>(false)
+        private let counted = Atomic<Int>(0)
+        var isOn: Bool { on.load(ordering: .relaxed) }
+        func turnOn() { on.store(true, ordering: .relaxed) }
+        func count() { counted.add(1, ordering: .relaxed) }
+        var commands: Int { counted.load(ordering: .relaxed) }
+    }
+
+    /// The rows every projection holds, as text, with the operational client address of code
+    /// requests too (a rebuild carries it over from the live table).
+    static func dump(_ db: TestDatabase) async throws -> [String] {
+        var lines: [String] = []
+        for (table, order) in [
+            ("accounts", "account_id"), ("sessions", "session_id"), ("spent_refresh_tokens", "refresh_token_sha256"),
+            ("email_links", "token_sha256"), ("otp_requests", "request_id"), ("signup_cooldowns", "key_hmac"),
+        ] {
+            let rows = try await db.client.query("SELECT to_jsonb(t)::text FROM \(table) t ORDER BY \(order)")
+            lines += rows.rows.map { "\(table): \($0.string(0) ?? "")" }
+        }
+        return lines
+    }
+
+    static func leftoverSchemas(_ db: TestDatabase) async throws -> [String] {
+        try await db.client.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'public\\_%' ORDER BY 1").rows.compactMap {
+            $0.string(0)
+        }
+    }
+
+    struct Fixture {
+        let db: TestDatabase
+        let store: EventStore
+        let service: AccountService
+        let otp: OTPService
+
+        init(_ db: TestDatabase) throws {
+            self.db = db
+            store = db.eventStore()
+            let repository = PostgresAccountRepository(store: store, clock: db.clock)
+            service = AccountService(repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+            otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
+        }
+
+        /// One writer's commands, round after round, until `stop`: new accounts, sessions started,
+        /// refreshed and ended, reset links, code requests from a client address, and handles
+        /// from a small pool moving between accounts (unique claims given up and taken).
+        func write(writer: Int, seeded: [UUID], until stop: Switch) async throws {
+            var round = 0
+            while !stop.isOn {
+                round += 1
+                let email = "w\(writer)-\(round)@example.com"
+                let session = try await service.signUp(
+                    email: email, password: "violet-harbor-91", displayName: nil, handle: nil, device: "ios")
+                for accountID in [session.accountID, seeded[(writer + round) % seeded.count]] {
+                    _ = try? await service.updateProfile(accountID, displayName: .some("n\(round)"), handle: "pool\(round % 5)")
+                }
+                let again = try await service.signIn(email: email, password: "violet-harbor-91", device: "web")
+                _ = try await service.refresh(again.refreshToken)
+                try await service.forgotPassword(email: email)
+                try await service.revoke(session: SessionRef(accountID: session.accountID, sessionID: session.sessionID), reason: "logout")
+                _ = try? await otp.request(
+                    phone: "+995511\(writer)\(String(format: "%05d", round))", country: nil, purpose: "sign_in", session: nil,
+                    reauthToken: nil, client: "198.51.100.\(writer)")
+                stop.count()
+            }
+        }
+
+        func seed(_ count: Int) async throws -> [UUID] {
+            var seeded: [UUID] = []
+            for index in 0..<count {
+                seeded.append(
+                    try await service.signUp(
+                        email: "seed\(index)@example.com", password: "violet-harbor-91", displayName: "Seed", handle: nil, device: nil
+                    ).accountID)
+            }
+            return seeded
+        }
+    }
+
+    @Test("rebuilds under concurrent writers equal a quiet rebuild; every command succeeds; nothing is left beside the tables")
+    func rebuildUnderConcurrentWrites() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try Fixture(db)
+            let seeded = try await fixture.seed(30)
+            let indexesBefore = try await ProjectionRebuildTests.indexes(db)
+            let stop = Switch()
+            let reports = Reports()
+            // Small batches and small rounds: the load takes many round trips, and the catch-up
+            // runs several rounds, while six writers commit.
+            var policy = AccountProjections.SwapPolicy()
+            policy.smallRound = 3
+            policy.maximumRounds = 4
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<6 { group.addTask { try await fixture.write(writer: writer, seeded: seeded, until: stop) } }
+                while stop.commands < 6 { try await Task.sleep(for: .milliseconds(10)) }
+                for _ in 0..<3 {
+                    try await AccountProjections.rebuild(store: fixture.store, streamsPerRead: 4, swap: policy) { reports.record($0) }
+                }
+                let during = stop.commands
+                // Commands after the last swap write into the tables it swapped in.
+                while stop.commands < during + 6 { try await Task.sleep(for: .milliseconds(10)) }
+                stop.turnOn()
+                try await group.waitForAll()
+            }
+            let swaps = reports.all.filter { $0.lockHeld != nil }
+            #expect(swaps.count == 3)
+            #expect(swaps.reduce(0) { $0 + $1.streamsCaughtUp } > 0, "writers committed while the rebuilds loaded")
+            #expect(swaps.allSatisfy { $0.catchUpRounds >= 2 })
+            let continued = try await Self.dump(db)
+            #expect(continued.filter { $0.hasPrefix("otp_requests") && $0.contains("198.51.100.") }.count > 0)
+            // The swapped tables, kept up by the incremental path since, are what a rebuild of
+            // the same streams with nobody writing gives.
+            try await AccountProjections.rebuild(store: fixture.store)
+            let quiet = try await Self.dump(db)
+            #expect(continued.count == quiet.count)
+            #expect(continued == quiet)
+            #expect(try await ProjectionRebuildTests.indexes(db) == indexesBefore)
+            #expect(try await Self.leftoverSchemas(db).isEmpty)
+        }
+    }
+
+    @Test("a swap that cannot lock the tables gives way at once and tries again; commands go on meanwhile")
+    func busyTablesGiveWay() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try Fixture(db)
+            let seeded = try await fixture.seed(3)
+            let reports = Reports()
+            let policy = {
+                var policy = AccountProjections.SwapPolicy()
+                policy.lockWait = .milliseconds(50)
+                policy.attempts = 10_000
+                return policy
+            }()
+            let reader = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1))
+            defer { Task { await reader.shutdown() } }
+            try await reader.withConnection { reading in
+                // A reader in a long transaction holds the accounts table (ACCESS SHARE).
+                try await reading.query("BEGIN")
+                try await reading.query("SELECT count(*) FROM accounts")
+                let rebuild = Task {
+                    try await AccountProjections.rebuild(store: fixture.store, swap: policy) { reports.record($0) }
+                }
+                while (reports.latest?.swapRetries ?? 0) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+                // A command is not held up behind the waiting swap for longer than its wait.
+                _ = try await fixture.service.updateProfile(seeded[0], displayName: .some("Changed meanwhile"), handle: nil)
+                let retriesAfterCommand = reports.latest?.swapRetries ?? 0
+                while (reports.latest?.swapRetries ?? 0) < retriesAfterCommand + 2 { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(reports.latest?.lockHeld == nil)
+                try await reading.query("ROLLBACK")
+                #expect(try await rebuild.value == 3)
+            }
+            #expect(reports.latest?.lockHeld != nil)
+            let name = try await db.client.query("SELECT display_name FROM accounts WHERE account_id = $1", [.uuid(seeded[0])])
+            #expect(name[0].string(0) == "Changed meanwhile")
+            #expect(try await Self.leftoverSchemas(db).isEmpty)
+        }
+    }
+
+    @Test("a swap that never gets the tables gives up, changes nothing and leaves nothing behind")
+    func swapGivesUp() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try Fixture(db)
+            _ = try await fixture.seed(2)
+            let before = try await Self.dump(db)
+            var policy = AccountProjections.SwapPolicy()
+            policy.lockWait = .milliseconds(20)
+            policy.attempts = 3
+            let reader = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1))
+            defer { Task { await reader.shutdown() } }
+            try await reader.withConnection { reading in
+                try await reading.query("BEGIN")
+                try await reading.query("SELECT count(*) FROM sessions")
+                let failure = await #expect(throws: AccountProjections.SwapGaveUp.self) {
+                    try await AccountProjections.rebuild(store: fixture.store, swap: policy)
+                }
+                #expect(failure?.attempts == 3)
+                try await reading.query("ROLLBACK")
+            }
+            #expect(try await Self.dump(db) == before)
+            #expect(try await Self.leftoverSchemas(db).isEmpty)
+        }
+    }
+
+    @Test("one rebuild at a time, and none during a migration: refused at once, nothing changed")
+    func oneAtATime() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try Fixture(db)
+            _ = try await fixture.seed(1)
+            let other = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1))
+            defer { Task { await other.shutdown() } }
+            try await other.withConnection { running in
+                try await running.query("SELECT pg_advisory_lock(hashtextextended('ledger.shadow-tables', 0))")
+                await #expect(throws: ShadowTables.AlreadyRunning.self) {
+                    try await AccountProjections.rebuild(store: fixture.store)
+                }
+                try await running.query("SELECT pg_advisory_unlock(hashtextextended('ledger.shadow-tables', 0))")
+                // A migration holds its lock: no rebuild copies tables it may be changing.
+                try await running.query("SELECT pg_advisory_lock($1)", [.int(SchemaMigrator.lockKey)])
+                await #expect(throws: ShadowTables.AlreadyRunning.self) {
+                    try await AccountProjections.rebuild(store: fixture.store)
+                }
+                try await running.query("SELECT pg_advisory_unlock($1)", [.int(SchemaMigrator.lockKey)])
+            }
+            #expect(try await AccountProjections.rebuild(store: fixture.store) == 1)
+        }
+    }
+}
