@@ -5,91 +5,173 @@ import LedgerIdentity
 import LedgerPostgres
 
 extension AccountProjections {
-    /// The streams changed after a feed position, whole, as one snapshot saw them.
+    /// The streams changed after a feed position, as one snapshot saw them.
     struct Changes {
         /// The feed's head in that snapshot: where the next round starts.
         var head: FeedCursor
         var accounts: [UUID] = []
         var requests: [UUID] = []
-        var accountEvents: [RecordedEvent] = []
-        var requestEvents: [RecordedEvent] = []
+        /// Events to read: a stream's new ones when its state is kept, else all of them.
+        var events = 0
 
         var streamCount: Int { accounts.count + requests.count }
+
+        static func read(
+            after cursor: FeedCursor, states: FoldedStates, store: EventStore, on connection: PostgresConnection
+        ) async throws -> Changes {
+            var changes = Changes(head: try await store.headCursor(on: connection))
+            let changed = try await store.streamsChanged(
+                after: cursor, types: [PostgresAccountRepository.streamType, PostgresOTPRepository.streamType], on: connection)
+            for (streamID, type, version) in changed {
+                if type == PostgresAccountRepository.streamType {
+                    changes.accounts.append(streamID)
+                } else {
+                    changes.requests.append(streamID)
+                }
+                changes.events += Int(version - (states.states[streamID]?.state.version ?? 0))
+            }
+            return changes
+        }
     }
 
-    /// One catch-up round while the live tables are in use: reads the changes in one
-    /// repeatable-read snapshot, then projects them into the fresh tables in one transaction.
+    /// The states of the account streams catch-up rounds have folded, at the versions the
+    /// fresh tables show. A stream changed again is folded on from here with its new events
+    /// only (as a command's are), so an account written all through a rebuild costs each round
+    /// its new events, not its whole history again.
+    struct FoldedStates: Sendable {
+        var states: [UUID: Folded] = [:]
+        /// States kept at most (about a kilobyte each for a typical account).
+        var capacity = 200_000
+    }
+
+    /// The changed streams' rows, worked out in memory a chunk at a time, ready to write.
+    struct Chunk: Sendable {
+        /// Streams folded from version 1: every row of theirs is deleted, then inserted.
+        var whole = AccountBatch()
+        /// Streams folded on from a kept state: their `accounts` row (every unique claim) is
+        /// deleted, then their rows are upserted as a command's are.
+        var onward = AccountBatch()
+        /// Streams whose every row goes: those folded whole, and purged ones.
+        var replaced: [UUID] = []
+        var requests = OTPProjector()
+        var requestIDs: [UUID] = []
+
+        /// Purged accounts, whose code requests go too.
+        var purged: [UUID] { whole.purged + onward.purged }
+    }
+
+    /// Reads the changed streams and folds them, `streamsPerRead` streams a chunk: whole, or on
+    /// from a kept state (reading only the events after it); keeps the states folded.
+    static func fold(
+        _ changes: Changes, states: inout FoldedStates, store: EventStore, on connection: PostgresConnection
+    ) async throws -> [Chunk] {
+        var chunks: [Chunk] = []
+        let onward = changes.accounts.filter { states.states[$0] != nil }
+        let whole = changes.accounts.filter { states.states[$0] == nil }
+        for ids in chunked(onward) {
+            let recorded = try await store.readStreams(
+                ids, afterVersions: ids.map { states.states[$0]?.state.version ?? 0 }, on: connection)
+            let decoded = try await AccountState.decodeConcurrently(recorded[...])
+            // A stream with no event past its kept state (the state already had them) is current.
+            let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), from: states.states, keep: true)
+            for id in batch.purged { states.states[id] = nil }
+            states.states.merge(batch.folded) { $1 }
+            chunks.append(Chunk(onward: batch, replaced: batch.purged))
+        }
+        for ids in chunked(whole) {
+            let recorded = try await store.readStreams(ids, on: connection)
+            let decoded = try await AccountState.decodeConcurrently(recorded[...])
+            let keep = states.states.count + ids.count <= states.capacity
+            let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), keep: keep)
+            states.states.merge(batch.folded) { $1 }
+            chunks.append(Chunk(whole: batch, replaced: ids))
+        }
+        for ids in chunked(changes.requests) {
+            let recorded = try await store.readStreams(ids, on: connection)
+            chunks.append(Chunk(requests: try fold(requests: recorded, streams: grouped(recorded)), requestIDs: ids))
+        }
+        return chunks
+    }
+
+    private static func chunked(_ ids: [UUID]) -> [[UUID]] {
+        stride(from: 0, to: ids.count, by: streamsPerRead).map { Array(ids[$0..<min($0 + streamsPerRead, ids.count)]) }
+    }
+
+    /// One catch-up round while the live tables are in use: reads and folds the changes in one
+    /// repeatable-read snapshot, then replaces their rows in the fresh tables.
     ///
     /// Why one snapshot: a stream not changed since its projection already shows that
     /// snapshot's state, and the changed ones are made to, so the tables hold one consistent
     /// state (a unique key is never claimed twice) after every round. Why the head of that
     /// snapshot: every event it does not see commits later, so it comes after that head.
+    ///
+    /// The deletes go in one transaction, then each chunk's rows in one of their own: short
+    /// transactions (the feed reads below the oldest running writer), and no work between
+    /// statements inside them. The rows between are a subset of that one state, so no claim
+    /// collides.
     static func catchUp(
-        after cursor: FeedCursor, into shadow: ShadowTables, store: EventStore, status: inout Progress,
+        after cursor: FeedCursor, into shadow: ShadowTables, states: inout FoldedStates, store: EventStore, status: inout Progress,
         on connection: PostgresConnection
-    ) async throws -> FeedCursor {
-        let changes = try await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-            try await readChanges(after: cursor, store: store, on: $0)
+    ) async throws -> Changes {
+        var folding = states
+        let (changes, chunks) = try await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+            let changes = try await Changes.read(after: cursor, states: folding, store: store, on: connection)
+            return (changes, try await fold(changes, states: &folding, store: store, on: connection))
         }
-        try await shadow.writing(on: connection) { try await project(changes, into: shadow, store: store, on: $0) }
+        try await shadow.writing(on: connection) { try await deleteRows(of: changes, chunks: chunks, on: $0) }
+        for chunk in chunks {
+            try await shadow.writing(on: connection) { try await write(chunk, into: shadow, store: store, on: $0) }
+        }
+        states = folding
         status.catchUpRounds += 1
         status.streamsCaughtUp += changes.streamCount
-        return changes.head
+        return changes
     }
 
     /// The last round, inside the swap's transaction, which holds the live tables: nothing that
     /// writes them can commit, so plain reads see one state, with every commit made before.
+    /// Gives up (`OutOfTime`) before the work when the changes are more than `events` allows,
+    /// and between steps once `deadline` has passed.
     static func catchUp(
-        after cursor: FeedCursor, into shadow: ShadowTables, store: EventStore, status: inout Progress,
-        lockedOn connection: PostgresConnection
-    ) async throws -> FeedCursor {
-        let changes = try await readChanges(after: cursor, store: store, on: connection)
-        try await project(changes, into: shadow, store: store, on: connection)
+        after cursor: FeedCursor, into shadow: ShadowTables, states: FoldedStates, store: EventStore, status: inout Progress,
+        upTo events: Int, deadline: ContinuousClock.Instant, lockedOn connection: PostgresConnection
+    ) async throws {
+        let changes = try await Changes.read(after: cursor, states: states, store: store, on: connection)
+        guard changes.events <= events else { throw ShadowTables.OutOfTime() }
+        // A copy: if the swap gives up, its writes roll back, and the kept states must not move.
+        var folding = states
+        let chunks = try await fold(changes, states: &folding, store: store, on: connection)
+        guard ContinuousClock.now < deadline else { throw ShadowTables.OutOfTime() }
+        try await deleteRows(of: changes, chunks: chunks, on: connection)
+        for chunk in chunks { try await write(chunk, into: shadow, store: store, on: connection) }
         status.catchUpRounds += 1
         status.streamsCaughtUp += changes.streamCount
-        return changes.head
     }
 
-    private static func readChanges(after cursor: FeedCursor, store: EventStore, on connection: PostgresConnection) async throws
-        -> Changes
-    {
-        var changes = Changes(head: try await store.headCursor(on: connection))
-        let changed = try await store.streamsChanged(
-            after: cursor, types: [PostgresAccountRepository.streamType, PostgresOTPRepository.streamType], on: connection)
-        for (streamID, type) in changed {
-            if type == PostgresAccountRepository.streamType { changes.accounts.append(streamID) } else { changes.requests.append(streamID) }
-        }
-        for chunk in chunks(changes.accounts) { changes.accountEvents += try await store.readStreams(chunk, on: connection) }
-        for chunk in chunks(changes.requests) { changes.requestEvents += try await store.readStreams(chunk, on: connection) }
-        return changes
-    }
-
-    private static func chunks(_ ids: [UUID]) -> [[UUID]] {
-        stride(from: 0, to: ids.count, by: streamsPerRead).map { Array(ids[$0..<min($0 + streamsPerRead, ids.count)]) }
-    }
-
-    /// Replaces the changed streams' rows in the fresh tables (the connection's search path
-    /// finds them first) with their rows from the whole stream, as the load wrote them. All
-    /// deletes come before any insert, so a claim one stream gave up is free for another.
-    private static func project(
-        _ changes: Changes, into shadow: ShadowTables, store: EventStore, on connection: PostgresConnection
-    ) async throws {
+    /// Deletes the changed streams' rows from the fresh tables (first on the search path): all
+    /// of those folded whole (and purged), the `accounts` row of those folded on (every unique
+    /// claim is there, so no claim a stream gave up meets its new holder's insert).
+    private static func deleteRows(of changes: Changes, chunks: [Chunk], on connection: PostgresConnection) async throws {
         guard changes.streamCount > 0 else { return }
-        let decoded = try await AccountState.decodeConcurrently(changes.accountEvents[...])
-        let accounts = fold(accounts: changes.accountEvents, decoded: decoded, streams: grouped(changes.accountEvents))
-        let requests = try fold(requests: changes.requestEvents, streams: grouped(changes.requestEvents))
-        let accountIDs = PostgresParameter.uuidArray(changes.accounts)
+        let replaced = PostgresParameter.uuidArray(chunks.flatMap(\.replaced))
         for table in ["accounts", "sessions", "spent_refresh_tokens", "email_links", "signup_cooldowns"] {
-            connection.queue("DELETE FROM \(table) WHERE account_id = ANY($1::uuid[])", [accountIDs])
+            connection.queue("DELETE FROM \(table) WHERE account_id = ANY($1::uuid[])", [replaced])
         }
-        connection.queue("DELETE FROM stream_snapshots WHERE stream_id = ANY($1::uuid[])", [accountIDs])
+        connection.queue("DELETE FROM stream_snapshots WHERE stream_id = ANY($1::uuid[])", [replaced])
+        connection.queue("DELETE FROM accounts WHERE account_id = ANY($1::uuid[])", [.uuidArray(chunks.flatMap(\.onward.folded.keys))])
         // A purge deletes the account's code requests without an event on their streams.
         try await connection.query(
             "DELETE FROM otp_requests WHERE request_id = ANY($1::uuid[]) OR account_id = ANY($2::uuid[])",
-            [.uuidArray(changes.requests), .uuidArray(accounts.purged)])
-        try await write(accounts, store: store, on: connection)
-        try await requests.write(on: connection, into: .emptiedTables)
-        try await carryOverClientAddresses(of: changes.requests, into: shadow, on: connection)
+            [.uuidArray(changes.requests), .uuidArray(chunks.flatMap(\.purged))])
+    }
+
+    private static func write(_ chunk: Chunk, into shadow: ShadowTables, store: EventStore, on connection: PostgresConnection)
+        async throws
+    {
+        try await write(chunk.whole, store: store, on: connection)
+        try await write(chunk.onward, store: store, into: .live, on: connection)
+        try await chunk.requests.write(on: connection, into: .emptiedTables)
+        try await carryOverClientAddresses(of: chunk.requestIDs, into: shadow, on: connection)
     }
 
     /// Copies the client address of code requests (`of`, or all when nil) from the live table:

@@ -8,36 +8,58 @@ extension AccountProjections {
     /// Batches read and decoded ahead of the fold, each on its own pooled connection.
     static let readAheadDepth = 2
 
-    /// Account streams folded whole: their rows, the snapshots due, and which were purged.
+    /// Account streams folded: their rows, the snapshots due, which were purged, and (when
+    /// asked) the states the rows show.
     struct AccountBatch: Sendable {
         var projector = AccountProjector()
         var snapshots: [(AccountState, Date)] = []
         var purged: [UUID] = []
+        var folded: [UUID: Folded] = [:]
     }
 
-    /// Folds each stream of `streams` (ranges of `recorded`, in version order) from version 1.
-    static func fold(accounts recorded: [RecordedEvent], decoded: [AccountEvent?], streams: [(UUID, Range<Int>)]) -> AccountBatch {
+    /// A stream's state and the latest `recorded_at` folded into it.
+    struct Folded: Sendable {
+        var state: AccountState
+        var lastRecordedAt = Date.distantPast
+    }
+
+    /// Folds each stream of `streams` (ranges of `recorded`, in version order) on from `from`
+    /// (its state at the version before its first event here; version 1 when absent), and works
+    /// out the rows those events change: all of a stream's rows when folded from version 1.
+    /// A purged stream gets none (its history is unreadable to a rebuild). `keep`: the states
+    /// are returned in `folded`.
+    static func fold(
+        accounts recorded: [RecordedEvent], decoded: [AccountEvent?], streams: [(UUID, Range<Int>)], from: [UUID: Folded] = [:],
+        keep: Bool = false
+    ) -> AccountBatch {
         var batch = AccountBatch()
         for (accountID, range) in streams {
-            var state = AccountState(accountID: accountID)
+            let previous = from[accountID]
+            var folded = previous ?? Folded(state: AccountState(accountID: accountID))
             var events: [(AccountEvent, Date)] = []
             events.reserveCapacity(range.count)
-            var lastRecordedAt = Date.distantPast
             for index in range {
-                state.apply(decoded[index], recordedAt: recorded[index].recordedAt)
-                lastRecordedAt = max(lastRecordedAt, recorded[index].recordedAt)
+                folded.state.apply(decoded[index], recordedAt: recorded[index].recordedAt)
+                folded.lastRecordedAt = max(folded.lastRecordedAt, recorded[index].recordedAt)
                 if let event = decoded[index] { events.append((event, recorded[index].recordedAt)) }
-                if state.version % AccountSnapshots.interval == 0 { batch.snapshots.append((state, lastRecordedAt)) }
+                if folded.state.version % AccountSnapshots.interval == 0 { batch.snapshots.append((folded.state, folded.lastRecordedAt)) }
             }
-            if state.purgedAt != nil { batch.purged.append(accountID) }
-            batch.projector.add(state, events: events)
+            if folded.state.purgedAt != nil {
+                batch.purged.append(accountID)
+                continue
+            }
+            batch.projector.add(folded.state, events: events, from: previous?.state)
+            if keep { batch.folded[accountID] = folded }
         }
         return batch
     }
 
-    /// Stores a batch's rows and snapshots (a purged account has none).
-    static func write(_ batch: AccountBatch, store: EventStore, on connection: PostgresConnection) async throws {
-        try await batch.projector.write(on: connection, into: .emptiedTables)
+    /// Stores a batch's rows and snapshots (a purged account has none): into emptied rows, or
+    /// (`.live`) over the rows of the states the batch was folded on from.
+    static func write(
+        _ batch: AccountBatch, store: EventStore, into target: ProjectionTarget = .emptiedTables, on connection: PostgresConnection
+    ) async throws {
+        try await batch.projector.write(on: connection, into: target)
         for (state, lastRecordedAt) in batch.snapshots where state.purgedAt == nil {
             try await AccountSnapshots.save(state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
         }

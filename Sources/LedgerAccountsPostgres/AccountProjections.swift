@@ -11,11 +11,13 @@ import LedgerPostgres
 /// Fresh tables are built beside the live ones (`ShadowTables`): loaded from every stream
 /// as of a feed position, caught up with what the feed shows after it, and swapped in for the
 /// live ones in one short transaction. Commands go on meanwhile; only the swap makes them wait,
-/// for at most `SwapPolicy.lockWait` plus `SwapPolicy.budget`.
+/// for at most about `SwapPolicy.lockWait` plus `SwapPolicy.budget`.
 public enum AccountProjections {
     /// The tables rebuilt; operational tables (outbox, throttles, API keys) are not projections.
+    /// In the order commands take them (a command folds from a snapshot, checks claims, then
+    /// writes), which the swap locks them in.
     static let tables = [
-        "accounts", "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "signup_cooldowns", "stream_snapshots",
+        "stream_snapshots", "signup_cooldowns", "accounts", "email_links", "sessions", "spent_refresh_tokens", "otp_requests",
     ]
     /// The load's inserts are plain but for these two (`ON CONFLICT` on their primary keys).
     static let keptPrimaryKeys = ["signup_cooldowns", "stream_snapshots"]
@@ -37,19 +39,23 @@ public enum AccountProjections {
         public init() {}
     }
 
-    /// When and how the fresh tables are swapped in.
+    /// When and how the fresh tables are swapped in. Commands wait for the swap at most
+    /// `lockWait` + `budget` (and about one statement more, which the server bounds by `budget`).
     public struct SwapPolicy: Sendable {
         /// How long the swap waits for the live tables; commands that come meanwhile wait behind it.
-        public var lockWait: Duration = .milliseconds(200)
+        public var lockWait: Duration = .milliseconds(150)
         /// How long the last catch-up may hold the locked tables before the swap gives up and
         /// tries again after another round.
-        public var budget: Duration = .milliseconds(600)
-        /// A round with at most this many changed streams is small enough to repeat under the lock.
-        public var smallRound = 500
+        public var budget: Duration = .milliseconds(400)
+        /// A round that re-reads at most this many events is small enough to repeat under the
+        /// lock (a changed stream is read whole; ~6 s a million events, so 20,000 are ~0.12 s).
+        public var smallRound = 20_000
         /// Catch-up rounds before the first try, at most, when writes keep every round large.
         public var maximumRounds = 50
         /// Tries before the rebuild gives up, dropping the fresh tables and changing nothing.
         public var attempts = 30
+        /// Runs under the locks before the last round (tests: a command made to wait on the swap).
+        var whileLocked: (@Sendable () async throws -> Void)?
 
         public init() {}
     }
@@ -91,13 +97,17 @@ public enum AccountProjections {
                     let accounts = try await load(
                         into: shadow, store: store, batchSize: streamsPerRead, status: &status, progress: progress, on: connection)
                     try await shadow.buildSecondaryIndexes(on: connection)
-                    var cursor = try await catchUp(after: position, into: shadow, store: store, status: &status, on: connection)
+                    var states = FoldedStates()
+                    var cursor = try await catchUp(
+                        after: position, into: shadow, states: &states, store: store, status: &status, on: connection
+                    ).head
                     try await shadow.buildUniqueKeys(on: connection)
                     try await carryOverClientAddresses(of: nil, into: shadow, on: connection)
                     try await shadow.analyze(on: connection)
                     progress?(status)
                     status.lockHeld = try await swap(
-                        shadow, after: &cursor, store: store, policy: policy, status: &status, progress: progress, on: connection)
+                        shadow, after: &cursor, states: &states, store: store, policy: policy, status: &status, progress: progress,
+                        on: connection)
                     progress?(status)
                     try await shadow.dropRetired(on: connection)
                     return accounts
@@ -112,24 +122,28 @@ public enum AccountProjections {
     /// Catch-up rounds until one is small, then tries to swap (each failed try is followed by
     /// another round); returns how long the swap held the live tables.
     private static func swap(
-        _ shadow: ShadowTables, after cursor: inout FeedCursor, store: EventStore, policy: SwapPolicy, status: inout Progress,
-        progress: (@Sendable (Progress) -> Void)?, on connection: PostgresConnection
+        _ shadow: ShadowTables, after cursor: inout FeedCursor, states: inout FoldedStates, store: EventStore, policy: SwapPolicy,
+        status: inout Progress, progress: (@Sendable (Progress) -> Void)?, on connection: PostgresConnection
     ) async throws -> Duration {
         var rounds = 0
         while rounds < policy.maximumRounds {
-            let before = status.streamsCaughtUp
-            cursor = try await catchUp(after: cursor, into: shadow, store: store, status: &status, on: connection)
+            let round = try await catchUp(after: cursor, into: shadow, states: &states, store: store, status: &status, on: connection)
+            cursor = round.head
             progress?(status)
             rounds += 1
-            if status.streamsCaughtUp - before <= policy.smallRound { break }
+            if round.events <= policy.smallRound { break }
         }
         for attempt in 1...max(policy.attempts, 1) {
             let since = cursor
             var finalStatus = status
-            let outcome = try await shadow.swap(on: connection, lockWait: policy.lockWait, budget: policy.budget) { locked in
+            let kept = states
+            let outcome = try await shadow.swap(on: connection, lockWait: policy.lockWait, budget: policy.budget) { locked, deadline in
                 // Under the locks nothing that writes these tables commits, so plain reads see
                 // one state (no snapshot needed), and every commit before the locks is in it.
-                _ = try await catchUp(after: since, into: shadow, store: store, status: &finalStatus, lockedOn: locked)
+                try await policy.whileLocked?()
+                try await catchUp(
+                    after: since, into: shadow, states: kept, store: store, status: &finalStatus, upTo: 2 * policy.smallRound,
+                    deadline: deadline, lockedOn: locked)
             }
             if case .swapped(let held) = outcome {
                 status = finalStatus
@@ -138,7 +152,7 @@ public enum AccountProjections {
             status.swapRetries = attempt
             // Back off a little (the tables were busy), then catch up what came meanwhile.
             try await Task.sleep(for: policy.lockWait / 2)
-            cursor = try await catchUp(after: cursor, into: shadow, store: store, status: &status, on: connection)
+            cursor = try await catchUp(after: cursor, into: shadow, states: &states, store: store, status: &status, on: connection).head
             progress?(status)
         }
         throw SwapGaveUp(attempts: policy.attempts)

@@ -52,13 +52,25 @@ extension EventStore {
     }
 
     /// Several streams' whole histories in one query, in the order of `streamIDs` and each
-    /// stream in version order (a rebuild reads hundreds of streams per round trip this way).
-    public func readStreams(_ streamIDs: [UUID], on connection: PostgresConnection) async throws -> [RecordedEvent] {
+    /// stream in version order (a rebuild reads hundreds of streams per round trip this way);
+    /// with `afterVersions` (one per stream), only each stream's events after that version.
+    public func readStreams(
+        _ streamIDs: [UUID], afterVersions: [Int64]? = nil, on connection: PostgresConnection
+    ) async throws -> [RecordedEvent] {
         guard !streamIDs.isEmpty else { return [] }
         // No ORDER BY: sorting a batch cost PostgreSQL more than grouping the rows here.
-        let result = try await connection.queryBinary(
-            "SELECT \(Self.selectColumns) FROM events e WHERE e.stream_id = ANY($1::uuid[])",
-            [.uuidArray(streamIDs)])
+        let result =
+            if let afterVersions {
+                try await connection.queryBinary(
+                    """
+                    SELECT \(Self.selectColumns) FROM unnest($1::uuid[], $2::bigint[]) AS w(stream_id, version)
+                    JOIN events e ON e.stream_id = w.stream_id AND e.stream_version > w.version
+                    """,
+                    [.uuidArray(streamIDs), .text("{" + afterVersions.map(String.init).joined(separator: ",") + "}")])
+            } else {
+                try await connection.queryBinary(
+                    "SELECT \(Self.selectColumns) FROM events e WHERE e.stream_id = ANY($1::uuid[])", [.uuidArray(streamIDs)])
+            }
         let events = try await decode(result, on: connection)
         var rowsOfStream: [UUID: [Int]] = [:]
         rowsOfStream.reserveCapacity(streamIDs.count)
@@ -139,23 +151,23 @@ extension EventStore {
     }
 
     /// The streams of `types` with an event after `cursor` that the connection's snapshot sees,
-    /// in stream-id order; unlike the feed, with no horizon: a commit of a transaction older
+    /// with their versions, in stream-id order; unlike the feed, with no horizon: a commit of a transaction older
     /// than one still running counts too (a catch-up re-reads such streams whole, so seeing
     /// an event early costs nothing and missing one would).
     public func streamsChanged(
         after cursor: FeedCursor, types: [String], on connection: PostgresConnection
-    ) async throws -> [(streamID: UUID, type: String)] {
+    ) async throws -> [(streamID: UUID, type: String, version: Int64)] {
         let rows = try await connection.query(
             """
-            SELECT s.stream_id, s.stream_type FROM streams s
+            SELECT s.stream_id, s.stream_type, s.version FROM streams s
             WHERE s.stream_type = ANY($3::text[]) AND s.stream_id IN (
                 SELECT e.stream_id FROM events e WHERE (e.tx_id, e.global_position) > ($1::xid8, $2))
             ORDER BY s.stream_id
             """,
             [.text(String(cursor.transactionID)), .int(cursor.position), .text("{" + types.joined(separator: ",") + "}")])
         return try rows.rows.compactMap { row in
-            guard let id = try row.uuid(0), let type = row.string(1) else { return nil }
-            return (id, type)
+            guard let id = try row.uuid(0), let type = row.string(1), let version = try row.int(2) else { return nil }
+            return (id, type, version)
         }
     }
 

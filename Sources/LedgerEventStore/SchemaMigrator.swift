@@ -71,6 +71,10 @@ public struct SchemaMigrator: Sendable {
     @discardableResult
     public func migrate(client: PostgresClient) async throws -> [Int] {
         try await client.withConnection { connection in
+            // Nothing to do needs no lock: an instance starting with `--migrate` while a
+            // projections rebuild holds the lock would otherwise wait for the whole rebuild.
+            let before = try await status(on: connection)
+            if before.isCurrent { return [] }
             try await connection.query("SELECT pg_advisory_lock($1)", [.int(Self.lockKey)])
             do {
                 let applied = try await apply(on: connection)

@@ -36,8 +36,9 @@ public struct ShadowTables: Sendable {
     ) async throws -> ShadowTables {
         let liveSchema = try await connection.query("SELECT current_schema()")[0].string(0) ?? "public"
         var shadow = ShadowTables(tables: tables, liveSchema: liveSchema, secondaryIndexes: [], uniqueKeys: [])
+        try await shadow.refuseUnsafe(on: connection)
         try await shadow.discard(on: connection)
-        try await connection.query("CREATE SCHEMA \(quoted(shadow.shadowSchema))")
+        try await shadow.createMarkedSchema(shadow.shadowSchema, on: connection)
         for table in tables {
             try await connection.query(
                 """
@@ -137,42 +138,60 @@ public struct ShadowTables: Sendable {
         case tooSlow(held: Duration)
     }
 
+    /// Thrown by a swap's `finish` that sees it cannot end within the budget: the swap rolls
+    /// back (`tooSlow`) rather than hold the tables longer.
+    public struct OutOfTime: Error {
+        public init() {}
+    }
+
     /// Locks the live tables (waiting at most `lockWait`; others' statements wait behind this
     /// one meanwhile), runs `finish` in the same transaction with the copies first on the search
     /// path, and swaps the copies in for the live tables: the live ones move to `retiredSchema`.
     ///
     /// A statement waiting for a live table when the swap commits finds the copy under the same
     /// name (PostgreSQL looks a name up again after waiting for its lock), so a waiting command
-    /// writes into the new table. Runs `finish` under `budget` or gives up.
+    /// writes into the new table. `finish` gets the instant its `budget` ends and should throw
+    /// `OutOfTime` past it; the server bounds it too (each statement, and each pause between
+    /// statements, at most `budget`), so the tables are never held much past it.
     public func swap(
         on connection: PostgresConnection, lockWait: Duration, budget: Duration,
-        finish: (PostgresConnection) async throws -> Void
+        finish: (PostgresConnection, ContinuousClock.Instant) async throws -> Void
     ) async throws -> SwapOutcome {
         /// Leaves the transaction, rolled back, with the outcome.
         struct Abandoned: Error { let outcome: SwapOutcome }
+        var locked = ContinuousClock.now
         do {
-            let locked = try await connection.transaction { connection in
+            try await connection.transaction { connection in
                 connection.queue("SET LOCAL lock_timeout = \(Self.milliseconds(lockWait))")
                 // The LOCK bound as a whole too, not only each table's wait.
                 connection.queue("SET LOCAL statement_timeout = \(Self.milliseconds(lockWait))")
                 do {
                     try await connection.query(
                         "LOCK TABLE " + tables.map(liveTable).joined(separator: ", ") + " IN ACCESS EXCLUSIVE MODE")
-                } catch let error as PostgresError where error.code == .lockTimeout || error.code == .queryCanceled {
+                } catch let error as PostgresError
+                    where error.code == .lockTimeout || error.code == .queryCanceled || error.code == .deadlockDetected
+                {
                     throw Abandoned(outcome: .busy)
                 }
-                let locked = ContinuousClock.now
-                connection.queue("SET LOCAL statement_timeout = 0")
+                locked = ContinuousClock.now
+                connection.queue("SET LOCAL statement_timeout = \(Self.milliseconds(budget))")
+                connection.queue("SET LOCAL idle_in_transaction_session_timeout = \(Self.milliseconds(budget))")
                 try await connection.query("SET LOCAL search_path TO \(quoted(shadowSchema)), \(quoted(liveSchema))")
-                try await finish(connection)
-                if ContinuousClock.now - locked > budget { throw Abandoned(outcome: .tooSlow(held: ContinuousClock.now - locked)) }
-                connection.queue("CREATE SCHEMA \(quoted(retiredSchema))")
+                do {
+                    try await finish(connection, locked + budget)
+                } catch is OutOfTime {
+                    throw Abandoned(outcome: .tooSlow(held: ContinuousClock.now - locked))
+                } catch let error as PostgresError where error.code == .queryCanceled {
+                    throw Abandoned(outcome: .tooSlow(held: ContinuousClock.now - locked))
+                }
+                if ContinuousClock.now > locked + budget { throw Abandoned(outcome: .tooSlow(held: ContinuousClock.now - locked)) }
+                try await connection.query("CREATE SCHEMA \(quoted(retiredSchema))")
+                connection.queue("COMMENT ON SCHEMA \(quoted(retiredSchema)) IS '\(Self.marker)'")
                 for table in tables {
                     connection.queue("ALTER TABLE \(liveTable(table)) SET SCHEMA \(quoted(retiredSchema))")
                     connection.queue("ALTER TABLE \(shadowTable(table)) SET SCHEMA \(quoted(liveSchema))")
                 }
                 try await connection.query("DROP SCHEMA \(quoted(shadowSchema))")
-                return locked
             }
             return .swapped(held: ContinuousClock.now - locked)
         } catch let abandoned as Abandoned {
@@ -199,9 +218,66 @@ public struct ShadowTables: Sendable {
         }
     }
 
+    /// What the schemas this type makes say of themselves (`COMMENT ON SCHEMA`): only a schema
+    /// saying it is ever dropped.
+    static let marker = "ledger: projections rebuild (dropped when done)"
+
+    private func createMarkedSchema(_ schema: String, on connection: PostgresConnection) async throws {
+        try await connection.query("CREATE SCHEMA \(quoted(schema))")
+        try await connection.query("COMMENT ON SCHEMA \(quoted(schema)) IS '\(Self.marker)'")
+    }
+
+    /// Refuses what would go wrong: a schema name PostgreSQL would cut (`<schema>_rebuild` cut
+    /// to 63 bytes could name the live schema, which `discard` drops), a schema of that name
+    /// this type did not make, tables the connection's role does not own (the copies would be
+    /// owned by it, and the service's role could no longer write them), and objects that hang
+    /// on the live tables and would not follow the swap (views, foreign keys, triggers, row
+    /// security policies, publications).
+    private func refuseUnsafe(on connection: PostgresConnection) async throws {
+        guard retiredSchema.utf8.count <= 63 && shadowSchema.utf8.count <= 63 else {
+            throw ShadowTablesError(.nameTooLong, "the schema name \(liveSchema) is too long to build tables beside it")
+        }
+        let foreign = try await connection.query(
+            """
+            SELECT string_agg(nspname, ', ') FROM pg_namespace
+            WHERE nspname = ANY($1::text[]) AND obj_description(oid, 'pg_namespace') IS DISTINCT FROM $2
+            """,
+            [.text("{\"\(shadowSchema)\",\"\(retiredSchema)\"}"), .text(Self.marker)])
+        if let names = foreign[0].string(0) {
+            throw ShadowTablesError(.foreignSchema, "the schema \(names) exists and was not made by a rebuild: rename it first")
+        }
+        let tableList = PostgresParameter.text("{" + tables.joined(separator: ",") + "}")
+        let checks = try await connection.query(
+            """
+            WITH live AS (
+                SELECT t.oid, t.relname, t.relowner, t.relrowsecurity FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace
+                WHERE n.nspname = current_schema() AND t.relname = ANY($1::text[]) AND t.relkind = 'r')
+            SELECT (SELECT string_agg(relname, ', ') FROM live WHERE relowner <> (SELECT oid FROM pg_roles WHERE rolname = current_user)),
+                   (SELECT string_agg(DISTINCT live.relname, ', ') FROM live WHERE relrowsecurity
+                        OR EXISTS (SELECT 1 FROM pg_depend d WHERE d.refobjid = live.oid AND d.classid = 'pg_rewrite'::regclass)
+                        OR EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f' AND live.oid IN (c.conrelid, c.confrelid))
+                        OR EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = live.oid AND NOT g.tgisinternal)
+                        OR EXISTS (SELECT 1 FROM pg_policy p WHERE p.polrelid = live.oid)
+                        OR EXISTS (SELECT 1 FROM pg_publication_rel r WHERE r.prrelid = live.oid)),
+                   (SELECT pg_get_userbyid(min(relowner)) FROM live)
+            """,
+            [tableList])
+        if let notOwned = checks[0].string(0) {
+            throw ShadowTablesError(
+                .notOwner,
+                "run the rebuild as the role that owns the tables (\(checks[0].string(2) ?? "their owner")); not owned: \(notOwned)")
+        }
+        if let dependents = checks[0].string(1) {
+            throw ShadowTablesError(
+                .dependents,
+                "views, foreign keys, triggers, row security or publications hang on \(dependents) and would not follow a swap")
+        }
+    }
+
     /// Runs `body` holding the session lock that one rebuild at a time holds, and the advisory
     /// locks `alsoHolding` (a migration's, so no migration changes the tables meanwhile);
-    /// throws `AlreadyRunning`, waiting for nothing, when another session holds any of them.
+    /// throws `ShadowTablesError` (`alreadyRunning`), waiting for nothing, when another session
+    /// holds any of them.
     public static func exclusively<T>(
         on connection: PostgresConnection, alsoHolding otherKeys: [Int64] = [], _ body: () async throws -> T
     ) async throws -> T {
@@ -216,7 +292,9 @@ public struct ShadowTables: Sendable {
         do {
             for key in keys {
                 guard try await connection.query("SELECT pg_try_advisory_lock($1)", [.int(key)])[0].bool(0) == true else {
-                    throw AlreadyRunning()
+                    throw ShadowTablesError(
+                        .alreadyRunning,
+                        "another projections rebuild or a schema migration is running against this database; try again when it ends")
                 }
                 held.append(key)
             }
@@ -226,13 +304,6 @@ public struct ShadowTables: Sendable {
         } catch {
             await release()
             throw error
-        }
-    }
-
-    /// Another rebuild, or a migration, holds the database.
-    public struct AlreadyRunning: Error, CustomStringConvertible {
-        public var description: String {
-            "another projections rebuild or a schema migration is running against this database; try again when it ends"
         }
     }
 
@@ -249,4 +320,31 @@ public struct ShadowTables: Sendable {
 /// An identifier quoted for SQL.
 private func quoted(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// Why tables could not be built beside the live ones.
+public struct ShadowTablesError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable {
+        let name: String
+        /// Another rebuild, or a migration, holds the database.
+        public static let alreadyRunning = Code(name: "already_running")
+        /// The connection's role does not own the live tables.
+        public static let notOwner = Code(name: "not_owner")
+        /// The live schema's name leaves no room for the copies' schema names.
+        public static let nameTooLong = Code(name: "name_too_long")
+        /// A schema with a copies' name exists that a rebuild did not make.
+        public static let foreignSchema = Code(name: "foreign_schema")
+        /// Objects hang on the live tables that would not follow a swap.
+        public static let dependents = Code(name: "dependents")
+    }
+
+    public let code: Code
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
 }
