@@ -142,7 +142,7 @@ public enum AccountProjections {
                 // one state (no snapshot needed), and every commit before the locks is in it.
                 try await policy.whileLocked?()
                 try await catchUp(
-                    after: since, into: shadow, states: kept, store: store, status: &finalStatus, upTo: 2 * policy.smallRound,
+                    after: since, into: shadow, states: kept, store: store, status: &finalStatus, upTo: policy.smallRound,
                     deadline: deadline, lockedOn: locked)
             }
             if case .swapped(let held) = outcome {
