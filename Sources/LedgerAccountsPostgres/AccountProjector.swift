@@ -99,21 +99,17 @@ struct AccountProjector {
         }
     }
 
-    /// A link spent by an event: every unused link of a purpose, or one link.
+    /// A link spent by an event: every unused link of a purpose, one link, or a used revert
+    /// link with every revert link that expires no earlier (`evolve`'s rule for a revert: the
+    /// owner's earlier way back stays).
     enum LinkUse {
         case purpose(UUID, AccountState.PendingLink.Purpose, Date)
         case link(UUID, Date)
-
-        func matches(_ row: LinkRow) -> Bool {
-            switch self {
-            case .purpose(let accountID, let purpose, _): return row.account_id == accountID && row.purpose == purpose.rawValue
-            case .link(let linkID, _): return row.link_id == linkID
-            }
-        }
+        case revertsFrom(accountID: UUID, linkID: UUID, Date)
 
         var time: Date {
             switch self {
-            case .purpose(_, _, let time), .link(_, let time): return time
+            case .purpose(_, _, let time), .link(_, let time), .revertsFrom(_, _, let time): return time
             }
         }
     }
@@ -230,7 +226,9 @@ struct AccountProjector {
         case .emailChanged(let changed):
             use([.emailChange, .verifyEmail])
             insertLink(accountID, changed.revertTokenHash, changed.revertLinkID, .emailRevert, changed.revertExpiresAt)
-        case .emailReverted: use([.emailChange, .emailRevert, .verifyEmail])
+        case .emailReverted(let reverted):
+            use([.emailChange, .verifyEmail])
+            spend(.revertsFrom(accountID: accountID, linkID: reverted.linkID, time))
         case .emailVerified: use([.verifyEmail])
         case .passwordSet(let set) where set.reason == "reset": use([.passwordReset])
         case .reauthGranted(let granted):
@@ -252,7 +250,21 @@ struct AccountProjector {
 
     private mutating func spend(_ use: LinkUse) {
         linkUses.append(use)
-        for index in links.indices where links[index].used_at == nil && use.matches(links[index]) {
+        let matches: (LinkRow) -> Bool
+        switch use {
+        case .purpose(let accountID, let purpose, _):
+            matches = { $0.account_id == accountID && $0.purpose == purpose.rawValue }
+        case .link(let linkID, _):
+            matches = { $0.link_id == linkID }
+        case .revertsFrom(let accountID, let linkID, _):
+            // The used link stored by an earlier write: every revert link here came after it
+            // (each lasts as long), so all of them end with it.
+            let used = links.first { $0.link_id == linkID }?.expires_at ?? .distantPast
+            matches = {
+                $0.account_id == accountID && $0.purpose == AccountState.PendingLink.Purpose.emailRevert.rawValue && $0.expires_at >= used
+            }
+        }
+        for index in links.indices where links[index].used_at == nil && matches(links[index]) {
             links[index].used_at = use.time
         }
     }
@@ -273,6 +285,15 @@ struct AccountProjector {
                     try await target.write(
                         "UPDATE email_links SET used_at = $2 WHERE link_id = $1 AND used_at IS NULL", [.uuid(linkID), .timestamp(time)],
                         on: connection)
+                case .revertsFrom(let accountID, let linkID, let time):
+                    // No row for the used link (it is among this write's): no earlier link ends.
+                    try await target.write(
+                        """
+                        UPDATE email_links SET used_at = $3
+                        WHERE account_id = $1 AND purpose = 'email_revert' AND used_at IS NULL
+                          AND expires_at >= (SELECT expires_at FROM email_links WHERE link_id = $2)
+                        """,
+                        [.uuid(accountID), .uuid(linkID), .timestamp(time)], on: connection)
                 }
             }
         }

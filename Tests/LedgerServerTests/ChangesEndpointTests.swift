@@ -232,6 +232,37 @@ struct ChangesEndpointTests {
         }
     }
 
+    @Test("whoever moved the email twice and reverts the second change leaves the owner's first revert link working")
+    func ownersRevertSurvivesTheAttackersRevert() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                func move(to email: String) async throws -> String {
+                    let reauth = try await grant(client, access)
+                    #expect(
+                        try await call(client, .post, "/auth/email/request-change", ["new_email": email], token: access, reauth: reauth)
+                            .status == .accepted)
+                    let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+                    #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+                    let rows = try await db.client.query(
+                        "SELECT token FROM outbox WHERE template = 'email_changed_notice' ORDER BY created_at DESC, xmin::text::bigint DESC LIMIT 1"
+                    )
+                    return try #require(rows[0].string(0))
+                }
+                let ownersWayBack = try await move(to: "eve@example.com")
+                db.clock.advance(by: 60)
+                let attackersOwn = try await move(to: "mallory@example.com")
+                let back = try await call(client, .post, "/auth/email/revert", ["token": attackersOwn])
+                #expect(back.status == .ok && back.string("email") == "eve@example.com")
+                // The owner's link, sent before the attacker's, still works: through the link
+                // index the service reads, not only in the account's state.
+                let owner = try await call(client, .post, "/auth/email/revert", ["token": ownersWayBack])
+                #expect(owner.status == .ok)
+                #expect(owner.string("email") == "ana@example.com")
+            }
+        }
+    }
+
     @Test("a revert link works for 7 days")
     func revertLinkExpiry() async throws {
         try await TestPostgres.withDatabase { db in
