@@ -39,9 +39,29 @@ extension AccountProjections {
     /// only (as a command's are), so an account written all through a rebuild costs each round
     /// its new events, not its whole history again.
     struct FoldedStates: Sendable {
-        var states: [UUID: Folded] = [:]
-        /// States kept at most (about a kilobyte each for a typical account).
-        var capacity = 200_000
+        private(set) var states: [UUID: Folded] = [:]
+        /// About how much memory the states take, and at most how much they may.
+        private(set) var bytes = 0
+        var capacity = 512 << 20
+
+        /// Takes a round's states in once its rows are written: the ones folded on always, new
+        /// ones while there is room (a stream left out is folded whole when it changes again).
+        mutating func apply(_ folding: Folding) {
+            for id in folding.dropped { bytes -= states.removeValue(forKey: id)?.estimatedBytes ?? 0 }
+            for (id, folded) in folding.kept {
+                let earlier = states[id]
+                guard earlier != nil || bytes + folded.estimatedBytes <= capacity else { continue }
+                bytes += folded.estimatedBytes - (earlier?.estimatedBytes ?? 0)
+                states[id] = folded
+            }
+        }
+    }
+
+    /// A round's folds: the rows to write, and the states to keep or drop once written.
+    struct Folding: Sendable {
+        var chunks: [Chunk] = []
+        var kept: [UUID: Folded] = [:]
+        var dropped: [UUID] = []
     }
 
     /// The changed streams' rows, worked out in memory a chunk at a time, ready to write.
@@ -61,11 +81,16 @@ extension AccountProjections {
     }
 
     /// Reads the changed streams and folds them, `streamsPerRead` streams a chunk: whole, or on
-    /// from a kept state (reading only the events after it); keeps the states folded.
+    /// from a kept state (reading only the events after it). `keep`: the states folded are
+    /// returned for `FoldedStates.apply`. Throws `OutOfTime` between chunks past `deadline`.
     static func fold(
-        _ changes: Changes, states: inout FoldedStates, store: EventStore, on connection: PostgresConnection
-    ) async throws -> [Chunk] {
-        var chunks: [Chunk] = []
+        _ changes: Changes, states: FoldedStates, keep: Bool, deadline: ContinuousClock.Instant? = nil, store: EventStore,
+        on connection: PostgresConnection
+    ) async throws -> Folding {
+        func inTime() throws {
+            if let deadline, ContinuousClock.now >= deadline { throw ShadowTables.OutOfTime() }
+        }
+        var folding = Folding()
         let onward = changes.accounts.filter { states.states[$0] != nil }
         let whole = changes.accounts.filter { states.states[$0] == nil }
         for ids in chunked(onward) {
@@ -73,24 +98,26 @@ extension AccountProjections {
                 ids, afterVersions: ids.map { states.states[$0]?.state.version ?? 0 }, on: connection)
             let decoded = try await AccountState.decodeConcurrently(recorded[...])
             // A stream with no event past its kept state (the state already had them) is current.
-            let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), from: states.states, keep: true)
-            for id in batch.purged { states.states[id] = nil }
-            states.states.merge(batch.folded) { $1 }
-            chunks.append(Chunk(onward: batch, replaced: batch.purged))
+            let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), from: states.states, keep: keep)
+            folding.dropped += batch.purged
+            folding.kept.merge(batch.folded) { $1 }
+            folding.chunks.append(Chunk(onward: batch, replaced: batch.purged))
+            try inTime()
         }
         for ids in chunked(whole) {
             let recorded = try await store.readStreams(ids, on: connection)
             let decoded = try await AccountState.decodeConcurrently(recorded[...])
-            let keep = states.states.count + ids.count <= states.capacity
             let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), keep: keep)
-            states.states.merge(batch.folded) { $1 }
-            chunks.append(Chunk(whole: batch, replaced: ids))
+            folding.kept.merge(batch.folded) { $1 }
+            folding.chunks.append(Chunk(whole: batch, replaced: ids))
+            try inTime()
         }
         for ids in chunked(changes.requests) {
             let recorded = try await store.readStreams(ids, on: connection)
-            chunks.append(Chunk(requests: try fold(requests: recorded, streams: grouped(recorded)), requestIDs: ids))
+            folding.chunks.append(Chunk(requests: try fold(requests: recorded, streams: grouped(recorded)), requestIDs: ids))
+            try inTime()
         }
-        return chunks
+        return folding
     }
 
     private static func chunked(_ ids: [UUID]) -> [[UUID]] {
@@ -113,16 +140,16 @@ extension AccountProjections {
         after cursor: FeedCursor, into shadow: ShadowTables, states: inout FoldedStates, store: EventStore, status: inout Progress,
         on connection: PostgresConnection
     ) async throws -> Changes {
-        var folding = states
-        let (changes, chunks) = try await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
-            let changes = try await Changes.read(after: cursor, states: folding, store: store, on: connection)
-            return (changes, try await fold(changes, states: &folding, store: store, on: connection))
+        let known = states
+        let (changes, folding) = try await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+            let changes = try await Changes.read(after: cursor, states: known, store: store, on: connection)
+            return (changes, try await fold(changes, states: known, keep: true, store: store, on: connection))
         }
-        try await shadow.writing(on: connection) { try await deleteRows(of: changes, chunks: chunks, on: $0) }
-        for chunk in chunks {
+        try await shadow.writing(on: connection) { try await deleteRows(of: changes, chunks: folding.chunks, on: $0) }
+        for chunk in folding.chunks {
             try await shadow.writing(on: connection) { try await write(chunk, into: shadow, store: store, on: $0) }
         }
-        states = folding
+        states.apply(folding)
         status.catchUpRounds += 1
         status.streamsCaughtUp += changes.streamCount
         return changes
@@ -131,19 +158,24 @@ extension AccountProjections {
     /// The last round, inside the swap's transaction, which holds the live tables: nothing that
     /// writes them can commit, so plain reads see one state, with every commit made before.
     /// Gives up (`OutOfTime`) before the work when the changes are more than `events` allows,
-    /// and between steps once `deadline` has passed.
+    /// and between chunks once half the time to `deadline` is spent reading, or all of it
+    /// writing. Keeps no states (the rebuild ends here, or rolls this round back).
     static func catchUp(
         after cursor: FeedCursor, into shadow: ShadowTables, states: FoldedStates, store: EventStore, status: inout Progress,
         upTo events: Int, deadline: ContinuousClock.Instant, lockedOn connection: PostgresConnection
     ) async throws {
         let changes = try await Changes.read(after: cursor, states: states, store: store, on: connection)
         guard changes.events <= events else { throw ShadowTables.OutOfTime() }
-        // A copy: if the swap gives up, its writes roll back, and the kept states must not move.
-        var folding = states
-        let chunks = try await fold(changes, states: &folding, store: store, on: connection)
-        guard ContinuousClock.now < deadline else { throw ShadowTables.OutOfTime() }
-        try await deleteRows(of: changes, chunks: chunks, on: connection)
-        for chunk in chunks { try await write(chunk, into: shadow, store: store, on: connection) }
+        let now = ContinuousClock.now
+        let folding = try await fold(
+            changes, states: states, keep: false, deadline: now + (deadline - now) / 2, store: store, on: connection)
+        try await deleteRows(of: changes, chunks: folding.chunks, on: connection)
+        for chunk in folding.chunks {
+            try await write(chunk, into: shadow, store: store, on: connection)
+            if ContinuousClock.now >= deadline { throw ShadowTables.OutOfTime() }
+        }
+        // A command's rows are queued on the connection: out now, inside the budget.
+        try await connection.flush()
         status.catchUpRounds += 1
         status.streamsCaughtUp += changes.streamCount
     }

@@ -21,6 +21,9 @@ extension AccountProjections {
     struct Folded: Sendable {
         var state: AccountState
         var lastRecordedAt = Date.distantPast
+
+        /// About how much memory the state takes: sessions are most of a long account's.
+        var estimatedBytes: Int { 1_024 + 600 * state.sessions.count + 200 * state.pendingLinks.count }
     }
 
     /// Folds each stream of `streams` (ranges of `recorded`, in version order) on from `from`
@@ -60,7 +63,9 @@ extension AccountProjections {
         _ batch: AccountBatch, store: EventStore, into target: ProjectionTarget = .emptiedTables, on connection: PostgresConnection
     ) async throws {
         try await batch.projector.write(on: connection, into: target)
-        for (state, lastRecordedAt) in batch.snapshots where state.purgedAt == nil {
+        // Not of a stream purged later in the batch either (its key is gone, and with it the right to a snapshot).
+        let purged = Set(batch.purged)
+        for (state, lastRecordedAt) in batch.snapshots where state.purgedAt == nil && !purged.contains(state.accountID) {
             try await AccountSnapshots.save(state, lastRecordedAt: lastRecordedAt, store: store, on: connection)
         }
     }

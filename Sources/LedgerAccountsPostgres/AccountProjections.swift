@@ -54,6 +54,10 @@ public enum AccountProjections {
         public var maximumRounds = 50
         /// Tries before the rebuild gives up, dropping the fresh tables and changing nothing.
         public var attempts = 30
+        /// How long this process may stall between two statements while it holds the tables
+        /// before the server ends its session (and the rebuild fails): only a process that
+        /// stopped running meets it, since the budget's own checks give up first.
+        public var stallLimit: Duration = .seconds(3)
         /// Runs under the locks before the last round (tests: a command made to wait on the swap).
         var whileLocked: (@Sendable () async throws -> Void)?
 
@@ -112,7 +116,15 @@ public enum AccountProjections {
                     try await shadow.dropRetired(on: connection)
                     return accounts
                 } catch {
-                    try? await shadow.discard(on: connection)
+                    if connection.isUsable {
+                        try? await shadow.discard(on: connection)
+                    } else {
+                        // The session died (its locks with it): clean up on another, unless a new
+                        // rebuild has begun meanwhile.
+                        try? await store.client.withConnection { fresh in
+                            try await ShadowTables.exclusively(on: fresh) { try await shadow.discard(on: fresh) }
+                        }
+                    }
                     throw error
                 }
             }
@@ -137,7 +149,9 @@ public enum AccountProjections {
             let since = cursor
             var finalStatus = status
             let kept = states
-            let outcome = try await shadow.swap(on: connection, lockWait: policy.lockWait, budget: policy.budget) { locked, deadline in
+            let outcome = try await shadow.swap(
+                on: connection, lockWait: policy.lockWait, budget: policy.budget, stallLimit: policy.stallLimit
+            ) { locked, deadline in
                 // Under the locks nothing that writes these tables commits, so plain reads see
                 // one state (no snapshot needed), and every commit before the locks is in it.
                 try await policy.whileLocked?()

@@ -151,10 +151,11 @@ public struct ShadowTables: Sendable {
     /// A statement waiting for a live table when the swap commits finds the copy under the same
     /// name (PostgreSQL looks a name up again after waiting for its lock), so a waiting command
     /// writes into the new table. `finish` gets the instant its `budget` ends and should throw
-    /// `OutOfTime` past it; the server bounds it too (each statement, and each pause between
-    /// statements, at most `budget`), so the tables are never held much past it.
+    /// `OutOfTime` past it (the swap rolls back, `tooSlow`); the server bounds it too: a
+    /// statement past `budget` is cancelled (`tooSlow` as well), and a pause between statements
+    /// past `stallLimit` ends the session (this process stalled: the rebuild fails).
     public func swap(
-        on connection: PostgresConnection, lockWait: Duration, budget: Duration,
+        on connection: PostgresConnection, lockWait: Duration, budget: Duration, stallLimit: Duration,
         finish: (PostgresConnection, ContinuousClock.Instant) async throws -> Void
     ) async throws -> SwapOutcome {
         /// Leaves the transaction, rolled back, with the outcome.
@@ -175,7 +176,9 @@ public struct ShadowTables: Sendable {
                 }
                 locked = ContinuousClock.now
                 connection.queue("SET LOCAL statement_timeout = \(Self.milliseconds(budget))")
-                connection.queue("SET LOCAL idle_in_transaction_session_timeout = \(Self.milliseconds(budget))")
+                // A dead man's switch, should this process stall holding the locks (longer than
+                // the budget, so `finish`'s own checks give up first).
+                connection.queue("SET LOCAL idle_in_transaction_session_timeout = \(Self.milliseconds(max(stallLimit, budget)))")
                 try await connection.query("SET LOCAL search_path TO \(quoted(shadowSchema)), \(quoted(liveSchema))")
                 do {
                     try await finish(connection, locked + budget)

@@ -72,6 +72,9 @@ struct OnlineRebuildTests {
         /// from a small pool moving between accounts (unique claims given up and taken).
         func write(writer: Int, seeded: [UUID], until stop: Switch) async throws {
             var round = 0
+            // The previous round's session and reset link, used a round later: a refresh that
+            // spends a token an earlier round stored, and a link an earlier round indexed.
+            var earlier: (refreshToken: String, email: String)?
             while !stop.isOn {
                 round += 1
                 let email = "w\(writer)-\(round)@example.com"
@@ -81,7 +84,14 @@ struct OnlineRebuildTests {
                     _ = try? await service.updateProfile(accountID, displayName: .some("n\(round)"), handle: "pool\(round % 5)")
                 }
                 let again = try await service.signIn(email: email, password: "violet-harbor-91", device: "web")
-                _ = try await service.refresh(again.refreshToken)
+                let refreshed = try await service.refresh(again.refreshToken)
+                if let earlier {
+                    _ = try await service.refresh(earlier.refreshToken)
+                    let reset = try await db.client.query(
+                        "SELECT token FROM outbox WHERE recipient = $1 AND template = 'password_reset'", [.text(earlier.email)])
+                    try await service.resetPassword(token: try #require(reset[0].string(0)), newPassword: "amber-meadow-42")
+                }
+                earlier = (refreshed.refreshToken, email)
                 try await service.forgotPassword(email: email)
                 try await service.revoke(session: SessionRef(accountID: session.accountID, sessionID: session.sessionID), reason: "logout")
                 _ = try? await otp.request(
@@ -114,8 +124,14 @@ struct OnlineRebuildTests {
             // Small batches and small rounds: the load takes many round trips, and the catch-up
             // runs several rounds, while six writers commit.
             var policy = AccountProjections.SwapPolicy()
-            policy.smallRound = 40
+            policy.smallRound = 200
             policy.maximumRounds = 4
+            // Correctness, not timing, is what this test checks: generous waits, so a loaded
+            // machine does not make the swap give up.
+            policy.lockWait = .seconds(1)
+            policy.budget = .seconds(5)
+            policy.stallLimit = .seconds(10)
+            policy.attempts = 100
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for writer in 0..<6 { group.addTask { try await fixture.write(writer: writer, seeded: seeded, until: stop) } }
                 while stop.commands < 6 { try await Task.sleep(for: .milliseconds(10)) }
@@ -209,6 +225,39 @@ struct OnlineRebuildTests {
             try await db.client.query("ALTER TABLE accounts OWNER TO postgres; DROP ROLE \(role)")
             #expect(try await Self.dump(db) == before)
             #expect(try await AccountProjections.rebuild(store: fixture.store) == 1)
+        }
+    }
+
+    @Test(
+        "a swap that runs past its budget under the lock rolls back and tries again; one that stalls past the stall limit ends, leaving nothing"
+    )
+    func swapBudget() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try Fixture(db)
+            _ = try await fixture.seed(3)
+            let before = try await Self.dump(db)
+            // Margins of most of a second either way: the suite runs many tests at once.
+            let pauses = Mutex<[Duration]>([.milliseconds(1_400)])
+            var policy = AccountProjections.SwapPolicy()
+            policy.budget = .seconds(1)
+            policy.stallLimit = .seconds(2)
+            policy.whileLocked = {
+                if let pause = pauses.withLock({ $0.popLast() }) { try await Task.sleep(for: pause) }
+            }
+            let reports = Reports()
+            // 1.4 s under a 1 s budget: rolled back, then the second try swaps.
+            try await AccountProjections.rebuild(store: fixture.store, swap: policy) { reports.record($0) }
+            #expect(reports.latest?.swapRetries == 1)
+            #expect(reports.latest.flatMap(\.lockHeld).map { $0 < .seconds(1) } == true)
+            #expect(try await Self.dump(db) == before)
+            // 3 s, past the stall limit: the server ends the stalled session; the live tables
+            // stay, the copies go.
+            pauses.withLock { $0 = [.seconds(3)] }
+            policy.attempts = 1
+            await #expect(throws: (any Error).self) { try await AccountProjections.rebuild(store: fixture.store, swap: policy) }
+            #expect(try await Self.dump(db) == before)
+            #expect(try await Self.leftoverSchemas(db).isEmpty)
+            #expect(try await AccountProjections.rebuild(store: fixture.store) == 3)
         }
     }
 

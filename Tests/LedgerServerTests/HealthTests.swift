@@ -115,8 +115,14 @@ struct BoundedResourceTests {
             let services = try makeServices(url: db.url, client: client, clock: db.clock, masterKey: db.masterKey)
             try await Application(router: buildRouter(services)).test(.router) { http in
                 let access = try await signUp(http, email: "ana@example.com")
-                let holder = Task { try await client.query("SELECT pg_sleep(1.5)") }
-                try await Task.sleep(for: .milliseconds(200))
+                let holder = Task { try await client.query("SELECT pg_sleep(3)") }
+                // Until the pool's one connection is surely taken (a loaded machine may start the
+                // holder late), seen from another pool.
+                while try await db.client.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'")[0].int(0) == 0
+                {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 let answer = try await call(http, .get, "/me", token: access)
                 #expect(answer.status == .serviceUnavailable)
                 #expect(answer.string("error") == "service_unavailable")
