@@ -92,42 +92,47 @@ public enum AccountProjections {
         store: EventStore, streamsPerRead: Int = streamsPerRead, swap policy: SwapPolicy = SwapPolicy(),
         progress: (@Sendable (Progress) -> Void)? = nil
     ) async throws -> Int {
-        try await store.client.withConnection { connection in
-            try await ShadowTables.exclusively(on: connection, alsoHolding: [SchemaMigrator.lockKey]) {
-                let shadow = try await ShadowTables.prepare(tables, keepingPrimaryKeysOf: keptPrimaryKeys, on: connection)
-                do {
-                    var status = Progress()
-                    let position = try await store.headCursor(on: connection)
-                    let accounts = try await load(
-                        into: shadow, store: store, batchSize: streamsPerRead, status: &status, progress: progress, on: connection)
-                    try await shadow.buildSecondaryIndexes(on: connection)
-                    var states = FoldedStates()
-                    var cursor = try await catchUp(
-                        after: position, into: shadow, states: &states, store: store, status: &status, on: connection
-                    ).head
-                    try await shadow.buildUniqueKeys(on: connection)
-                    try await carryOverClientAddresses(of: nil, into: shadow, on: connection)
-                    try await shadow.analyze(on: connection)
-                    progress?(status)
-                    status.lockHeld = try await swap(
-                        shadow, after: &cursor, states: &states, store: store, policy: policy, status: &status, progress: progress,
-                        on: connection)
-                    progress?(status)
-                    try await shadow.dropRetired(on: connection)
-                    return accounts
-                } catch {
-                    if connection.isUsable {
-                        try? await shadow.discard(on: connection)
-                    } else {
-                        // The session died (its locks with it): clean up on another, unless a new
-                        // rebuild has begun meanwhile.
-                        try? await store.client.withConnection { fresh in
-                            try await ShadowTables.exclusively(on: fresh) { try await shadow.discard(on: fresh) }
-                        }
+        // Copies left by a session that died (its locks with it): cleaned up on another, once
+        // this one is back in the pool (a pool of one has no other).
+        var orphaned: ShadowTables?
+        do {
+            return try await store.client.withConnection { connection in
+                try await ShadowTables.exclusively(on: connection, alsoHolding: [SchemaMigrator.lockKey]) {
+                    let shadow = try await ShadowTables.prepare(tables, keepingPrimaryKeysOf: keptPrimaryKeys, on: connection)
+                    do {
+                        var status = Progress()
+                        let position = try await store.headCursor(on: connection)
+                        let accounts = try await load(
+                            into: shadow, store: store, batchSize: streamsPerRead, status: &status, progress: progress, on: connection)
+                        try await shadow.buildSecondaryIndexes(on: connection)
+                        var states = FoldedStates()
+                        var cursor = try await catchUp(
+                            after: position, into: shadow, states: &states, store: store, status: &status, on: connection
+                        ).head
+                        try await shadow.buildUniqueKeys(on: connection)
+                        try await carryOverClientAddresses(of: nil, into: shadow, on: connection)
+                        try await shadow.analyze(on: connection)
+                        progress?(status)
+                        status.lockHeld = try await swap(
+                            shadow, after: &cursor, states: &states, store: store, policy: policy, status: &status,
+                            progress: progress, on: connection)
+                        progress?(status)
+                        try await shadow.dropRetired(on: connection)
+                        return accounts
+                    } catch {
+                        if connection.isUsable { try? await shadow.discard(on: connection) } else { orphaned = shadow }
+                        throw error
                     }
-                    throw error
                 }
             }
+        } catch {
+            if let orphaned {
+                // Unless a new rebuild has begun meanwhile.
+                try? await store.client.withConnection { fresh in
+                    try await ShadowTables.exclusively(on: fresh) { try await orphaned.discard(on: fresh) }
+                }
+            }
+            throw error
         }
     }
 

@@ -261,6 +261,22 @@ struct OnlineRebuildTests {
         }
     }
 
+    @Test("with a pool of one connection, a rebuild whose session died still cleans up (on the connection it gave back)")
+    func deadSessionPoolOfOne() async throws {
+        try await TestPostgres.withDatabase(maximumConnections: 1) { db in
+            let fixture = try Fixture(db)
+            _ = try await fixture.seed(2)
+            var policy = AccountProjections.SwapPolicy()
+            policy.budget = .seconds(1)
+            policy.stallLimit = .seconds(1)
+            policy.attempts = 1
+            policy.whileLocked = { try await Task.sleep(for: .seconds(2)) }
+            await #expect(throws: (any Error).self) { try await AccountProjections.rebuild(store: fixture.store, swap: policy) }
+            #expect(try await Self.leftoverSchemas(db).isEmpty)
+            #expect(try await AccountProjections.rebuild(store: fixture.store) == 2)
+        }
+    }
+
     @Test("a swap that cannot lock the tables gives way at once and tries again; commands go on meanwhile")
     func busyTablesGiveWay() async throws {
         try await TestPostgres.withDatabase { db in
