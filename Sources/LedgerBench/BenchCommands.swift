@@ -64,12 +64,14 @@ struct AppendBench: AsyncParsableCommand {
     @Option(help: "Seconds to run.") var seconds = 15.0
     @Option(help: "Events per append.") var batch = 1
     @Option(help: "Most append transactions in flight; past the first, only while the queue is stalled.") var transactions = 2
+    @Option(help: "Milliseconds without progress before another transaction starts (0: whenever appends wait).") var stallMs = 5
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
         let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers + 1))
         let store = EventStore(
-            client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()), appendTransactions: transactions)
+            client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()), appendTransactions: transactions,
+            appendStallThreshold: .milliseconds(stallMs))
         try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let started = ContinuousClock.now
