@@ -66,7 +66,7 @@ extension EventStore {
                     SELECT \(Self.selectColumns) FROM unnest($1::uuid[], $2::bigint[]) AS w(stream_id, version)
                     JOIN events e ON e.stream_id = w.stream_id AND e.stream_version > w.version
                     """,
-                    [.uuidArray(streamIDs), .text("{" + afterVersions.map(String.init).joined(separator: ",") + "}")])
+                    [.uuidArray(streamIDs), .text(PostgresArray.literal(afterVersions.map(String.init)))])
             } else {
                 try await connection.queryBinary(
                     "SELECT \(Self.selectColumns) FROM events e WHERE e.stream_id = ANY($1::uuid[])", [.uuidArray(streamIDs)])
@@ -111,7 +111,7 @@ extension EventStore {
         var typeFilter = ""
         if let types, !types.isEmpty {
             typeFilter = "AND e.event_type = ANY($4::text[])"
-            parameters.append(.text("{" + types.filter(NewEvent.isValidType).joined(separator: ",") + "}"))
+            parameters.append(.textArray(types.filter(NewEvent.isValidType)))
         }
         // The horizon is read once, before the page, so the page's filter and its
         // "nothing more below the horizon" conclusion agree.
@@ -168,7 +168,7 @@ extension EventStore {
               AND s.stream_type = ANY($3::text[])
             ORDER BY s.stream_id
             """,
-            [.text(String(cursor.transactionID)), .int(cursor.position), .text("{" + types.joined(separator: ",") + "}")])
+            [.text(String(cursor.transactionID)), .int(cursor.position), .textArray(types)])
         return try rows.rows.compactMap { row in
             guard let id = try row.uuid(0), let type = row.string(1), let version = try row.int(2) else { return nil }
             return (id, type, version)

@@ -57,6 +57,11 @@ extension PostgresParameter: ExpressibleByStringLiteral, ExpressibleByIntegerLit
 extension PostgresParameter {
     /// A `uuid[]` in the array's text form (cast it: `$1::uuid[]`).
     public static func uuidArray(_ ids: some Sequence<UUID>) -> PostgresParameter {
-        .text("{" + ids.map(\.lowercased).joined(separator: ",") + "}")
+        .text(PostgresArray.literal(ids.map(\.lowercased)))
+    }
+
+    /// A `text[]` in the array's text form, each element quoted (cast it: `$1::text[]`).
+    public static func textArray(_ elements: some Sequence<String>) -> PostgresParameter {
+        .text(PostgresArray.literal(Array(elements), quoted: true))
     }
 }

@@ -46,7 +46,7 @@ public struct ShadowTables: Sendable {
                     INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING IDENTITY INCLUDING STORAGE)
                 """)
         }
-        let tableList = PostgresParameter.text("{" + tables.joined(separator: ",") + "}")
+        let tableList = PostgresParameter.textArray(tables)
         // Grants, so a role that may read the live tables may read their replacements.
         let grants = try await connection.query(
             """
@@ -85,7 +85,7 @@ public struct ShadowTables: Sendable {
                 JOIN pg_namespace n ON n.oid = t.relnamespace
             ORDER BY 5
             """,
-            [tableList, .text("{" + kept.joined(separator: ",") + "}"), .text(shadow.shadowSchema)])
+            [tableList, .textArray(kept), .text(shadow.shadowSchema)])
         var secondary: [String] = []
         var unique: [String] = []
         for row in definitions.rows {
@@ -245,11 +245,11 @@ public struct ShadowTables: Sendable {
             SELECT string_agg(nspname, ', ') FROM pg_namespace
             WHERE nspname = ANY($1::text[]) AND obj_description(oid, 'pg_namespace') IS DISTINCT FROM $2
             """,
-            [.text("{\"\(shadowSchema)\",\"\(retiredSchema)\"}"), .text(Self.marker)])
+            [.textArray([shadowSchema, retiredSchema]), .text(Self.marker)])
         if let names = foreign[0].string(0) {
             throw ShadowTablesError(.foreignSchema, "the schema \(names) exists and was not made by a rebuild: rename it first")
         }
-        let tableList = PostgresParameter.text("{" + tables.joined(separator: ",") + "}")
+        let tableList = PostgresParameter.textArray(tables)
         let checks = try await connection.query(
             """
             WITH live AS (
