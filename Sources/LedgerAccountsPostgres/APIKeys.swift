@@ -44,7 +44,7 @@ public struct APIKeys: Sendable {
             "INSERT INTO api_keys (id, name, key_sha256, scopes, created_at) VALUES ($1, $2, $3, $4::text[], $5)",
             [
                 .uuid(id), .text(name), .bytea(SHA256.hash(Array(key.utf8))),
-                .text("{" + scopes.map(\.rawValue).joined(separator: ",") + "}"), .timestamp(clock.now()),
+                .textArray(scopes.map(\.rawValue)), .timestamp(clock.now()),
             ])
         return (id, key)
     }

@@ -52,7 +52,7 @@ public struct WebhookSubscriptions: Sendable {
             RETURNING \(Self.columns)
             """,
             [
-                .uuid(id), .text(url), types.map { .text("{" + $0.joined(separator: ",") + "}") } ?? .null,
+                .uuid(id), .text(url), types.map { .textArray($0) } ?? .null,
                 .bytea(try secretKey.seal(Array(secret.utf8), eventID: id)), .timestamp(clock.now()),
                 .text(String(start.transactionID)), .int(start.position),
             ])
@@ -142,7 +142,7 @@ public struct WebhookSubscriptions: Sendable {
         var typeFilter = ""
         if let types = subscription.types {
             typeFilter = "WHERE event_type = ANY($4::text[])"
-            parameters.append(.text("{" + types.joined(separator: ",") + "}"))
+            parameters.append(.textArray(types))
         }
         // The type filter applies to the next `cap` events only: a rare type must not turn the
         // count into a scan of the whole feed (it runs at every /metrics scrape).

@@ -86,7 +86,7 @@ public struct PurgeWorker: Sendable {
             // transaction holds the feed back for as short a time as it can.
             try await connection.query(
                 "DELETE FROM login_throttle WHERE key = ANY($1::text[])",
-                [.text("{" + LoginThrottle.rowKeys(email: email, accountID: accountID).joined(separator: ",") + "}")])
+                [.textArray(LoginThrottle.rowKeys(email: email, accountID: accountID))])
             for table in Self.accountTables {
                 // A provider revocation still on its way stays: it holds only a token sealed under a
                 // key of the master key's, and the grant must end at the provider all the same.
