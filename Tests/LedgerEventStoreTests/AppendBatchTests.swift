@@ -164,8 +164,91 @@ struct AppendBatchTests {
     }
 }
 
-@Suite("Event store: append flushers")
-struct AppendFlusherTests {
+@Suite("Event store: group commit")
+struct AppendGroupCommitTests {
+    /// Writers that each wait for their append before the next (as a command does) keep
+    /// handing the lead to one another: every append must be answered once, with its own
+    /// result, and the appends that met in the queue must have shared transactions.
+    @Test("writers in a loop: every append answered once and right, batches shared", .timeLimit(.minutes(1)))
+    func writersInALoop() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let shared = UUID()
+            let (writers, rounds) = (12, 30)
+            let sharedAppends = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<writers {
+                    group.addTask {
+                        let own = UUID()
+                        var sharedCount = 0
+                        for round in 1...rounds {
+                            // The writer's own stream, at the version it expects: a result handed to
+                            // the wrong waiter or lost would fail here or hang.
+                            let result = try await store.append(
+                                to: own, streamType: "account", subjectID: own, expected: round == 1 ? .noStream : .exact(Int64(round - 1)),
+                                events: [AppendTests.event("email.verified", "{\"round\":\(round)}")])
+                            #expect(result.streamID == own && result.firstVersion == Int64(round) && !result.replayed)
+                            if round % 5 == 0 {
+                                try await store.append(
+                                    to: shared, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
+                                sharedCount += 1
+                            }
+                        }
+                        #expect(try await store.readStream(own).map(\.streamVersion) == (1...Int64(rounds)).map { $0 })
+                        return sharedCount
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            let sharedEvents = try await store.readStream(shared)
+            #expect(sharedEvents.count == sharedAppends)
+            #expect(sharedEvents.map(\.streamVersion) == (1...Int64(sharedAppends)).map { $0 })
+            #expect(try await store.verify(streamID: shared).ok)
+            // Appends committed together carry one transaction id.
+            let counts = try await db.client.query("SELECT count(*), count(DISTINCT tx_id) FROM events")[0]
+            let (events, transactions) = (try counts.int(0) ?? 0, try counts.int(1) ?? 0)
+            #expect(events == Int64(writers * rounds + sharedAppends))
+            #expect(transactions < events, "\(transactions) transactions for \(events) appends: no batch was shared")
+        }
+    }
+
+    /// The lead is handed on only after a batch: when the leader cannot get a connection, the
+    /// appends waiting behind it must fail too rather than wait for a lead nobody will hand
+    /// them, and the next append must lead afresh.
+    @Test("no connection to be had: every waiting append fails, none hangs, and the next one leads again", .timeLimit(.minutes(1)))
+    func noConnection() async throws {
+        let client = PostgresClient(configuration: .init(url: "postgresql://ledger@127.0.0.1:1/nothing", maximumConnections: 2))
+        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
+        for _ in 0..<2 {
+            // Unstructured, so that an append left waiting fails the test here instead of hanging it.
+            let answers = AsyncStream<Bool>.makeStream()
+            for _ in 0..<10 {
+                Task {
+                    do {
+                        try await store.append(
+                            to: UUID(), streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
+                        answers.continuation.yield(false)
+                    } catch let error as PostgresError {
+                        answers.continuation.yield(error.code == .connectionFailed)
+                    } catch {
+                        answers.continuation.yield(false)
+                    }
+                }
+            }
+            let deadline = Task {
+                try await Task.sleep(for: .seconds(20))
+                answers.continuation.finish()
+            }
+            var failures: [Bool] = []
+            for await failed in answers.stream {
+                failures.append(failed)
+                if failures.count == 10 { break }
+            }
+            deadline.cancel()
+            #expect(failures == Array(repeating: true, count: 10), "every append answered, with the connection's failure, within 20 s")
+        }
+        await client.shutdown()
+    }
+
     /// A transaction holding a stream's lock (an account command, say) keeps a standalone
     /// append to that stream waiting; appends to other streams must not wait with it, even
     /// when no later append comes along to notice that the queue stands still.
@@ -196,7 +279,7 @@ struct AppendFlusherTests {
             let waiting = Task {
                 try await store.append(to: locked, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
             }
-            // Until the append above waits on the lock, in the one flusher's batch.
+            // Until the append above waits on the lock, in the one leader's batch.
             let lockWaits = """
                 SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
