@@ -32,7 +32,7 @@ public final class EventStore: Sendable {
         let wakeups = FeedWakeups(client: client)
         self.wakeups = wakeups
         self.batcher = AppendBatcher(
-            client: client, clock: clock, wakeups: wakeups, maximumLeaders: appendTransactions,
+            client: client, clock: clock, wakeups: wakeups, maximumFlushers: appendTransactions,
             stallThreshold: appendStallThreshold)
     }
 
@@ -49,7 +49,7 @@ public final class EventStore: Sendable {
         self.clock = clock
         self.logger = logger
         self.wakeups = wakeups
-        self.batcher = AppendBatcher(client: client, clock: clock, wakeups: wakeups, maximumLeaders: 1)
+        self.batcher = AppendBatcher(client: client, clock: clock, wakeups: wakeups, maximumFlushers: 1)
     }
 
     /// Appends `events` to a stream atomically.

@@ -166,9 +166,9 @@ struct AppendBatchTests {
 
 @Suite("Event store: group commit")
 struct AppendGroupCommitTests {
-    /// Writers that each wait for their append before the next (as a command does) keep
-    /// handing the lead to one another: every append must be answered once, with its own
-    /// result, and the appends that met in the queue must have shared transactions.
+    /// Writers that each wait for their append before the next (as a command does): every
+    /// append must be answered once, with its own result, and the appends that met in the
+    /// queue must have shared transactions.
     @Test("writers in a loop: every append answered once and right, batches shared", .timeLimit(.minutes(1)))
     func writersInALoop() async throws {
         try await TestPostgres.withDatabase { db in
@@ -211,10 +211,9 @@ struct AppendGroupCommitTests {
         }
     }
 
-    /// The lead is handed on only after a batch: when the leader cannot get a connection, the
-    /// appends waiting behind it must fail too rather than wait for a lead nobody will hand
-    /// them, and the next append must lead afresh.
-    @Test("no connection to be had: every waiting append fails, none hangs, and the next one leads again", .timeLimit(.minutes(1)))
+    /// When the batch's connection cannot be had, the appends queued behind it must fail too
+    /// rather than wait for a batch that never comes, and the next append must start afresh.
+    @Test("no connection to be had: every waiting append fails, none hangs, and the next ones try again", .timeLimit(.minutes(1)))
     func noConnection() async throws {
         let client = PostgresClient(configuration: .init(url: "postgresql://ledger@127.0.0.1:1/nothing", maximumConnections: 2))
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
@@ -279,7 +278,7 @@ struct AppendGroupCommitTests {
             let waiting = Task {
                 try await store.append(to: locked, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
             }
-            // Until the append above waits on the lock, in the one leader's batch.
+            // Until the append above waits on the lock, in the one flusher's batch.
             let lockWaits = """
                 SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
