@@ -15,6 +15,11 @@
 #                one client: the store's group commit at N writers with one transaction in
 #                flight and no cost between batches (events/s = calls/s × N).
 #   sql-batch2   the same with two clients of N/2 appends a call: two transactions in flight.
+#   sql-lean     what a leaner write path could cost, one append a transaction, N clients: the
+#                stream's lock, then one INSERT … SELECT that reads the head from the events'
+#                primary key and chains the event, in one round trip (a pipeline). No `streams`
+#                row to update, no PL/pgSQL; no expected-version or idempotency answers either,
+#                so it bounds a redesign from above, it is not one.
 #   ledger       `ledger-bench append --writers N`: the store as the service has it.
 #
 # Every writer has 50 streams of its own (as `ledger-bench append`); payloads are 340 bytes
@@ -35,7 +40,8 @@ bench_start
 # Streams s = 1…3200 are md5(s)::uuid; their subject keys exist (a placeholder wrapped key:
 # the functions only check that one is there).
 psql -X -q -v ON_ERROR_STOP=1 -c "INSERT INTO subject_keys (subject_id, wrapped_key, master_key_id)
-  SELECT md5(s::text)::uuid, '\\x00'::bytea, 'bench' FROM generate_series(1, 3200) AS s"
+  SELECT md5(s::text)::uuid, '\\x00'::bytea, 'bench' FROM generate_series(1, 3200) AS s
+  UNION ALL SELECT md5('lean' || s)::uuid, '\\x00'::bytea, 'bench' FROM generate_series(1, 3200) AS s"
 
 # A time-ordered event id (UUID v7's layout: milliseconds first), as the store makes them.
 event_id="(lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0') || substr(md5(random()::text), 1, 20))::uuid"
@@ -56,6 +62,28 @@ cat >"$work/single.sql" <<SQL
 SELECT * FROM ledger_append(md5((:client_id * 50 + :s)::text)::uuid, 'bench', 'any', 0,
   md5((:client_id * 50 + :s)::text)::uuid, now(), ARRAY[$event_id], '{bench.appended}', '{1}',
   $payload, '{340}', '[{}]');
+SQL
+
+cat >"$work/lean.sql" <<SQL
+\\set s random(1, 50)
+\\startpipeline
+SELECT pg_advisory_xact_lock(ledger_stream_lock_key(md5('lean' || (:client_id * 50 + :s))::uuid));
+INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, subject_id, payload,
+                    payload_sha256, metadata, recorded_at, prev_hash, hash)
+SELECT a.stream, a.version, a.id, 'bench.appended', 1, a.stream, a.payload, a.digest, '{}', a.at, a.prev,
+       sha256(a.prev || convert_to(concat_ws(E'\\n', 'ledger-event-v1', a.stream::text, a.version::text, 'bench.appended', '1',
+              encode(a.digest, 'hex'), '{}', ((extract(epoch FROM a.at) * 1000000)::bigint)::text), 'UTF8'))
+  FROM (SELECT md5('lean' || (:client_id * 50 + :s))::uuid AS stream, coalesce(h.stream_version, 0) + 1 AS version,
+               $event_id AS id, $payload AS payload, sha256($payload) AS digest, now() AS at,
+               coalesce(h.hash, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) AS prev
+          FROM (SELECT 1) AS one
+          LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM events e
+                              WHERE e.stream_id = md5('lean' || (:client_id * 50 + :s))::uuid
+                              ORDER BY e.stream_version DESC LIMIT 1) AS h ON true
+         WHERE EXISTS (SELECT 1 FROM subject_keys k WHERE k.subject_id = md5('lean' || (:client_id * 50 + :s))::uuid
+                                                       AND k.wrapped_key IS NOT NULL)) AS a
+RETURNING global_position, stream_version;
+\\endpipeline
 SQL
 
 # One call of ledger_append_batch with $1 appends to distinct streams of the client's 50.
@@ -86,6 +114,7 @@ for writers in 1 8 32; do
   c=$($ceiling write "$writers" "$seconds" | sed -E 's/.*tps=([0-9.]+).*/\1/')
   row=$(tps "$work/row.sql" "$writers")
   single=$(tps "$work/single.sql" "$writers")
+  lean=$(tps "$work/lean.sql" "$writers")
   batch_script "$writers" >"$work/batch.sql"
   batch=$(python3 -c "print($(tps "$work/batch.sql" 1) * $writers)")
   batch2=0
@@ -94,7 +123,7 @@ for writers in 1 8 32; do
     batch2=$(python3 -c "print($(tps "$work/batch2.sql" 2) * $((writers / 2)))")
   fi
   ledger=$("$bench" append --writers "$writers" --seconds "$seconds" | sed -E 's/.*appends_per_s=([0-9.]+).*/\1/')
-  printf 'writers=%d ceiling=%.0f sql-row=%.0f (%s) sql-single=%.0f (%s) sql-batch=%.0f (%s) sql-batch2=%.0f (%s) ledger=%.0f (%s)\n' \
-    "$writers" "$c" "$row" "$(ratio "$row" "$c")" "$single" "$(ratio "$single" "$c")" "$batch" "$(ratio "$batch" "$c")" \
-    "$batch2" "$(ratio "$batch2" "$c")" "$ledger" "$(ratio "$ledger" "$c")"
+  printf 'writers=%d ceiling=%.0f sql-row=%.0f (%s) sql-single=%.0f (%s) sql-lean=%.0f (%s) sql-batch=%.0f (%s) sql-batch2=%.0f (%s) ledger=%.0f (%s)\n' \
+    "$writers" "$c" "$row" "$(ratio "$row" "$c")" "$single" "$(ratio "$single" "$c")" "$lean" "$(ratio "$lean" "$c")" \
+    "$batch" "$(ratio "$batch" "$c")" "$batch2" "$(ratio "$batch2" "$c")" "$ledger" "$(ratio "$ledger" "$c")"
 done
