@@ -193,7 +193,7 @@ struct AppendGroupCommitTests {
                                 sharedCount += 1
                             }
                         }
-                        #expect(try await store.readStream(own).map(\.streamVersion) == (1...Int64(rounds)).map { $0 })
+                        #expect(try await store.readStream(own).map(\.streamVersion) == Array(1...Int64(rounds)))
                         return sharedCount
                     }
                 }
@@ -201,7 +201,7 @@ struct AppendGroupCommitTests {
             }
             let sharedEvents = try await store.readStream(shared)
             #expect(sharedEvents.count == sharedAppends)
-            #expect(sharedEvents.map(\.streamVersion) == (1...Int64(sharedAppends)).map { $0 })
+            #expect(sharedEvents.map(\.streamVersion) == Array(1...Int64(sharedAppends)))
             #expect(try await store.verify(streamID: shared).ok)
             // Appends committed together carry one transaction id.
             let counts = try await db.client.query("SELECT count(*), count(DISTINCT tx_id) FROM events")[0]

@@ -37,11 +37,13 @@ trap 'stop_cluster; rm -rf "$work"' EXIT
 bench_start
 "$ledger" migrate >/dev/null
 
-# Streams s = 1…3200 are md5(s)::uuid; their subject keys exist (a placeholder wrapped key:
-# the functions only check that one is there).
+# A writer's stream (and subject): md5(PREFIX || n)::uuid for n = client × 50 + s; each
+# measurement that writes chains of its own has its own PREFIX. Their subject keys exist (a
+# placeholder wrapped key: the functions only check that one is there).
+stream() { echo "md5('$1' || (:client_id * 50 + ${2:-:s}))::uuid"; }
 psql -X -q -v ON_ERROR_STOP=1 -c "INSERT INTO subject_keys (subject_id, wrapped_key, master_key_id)
-  SELECT md5(s::text)::uuid, '\\x00'::bytea, 'bench' FROM generate_series(1, 3200) AS s
-  UNION ALL SELECT md5('lean' || s)::uuid, '\\x00'::bytea, 'bench' FROM generate_series(1, 3200) AS s"
+  SELECT md5(prefix || s)::uuid, '\\x00'::bytea, 'bench'
+    FROM unnest(ARRAY['', 'lean']) AS prefix, generate_series(1, 3200) AS s"
 
 # A time-ordered event id (UUID v7's layout: milliseconds first), as the store makes them.
 event_id="(lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0') || substr(md5(random()::text), 1, 20))::uuid"
@@ -52,36 +54,33 @@ cat >"$work/row.sql" <<SQL
 \\set s random(1, 50)
 INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, subject_id, payload,
                     payload_sha256, metadata, recorded_at, prev_hash, hash)
-VALUES (md5('row' || (:client_id * 50 + :s))::uuid, nextval('bench_row_version'), $event_id, 'bench.appended', 1,
-        md5('row' || (:client_id * 50 + :s))::uuid, $payload, sha256($payload), '{}', now(),
+VALUES ($(stream row), nextval('bench_row_version'), $event_id, 'bench.appended', 1, $(stream row), $payload, sha256($payload), '{}', now(),
         sha256('prev'::bytea), sha256('hash'::bytea));
 SQL
 
 cat >"$work/single.sql" <<SQL
 \\set s random(1, 50)
-SELECT * FROM ledger_append(md5((:client_id * 50 + :s)::text)::uuid, 'bench', 'any', 0,
-  md5((:client_id * 50 + :s)::text)::uuid, now(), ARRAY[$event_id], '{bench.appended}', '{1}',
+SELECT * FROM ledger_append($(stream ""), 'bench', 'any', 0, $(stream ""), now(), ARRAY[$event_id], '{bench.appended}', '{1}',
   $payload, '{340}', '[{}]');
 SQL
 
 cat >"$work/lean.sql" <<SQL
 \\set s random(1, 50)
 \\startpipeline
-SELECT pg_advisory_xact_lock(ledger_stream_lock_key(md5('lean' || (:client_id * 50 + :s))::uuid));
+SELECT pg_advisory_xact_lock(ledger_stream_lock_key($(stream lean)));
 INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, subject_id, payload,
                     payload_sha256, metadata, recorded_at, prev_hash, hash)
 SELECT a.stream, a.version, a.id, 'bench.appended', 1, a.stream, a.payload, a.digest, '{}', a.at, a.prev,
        sha256(a.prev || convert_to(concat_ws(E'\\n', 'ledger-event-v1', a.stream::text, a.version::text, 'bench.appended', '1',
               encode(a.digest, 'hex'), '{}', ((extract(epoch FROM a.at) * 1000000)::bigint)::text), 'UTF8'))
-  FROM (SELECT md5('lean' || (:client_id * 50 + :s))::uuid AS stream, coalesce(h.stream_version, 0) + 1 AS version,
+  FROM (SELECT $(stream lean) AS stream, coalesce(h.stream_version, 0) + 1 AS version,
                $event_id AS id, $payload AS payload, sha256($payload) AS digest, now() AS at,
                coalesce(h.hash, '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) AS prev
           FROM (SELECT 1) AS one
           LEFT JOIN LATERAL (SELECT e.stream_version, e.hash FROM events e
-                              WHERE e.stream_id = md5('lean' || (:client_id * 50 + :s))::uuid
+                              WHERE e.stream_id = $(stream lean)
                               ORDER BY e.stream_version DESC LIMIT 1) AS h ON true
-         WHERE EXISTS (SELECT 1 FROM subject_keys k WHERE k.subject_id = md5('lean' || (:client_id * 50 + :s))::uuid
-                                                       AND k.wrapped_key IS NOT NULL)) AS a
+         WHERE EXISTS (SELECT 1 FROM subject_keys k WHERE k.subject_id = $(stream lean) AND k.wrapped_key IS NOT NULL)) AS a
 RETURNING global_position, stream_version;
 \\endpipeline
 SQL
@@ -90,7 +89,7 @@ SQL
 batch_script() {
   local n=$1 streams="" ids="" i
   for i in $(seq 0 $((n - 1))); do
-    streams+="${streams:+,}md5((:client_id * 50 + (:s + $i) % 50 + 1)::text)::uuid"
+    streams+="${streams:+,}$(stream "" "(:s + $i) % 50 + 1")"
     ids+="${ids:+,}$event_id"
   done
   cat <<SQL
