@@ -93,8 +93,66 @@ struct AppendBatchTests {
             #expect(try outcomes[1].get().firstVersion == 3)
             #expect(Self.failure(outcomes[2])?.actualVersion == 3)
             #expect(try await store.verify(streamID: stream).ok)
+
+            // Sent straight to the set-based call, which would read one head for both: refused
+            // whole, nothing written.
+            let twice = [try Self.append(stream, .any), try Self.append(stream, .any)]
+            let rows = try await db.client.withConnection { connection in
+                try await connection.query(PreparedAppend.batchSQL, PreparedAppend.batchParameters(twice, recordedAt: db.clock.now()))
+            }
+            #expect(rows.rows.map { $0.string(6) } == ["LA002", "LA002"])
+            #expect(try await store.streamVersion(stream) == 3)
         }
     }
+
+    @Test(
+        "a batch takes its streams' locks before it writes: a transaction holding one keeps the stream's feed in version order",
+        .timeLimit(.minutes(1)))
+    func batchWaitsForStreamLock() async throws {
+        try await TestPostgres.withDatabase(maximumConnections: 4) { db in
+            let store = db.eventStore()
+            let (locked, other) = (UUID(), UUID())
+            try await store.append(to: locked, streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()])
+            let holding = AsyncStream<Void>.makeStream()
+            let release = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await db.client.transaction { connection in
+                    store.lockStream(locked, on: connection)
+                    // The transaction's id is taken now, before the batch below could write.
+                    _ = try await connection.query("SELECT pg_current_xact_id()")
+                    holding.continuation.yield()
+                    _ = await Task { for await _ in release.stream { return } }.value
+                    try await store.append(
+                        to: locked, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()],
+                        on: connection)
+                }
+            }
+            for await _ in holding.stream { break }
+            let batch = Task { try await Self.run([try Self.append(locked, .any), try Self.append(other, .noStream)], on: db) }
+            // Until the batch waits on the lock (a batch that did not take it would be written by then).
+            let deadline = ContinuousClock.now + .seconds(5)
+            while try await db.client.query(Self.lockWaits)[0].int(0) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            release.continuation.yield()
+            try await holder.value
+            let outcomes = try await batch.value
+            // The batch read the head before the lock was granted: its event collided with the
+            // holder's, and the per-append call wrote it after.
+            #expect(try outcomes[0].get().firstVersion == 3)
+            #expect(try outcomes[1].get().firstVersion == 1)
+            let feedOrder = try await db.client.query(
+                "SELECT stream_version FROM events WHERE stream_id = $1 ORDER BY tx_id, global_position", [.uuid(locked)])
+            #expect(try feedOrder.rows.map { try $0.int(0) } == [1, 2, 3])
+            #expect(try await store.verify(streamID: locked).ok)
+        }
+    }
+
+    /// Advisory-lock waits in the test's database.
+    static let lockWaits = """
+        SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
 
     @Test("a retried append in a batch gets its original result, whatever its expectation says now; a reused id fails alone")
     func retriesInBatch() async throws {
@@ -279,10 +337,7 @@ struct AppendGroupCommitTests {
                 try await store.append(to: locked, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
             }
             // Until the append above waits on the lock, in the one flusher's batch.
-            let lockWaits = """
-                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-                   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                """
+            let lockWaits = AppendBatchTests.lockWaits
             while try await db.client.query(lockWaits)[0].int(0) == 0 {
                 try await Task.sleep(for: .milliseconds(2))
             }

@@ -30,8 +30,8 @@ export PGHOST=$PG_CLUSTER_DIR
 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 CREATE TABLE bound_accounts (n int PRIMARY KEY, account_id uuid NOT NULL);
 INSERT INTO bound_accounts SELECT n, gen_random_uuid() FROM generate_series(1, 20000) n;
-INSERT INTO streams (stream_id, stream_type, version, head_hash, created_at, updated_at)
-SELECT account_id, 'account', 1, sha256('x'), now(), now() FROM bound_accounts;
+INSERT INTO stream_catalog (stream_id, stream_type, created_at)
+SELECT account_id, 'account', now() FROM bound_accounts;
 INSERT INTO accounts (account_id, version, created_at) SELECT account_id, 1, now() FROM bound_accounts;
 VACUUM ANALYZE;
 SQL
