@@ -17,9 +17,10 @@
 --    writes (docs/architecture.md "Event store rules").
 --
 -- What `streams` no longer gives: a second copy of the head for `ledger verify` to compare
--- the last event with. A row deleted from a stream's end is found by a signed checkpoint
--- (`ledger checkpoint verify`), which records every head; a forger who can delete rows could
--- always update `streams` too.
+-- the last event with. A row deleted from a stream's end leaves a shorter chain that holds
+-- (and the next append takes its version again); a signed checkpoint taken after that row
+-- finds it (`ledger verify --checkpoint`), since it records every head. A forger who can
+-- delete rows could always update `streams` too.
 ALTER TABLE streams RENAME TO stream_catalog;
 ALTER INDEX streams_pkey RENAME TO stream_catalog_pkey;
 ALTER TABLE stream_catalog DROP COLUMN version, DROP COLUMN head_hash, DROP COLUMN updated_at;
@@ -156,16 +157,11 @@ BEGIN
 END;
 $$;
 
--- Group commit in one statement (one event to each of distinct streams; anything else goes to
--- `ledger_append_each`, as before). The stream locks are taken inside it, in stream order,
--- before its first insert, so the feed order holds. Its snapshot is taken before them,
--- though: an append whose stream was written while the statement waited for the lock reads
--- a stale head and collides with that event's primary key; the whole statement then raises
--- unique_violation and rolls back, and the caller sends the batch to `ledger_append_each`
--- (whose lookups follow their locks), as it does for a reused event id.
---
--- A stream named twice would read one head for two events: the call answers LA002 for every
--- append and writes nothing (the store never sends one).
+-- Group commit in two statements, as in 012: the stream locks, in stream order (their count
+-- says whether a stream is named twice); then one statement, its snapshot taken after the
+-- locks so every head and key it reads is the committed one, that checks each append,
+-- chains and inserts. Only single-event appends to distinct streams are taken; anything
+-- else goes to `ledger_append_each`, as before.
 CREATE OR REPLACE FUNCTION ledger_append_batch(
     p_stream_ids uuid[], p_stream_types text[], p_expected_kinds text[], p_expected_versions bigint[],
     p_subject_ids uuid[], p_event_counts int[], p_recorded_at timestamptz,
@@ -177,14 +173,20 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = o
 DECLARE
     v_appends int := coalesce(cardinality(p_stream_ids), 0);
     v_micros  text := ((extract(epoch FROM p_recorded_at) * 1000000)::bigint)::text;
+    v_locked  bigint := 0;
 BEGIN
     IF v_appends = 0 THEN RETURN; END IF;
-    IF NOT (cardinality(p_event_ids) = v_appends AND cardinality(p_stream_types) = v_appends
-            AND cardinality(p_expected_kinds) = v_appends AND cardinality(p_expected_versions) = v_appends
-            AND cardinality(p_subject_ids) = v_appends AND cardinality(p_event_counts) = v_appends
-            AND cardinality(p_event_types) = v_appends AND cardinality(p_schema_versions) = v_appends
-            AND cardinality(p_payload_lengths) = v_appends AND jsonb_array_length(p_metadata) = v_appends
-            AND 1 = ALL (p_event_counts)) THEN
+    IF cardinality(p_event_ids) = v_appends AND cardinality(p_stream_types) = v_appends
+       AND cardinality(p_expected_kinds) = v_appends AND cardinality(p_expected_versions) = v_appends
+       AND cardinality(p_subject_ids) = v_appends AND cardinality(p_event_counts) = v_appends
+       AND cardinality(p_event_types) = v_appends AND cardinality(p_schema_versions) = v_appends
+       AND cardinality(p_payload_lengths) = v_appends AND jsonb_array_length(p_metadata) = v_appends
+       AND 1 = ALL (p_event_counts) THEN
+        SELECT count(*) INTO v_locked
+          FROM (SELECT pg_advisory_xact_lock(ledger_stream_lock_key(ids.s))
+                  FROM (SELECT DISTINCT s FROM unnest(p_stream_ids) AS s ORDER BY s) AS ids) AS held;
+    END IF;
+    IF v_locked <> v_appends THEN
         RETURN QUERY SELECT * FROM ledger_append_each(
             p_stream_ids, p_stream_types, p_expected_kinds, p_expected_versions, p_subject_ids, p_event_counts,
             p_recorded_at, p_event_ids, p_event_types, p_schema_versions, p_payloads, p_payload_lengths, p_metadata);
@@ -192,32 +194,25 @@ BEGIN
     END IF;
 
     RETURN QUERY
-        WITH locked AS MATERIALIZED (
-            -- An aggregate: every lock is held before the first row reaches the insert.
-            SELECT count(*) AS streams
-              FROM (SELECT pg_advisory_xact_lock(ledger_stream_lock_key(ids.s))
-                      FROM (SELECT DISTINCT s FROM unnest(p_stream_ids) AS s ORDER BY s) AS ids) AS held),
-        appends AS (
+        WITH appends AS (
             SELECT a.*, sha256(a.payload) AS digest
               FROM (SELECT n, p_stream_ids[n] AS stream, p_subject_ids[n] AS subject, p_expected_kinds[n] AS kind,
                            p_expected_versions[n] AS expected, p_event_ids[n] AS event_id, p_event_types[n] AS type,
                            p_schema_versions[n] AS schema_version, p_metadata -> (n - 1) -> 0 AS metadata,
                            substring(p_payloads FROM (sum(p_payload_lengths[n]) OVER (ORDER BY n) - p_payload_lengths[n] + 1)::int
-                                     FOR p_payload_lengths[n]) AS payload,
-                           l.streams = v_appends AS distinct_streams
-                      FROM generate_series(1, v_appends) AS n CROSS JOIN locked AS l) AS a),
+                                     FOR p_payload_lengths[n]) AS payload
+                      FROM generate_series(1, v_appends) AS n) AS a),
         checked AS (
             -- A stored event id is a retry (the same event: its original result) or a reuse (LA003),
             -- whatever the expectation says now, as in ledger_append.
             SELECT a.*, coalesce(h.stream_version, 0) AS current,
                    coalesce(h.hash, '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea) AS head,
                    prior.stream_version AS prior_version, prior.global_position AS prior_position,
-                   CASE WHEN NOT a.distinct_streams THEN 'LA002'
+                   CASE WHEN a.kind NOT IN ('any', 'no_stream', 'exact', 'exists') THEN 'LA002'
                         WHEN prior.stream_version IS NOT NULL THEN
                             CASE WHEN prior.stream_id = a.stream AND prior.event_type = a.type
                                       AND prior.schema_version = a.schema_version AND prior.payload_sha256 = a.digest
                                       AND prior.metadata = a.metadata THEN 'replayed' ELSE 'LA003' END
-                        WHEN a.kind NOT IN ('any', 'no_stream', 'exact', 'exists') THEN 'LA002'
                         WHEN (a.kind = 'no_stream' AND h.stream_version IS NOT NULL)
                           OR (a.kind = 'exact' AND coalesce(h.stream_version, 0) <> a.expected)
                           OR (a.kind = 'exists' AND h.stream_version IS NULL) THEN 'LA001'

@@ -128,7 +128,9 @@ extension AccountProjections {
     }
 
     private static func streamIDs(ofType type: String, on connection: PostgresConnection) async throws -> [UUID] {
-        let rows = try await connection.query("SELECT stream_id FROM streams WHERE stream_type = $1 ORDER BY stream_id", [.text(type)])
+        // The catalog, not the `streams` view: listing needs no head (one probe a stream).
+        let rows = try await connection.query(
+            "SELECT stream_id FROM stream_catalog WHERE stream_type = $1 ORDER BY stream_id", [.text(type)])
         return try rows.rows.compactMap { try $0.uuid(0) }
     }
 

@@ -30,7 +30,7 @@ struct RebuildBench: AsyncParsableCommand {
             repository: PostgresAccountRepository(store: store, clock: SystemClock()),
             hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: SystemClock())
         let accounts = try await client.query(
-            "SELECT stream_id FROM streams WHERE stream_type = 'account' ORDER BY random() LIMIT 10000"
+            "SELECT stream_id FROM stream_catalog WHERE stream_type = 'account' ORDER BY random() LIMIT 10000"
         ).rows.compactMap { try $0.uuid(0) }
         guard !accounts.isEmpty else { throw ValidationError("no accounts: run `ledger-bench history` first") }
         let events = try await client.query("SELECT count(*) FROM events")[0].int(0) ?? 0

@@ -168,18 +168,12 @@ final class AppendBatcher: @unchecked Sendable {
         }
         let parameters = PreparedAppend.batchParameters(appends, recordedAt: recordedAt)
         let rows: PostgresResult
-        if Set(appends.map(\.streamID)).count < appends.count {
-            // Two appends to one stream: the set-based call reads one head for both.
+        do {
+            rows = try await connection.query(PreparedAppend.batchSQL, parameters)
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            // An event id of the batch is stored already (a retried append, or an id reused):
+            // the set-based call rolled back, and the per-append one sorts out which is which.
             rows = try await connection.query(PreparedAppend.eachSQL, parameters)
-        } else {
-            do {
-                rows = try await connection.query(PreparedAppend.batchSQL, parameters)
-            } catch let error as PostgresError where error.code == .uniqueViolation {
-                // An event id of the batch is stored already (a retried append, or an id
-                // reused), or a stream was written while the call waited for its lock: the
-                // set-based call rolled back, and the per-append one sorts out which is which.
-                rows = try await connection.query(PreparedAppend.eachSQL, parameters)
-            }
         }
         var outcomes: [Result<AppendResult, any Error>] = []
         for (index, append) in appends.enumerated() {
