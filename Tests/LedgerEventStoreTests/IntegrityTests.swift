@@ -246,4 +246,36 @@ struct MigrationTests {
             #expect(try await migrator.status(client: db.client).isCurrent)
         }
     }
+
+    @Test("schema 020 on a store with history: every stream head reads as before, and appends continue its chains")
+    func headsSurviveSchema020() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let migrations = try SchemaMigrator(directory: TestPostgres.schemaDirectory).migrations
+            _ = try await SchemaMigrator(migrations: migrations.filter { $0.version < 20 }).migrate(client: db.client)
+            let store = db.eventStore()
+            let streams = [
+                try await IntegrityTests.seed(store), try await IntegrityTests.seed(store, subject: false),
+                try await IntegrityTests.seed(store),
+            ]
+            let heads = "SELECT stream_id, stream_type, version, head_hash, subject_id, created_at FROM streams ORDER BY stream_id"
+            let before = try await db.client.query(heads).rows.map { try Self.head($0) }
+
+            _ = try await SchemaMigrator(migrations: migrations).migrate(client: db.client)
+            #expect(try await db.client.query(heads).rows.map { try Self.head($0) } == before)
+            for stream in streams {
+                let next = try await store.append(
+                    to: stream, streamType: "account", subjectID: nil, expected: .exact(5), events: [AppendTests.event()])
+                #expect(next.firstVersion == 6)
+            }
+            let (count, failures) = try await store.verifyAll()
+            #expect(count == 3 && failures.isEmpty)
+        }
+    }
+
+    /// A `streams` row as text, to compare before and after a migration.
+    static func head(_ row: PostgresRow) throws -> String {
+        let hash = try row.bytes(3).map(Hex.encode) ?? "-"
+        return "\(try row.uuid(0)?.uuidString ?? "-") \(row.string(1) ?? "-") \(try row.int(2) ?? 0) \(hash) "
+            + "\(try row.uuid(4)?.uuidString ?? "-") \(row.string(5) ?? "-")"
+    }
 }
