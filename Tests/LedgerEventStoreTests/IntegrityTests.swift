@@ -104,6 +104,9 @@ struct IntegrityTests {
             let result = try await store.verify(streamID: stream)
             #expect(!result.ok && result.firstBadVersion == 1)
             #expect(result.reason?.contains("never registered") == true)
+            // verifyAll pages through the catalog, and still names it.
+            let (count, failures) = try await store.verifyAll()
+            #expect(count == 1 && failures.map(\.streamID) == [stream])
         }
     }
 
