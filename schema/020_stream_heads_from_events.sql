@@ -2,8 +2,8 @@
 --
 -- Until now every append also moved its stream's row in `streams` (version, head hash): a
 -- second row written, and half of a commit's WAL, for a copy of what the stream's last event
--- already holds. BENCHMARKS.md ("Issue 27 — one statement, heads from the events") measured
--- that update at a tenth of the ceiling, and each PL/pgSQL statement at 15-25 us.
+-- already holds. BENCHMARKS.md ("Issue 27 — appends that write only their events") measured
+-- that update at a tenth of the ceiling or more at 8 and 32 writers.
 --
 -- Now:
 --  * `stream_catalog` registers a stream once, at its first event: its type, subject and

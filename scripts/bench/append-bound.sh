@@ -8,7 +8,7 @@
 #   sql-row      a bare INSERT of the event row (no lock, no lookups, no chain, no stream
 #                head: the same columns, indexes and constraints), one a transaction, N
 #                clients: what the `events` table itself costs beside the ceiling's table
-#                (streams of their own, left out of the stream heads).
+#                (streams of their own, never registered).
 #   sql-single   `ledger_append`, one event a call and a transaction, N clients: every
 #                writer its own transaction, as the ceiling's clients (no group commit).
 #   sql-batch    `ledger_append_batch`, N single-event appends to distinct streams a call,
@@ -17,9 +17,9 @@
 #   sql-batch2   the same with two clients of N/2 appends a call: two transactions in flight.
 #   sql-lean     what a leaner write path could cost, one append a transaction, N clients: the
 #                stream's lock, then one INSERT … SELECT that reads the head from the events'
-#                primary key and chains the event, in one round trip (a pipeline). No `streams`
-#                row to update, no PL/pgSQL; no expected-version or idempotency answers either,
-#                so it bounds a redesign from above, it is not one.
+#                primary key and chains the event, in one round trip (a pipeline). No PL/pgSQL,
+#                and no expected-version, key or idempotency answers either, so it bounds a
+#                redesign from above, it is not one.
 #   ledger       `ledger-bench append --writers N`: the store as the service has it.
 #
 # Every writer has 50 streams of its own (as `ledger-bench append`); payloads are 340 bytes
