@@ -13,10 +13,13 @@
 #   bare     the patched batcher's INSERT alone.
 #   locked   the same INSERT taking the streams' advisory locks in the statement: the least a
 #            design that keeps the feed order (docs/architecture.md "Event store rules") takes.
+#   thread   the bare INSERT sent by one dedicated thread that blocks on its own connection, as
+#            pgbench's loop does, instead of the flusher task awaiting the socket through the
+#            readiness thread: what the connection model costs.
 #
-# The ceiling runs before and after the three, and the ratios are to their mean. With `perf`
+# The ceiling runs before and after the four, and the ratios are to their mean. With `perf`
 # on the machine it then counts, at 1 writer, the client's CPU, context switches and system
-# calls per append for the store and for the bare insert.
+# calls per append for the store, the bare insert and the thread.
 #
 #   scripts/bench/append-client-bound.sh [SECONDS] [ROUNDS]
 set -euo pipefail
@@ -52,19 +55,24 @@ for round in $(seq 1 "$rounds"); do
     store=$(appends "$bench" "$writers")
     bare=$(appends "$patched" "$writers" LEDGER_BENCH_APPEND_SQL=bare)
     locked=$(appends "$patched" "$writers" LEDGER_BENCH_APPEND_SQL=locked)
+    thread=$(appends "$patched" "$writers" LEDGER_BENCH_THREAD=1)
     after=$(ceiling_tps "$writers")
     mean=$(python3 -c "print(($before + $after) / 2)")
-    printf 'round=%d writers=%d ceiling=%.0f/%.0f store=%.0f (%s) bare=%.0f (%s) locked=%.0f (%s)\n' \
+    printf 'round=%d writers=%d ceiling=%.0f/%.0f store=%.0f (%s) bare=%.0f (%s) locked=%.0f (%s) thread=%.0f (%s)\n' \
       "$round" "$writers" "$before" "$after" "$store" "$(ratio "$store" "$mean")" "$bare" "$(ratio "$bare" "$mean")" \
-      "$locked" "$(ratio "$locked" "$mean")"
+      "$locked" "$(ratio "$locked" "$mean")" "$thread" "$(ratio "$thread" "$mean")"
   done
 done
 
 command -v perf >/dev/null || exit 0
-for variant in store bare; do
-  binary=$bench
-  [ "$variant" = bare ] && binary=$patched
-  out=$(env LEDGER_BENCH_APPEND_SQL="$([ "$variant" = bare ] && echo bare)" perf stat -x, \
+for variant in store bare thread; do
+  binary=$patched
+  case $variant in
+    store) binary=$bench; variables=() ;;
+    bare) variables=(LEDGER_BENCH_APPEND_SQL=bare) ;;
+    thread) variables=(LEDGER_BENCH_THREAD=1) ;;
+  esac
+  out=$(env "${variables[@]}" perf stat -x, \
           -e task-clock,context-switches,raw_syscalls:sys_enter -- "$binary" append --writers 1 --seconds 5 2>&1) || continue
   python3 - "$variant" "$out" <<'PY'
 import re, sys
