@@ -11,18 +11,23 @@ extension EventStore {
     public func verify(streamID: UUID) async throws -> ChainVerification {
         try await client.withConnection { connection in
             let catalog = try await connection.query("SELECT 1 FROM stream_catalog WHERE stream_id = $1", [.uuid(streamID)])
-            let registered = catalog.rowCount == 1
-            let walk = try await walkChain(streamID, on: connection)
-            let checked = walk.checked
-            func failure(_ version: Int64, _ reason: String) -> ChainVerification {
-                ChainVerification(streamID: streamID, ok: false, events: checked, firstBadVersion: version, reason: reason)
-            }
-            if let broken = walk.failure { return failure(broken.version, broken.reason) }
-            if !registered && checked > 0 {
-                return failure(1, "events exist for a stream that was never registered")
-            }
-            return ChainVerification(streamID: streamID, ok: true, events: checked, firstBadVersion: nil, reason: nil)
+            return try await verify(streamID, registered: catalog.rowCount == 1, on: connection)
         }
+    }
+
+    /// `verify(streamID:)` for a caller that knows already whether the stream is registered
+    /// (`verifyAll` lists the catalog): no catalog probe.
+    private func verify(_ streamID: UUID, registered: Bool, on connection: PostgresConnection) async throws -> ChainVerification {
+        let walk = try await walkChain(streamID, on: connection)
+        let checked = walk.checked
+        func failure(_ version: Int64, _ reason: String) -> ChainVerification {
+            ChainVerification(streamID: streamID, ok: false, events: checked, firstBadVersion: version, reason: reason)
+        }
+        if let broken = walk.failure { return failure(broken.version, broken.reason) }
+        if !registered && checked > 0 {
+            return failure(1, "events exist for a stream that was never registered")
+        }
+        return ChainVerification(streamID: streamID, ok: true, events: checked, firstBadVersion: nil, reason: nil)
     }
 
     /// Verifies every stream, the registered ones and any with events but no catalog row;
@@ -41,7 +46,7 @@ extension EventStore {
             for row in page.rows {
                 guard let streamID = try row.uuid(0) else { continue }
                 count += 1
-                let verification = try await verify(streamID: streamID)
+                let verification = try await client.withConnection { try await verify(streamID, registered: true, on: $0) }
                 if !verification.ok { failures.append(verification) }
                 after = streamID
             }
@@ -61,7 +66,7 @@ extension EventStore {
         for row in unregistered.rows {
             guard let streamID = try row.uuid(0) else { continue }
             count += 1
-            failures.append(try await verify(streamID: streamID))
+            failures.append(try await client.withConnection { try await verify(streamID, registered: false, on: $0) })
         }
         return (count, failures)
     }

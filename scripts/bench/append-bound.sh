@@ -30,8 +30,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 seconds="${1:-10}"
-ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
-[ -x "$ceiling" ] || ceiling="bash $ceiling"
 work=$(mktemp -d /tmp/ledger-bench-bound.XXXXXX)
 trap 'stop_cluster; rm -rf "$work"' EXIT
 bench_start

@@ -27,8 +27,6 @@ cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 seconds="${1:-8}"
 rounds="${2:-2}"
-ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
-[ -x "$ceiling" ] || ceiling="bash $ceiling"
 
 tree=$(mktemp -d /tmp/ledger-bound-tree.XXXXXX)
 rmdir "$tree"

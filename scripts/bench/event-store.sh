@@ -9,8 +9,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 seconds="${1:-15}"
-ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
-[ -x "$ceiling" ] || ceiling="bash $ceiling"
 
 trap stop_cluster EXIT
 bench_start

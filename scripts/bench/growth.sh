@@ -10,8 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 accounts=${1:-100000}
-ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
-[ -x "$ceiling" ] || ceiling="bash $ceiling"
 bench_workdir growth
 bench_start
 export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0

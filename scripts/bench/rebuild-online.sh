@@ -12,8 +12,6 @@ cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 accounts=${1:-10000}
 baseline=${2:-10}
-ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
-[ -x "$ceiling" ] || ceiling="bash $ceiling"
 bench_workdir rebuild
 bench_start
 export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning

@@ -1,9 +1,15 @@
 # Shared set-up of the benchmark scripts (sourced): packages, the release binaries, and a
 # private cluster with default durability holding a `ledger` database. Sets `ledger` and `bench`
-# (the service's and the benchmarks' binaries), DATABASE_URL, PG* and a fresh LEDGER_MASTER_KEY;
+# (the service's and the benchmarks' binaries), DATABASE_URL, PG* and a fresh LEDGER_MASTER_KEY, and
+# `ceiling` (the command that measures the same run's ceiling);
 # the caller's EXIT trap must call stop_cluster.
 source scripts/setup.sh
 source scripts/pg-cluster.sh
+
+# The same run's ceiling (../shared/bench/pg-ceiling), run with bash when the shared copy has
+# lost its executable bit.
+ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
+[ -x "$ceiling" ] || ceiling="bash $ceiling"
 
 bench_start() {
   swift build -c release --product ledger >&2

@@ -8,8 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 events="${1:-1000000}"
-ceiling="$(cd .. && pwd)/shared/bench/pg-ceiling"
-[ -x "$ceiling" ] || ceiling="bash $ceiling"
 
 standby_dir=$(mktemp -d /tmp/ledger-standby.XXXXXX)
 cleanup() {
