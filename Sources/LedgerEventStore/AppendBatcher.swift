@@ -16,9 +16,12 @@ import LedgerPostgres
 /// not wait behind it: noticed by the next append, or by a watch task that runs while
 /// appends are queued.
 ///
-/// After each batch a flusher yields once before taking the next, so that the writers it
-/// has just answered can queue their next appends: without that, the next batch would
-/// often be the one writer that was quickest, and the rest would wait a whole round trip.
+/// A flusher runs on a blocking thread with its pooled connection and waits on the socket in
+/// place, as pgbench's loop does: awaiting every result through the readiness thread and
+/// resuming a task for it cost more client CPU per append than the append's own work
+/// (BENCHMARKS.md, issue 27). When the queue empties, the flusher waits `linger` for the next
+/// append before it gives its connection back, so that a writer's next append, made as soon
+/// as it is answered, does not pay for a new flusher.
 final class AppendBatcher: @unchecked Sendable {
     private typealias Waiter = (append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>)
 
@@ -27,21 +30,32 @@ final class AppendBatcher: @unchecked Sendable {
     private let wakeups: FeedWakeups
     private let maximumFlushers: Int
     private let maximumBatch: Int
-    private let lock = NSLock()
+    /// Guards the queue and the counters; a lingering flusher waits on it for the next append.
+    private let lock = NSCondition()
     private var pending: [Waiter] = []
     private var flushers = 0
     /// When a batch last started or finished.
     private var lastProgress = ContinuousClock.now
     private let stallThreshold: Duration
+    /// How long an idle flusher waits for the next append before it retires.
+    private let linger: TimeInterval
+    /// How long a flusher waits for the writers it has just answered to queue their next appends.
+    private let gather: TimeInterval
+    /// Flushers waiting for appends (`gather`, `linger`), and how many queued appends wake them.
+    private var waitingFlushers = 0
+    private var wakeAtPending = 1
     /// Whether a `watch()` task is running.
     private var watching = false
 
     init(
         client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, maximumFlushers: Int = 2,
-        stallThreshold: Duration = .milliseconds(5), maximumBatch: Int = 64
+        stallThreshold: Duration = .milliseconds(5), linger: Duration = .milliseconds(1),
+        gather: Duration = .microseconds(500), maximumBatch: Int = 64
     ) {
         self.client = client
         self.stallThreshold = stallThreshold
+        self.linger = linger.inSeconds
+        self.gather = gather.inSeconds
         self.clock = clock
         self.wakeups = wakeups
         self.maximumFlushers = max(1, min(maximumFlushers, client.configuration.maximumConnections))
@@ -52,6 +66,10 @@ final class AppendBatcher: @unchecked Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let (startFlusher, startWatch): (Bool, Bool) = lock.withLock {
                 pending.append((append, continuation))
+                if waitingFlushers > 0 {
+                    if pending.count >= wakeAtPending { lock.signal() }
+                    return (false, false)
+                }
                 if flushers == 0 || startsFlusherWhenStalled() {
                     flushers += 1
                     return (true, false)
@@ -96,13 +114,20 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    /// Serves the queue until it is empty, on one connection.
+    /// Serves the queue on one connection, from a blocking thread, until it has stayed empty
+    /// for `linger`.
     private func flush() async {
         do {
             try await client.withConnection { connection in
-                while let batch = self.takeBatch() {
-                    await self.execute(batch, on: connection)
-                    await Task.yield()
+                try await connection.withBlockingThread { connection in
+                    var batch: [Waiter] = []
+                    while let next = self.takeBatch(after: batch.count) {
+                        batch = next
+                        self.execute(batch, on: connection)
+                        // A broken connection would fail every later batch: hand the queue to
+                        // a flusher with a fresh one (the pool drops this one).
+                        guard connection.isUsable else { return self.retire() }
+                    }
                 }
             }
         } catch {
@@ -120,9 +145,28 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    /// The next batch, or nil (and this flusher retires) when nothing waits.
-    private func takeBatch() -> [Waiter]? {
+    /// Retires this flusher early, starting another when appends wait and no flusher is left.
+    private func retire() {
+        let replace: Bool = lock.withLock {
+            flushers -= 1
+            guard flushers == 0, !pending.isEmpty else { return false }
+            flushers += 1
+            return true
+        }
+        if replace { Task { await flush() } }
+    }
+
+    /// The next batch, nil (and this flusher retires) when none came within `linger`. Called
+    /// on the flusher's blocking thread, after a batch of `previous` appends.
+    ///
+    /// The writers just answered come back with their next appends at once, each on its own
+    /// task: the flusher waits up to `gather` for as many as it answered, or a thread that took
+    /// only what had queued by then would alternate small and large batches, a WAL flush for
+    /// each. (The flusher task this thread replaced yielded once for the same reason.)
+    private func takeBatch(after previous: Int) -> [Waiter]? {
         lock.withLock {
+            if previous > 1 && pending.count < previous { waitForPending(previous, seconds: gather) }
+            if pending.isEmpty { waitForPending(1, seconds: linger) }
             if pending.isEmpty {
                 flushers -= 1
                 return nil
@@ -134,11 +178,20 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    private func execute(_ batch: [Waiter], on connection: PostgresConnection) async {
+    /// Waits until `count` appends are queued or `seconds` have passed. Called under the lock.
+    private func waitForPending(_ count: Int, seconds: TimeInterval) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        waitingFlushers += 1
+        wakeAtPending = count
+        while pending.count < count && lock.wait(until: deadline) {}
+        waitingFlushers -= 1
+    }
+
+    private func execute(_ batch: [Waiter], on connection: PostgresConnection) {
         var attempt = 0
         while true {
             do {
-                let results = try await Self.run(batch.map(\.append), recordedAt: clock.now(), on: connection)
+                let results = try Self.run(batch.map(\.append), recordedAt: clock.now(), on: connection)
                 lock.withLock { lastProgress = ContinuousClock.now }
                 wakeups.committed()
                 for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
@@ -157,23 +210,23 @@ final class AppendBatcher: @unchecked Sendable {
     }
 
     /// One round trip, one transaction; per-append outcomes. (Two round trips when the
-    /// batch meets an event id stored before.)
+    /// batch meets an event id stored before.) Blocks: only on a `withBlockingThread` thread.
     static func run(
         _ appends: [PreparedAppend], recordedAt: Date, on connection: PostgresConnection
-    ) async throws -> [Result<AppendResult, any Error>] {
+    ) throws -> [Result<AppendResult, any Error>] {
         if appends.count == 1 {
             let append = appends[0]
-            let rows = try await connection.query(PreparedAppend.singleSQL, append.singleParameters(recordedAt: recordedAt))
+            let rows = try connection.queryBlocking(PreparedAppend.singleSQL, append.singleParameters(recordedAt: recordedAt))
             return [.success(try append.result(rows[0]))]
         }
         let parameters = PreparedAppend.batchParameters(appends, recordedAt: recordedAt)
         let rows: PostgresResult
         do {
-            rows = try await connection.query(PreparedAppend.batchSQL, parameters)
+            rows = try connection.queryBlocking(PreparedAppend.batchSQL, parameters)
         } catch let error as PostgresError where error.code == .uniqueViolation {
             // An event id of the batch is stored already (a retried append, or an id reused):
             // the set-based call rolled back, and the per-append one sorts out which is which.
-            rows = try await connection.query(PreparedAppend.eachSQL, parameters)
+            rows = try connection.queryBlocking(PreparedAppend.eachSQL, parameters)
         }
         var outcomes: [Result<AppendResult, any Error>] = []
         for (index, append) in appends.enumerated() {

@@ -170,6 +170,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    var hasQueuedStatements: Bool { !queued.isEmpty }
+
     /// Forgets what is queued (the transaction it belonged to is being abandoned).
     func discardQueued() {
         queued.removeAll()

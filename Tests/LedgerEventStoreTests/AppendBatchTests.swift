@@ -21,8 +21,9 @@ struct AppendBatchTests {
     }
 
     static func run(_ appends: [PreparedAppend], on db: TestDatabase) async throws -> [Result<AppendResult, any Error>] {
-        try await db.client.withConnection { connection in
-            try await AppendBatcher.run(appends, recordedAt: db.clock.now(), on: connection)
+        let recordedAt = db.clock.now()
+        return try await db.client.withConnection { connection in
+            try await connection.withBlockingThread { try AppendBatcher.run(appends, recordedAt: recordedAt, on: $0) }
         }
     }
 
@@ -348,6 +349,47 @@ struct AppendGroupCommitTests {
             #expect(others.count == 5 && others.allSatisfy { $0.firstVersion == 1 })
             #expect(stillWaiting == 1, "written while the lock was held, once the queue had stood still")
             #expect(try await waiting.value.firstVersion == 2)
+        }
+    }
+
+    /// A flusher keeps its connection while appends keep coming (it lingers for the next one),
+    /// so one whose connection the server killed must not serve them on it: every later batch
+    /// would fail on the dead connection for as long as the writer keeps writing.
+    @Test(
+        "the flusher's connection killed under a writer that never pauses: at most the batch in flight fails, the rest go through a fresh connection",
+        .timeLimit(.minutes(1)))
+    func killedFlusherConnection() async throws {
+        try await TestPostgres.withDatabase(maximumConnections: 4) { db in
+            // A linger far longer than the writer's turnaround: the flusher never retires on its own.
+            let batcher = AppendBatcher(
+                client: db.client, clock: db.clock, wakeups: FeedWakeups(client: db.client), maximumFlushers: 1,
+                linger: .milliseconds(500))
+            let stream = UUID()
+            var (written, failed) = (0, 0)
+            for round in 0..<120 {
+                if round == 40 {
+                    // Every other backend of the test's database: the flusher's among them.
+                    let killed = try await db.client.query(
+                        """
+                        SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                         WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        """)[0].int(0)
+                    #expect(killed ?? 0 >= 1)
+                }
+                do {
+                    let result = try await batcher.submit(try AppendBatchTests.append(stream, .exact(Int64(written))))
+                    written += 1
+                    #expect(result.lastVersion == Int64(written))
+                } catch let error as PostgresError {
+                    #expect(error.code == .connectionLost)
+                    failed += 1
+                }
+            }
+            #expect(failed <= 1, "\(failed) appends failed after the kill")
+            #expect(written == 120 - failed)
+            let store = db.eventStore()
+            #expect(try await store.readStream(stream).count == written)
+            #expect(try await store.verify(streamID: stream).ok)
         }
     }
 }

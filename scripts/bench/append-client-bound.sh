@@ -14,8 +14,9 @@
 #   locked   the same INSERT taking the streams' advisory locks in the statement: the least a
 #            design that keeps the feed order (docs/architecture.md "Event store rules") takes.
 #   thread   the bare INSERT sent by one dedicated thread that blocks on its own connection, as
-#            pgbench's loop does, instead of the flusher task awaiting the socket through the
-#            readiness thread: what the connection model costs.
+#            pgbench's loop does: no pool, no flusher start, no linger. Until the flusher itself
+#            ran on a blocking thread (after 1718eca) this measured what awaiting every result
+#            through the readiness thread cost.
 #
 # The ceiling runs before and after the four, and the ratios are to their mean. With `perf`
 # on the machine it then counts, at 1 writer, the client's CPU, context switches and system
@@ -39,13 +40,7 @@ patched="$tree/.build/release/ledger-bench"
 bench_start
 "$ledger" migrate >/dev/null
 
-ceiling_tps() { $ceiling write "$1" "$seconds" | sed -E 's/.*tps=([0-9.]+).*/\1/'; }
-appends() { # binary writers [environment…]
-  local binary=$1 writers=$2
-  shift 2
-  env "$@" "$binary" append --writers "$writers" --seconds "$seconds" | sed -E 's/.*appends_per_s=([0-9.]+).*/\1/'
-}
-ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+source scripts/bench/append-common.sh
 
 for round in $(seq 1 "$rounds"); do
   for writers in 1 8 32; do
@@ -62,24 +57,6 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-command -v perf >/dev/null || exit 0
-for variant in store bare thread; do
-  binary=$patched
-  case $variant in
-    store) binary=$bench; variables=() ;;
-    bare) variables=(LEDGER_BENCH_APPEND_SQL=bare) ;;
-    thread) variables=(LEDGER_BENCH_THREAD=1) ;;
-  esac
-  out=$(env "${variables[@]}" perf stat -x, \
-          -e task-clock,context-switches,raw_syscalls:sys_enter -- "$binary" append --writers 1 --seconds 5 2>&1) || continue
-  python3 - "$variant" "$out" <<'PY'
-import re, sys
-variant, out = sys.argv[1], sys.argv[2]
-appends = float(re.search(r"events=(\d+)", out).group(1))
-counters = {line.split(",")[2]: float(line.split(",")[0]) for line in out.splitlines()
-            if line.count(",") >= 3 and line.split(",")[0].replace(".", "").isdigit()}
-print(f"perf writers=1 {variant}: client CPU {counters['task-clock'] / appends:.3f} ms, "
-      f"{counters['context-switches'] / appends:.1f} context switches, "
-      f"{counters['raw_syscalls:sys_enter'] / appends:.1f} system calls an append")
-PY
-done
+perf_per_append store "$bench"
+perf_per_append bare "$patched" LEDGER_BENCH_APPEND_SQL=bare
+perf_per_append thread "$patched" LEDGER_BENCH_THREAD=1
