@@ -30,18 +30,22 @@ final class AppendBatcher: @unchecked Sendable {
     private let wakeups: FeedWakeups
     private let maximumFlushers: Int
     private let maximumBatch: Int
-    /// Guards the queue and the counters; a lingering flusher waits on it for the next append.
-    private let lock = NSCondition()
+    /// Guards the queue and the counters; a waiting flusher waits on it for appends.
+    private let lock = MonotonicCondition()
     private var pending: [Waiter] = []
     private var flushers = 0
     /// When a batch last started or finished.
     private var lastProgress = ContinuousClock.now
     private let stallThreshold: Duration
     /// How long an idle flusher waits for the next append before it retires.
-    private let linger: TimeInterval
+    private let linger: Duration
     /// How long a flusher waits for the writers it has just answered to queue their next appends.
-    private let gather: TimeInterval
-    /// Flushers waiting for appends (`gather`, `linger`), and how many queued appends wake them.
+    private let gather: Duration
+    /// Off after a gather that timed out short (the writers do not come straight back, as
+    /// requests over a network do not); on again once they have.
+    private var gathers = true
+    /// Flushers waiting for appends (`gather`, `linger`), and the fewest queued appends one of
+    /// them waits for.
     private var waitingFlushers = 0
     private var wakeAtPending = 1
     /// Whether a `watch()` task is running.
@@ -54,11 +58,13 @@ final class AppendBatcher: @unchecked Sendable {
     ) {
         self.client = client
         self.stallThreshold = stallThreshold
-        self.linger = linger.inSeconds
-        self.gather = gather.inSeconds
+        self.gather = gather
         self.clock = clock
         self.wakeups = wakeups
         self.maximumFlushers = max(1, min(maximumFlushers, client.configuration.maximumConnections))
+        // Only a lone flusher lingers; a pool of one connection would keep everyone else
+        // waiting meanwhile.
+        self.linger = client.configuration.maximumConnections > 1 ? linger : .zero
         self.maximumBatch = maximumBatch
     }
 
@@ -66,8 +72,9 @@ final class AppendBatcher: @unchecked Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let (startFlusher, startWatch): (Bool, Bool) = lock.withLock {
                 pending.append((append, continuation))
-                if waitingFlushers > 0 {
-                    if pending.count >= wakeAtPending { lock.signal() }
+                if waitingFlushers > 0 && pending.count >= wakeAtPending {
+                    // A waiting flusher takes it now (and starts a watch if it leaves some behind).
+                    lock.broadcast()
                     return (false, false)
                 }
                 if flushers == 0 || startsFlusherWhenStalled() {
@@ -162,11 +169,20 @@ final class AppendBatcher: @unchecked Sendable {
     /// The writers just answered come back with their next appends at once, each on its own
     /// task: the flusher waits up to `gather` for as many as it answered, or a thread that took
     /// only what had queued by then would alternate small and large batches, a WAL flush for
-    /// each. (The flusher task this thread replaced yielded once for the same reason.)
+    /// each. (The flusher task this thread replaced yielded once for the same reason.) Only a
+    /// lone flusher waits: a second one, started by a stall, retires when the queue is empty,
+    /// so that one transaction is in flight again.
     private func takeBatch(after previous: Int) -> [Waiter]? {
         lock.withLock {
-            if previous > 1 && pending.count < previous { waitForPending(previous, seconds: gather) }
-            if pending.isEmpty { waitForPending(1, seconds: linger) }
+            let alone = flushers == 1
+            if alone && previous > 1 && pending.count < previous {
+                if gathers {
+                    gathers = waitForPending(previous, for: gather)
+                }
+            } else if alone && previous > 1 {
+                gathers = true
+            }
+            if alone && pending.isEmpty { _ = waitForPending(1, for: linger) }
             if pending.isEmpty {
                 flushers -= 1
                 return nil
@@ -174,17 +190,25 @@ final class AppendBatcher: @unchecked Sendable {
             let taken = Array(pending.prefix(maximumBatch))
             pending.removeFirst(taken.count)
             lastProgress = ContinuousClock.now
+            if !pending.isEmpty && !watching && flushers < maximumFlushers {
+                // Left behind a full batch: if it waits on a lock, a watch notices.
+                watching = true
+                Task { await watch() }
+            }
             return taken
         }
     }
 
-    /// Waits until `count` appends are queued or `seconds` have passed. Called under the lock.
-    private func waitForPending(_ count: Int, seconds: TimeInterval) {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+    /// Waits until `count` appends are queued or `duration` has passed; whether they were.
+    /// Called under the lock.
+    private func waitForPending(_ count: Int, for duration: Duration) -> Bool {
+        guard duration > .zero else { return pending.count >= count }
+        let deadline = ContinuousClock.now + duration
+        wakeAtPending = waitingFlushers == 0 ? count : min(wakeAtPending, count)
         waitingFlushers += 1
-        wakeAtPending = count
         while pending.count < count && lock.wait(until: deadline) {}
         waitingFlushers -= 1
+        return pending.count >= count
     }
 
     private func execute(_ batch: [Waiter], on connection: PostgresConnection) {
