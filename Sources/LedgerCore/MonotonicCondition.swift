@@ -45,11 +45,9 @@ public final class MonotonicCondition: @unchecked Sendable {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let (seconds, attoseconds) = remaining.components
-        var nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
-        var wholeSeconds = Int(now.tv_sec) + Int(seconds) + nanoseconds / 1_000_000_000
-        nanoseconds %= 1_000_000_000
-        if wholeSeconds < 0 { wholeSeconds = 0 }
-        var limit = timespec(tv_sec: wholeSeconds, tv_nsec: nanoseconds)
+        let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        var limit = timespec(
+            tv_sec: Int(now.tv_sec) + Int(seconds) + nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
         return pthread_cond_timedwait(condition, mutex, &limit) == 0
     }
 }
