@@ -137,8 +137,8 @@ extension AccountProjections {
     /// statements inside them. The rows between are a subset of that one state, so no claim
     /// collides.
     static func catchUp(
-        after cursor: FeedCursor, into shadow: ShadowTables, states: inout FoldedStates, store: EventStore, status: inout Progress,
-        on connection: PostgresConnection
+        after cursor: FeedCursor, into shadow: ShadowTables, states: inout FoldedStates, store: EventStore, expiry: Expiry?,
+        status: inout Progress, on connection: PostgresConnection
     ) async throws -> Changes {
         let known = states
         let (changes, folding) = try await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
@@ -149,6 +149,8 @@ extension AccountProjections {
         for chunk in folding.chunks {
             try await shadow.writing(on: connection) { try await write(chunk, into: shadow, store: store, on: $0) }
         }
+        // Also the load's rows, on the first round (whatever it changed).
+        if expiry != nil { try await shadow.writing(on: connection) { try await prune(expiry, on: $0) } }
         states.apply(folding)
         status.catchUpRounds += 1
         status.streamsCaughtUp += changes.streamCount
@@ -161,8 +163,8 @@ extension AccountProjections {
     /// and between chunks once half the time to `deadline` is spent reading, or all of it
     /// writing. Keeps no states (the rebuild ends here, or rolls this round back).
     static func catchUp(
-        after cursor: FeedCursor, into shadow: ShadowTables, states: FoldedStates, store: EventStore, status: inout Progress,
-        upTo events: Int, deadline: ContinuousClock.Instant, lockedOn connection: PostgresConnection
+        after cursor: FeedCursor, into shadow: ShadowTables, states: FoldedStates, store: EventStore, expiry: Expiry?,
+        status: inout Progress, upTo events: Int, deadline: ContinuousClock.Instant, lockedOn connection: PostgresConnection
     ) async throws {
         let changes = try await Changes.read(after: cursor, states: states, store: store, on: connection)
         guard changes.events <= events else { throw ShadowTables.OutOfTime() }
@@ -174,6 +176,7 @@ extension AccountProjections {
             try await write(chunk, into: shadow, store: store, on: connection)
             if ContinuousClock.now >= deadline { throw ShadowTables.OutOfTime() }
         }
+        try await prune(expiry, on: connection)
         // A command's rows are queued on the connection: out now, inside the budget.
         try await connection.flush()
         status.catchUpRounds += 1

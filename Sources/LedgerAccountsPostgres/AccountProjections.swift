@@ -76,7 +76,9 @@ public enum AccountProjections {
     public static let streamsPerRead = 500
 
     /// Rebuilds every account and OTP request; returns how many accounts the load replayed.
-    /// `progress` is told after every batch, every catch-up round and the swap.
+    /// `progress` is told after every batch, every catch-up round and the swap. `expiry`: the
+    /// rows the retention sweep would delete are left out (`ledger projections rebuild` passes
+    /// the sweep's; nil keeps every row the events give).
     ///
     /// 1. **Position.** The feed's head now: every event not in the load comes after it.
     /// 2. **Load.** Every stream, folded whole and projected once into the fresh tables
@@ -89,7 +91,7 @@ public enum AccountProjections {
     ///    The replaced tables are dropped after.
     @discardableResult
     public static func rebuild(
-        store: EventStore, streamsPerRead: Int = streamsPerRead, swap policy: SwapPolicy = SwapPolicy(),
+        store: EventStore, streamsPerRead: Int = streamsPerRead, swap policy: SwapPolicy = SwapPolicy(), expiry: Expiry? = nil,
         progress: (@Sendable (Progress) -> Void)? = nil
     ) async throws -> Int {
         // Copies left by a session that died (its locks with it): cleaned up on another, once
@@ -107,15 +109,16 @@ public enum AccountProjections {
                         try await shadow.buildSecondaryIndexes(on: connection)
                         var states = FoldedStates()
                         var cursor = try await catchUp(
-                            after: position, into: shadow, states: &states, store: store, status: &status, on: connection
+                            after: position, into: shadow, states: &states, store: store, expiry: expiry, status: &status,
+                            on: connection
                         ).head
                         try await shadow.buildUniqueKeys(on: connection)
                         try await carryOverClientAddresses(of: nil, into: shadow, on: connection)
                         try await shadow.analyze(on: connection)
                         progress?(status)
                         status.lockHeld = try await swap(
-                            shadow, after: &cursor, states: &states, store: store, policy: policy, status: &status,
-                            progress: progress, on: connection)
+                            shadow, after: &cursor, states: &states, store: store, policy: policy, expiry: expiry,
+                            status: &status, progress: progress, on: connection)
                         progress?(status)
                         try await shadow.dropRetired(on: connection)
                         return accounts
@@ -140,11 +143,12 @@ public enum AccountProjections {
     /// another round); returns how long the swap held the live tables.
     private static func swap(
         _ shadow: ShadowTables, after cursor: inout FeedCursor, states: inout FoldedStates, store: EventStore, policy: SwapPolicy,
-        status: inout Progress, progress: (@Sendable (Progress) -> Void)?, on connection: PostgresConnection
+        expiry: Expiry?, status: inout Progress, progress: (@Sendable (Progress) -> Void)?, on connection: PostgresConnection
     ) async throws -> Duration {
         var rounds = 0
         while rounds < policy.maximumRounds {
-            let round = try await catchUp(after: cursor, into: shadow, states: &states, store: store, status: &status, on: connection)
+            let round = try await catchUp(
+                after: cursor, into: shadow, states: &states, store: store, expiry: expiry, status: &status, on: connection)
             cursor = round.head
             progress?(status)
             rounds += 1
@@ -161,8 +165,8 @@ public enum AccountProjections {
                 // one state (no snapshot needed), and every commit before the locks is in it.
                 try await policy.whileLocked?()
                 try await catchUp(
-                    after: since, into: shadow, states: kept, store: store, status: &finalStatus, upTo: policy.smallRound,
-                    deadline: deadline, lockedOn: locked)
+                    after: since, into: shadow, states: kept, store: store, expiry: expiry, status: &finalStatus,
+                    upTo: policy.smallRound, deadline: deadline, lockedOn: locked)
             }
             if case .swapped(let held) = outcome {
                 status = finalStatus
@@ -171,7 +175,9 @@ public enum AccountProjections {
             status.swapRetries = attempt
             // Back off a little (the tables were busy), then catch up what came meanwhile.
             try await Task.sleep(for: policy.lockWait / 2)
-            cursor = try await catchUp(after: cursor, into: shadow, states: &states, store: store, status: &status, on: connection).head
+            cursor = try await catchUp(
+                after: cursor, into: shadow, states: &states, store: store, expiry: expiry, status: &status, on: connection
+            ).head
             progress?(status)
         }
         throw SwapGaveUp(attempts: policy.attempts)

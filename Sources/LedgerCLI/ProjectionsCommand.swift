@@ -7,6 +7,7 @@ import LedgerCrypto
 import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
+import LedgerWorkers
 
 /// `ledger projections rebuild`: replays the account streams into fresh projections beside the
 /// live ones and swaps them in, while the service runs.
@@ -22,11 +23,14 @@ struct ProjectionsCommand: AsyncParsableCommand {
 
         func run() async throws {
             Ledger.bootstrapLogging()
-            try await database.withStore(try LedgerConfiguration.fromEnvironment()) { store in
+            let configuration = try LedgerConfiguration.fromEnvironment()
+            try await database.withStore(configuration) { store in
                 let started = ContinuousClock.now
                 let bar = ProgressBar(label: "rebuild")
                 let last = LastProgress()
-                let accounts = try await AccountProjections.rebuild(store: store) { progress in
+                // What the retention sweep deleted stays deleted.
+                let expiry = configuration.retentionPolicy.projectionExpiry(at: Date())
+                let accounts = try await AccountProjections.rebuild(store: store, expiry: expiry) { progress in
                     last.value = progress
                     bar.update(done: progress.streamsDone, total: progress.streamsTotal, detail: "streams, \(progress.events) events")
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerPostgres
 
@@ -22,6 +23,13 @@ public struct RetentionSweep: Sendable {
         public var batchSize = 1_000
 
         public init() {}
+
+        /// What a projections rebuild at `now` leaves out: the code requests and email links
+        /// this sweep would delete, so a rebuild never brings them back.
+        public func projectionExpiry(at now: Date) -> AccountProjections.Expiry {
+            AccountProjections.Expiry(
+                otpRequestsMadeBefore: now.addingTimeInterval(-otpRequests), emailLinksExpiredBefore: now.addingTimeInterval(-emailLinks))
+        }
     }
 
     let client: PostgresClient

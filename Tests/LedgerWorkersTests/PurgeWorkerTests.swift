@@ -36,6 +36,15 @@ struct PurgeWorkerTests {
     /// An account with an email, a handle, a name and a phone, that signed up, mistyped its
     /// password and asked for a code from the client `198.18.7.<index>`, deleted now.
     func deletedAccount(_ fixture: Fixture, _ db: TestDatabase, index: Int) async throws -> UUID {
+        let (ref, grant) = try await member(fixture, db, index: index)
+        _ = try await fixture.accounts.deleteAccount(ref, reauthToken: grant.token)
+        return ref.accountID
+    }
+
+    /// An account with an email (verified by its link), a handle, a name and a phone (added by
+    /// a code), that signed up, mistyped its password and asked for the code from the client
+    /// `198.18.7.<index>`; its session and the re-auth grant it holds.
+    func member(_ fixture: Fixture, _ db: TestDatabase, index: Int) async throws -> (SessionRef, ReauthGrantToken) {
         let client = "198.18.7.\(index)"
         let session = try await fixture.accounts.signUp(
             email: "purge\(index)@example.com", password: "violet-harbor-91", displayName: "Nino Beridze \(index)",
@@ -58,8 +67,7 @@ struct PurgeWorkerTests {
                 "SELECT code FROM outbox WHERE recipient = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(phone)])[0].string(0))
         _ = try await fixture.otp.verify(
             requestID: requested.requestID.uuidString, code: code, session: ref, reauthToken: grant.token, device: nil)
-        _ = try await fixture.accounts.deleteAccount(ref, reauthToken: grant.token)
-        return session.accountID
+        return (ref, grant)
     }
 
     @Test("not at 29 days, at 30 days: the key is destroyed, personal data is gone from every table, the chain still verifies")
@@ -114,6 +122,51 @@ struct PurgeWorkerTests {
             try await AccountProjections.rebuild(store: fixture.store)
             let after = try await db.client.query("SELECT count(*) FROM accounts")
             #expect(try before[0].int(0) == after[0].int(0))
+        }
+    }
+
+    /// The events of a code request and of an email link stay after the sweep deletes their
+    /// rows; a rebuild must not project the rows again (a phone number, a client's address).
+    @Test("a rebuild after the retention sweep brings back no code request or email link the sweep deleted, and keeps current ones")
+    func rebuildAfterSweep() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try fixture(db)
+            let (ref, _) = try await member(fixture, db, index: 4)
+            func rows() async throws -> [String] {
+                var lines: [String] = []
+                for (table, order) in [("otp_requests", "request_id"), ("email_links", "token_sha256"), ("accounts", "account_id")] {
+                    lines += try await db.client.query("SELECT to_jsonb(t)::text FROM \(table) t ORDER BY \(order)").rows.map {
+                        "\(table): \($0.string(0) ?? "")"
+                    }
+                }
+                return lines
+            }
+            let made = try await rows()
+            #expect(made.contains { $0.hasPrefix("otp_requests") } && made.contains { $0.hasPrefix("email_links") })
+            let sweep = RetentionSweep(client: db.client, clock: db.clock)
+            db.clock.advance(by: 10 * 86_400)
+            let swept = try await sweep.run()
+            #expect(swept["otp_requests"] == 1 && swept["email_links"] == 1)
+            // Current rows, which a rebuild keeps: a code request and a reset link made now.
+            let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", client: nil)
+            _ = try await fixture.otp.request(
+                phone: "+995599001234", country: nil, purpose: "change_phone", session: ref, reauthToken: grant.token,
+                client: "198.18.7.4")
+            try await fixture.accounts.forgotPassword(email: "purge4@example.com")
+            let live = try await rows()
+            #expect(live.filter { $0.hasPrefix("otp_requests") }.count == 1 && live.filter { $0.hasPrefix("email_links") }.count == 1)
+
+            let expiry = sweep.policy.projectionExpiry(at: db.clock.now())
+            try await AccountProjections.rebuild(store: fixture.store, expiry: expiry)
+            #expect(try await rows() == live)
+            // Without the sweep's expiry a rebuild projects every row the events give: the
+            // swept ones come back, number and all, until the next sweep.
+            try await AccountProjections.rebuild(store: fixture.store)
+            let everything = try await rows()
+            #expect(everything.count == live.count + 2)
+            #expect(everything.contains { $0.contains("+995599000004") })
+            try await AccountProjections.rebuild(store: fixture.store, expiry: expiry)
+            #expect(try await rows() == live)
         }
     }
 
