@@ -193,7 +193,9 @@ extension AccountProjections {
             connection.queue("DELETE FROM \(table) WHERE account_id = ANY($1::uuid[])", [replaced])
         }
         connection.queue("DELETE FROM stream_snapshots WHERE stream_id = ANY($1::uuid[])", [replaced])
-        connection.queue("DELETE FROM accounts WHERE account_id = ANY($1::uuid[])", [.uuidArray(chunks.flatMap(\.onward.folded.keys))])
+        // By the streams written, not the states kept: the last round keeps none, and two
+        // accounts that swapped handles in it met each other's old claim.
+        connection.queue("DELETE FROM accounts WHERE account_id = ANY($1::uuid[])", [.uuidArray(chunks.flatMap(\.onward.projected))])
         // A purge deletes the account's code requests without an event on their streams.
         try await connection.query(
             "DELETE FROM otp_requests WHERE request_id = ANY($1::uuid[]) OR account_id = ANY($2::uuid[])",

@@ -14,6 +14,8 @@ extension AccountProjections {
         var projector = AccountProjector()
         var snapshots: [(AccountState, Date)] = []
         var purged: [UUID] = []
+        /// The streams whose rows the batch writes (every one folded but the purged).
+        var projected: [UUID] = []
         var folded: [UUID: Folded] = [:]
     }
 
@@ -52,6 +54,7 @@ extension AccountProjections {
                 continue
             }
             batch.projector.add(folded.state, events: events, from: previous?.state)
+            batch.projected.append(accountID)
             if keep { batch.folded[accountID] = folded }
         }
         return batch

@@ -60,6 +60,8 @@ public enum AccountProjections {
         public var stallLimit: Duration = .seconds(3)
         /// Runs under the locks before the last round (tests: a command made to wait on the swap).
         var whileLocked: (@Sendable () async throws -> Void)?
+        /// Runs after each catch-up round outside the locks (tests: commands between two rounds).
+        var afterRound: (@Sendable () async throws -> Void)?
 
         public init() {}
     }
@@ -112,6 +114,7 @@ public enum AccountProjections {
                             after: position, into: shadow, states: &states, store: store, expiry: expiry, status: &status,
                             on: connection
                         ).head
+                        try await policy.afterRound?()
                         try await shadow.buildUniqueKeys(on: connection)
                         try await carryOverClientAddresses(of: nil, into: shadow, on: connection)
                         try await shadow.analyze(on: connection)
@@ -151,6 +154,7 @@ public enum AccountProjections {
                 after: cursor, into: shadow, states: &states, store: store, expiry: expiry, status: &status, on: connection)
             cursor = round.head
             progress?(status)
+            try await policy.afterRound?()
             rounds += 1
             if round.events <= policy.smallRound { break }
         }

@@ -199,6 +199,50 @@ struct OnlineRebuildTests {
         }
     }
 
+    /// A stream folded on from a kept state has its rows upserted; its old `accounts` row goes
+    /// first, or a claim it gave up would meet the insert of the account that took it.
+    @Test("two accounts that swap handles between catch-up rounds: the round after folds both on from their kept states, with no clash")
+    func handlesSwappedBetweenRounds() async throws {
+        try await TestPostgres.withDatabase { db in
+            let fixture = try Fixture(db)
+            let seeded = try await fixture.seed(2)
+            let (first, second) = (seeded[0], seeded[1])
+            _ = try await fixture.service.updateProfile(first, displayName: nil, handle: "left_hand")
+            _ = try await fixture.service.updateProfile(second, displayName: nil, handle: "right_hand")
+            let rounds = Atomic<Int>(0)
+            let service = fixture.service
+            var policy = AccountProjections.SwapPolicy()
+            policy.afterRound = {
+                switch rounds.add(1, ordering: .relaxed).newValue {
+                case 1:
+                    // Changed after the first round: the next folds both whole and keeps their states.
+                    for account in [first, second] { _ = try await service.updateProfile(account, displayName: .some("kept"), handle: nil) }
+                case 2:
+                    // Then they swap handles: the last round (under the locks) folds both on from
+                    // the kept states; whichever is written first takes the other's old handle.
+                    _ = try await service.updateProfile(first, displayName: nil, handle: "in_between")
+                    _ = try await service.updateProfile(second, displayName: nil, handle: "left_hand")
+                    _ = try await service.updateProfile(first, displayName: nil, handle: "right_hand")
+                default: break
+                }
+            }
+            let reports = Reports()
+            try await AccountProjections.rebuild(store: fixture.store, swap: policy) { reports.record($0) }
+            #expect(rounds.load(ordering: .relaxed) == 2)
+            #expect(reports.latest?.catchUpRounds == 3)
+            // At least the two accounts twice; more when another test's open transaction held the
+            // feed's head (the horizon is the cluster's) below the seeds' last events at the start.
+            #expect((reports.latest?.streamsCaughtUp ?? 0) >= 4)
+            let handles = try await db.client.query(
+                "SELECT account_id, handle FROM accounts WHERE handle IS NOT NULL ORDER BY handle")
+            #expect(handles.rows.map { $0.string(1) } == ["left_hand", "right_hand"])
+            #expect(try handles.rows.map { try $0.uuid(0) } == [second, first])
+            let swapped = try await Self.dump(db)
+            try await AccountProjections.rebuild(store: fixture.store)
+            #expect(try await Self.dump(db) == swapped)
+        }
+    }
+
     @Test("refused before anything is built: a view on a table, a schema of the copies' name it did not make, tables of another owner")
     func refusals() async throws {
         try await TestPostgres.withDatabase { db in
