@@ -74,13 +74,17 @@ public struct RetentionSweep: Sendable {
         // a key of the account that was never made. Once the requests' rows are gone (their day
         // is over) and no account has that id, the key goes too, and the number with it. Only
         // keys of the last 30 days are looked at (by index): the sweep runs every few minutes,
-        // so an abandoned key is at most a few days old when it is found.
+        // so an abandoned key is at most a few days old when it is found. Not a key of the last
+        // hour: a new request's key commits before its event and row do (the payload is sealed
+        // first), and destroying it then would leave that request's event unreadable. The hour
+        // is the database's, as `created_at` is.
         deleted["subject_keys"] = try await batched(
             """
             WITH gone AS (
                 UPDATE subject_keys SET wrapped_key = NULL, destroyed_at = $1 WHERE subject_id IN (
                     SELECT k.subject_id FROM subject_keys k
                     WHERE k.wrapped_key IS NOT NULL AND k.created_at > now() - interval '30 days'
+                      AND k.created_at < now() - interval '1 hour'
                       AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.account_id = k.subject_id)
                       AND NOT EXISTS (SELECT 1 FROM otp_requests o WHERE o.account_id = k.subject_id)
                     LIMIT $2)

@@ -84,6 +84,23 @@ struct RetentionSweepTests {
         }
     }
 
+    /// A request seals its payload, so its key commits, before its event and its row do: the
+    /// sweep sees a key with neither account nor request then, and must not destroy it.
+    @Test("a key made within the hour, its request not yet written, is kept; an hour later, still alone, it goes")
+    func keyOfARequestInFlight() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let subject = UUID()
+            _ = try await db.client.withConnection { try await store.keyring.dataKey(for: subject, on: $0) }
+            let sweep = RetentionSweep(client: db.client, clock: db.clock)
+            db.clock.advance(by: 2 * 86_400)
+            #expect(try await sweep.run()["subject_keys"] == 0)
+            #expect(try await db.client.query("SELECT wrapped_key IS NOT NULL FROM subject_keys")[0].bool(0) == true)
+            try await db.client.query("UPDATE subject_keys SET created_at = created_at - interval '61 minutes'")
+            #expect(try await sweep.run()["subject_keys"] == 1)
+        }
+    }
+
     @Test(
         "a number typed for a sign-in code and abandoned: a day later its requests and its key are gone, the number unreadable; an account's key stays"
     )
@@ -104,6 +121,8 @@ struct RetentionSweepTests {
             #expect(try await sweep.run()["subject_keys"] == 0)
             #expect(try await store.readStream(requested.requestID).first?.payload != nil)
             db.clock.advance(by: 86_401)
+            // The database's clock does not move with the test's: the keys' hour, as if it had.
+            try await db.client.query("UPDATE subject_keys SET created_at = created_at - interval '2 hours'")
             let swept = try await sweep.run()
             #expect(swept["otp_requests"] == 1 && swept["subject_keys"] == 1)
             // The request's history stays (the chain verifies), its payload is unreadable.
