@@ -4,7 +4,9 @@ import LedgerIdentity
 
 /// The messages a command's events imply, written by the repository in the events' transaction
 /// beside the ones the command sends: a revoked provider token's revocation
-/// (`ProviderTokenRevocations`), and the `new_sign_in` email of a sign-in from a new device.
+/// (`ProviderTokenRevocations`), the `new_sign_in` email of a sign-in from a new device, and the
+/// `two_factor_changed` email when two-step verification is turned on or off or its recovery
+/// codes are replaced (each is how a takeover would lock the owner out, or keep a way in).
 public struct ImpliedMessages: Sendable {
     public let revocations: ProviderTokenRevocations
 
@@ -14,19 +16,36 @@ public struct ImpliedMessages: Sendable {
 
     /// The template of the new sign-in alert.
     public static let newSignInTemplate = "new_sign_in"
+    /// The template of the alert that two-step verification changed (`details.change`:
+    /// `enabled`, `disabled` or `recovery_codes_regenerated`).
+    public static let twoFactorChangedTemplate = "two_factor_changed"
+    /// What every alert tells a person who did not do it.
+    static let secureAccount =
+        "If this wasn't you, change your password and sign out other devices in Settings → Sign-in & security."
 
     public func messages(for events: [AccountEvent], before state: AccountState, at time: Date) throws -> [OutboxMessage] {
         try revocations.messages(for: events, before: state)
             + events.compactMap { event in
-                guard case .newDeviceAlerted(let alert) = event else { return nil }
-                // Where the sign-in came from is not known here (no address lookup): left out.
-                return OutboxMessage(
-                    channel: .email, to: alert.email, template: Self.newSignInTemplate,
-                    details: [
-                        "device": alert.device, "signed_in_at": RFC3339.format(time),
-                        "secure_account":
-                            "If this wasn't you, change your password and sign out other devices in Settings → Sign-in & security.",
-                    ])
+                switch event {
+                case .newDeviceAlerted(let alert):
+                    // Where the sign-in came from is not known here (no address lookup): left out.
+                    return OutboxMessage(
+                        channel: .email, to: alert.email, template: Self.newSignInTemplate,
+                        details: ["device": alert.device, "signed_in_at": RFC3339.format(time), "secure_account": Self.secureAccount])
+                case .totpEnabled: return twoFactorChanged("enabled", state: state, at: time)
+                case .totpDisabled: return twoFactorChanged("disabled", state: state, at: time)
+                case .recoveryCodesRegenerated: return twoFactorChanged("recovery_codes_regenerated", state: state, at: time)
+                default: return nil
+                }
             }
+    }
+
+    /// To the verified address only (enrolment needs one; an unverified address may not be
+    /// the owner's). Nothing of the secret or the codes.
+    private func twoFactorChanged(_ change: String, state: AccountState, at time: Date) -> OutboxMessage? {
+        guard let email = state.email, state.emailVerified else { return nil }
+        return OutboxMessage(
+            channel: .email, to: email, template: Self.twoFactorChangedTemplate,
+            details: ["change": change, "changed_at": RFC3339.format(time), "secure_account": Self.secureAccount])
     }
 }

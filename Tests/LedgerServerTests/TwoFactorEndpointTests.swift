@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
 import LedgerCore
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import LedgerWorkers
@@ -107,6 +108,38 @@ struct TwoFactorEndpointTests {
             let renewed = try await call(client, .post, "/me/mfa/recovery-codes", token: access, reauth: grant)
             #expect((renewed.body["recovery_codes"] as? [String])?.count == 10)
             #expect(try await verify(client, third, recovery: recovery[1]).status == .unauthorized)
+        }
+    }
+
+    @Test("turning TOTP on, new recovery codes and turning it off each tell the verified address, with nothing of the secret or the codes")
+    func changesAlertTheOwner() async throws {
+        try await withApp { client, providers, _ in
+            let db = providers.db
+            let access = try await signUp(client, email: "fay@example.com")
+            let grant = try await emailLinkGrant(client, db, token: access)
+            func alerts() async throws -> [[String: String]] {
+                let rows = try await db.client.query(
+                    "SELECT recipient, details FROM outbox WHERE template = 'two_factor_changed' ORDER BY created_at, xmin::text::bigint")
+                return rows.rows.compactMap { row in
+                    var details = row.string(1).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+                    details?["to"] = row.string(0)
+                    return details
+                }
+            }
+            _ = try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant)
+            #expect(try await alerts().isEmpty)  // begun, not on yet
+            let (secret, recovery) = try await enrol(client, db, token: access, grant: grant)
+            let renewed = try await call(client, .post, "/me/mfa/recovery-codes", token: access, reauth: grant)
+            let newCodes = try #require(renewed.body["recovery_codes"] as? [String])
+            #expect(try await call(client, .delete, "/me/mfa/totp", token: access, reauth: grant).status == .ok)
+            let sent = try await alerts()
+            #expect(sent.map { $0["change"] } == ["enabled", "recovery_codes_regenerated", "disabled"])
+            #expect(sent.allSatisfy { $0["to"] == "fay@example.com" && $0["changed_at"] == RFC3339.format(db.clock.now()) })
+            #expect(sent.allSatisfy { $0["secure_account"]?.contains("change your password") == true })
+            let all = try await db.client.query(
+                "SELECT coalesce(string_agg(to_jsonb(o)::text, ' '), '') FROM outbox o WHERE template = 'two_factor_changed'")
+            let everything = all[0].string(0) ?? ""
+            #expect(!everything.contains(secret) && !(recovery + newCodes).contains { everything.contains($0) })
         }
     }
 
