@@ -33,15 +33,17 @@ public struct ImpliedMessages: Sendable {
                         channel: .email, to: alert.email, template: Self.newSignInTemplate,
                         details: ["device": alert.device, "signed_in_at": RFC3339.format(time), "secure_account": Self.secureAccount])
                 case .totpEnabled: return twoFactorChanged("enabled", state: state, at: time)
-                case .totpDisabled: return twoFactorChanged("disabled", state: state, at: time)
+                // Cancelling an enrolment never confirmed turns nothing off.
+                case .totpDisabled: return state.isTOTPEnabled ? twoFactorChanged("disabled", state: state, at: time) : nil
                 case .recoveryCodesRegenerated: return twoFactorChanged("recovery_codes_regenerated", state: state, at: time)
                 default: return nil
                 }
             }
     }
 
-    /// To the verified address only (enrolment needs one; an unverified address may not be
-    /// the owner's). Nothing of the secret or the codes.
+    /// To the verified address only, as `new_sign_in` (an unverified one may not be the
+    /// owner's; an account that signs in by phone, Apple or Google alone may have none, and is
+    /// not told). Nothing of the secret or the codes.
     private func twoFactorChanged(_ change: String, state: AccountState, at time: Date) -> OutboxMessage? {
         guard let email = state.email, state.emailVerified else { return nil }
         return OutboxMessage(

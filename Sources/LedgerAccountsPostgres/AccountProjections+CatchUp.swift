@@ -84,8 +84,8 @@ extension AccountProjections {
     /// from a kept state (reading only the events after it). `keep`: the states folded are
     /// returned for `FoldedStates.apply`. Throws `OutOfTime` between chunks past `deadline`.
     static func fold(
-        _ changes: Changes, states: FoldedStates, keep: Bool, deadline: ContinuousClock.Instant? = nil, store: EventStore,
-        on connection: PostgresConnection
+        _ changes: Changes, states: FoldedStates, keep: Bool, expiry: Expiry?, deadline: ContinuousClock.Instant? = nil,
+        store: EventStore, on connection: PostgresConnection
     ) async throws -> Folding {
         func inTime() throws {
             if let deadline, ContinuousClock.now >= deadline { throw ShadowTables.OutOfTime() }
@@ -98,7 +98,8 @@ extension AccountProjections {
                 ids, afterVersions: ids.map { states.states[$0]?.state.version ?? 0 }, on: connection)
             let decoded = try await AccountState.decodeConcurrently(recorded[...])
             // A stream with no event past its kept state (the state already had them) is current.
-            let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), from: states.states, keep: keep)
+            let batch = fold(
+                accounts: recorded, decoded: decoded, streams: grouped(recorded), from: states.states, keep: keep, leavingOut: expiry)
             folding.dropped += batch.purged
             folding.kept.merge(batch.folded) { $1 }
             folding.chunks.append(Chunk(onward: batch, replaced: batch.purged))
@@ -107,14 +108,15 @@ extension AccountProjections {
         for ids in chunked(whole) {
             let recorded = try await store.readStreams(ids, on: connection)
             let decoded = try await AccountState.decodeConcurrently(recorded[...])
-            let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), keep: keep)
+            let batch = fold(accounts: recorded, decoded: decoded, streams: grouped(recorded), keep: keep, leavingOut: expiry)
             folding.kept.merge(batch.folded) { $1 }
             folding.chunks.append(Chunk(whole: batch, replaced: ids))
             try inTime()
         }
         for ids in chunked(changes.requests) {
             let recorded = try await store.readStreams(ids, on: connection)
-            folding.chunks.append(Chunk(requests: try fold(requests: recorded, streams: grouped(recorded)), requestIDs: ids))
+            folding.chunks.append(
+                Chunk(requests: try fold(requests: recorded, streams: grouped(recorded), leavingOut: expiry), requestIDs: ids))
             try inTime()
         }
         return folding
@@ -143,14 +145,12 @@ extension AccountProjections {
         let known = states
         let (changes, folding) = try await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
             let changes = try await Changes.read(after: cursor, states: known, store: store, on: connection)
-            return (changes, try await fold(changes, states: known, keep: true, store: store, on: connection))
+            return (changes, try await fold(changes, states: known, keep: true, expiry: expiry, store: store, on: connection))
         }
         try await shadow.writing(on: connection) { try await deleteRows(of: changes, chunks: folding.chunks, on: $0) }
         for chunk in folding.chunks {
             try await shadow.writing(on: connection) { try await write(chunk, into: shadow, store: store, on: $0) }
         }
-        // Also the load's rows, on the first round (whatever it changed).
-        if expiry != nil { try await shadow.writing(on: connection) { try await prune(expiry, on: $0) } }
         states.apply(folding)
         status.catchUpRounds += 1
         status.streamsCaughtUp += changes.streamCount
@@ -170,13 +170,13 @@ extension AccountProjections {
         guard changes.events <= events else { throw ShadowTables.OutOfTime() }
         let now = ContinuousClock.now
         let folding = try await fold(
-            changes, states: states, keep: false, deadline: now + (deadline - now) / 2, store: store, on: connection)
+            changes, states: states, keep: false, expiry: expiry, deadline: now + (deadline - now) / 2, store: store,
+            on: connection)
         try await deleteRows(of: changes, chunks: folding.chunks, on: connection)
         for chunk in folding.chunks {
             try await write(chunk, into: shadow, store: store, on: connection)
             if ContinuousClock.now >= deadline { throw ShadowTables.OutOfTime() }
         }
-        try await prune(expiry, on: connection)
         // A command's rows are queued on the connection: out now, inside the budget.
         try await connection.flush()
         status.catchUpRounds += 1

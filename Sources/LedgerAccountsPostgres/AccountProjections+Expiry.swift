@@ -7,7 +7,8 @@ extension AccountProjections {
     /// Why: the events a code request or an email link came from stay, so a rebuild that
     /// projected them all would bring back rows (a phone number, a client's address, a link's
     /// hash) the sweep deleted because their purpose was over, until the sweep ran again. Left
-    /// out, the tables a rebuild swaps in are those the incremental path holds after a sweep.
+    /// out as they are folded (never written, so no large delete holds the feed back), the
+    /// tables a rebuild swaps in are those the incremental path holds after a sweep.
     public struct Expiry: Sendable, Equatable {
         /// Code requests made before this are left out.
         public var otpRequestsMadeBefore: Date
@@ -18,14 +19,17 @@ extension AccountProjections {
             self.otpRequestsMadeBefore = otpRequestsMadeBefore
             self.emailLinksExpiredBefore = emailLinksExpiredBefore
         }
-    }
 
-    /// Deletes the expired rows from the tables first on the search path (the fresh ones while
-    /// a rebuild writes them). Both deletes are index range scans (schema 016), so the one that
-    /// runs under the swap's locks costs about nothing once the load's rows are pruned.
-    static func prune(_ expiry: Expiry?, on connection: PostgresConnection) async throws {
-        guard let expiry else { return }
-        connection.queue("DELETE FROM otp_requests WHERE created_at < $1", [.timestamp(expiry.otpRequestsMadeBefore)])
-        try await connection.query("DELETE FROM email_links WHERE expires_at < $1", [.timestamp(expiry.emailLinksExpiredBefore)])
+        /// Never past the oldest row the live tables hold: what the service still keeps (by its
+        /// own settings and clock, which may differ from the rebuild's) a rebuild keeps too, so
+        /// only what was deleted already is left out. Two index probes (schema 016).
+        func keepingLiveRows(on connection: PostgresConnection) async throws -> Expiry {
+            let oldest = try await connection.query(
+                "SELECT (SELECT min(created_at) FROM otp_requests), (SELECT min(expires_at) FROM email_links)")
+            var kept = self
+            if let made = try oldest[0].date(0) { kept.otpRequestsMadeBefore = min(kept.otpRequestsMadeBefore, made) }
+            if let expired = try oldest[0].date(1) { kept.emailLinksExpiredBefore = min(kept.emailLinksExpiredBefore, expired) }
+            return kept
+        }
     }
 }

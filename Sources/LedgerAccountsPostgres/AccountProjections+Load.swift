@@ -32,10 +32,10 @@ extension AccountProjections {
     /// (its state at the version before its first event here; version 1 when absent), and works
     /// out the rows those events change: all of a stream's rows when folded from version 1.
     /// A purged stream gets none (its history is unreadable to a rebuild). `keep`: the states
-    /// are returned in `folded`.
+    /// are returned in `folded`. Email links past `expiry` are left out.
     static func fold(
         accounts recorded: [RecordedEvent], decoded: [AccountEvent?], streams: [(UUID, Range<Int>)], from: [UUID: Folded] = [:],
-        keep: Bool = false
+        keep: Bool = false, leavingOut expiry: Expiry? = nil
     ) -> AccountBatch {
         var batch = AccountBatch()
         for (accountID, range) in streams {
@@ -57,6 +57,7 @@ extension AccountProjections {
             batch.projected.append(accountID)
             if keep { batch.folded[accountID] = folded }
         }
+        if let expiry { batch.projector.leaveOut(linksExpiredBefore: expiry.emailLinksExpiredBefore) }
         return batch
     }
 
@@ -73,8 +74,10 @@ extension AccountProjections {
         }
     }
 
-    /// Folds each code request of `streams` from its first event.
-    static func fold(requests recorded: [RecordedEvent], streams: [(UUID, Range<Int>)]) throws -> OTPProjector {
+    /// Folds each code request of `streams` from its first event; those past `expiry` are left out.
+    static func fold(requests recorded: [RecordedEvent], streams: [(UUID, Range<Int>)], leavingOut expiry: Expiry? = nil) throws
+        -> OTPProjector
+    {
         var projector = OTPProjector()
         for (requestID, range) in streams {
             var challenge = OTPChallenge(requestID: requestID)
@@ -84,6 +87,7 @@ extension AccountProjections {
             }
             projector.add(requestID, events: events, clientAddress: nil)
         }
+        if let expiry { projector.leaveOut(madeBefore: expiry.otpRequestsMadeBefore) }
         return projector
     }
 
@@ -91,7 +95,7 @@ extension AccountProjections {
     /// transaction (short, so the feed, which reads below the oldest running writer, is
     /// never held back for long); returns how many accounts there were.
     static func load(
-        into shadow: ShadowTables, store: EventStore, batchSize: Int, status: inout Progress,
+        into shadow: ShadowTables, store: EventStore, batchSize: Int, expiry: Expiry?, status: inout Progress,
         progress: (@Sendable (Progress) -> Void)?, on connection: PostgresConnection
     ) async throws -> Int {
         let accounts = try await streamIDs(ofType: PostgresAccountRepository.streamType, on: connection)
@@ -106,7 +110,7 @@ extension AccountProjections {
                 accounts, batchSize: batchSize, store: store, status: &status, progress: progress, on: connection,
                 prepare: { try await AccountState.decodeConcurrently($0[...]) },
                 project: { recorded, decoded, streams in
-                    let batch = fold(accounts: recorded, decoded: decoded, streams: streams)
+                    let batch = fold(accounts: recorded, decoded: decoded, streams: streams, leavingOut: expiry)
                     try await writing?.value
                     writing = nil
                     if writeBehind {
@@ -124,7 +128,7 @@ extension AccountProjections {
             requests, batchSize: batchSize, store: store, status: &status, progress: progress, on: connection,
             prepare: { _ in },
             project: { recorded, _, streams in
-                let projector = try fold(requests: recorded, streams: streams)
+                let projector = try fold(requests: recorded, streams: streams, leavingOut: expiry)
                 try await shadow.writing(on: connection) { try await projector.write(on: $0, into: .emptiedTables) }
             })
         return accounts.count

@@ -36,6 +36,8 @@ public enum AccountProjections {
         public var swapRetries = 0
         /// How long the swap held the live tables, once done.
         public var lockHeld: Duration?
+        /// The rows left out: the `expiry` asked for, kept back to the oldest live rows.
+        public var expiry: Expiry?
         public init() {}
     }
 
@@ -79,8 +81,9 @@ public enum AccountProjections {
 
     /// Rebuilds every account and OTP request; returns how many accounts the load replayed.
     /// `progress` is told after every batch, every catch-up round and the swap. `expiry`: the
-    /// rows the retention sweep would delete are left out (`ledger projections rebuild` passes
-    /// the sweep's; nil keeps every row the events give).
+    /// rows the retention sweep would delete are left out, but none the live tables still hold
+    /// (`ledger projections rebuild` passes the sweep's; nil keeps every row the events give).
+    /// Rows the sweep deletes while the rebuild runs come back until its next pass.
     ///
     /// 1. **Position.** The feed's head now: every event not in the load comes after it.
     /// 2. **Load.** Every stream, folded whole and projected once into the fresh tables
@@ -106,8 +109,11 @@ public enum AccountProjections {
                     do {
                         var status = Progress()
                         let position = try await store.headCursor(on: connection)
+                        let expiry = try await expiry?.keepingLiveRows(on: connection)
+                        status.expiry = expiry
                         let accounts = try await load(
-                            into: shadow, store: store, batchSize: streamsPerRead, status: &status, progress: progress, on: connection)
+                            into: shadow, store: store, batchSize: streamsPerRead, expiry: expiry, status: &status, progress: progress,
+                            on: connection)
                         try await shadow.buildSecondaryIndexes(on: connection)
                         var states = FoldedStates()
                         var cursor = try await catchUp(

@@ -239,6 +239,11 @@ struct AccountProjector {
         }
     }
 
+    /// Leaves out the links that expired before `cutoff` (a rebuild's `AccountProjections.Expiry`).
+    mutating func leaveOut(linksExpiredBefore cutoff: Date) {
+        links.removeAll { $0.expires_at < cutoff }
+    }
+
     private mutating func insertLink(
         _ accountID: UUID, _ tokenHash: String?, _ linkID: UUID, _ purpose: AccountState.PendingLink.Purpose, _ expiresAt: Date
     ) {

@@ -70,6 +70,12 @@ struct OTPProjector {
         }
     }
 
+    /// Leaves out the requests made before `cutoff` (a rebuild's `AccountProjections.Expiry`).
+    mutating func leaveOut(madeBefore cutoff: Date) {
+        rows.removeAll { $0.created_at < cutoff }
+        rowIndex = Dictionary(uniqueKeysWithValues: rows.enumerated().map { ($1.request_id, $0) })
+    }
+
     /// Stores the rows. On the live tables, the events may close requests stored by earlier
     /// writes; a rebuild holds each request's whole stream.
     func write(on connection: PostgresConnection, into target: ProjectionTarget) async throws {

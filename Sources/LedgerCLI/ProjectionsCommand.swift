@@ -5,6 +5,7 @@ import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
+import LedgerIdentity
 import LedgerPostgres
 import LedgerServer
 import LedgerWorkers
@@ -47,6 +48,12 @@ struct ProjectionsCommand: AsyncParsableCommand {
                     String(
                         format: "caught up %d changed stream(s) in %d round(s); swapped in holding the tables %.1f ms (%d retr%@)",
                         summary.streamsCaughtUp, summary.catchUpRounds, held, summary.swapRetries, summary.swapRetries == 1 ? "y" : "ies"))
+                if let kept = summary.expiry {
+                    let (made, expired) = (RFC3339.format(kept.otpRequestsMadeBefore), RFC3339.format(kept.emailLinksExpiredBefore))
+                    print(
+                        "left out, as the retention sweep deletes them: code requests made before \(made), "
+                            + "email links expired before \(expired)")
+                }
             }
         }
     }

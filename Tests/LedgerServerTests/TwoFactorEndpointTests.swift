@@ -128,6 +128,8 @@ struct TwoFactorEndpointTests {
             }
             _ = try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant)
             #expect(try await alerts().isEmpty)  // begun, not on yet
+            #expect(try await call(client, .delete, "/me/mfa/totp", token: access, reauth: grant).status == .ok)
+            #expect(try await alerts().isEmpty)  // cancelled before it was on: nothing turned off
             let (secret, recovery) = try await enrol(client, db, token: access, grant: grant)
             let renewed = try await call(client, .post, "/me/mfa/recovery-codes", token: access, reauth: grant)
             let newCodes = try #require(renewed.body["recovery_codes"] as? [String])
