@@ -22,8 +22,14 @@ import LedgerPostgres
 /// (BENCHMARKS.md, issue 27). When the queue empties, the flusher waits `linger` for the next
 /// append before it gives its connection back, so that a writer's next append, made as soon
 /// as it is answered, does not pay for a new flusher.
+///
+/// A batch whose connection dies under it (or while the flusher lingered) is sent once more, on
+/// a fresh connection: whether it committed is unknown, but an append is idempotent by its
+/// event ids, so one that did is answered with its first result.
 final class AppendBatcher: @unchecked Sendable {
-    private typealias Waiter = (append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>)
+    private typealias Waiter = (
+        append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>, resent: Bool
+    )
 
     private let client: PostgresClient
     private let clock: any LedgerClock
@@ -71,7 +77,7 @@ final class AppendBatcher: @unchecked Sendable {
     func submit(_ append: PreparedAppend) async throws -> AppendResult {
         try await withCheckedThrowingContinuation { continuation in
             let (startFlusher, startWatch): (Bool, Bool) = lock.withLock {
-                pending.append((append, continuation))
+                pending.append((append, continuation, false))
                 if waitingFlushers > 0 && pending.count >= wakeAtPending {
                     // A waiting flusher takes it now (and starts a watch if it leaves some behind).
                     lock.broadcast()
@@ -222,6 +228,15 @@ final class AppendBatcher: @unchecked Sendable {
                 return
             } catch let error as PostgresError where error.isTransient && attempt < 3 {
                 attempt += 1
+            } catch let error as PostgresError where error.code == .connectionLost && batch.contains(where: { !$0.resent }) {
+                // To the front of the queue, for the flusher that replaces this one (the
+                // connection is unusable, so this one retires); once only, so a database that
+                // keeps dropping connections fails the appends rather than loop.
+                let again = batch.filter { !$0.resent }
+                let translated = EventStore.translate(error)
+                for waiter in batch where waiter.resent { waiter.continuation.resume(throwing: translated) }
+                lock.withLock { pending.insert(contentsOf: again.map { ($0.append, $0.continuation, true) }, at: 0) }
+                return
             } catch let error as PostgresError {
                 let translated = EventStore.translate(error)
                 for waiter in batch { waiter.continuation.resume(throwing: translated) }
