@@ -23,13 +23,17 @@ import LedgerPostgres
 /// append before it gives its connection back, so that a writer's next append, made as soon
 /// as it is answered, does not pay for a new flusher.
 ///
-/// A batch whose connection dies under it (or while the flusher lingered) is sent once more, on
-/// a fresh connection: whether it committed is unknown, but an append is idempotent by its
-/// event ids, so one that did is answered with its first result.
+/// A batch whose connection dies under it (or while the flusher lingered) is sent again by a
+/// flusher on another connection: whether it committed is unknown, but an append is idempotent
+/// by its event ids (and sealed once), so one that did is answered with its first result.
 final class AppendBatcher: @unchecked Sendable {
     private typealias Waiter = (
-        append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>, resent: Bool
+        append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>, resends: Int
     )
+    /// Times a batch is sent again after its connection died: once, and once more should the
+    /// next connection be a pooled one killed with the first (a server restart), so that a
+    /// database that keeps dropping connections fails the appends rather than loop.
+    private static let maximumResends = 2
 
     private let client: PostgresClient
     private let clock: any LedgerClock
@@ -77,7 +81,7 @@ final class AppendBatcher: @unchecked Sendable {
     func submit(_ append: PreparedAppend) async throws -> AppendResult {
         try await withCheckedThrowingContinuation { continuation in
             let (startFlusher, startWatch): (Bool, Bool) = lock.withLock {
-                pending.append((append, continuation, false))
+                pending.append((append, continuation, 0))
                 if waitingFlushers > 0 && pending.count >= wakeAtPending {
                     // A waiting flusher takes it now (and starts a watch if it leaves some behind).
                     lock.broadcast()
@@ -136,10 +140,10 @@ final class AppendBatcher: @unchecked Sendable {
                     var batch: [Waiter] = []
                     while let next = self.takeBatch(after: batch.count) {
                         batch = next
-                        self.execute(batch, on: connection)
+                        let requeued = self.execute(batch, on: connection)
                         // A broken connection would fail every later batch: hand the queue to
-                        // a flusher with a fresh one (the pool drops this one).
-                        guard connection.isUsable else { return self.retire() }
+                        // a flusher with a fresh one (the pool drops this one, or probes it).
+                        guard !requeued && connection.isUsable else { return self.retire() }
                     }
                 }
             }
@@ -158,15 +162,22 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    /// Retires this flusher early, starting another when appends wait and no flusher is left.
+    /// Retires this flusher early, starting another when appends wait and no flusher is left,
+    /// or a watch when the one left may be stuck on a lock.
     private func retire() {
-        let replace: Bool = lock.withLock {
+        let (replace, startWatch): (Bool, Bool) = lock.withLock {
             flushers -= 1
-            guard flushers == 0, !pending.isEmpty else { return false }
-            flushers += 1
-            return true
+            guard !pending.isEmpty else { return (false, false) }
+            if flushers == 0 {
+                flushers += 1
+                return (true, false)
+            }
+            guard !watching, flushers < maximumFlushers else { return (false, false) }
+            watching = true
+            return (false, true)
         }
         if replace { Task { await flush() } }
+        if startWatch { Task { await watch() } }
     }
 
     /// The next batch, nil (and this flusher retires) when none came within `linger`. Called
@@ -217,7 +228,9 @@ final class AppendBatcher: @unchecked Sendable {
         return pending.count >= count
     }
 
-    private func execute(_ batch: [Waiter], on connection: PostgresConnection) {
+    /// Runs a batch and answers its appends; true when the connection died under it and its
+    /// appends went back to the front of the queue (this flusher must then retire).
+    private func execute(_ batch: [Waiter], on connection: PostgresConnection) -> Bool {
         var attempt = 0
         while true {
             do {
@@ -225,25 +238,29 @@ final class AppendBatcher: @unchecked Sendable {
                 lock.withLock { lastProgress = ContinuousClock.now }
                 wakeups.committed()
                 for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
-                return
+                return false
             } catch let error as PostgresError where error.isTransient && attempt < 3 {
                 attempt += 1
-            } catch let error as PostgresError where error.code == .connectionLost && batch.contains(where: { !$0.resent }) {
-                // To the front of the queue, for the flusher that replaces this one (the
-                // connection is unusable, so this one retires); once only, so a database that
-                // keeps dropping connections fails the appends rather than loop.
-                let again = batch.filter { !$0.resent }
+            } catch let error as PostgresError where error.code == .connectionLost {
+                // To the front of the queue (ahead of every later append), for another flusher.
                 let translated = EventStore.translate(error)
-                for waiter in batch where waiter.resent { waiter.continuation.resume(throwing: translated) }
-                lock.withLock { pending.insert(contentsOf: again.map { ($0.append, $0.continuation, true) }, at: 0) }
-                return
+                var again: [Waiter] = []
+                for waiter in batch {
+                    if waiter.resends < Self.maximumResends {
+                        again.append((waiter.append, waiter.continuation, waiter.resends + 1))
+                    } else {
+                        waiter.continuation.resume(throwing: translated)
+                    }
+                }
+                lock.withLock { pending.insert(contentsOf: again, at: 0) }
+                return true
             } catch let error as PostgresError {
                 let translated = EventStore.translate(error)
                 for waiter in batch { waiter.continuation.resume(throwing: translated) }
-                return
+                return false
             } catch {
                 for waiter in batch { waiter.continuation.resume(throwing: error) }
-                return
+                return false
             }
         }
     }

@@ -169,6 +169,25 @@ struct AppendBatchTests {
         }
     }
 
+    /// What the flusher counts on when it sends a batch again after its connection died: the
+    /// same prepared appends (sealed once), sent after they committed, get their first results.
+    @Test("the same prepared batch sent twice: the second answers every append with its first result, writing nothing")
+    func batchSentTwice() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let existing = UUID()
+            try await store.append(to: existing, streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()])
+            let batch = [try Self.append(existing, .exact(1)), try Self.append(UUID(), .noStream), try Self.append(UUID(), .exact(0))]
+            let first = try await Self.run(batch, on: db).map { try $0.get() }
+            db.clock.advance(by: 5)
+            let again = try await Self.run(batch, on: db).map { try $0.get() }
+            #expect(first.allSatisfy { !$0.replayed } && again.allSatisfy(\.replayed))
+            #expect(again.map(\.firstVersion) == first.map(\.firstVersion))
+            #expect(again.map(\.firstPosition) == first.map(\.firstPosition))
+            #expect(try await store.streamVersion(existing) == 2)
+        }
+    }
+
     @Test("an event id named twice in one batch: the first append is written, the second refused")
     func eventIDNamedTwice() async throws {
         try await TestPostgres.withDatabase { db in
