@@ -6,7 +6,8 @@
 # starts `ledger serve` on a free loopback port against a fresh database — `ledger_fuzz` on the
 # cluster of scripts/test.sh when PG_CLUSTER_PORT is set, else a cluster of its own — with an
 # API key holding every scope, and runs a bounded, seeded schemathesis run against it.
-# scripts/fuzz_hooks.py picks each operation's credentials. Stops everything it started on exit.
+# scripts/fuzz_hooks.py picks each operation's credentials. Afterwards it runs `ledger projections
+# rebuild` on the store the fuzz left, while the service runs. Stops everything it started on exit.
 #
 #   scripts/fuzz.sh                       # alone: builds the ledger binary first
 #   LEDGER_FUZZ_SEED=N scripts/fuzz.sh    # another seed (a failure prints the seed to rerun with)
@@ -231,7 +232,17 @@ elif [ "$run_status" -ne 0 ]; then
 elif ! grep -q '<testcase' "$report" 2>/dev/null; then
   echo "fuzz: schemathesis exited 0 but tested no operation" >&2
 else
-  status=0
-  echo "fuzz: passed in $SECONDS s (schemathesis $((SECONDS - started)) s)" >&2
+  # Then the store the fuzz left is rebuilt while the service still runs: `ledger projections
+  # rebuild` end to end (its configuration, the retention cut-offs it prints) on whatever
+  # accounts and code requests the fuzzer made.
+  rebuilt=$("$ledger" projections rebuild 2>>"$server_log") || rebuilt=""
+  if ! grep -q '^left out, as the retention sweep deletes them' <<<"$rebuilt"; then
+    echo "fuzz: ledger projections rebuild of the fuzzed store failed (the service's log has why)" >&2
+  elif ! curl -fsS -o /dev/null "$url/readyz"; then
+    echo "fuzz: the service was not ready after the rebuild" >&2
+  else
+    status=0
+    echo "fuzz: passed in $SECONDS s (schemathesis $((SECONDS - started)) s); then $(grep '^rebuilt' <<<"$rebuilt")" >&2
+  fi
 fi
 exit "$status"
