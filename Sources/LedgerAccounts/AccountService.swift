@@ -230,6 +230,14 @@ public struct AccountService: Sendable {
         _ = try await repository.execute(accountID, outbox: [message]) { _ in .sendVerificationLink(link) }
     }
 
+    /// Whether a link could still do its work (known, unused, not past its time), without using
+    /// it: what the link pages' `GET` shows (a mail scanner's prefetch changes nothing).
+    public func isLinkUsable(token: String, purpose: AccountState.PendingLink.Purpose) async throws -> Bool {
+        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: purpose) else { return false }
+        guard let link = try await repository.load(found.accountID).pendingLinks[found.linkID] else { return false }
+        return link.purpose == purpose && link.expiresAt > clock.now()
+    }
+
     /// Confirms an email verification link; unknown, used or expired tokens are `link_expired`.
     public func verifyEmail(token: String) async throws -> AccountState {
         guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .verifyEmail) else {

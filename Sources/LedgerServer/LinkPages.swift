@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerIdentity
 import Mustache
 import NIOCore
 
@@ -13,6 +14,16 @@ public struct LinkPages: Sendable {
         case resetPassword = "/reset-password"
         case confirmEmailChange = "/confirm-email-change"
         case revertEmail = "/revert-email"
+
+        /// The links this page opens.
+        var linkPurpose: AccountState.PendingLink.Purpose {
+            switch self {
+            case .verifyEmail: .verifyEmail
+            case .resetPassword: .passwordReset
+            case .confirmEmailChange: .emailChange
+            case .revertEmail: .emailRevert
+            }
+        }
     }
 
     /// Where the app is installed from, and who may open the links (`.well-known`).

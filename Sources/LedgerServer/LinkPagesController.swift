@@ -7,8 +7,9 @@ import NIOCore
 
 /// `GET` and `POST` of `/verify-email`, `/reset-password`, `/confirm-email-change` and
 /// `/revert-email`, where the email links point, and the app-link documents. A `GET` only shows
-/// the page (mail scanners prefetch links): the token is used by the form's `POST`, which
-/// works without JavaScript.
+/// the page (mail scanners prefetch links): the form, or at once the expired page for a link
+/// that is used, past its time or unknown (nobody types a new password twice to learn that).
+/// The token is used by the form's `POST`, which works without JavaScript.
 public struct LinkPagesController: Sendable {
     let accounts: AccountService
     let pages: LinkPages
@@ -23,7 +24,10 @@ public struct LinkPagesController: Sendable {
         for kind in LinkPages.Kind.allCases {
             routes.get(RouterPath(kind.rawValue)) { request, _ in
                 let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
-                guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty, let page = copy.pages[kind] else {
+                guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty, let page = copy.pages[kind],
+                    // Should the lookup fail (the database busy), the form: its POST will tell.
+                    (try? await accounts.isLinkUsable(token: token, purpose: kind.linkPurpose)) != false
+                else {
                     return pages.expired(kind, copy: copy)
                 }
                 return pages.render(
