@@ -234,8 +234,7 @@ public struct AccountService: Sendable {
     /// it: what the link pages' `GET` shows (a mail scanner's prefetch changes nothing).
     public func isLinkUsable(token: String, purpose: AccountState.PendingLink.Purpose) async throws -> Bool {
         guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: purpose) else { return false }
-        guard let link = try await repository.load(found.accountID).pendingLinks[found.linkID] else { return false }
-        return link.purpose == purpose && link.expiresAt > clock.now()
+        return try await repository.load(found.accountID).liveLink(found.linkID, purpose: purpose, at: clock.now()) != nil
     }
 
     /// Confirms an email verification link; unknown, used or expired tokens are `link_expired`.

@@ -91,9 +91,7 @@ final class AppendBatcher: @unchecked Sendable {
                     flushers += 1
                     return (true, false)
                 }
-                guard !watching, flushers < maximumFlushers else { return (false, false) }
-                watching = true
-                return (false, true)
+                return (false, claimsWatch())
             }
             if startFlusher { Task { await flush() } }
             if startWatch { Task { await watch() } }
@@ -105,6 +103,14 @@ final class AppendBatcher: @unchecked Sendable {
         let now = ContinuousClock.now
         guard flushers < maximumFlushers, now - lastProgress > stallThreshold else { return false }
         lastProgress = now
+        return true
+    }
+
+    /// Whether the caller is to start a watch (none runs, and another flusher may start): then
+    /// one is counted as running. Called under the lock.
+    private func claimsWatch() -> Bool {
+        guard !watching, flushers < maximumFlushers else { return false }
+        watching = true
         return true
     }
 
@@ -172,9 +178,7 @@ final class AppendBatcher: @unchecked Sendable {
                 flushers += 1
                 return (true, false)
             }
-            guard !watching, flushers < maximumFlushers else { return (false, false) }
-            watching = true
-            return (false, true)
+            return (false, claimsWatch())
         }
         if replace { Task { await flush() } }
         if startWatch { Task { await watch() } }
@@ -207,11 +211,8 @@ final class AppendBatcher: @unchecked Sendable {
             let taken = Array(pending.prefix(maximumBatch))
             pending.removeFirst(taken.count)
             lastProgress = ContinuousClock.now
-            if !pending.isEmpty && !watching && flushers < maximumFlushers {
-                // Left behind a full batch: if it waits on a lock, a watch notices.
-                watching = true
-                Task { await watch() }
-            }
+            // Left behind a full batch: if it waits on a lock, a watch notices.
+            if !pending.isEmpty && claimsWatch() { Task { await watch() } }
             return taken
         }
     }

@@ -68,7 +68,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .confirmVerificationLink(let linkID):
         try requireLiveAccount(state)
-        guard let link = state.pendingLinks[linkID], link.purpose == .verifyEmail, link.expiresAt > now,
+        guard let link = state.liveLink(linkID, purpose: .verifyEmail, at: now),
             EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize)
         else { throw IdentityError.linkExpired }
         return [.emailVerified(.init(email: link.email))]
@@ -82,7 +82,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .resetPassword(let linkID, let newPasswordHash):
         try requireLiveAccount(state)
-        guard let link = state.pendingLinks[linkID], link.purpose == .passwordReset, link.expiresAt > now else {
+        guard state.liveLink(linkID, purpose: .passwordReset, at: now) != nil else {
             throw IdentityError.linkExpired
         }
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))]
@@ -182,7 +182,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .confirmReauthLink(let linkID, let grant):
         try requireLiveAccount(state)
-        guard let link = state.pendingLinks[linkID], link.purpose == .reauth, link.expiresAt > now,
+        guard let link = state.liveLink(linkID, purpose: .reauth, at: now),
             let sessionID = link.sessionID, state.sessions[sessionID]?.isActive == true
         else { throw IdentityError.linkExpired }
         // The link reached the address, so the address is proven: it may now vouch (as the
@@ -230,7 +230,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .confirmEmailChange(let linkID, let revertLink, let previousEmailKey):
         try requireLiveAccount(state)
-        guard let link = state.pendingLinks[linkID], link.purpose == .emailChange, link.expiresAt > now else {
+        guard let link = state.liveLink(linkID, purpose: .emailChange, at: now) else {
             throw IdentityError.linkExpired
         }
         return [
@@ -243,7 +243,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .revertEmail(let linkID):
         try requireLiveAccount(state)
-        guard let link = state.pendingLinks[linkID], link.purpose == .emailRevert, link.expiresAt > now else {
+        guard let link = state.liveLink(linkID, purpose: .emailRevert, at: now) else {
             throw IdentityError.linkExpired
         }
         return [.emailReverted(.init(email: link.email, linkID: linkID))]
