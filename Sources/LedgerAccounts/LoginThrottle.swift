@@ -16,15 +16,24 @@ public struct LoginThrottle: Sendable {
         public var maximumFailuresPerAddress: Int
         public var addressWindow: TimeInterval
 
+        /// Wrong second factors one account may take per `secondFactorWindow`, on top of the
+        /// lockout above (`LEDGER_MFA_DAILY_FAILURE_LIMIT`).
+        public var maximumSecondFactorFailures: Int
+        public var secondFactorWindow: TimeInterval
+
         public init(
             maximumFailures: Int = Policies.standard.loginMaxFailures, lockout: TimeInterval = Policies.standard.loginLockout,
             maximumFailuresPerAddress: Int = Policies.standard.ipLoginFailureLimit,
-            addressWindow: TimeInterval = Policies.standard.limitWindow
+            addressWindow: TimeInterval = Policies.standard.limitWindow,
+            maximumSecondFactorFailures: Int = Policies.standard.mfaDailyFailureLimit,
+            secondFactorWindow: TimeInterval = Policies.standard.mfaDailyFailureWindow
         ) {
             self.maximumFailures = maximumFailures
             self.lockout = lockout
             self.maximumFailuresPerAddress = maximumFailuresPerAddress
             self.addressWindow = addressWindow
+            self.maximumSecondFactorFailures = maximumSecondFactorFailures
+            self.secondFactorWindow = secondFactorWindow
         }
     }
 
@@ -59,13 +68,23 @@ public struct LoginThrottle: Sendable {
         Key(name: Self.keyName(reauthOf: accountID), limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
     }
 
+    /// The key for an account's wrong second factors over a day. A success does not clear it:
+    /// it caps what a guesser who holds the password gets, however often the owner signs in.
+    public func key(secondFactorOf accountID: UUID) -> Key {
+        Key(
+            name: Self.keyName(secondFactorOf: accountID), limit: policy.maximumSecondFactorFailures,
+            window: policy.secondFactorWindow, clearsOnSuccess: false)
+    }
+
     static func keyName(email normalized: String) -> String { "email:" + Hex.encode(SHA256.hash(Array(normalized.utf8))) }
     static func keyName(reauthOf accountID: UUID) -> String { "reauth:" + accountID.lowercased }
+    static func keyName(secondFactorOf accountID: UUID) -> String { "mfa:" + accountID.lowercased }
 
     /// Every counter row named after one person: their email's sign-ins (an unsalted hash of
-    /// the address), their password re-auths, their account's lookups. A purge deletes them.
+    /// the address), their password re-auths, their wrong second factors, their account's
+    /// lookups. A purge deletes them.
     public static func rowKeys(email: String?, accountID: UUID) -> [String] {
-        var keys = [keyName(reauthOf: accountID), RequestLimits.accountKey(accountID)]
+        var keys = [keyName(reauthOf: accountID), keyName(secondFactorOf: accountID), RequestLimits.accountKey(accountID)]
         if let email { keys.append(keyName(email: EmailAddress.normalize(email))) }
         return keys
     }

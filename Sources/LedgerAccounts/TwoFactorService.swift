@@ -143,10 +143,13 @@ public struct TwoFactorService: Sendable {
         }
     }
 
-    /// One code check counted against the account and the client before it is made.
+    /// One code check counted against the account (its 15-minute lockout and its day of
+    /// wrong second factors) and the client before it is made.
     func admit(_ accountID: UUID, client: String?) async throws -> LoginThrottle.Admission? {
         let throttle = accounts.throttle
-        return try await accounts.admit([throttle?.key(reauthOf: accountID), client.flatMap { throttle?.key(address: $0) }])
+        return try await accounts.admit([
+            throttle?.key(reauthOf: accountID), throttle?.key(secondFactorOf: accountID), client.flatMap { throttle?.key(address: $0) },
+        ])
     }
 
     func failed(_ admission: LoginThrottle.Admission?) async throws {

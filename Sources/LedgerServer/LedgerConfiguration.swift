@@ -26,6 +26,8 @@ public struct LedgerConfiguration: Sendable {
     public var accountOTPLimit = Policies.standard.otp.accountLimit
     public var ipLoginFailureLimit = Policies.standard.ipLoginFailureLimit
     public var otpDailyFailureLimit = Policies.standard.otp.dailyFailureLimit
+    /// Wrong second factors per account per 24 hours (our own addition to the contract).
+    public var mfaDailyFailureLimit = Policies.standard.mfaDailyFailureLimit
     /// Sign-ups and reset requests per client per 15 minutes.
     public var ipSignupLimit = Policies.standard.ipSignupLimit
     /// Answers that can tell whether an email or number is registered, per client (and per
@@ -163,6 +165,7 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_IP_OTP_LIMIT", &configuration.ipOTPLimit, minimum: 1)
         try integer("LEDGER_ACCOUNT_OTP_LIMIT", &configuration.accountOTPLimit, minimum: 1)
         try integer("LEDGER_OTP_DAILY_FAILURE_LIMIT", &configuration.otpDailyFailureLimit, minimum: 1)
+        try integer("LEDGER_MFA_DAILY_FAILURE_LIMIT", &configuration.mfaDailyFailureLimit, minimum: 1)
         try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
         try integer("LEDGER_IP_SIGNUP_LIMIT", &configuration.ipSignupLimit, minimum: 1)
         try integer("LEDGER_IP_LOOKUP_LIMIT", &configuration.ipLookupLimit, minimum: 1)

@@ -62,7 +62,8 @@ public struct LedgerServices: Sendable {
                 counters: counters,
                 policy: .init(
                     maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
-                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit)),
+                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit,
+                    maximumSecondFactorFailures: configuration.mfaDailyFailureLimit)),
             limits: RequestLimits(
                 counters: counters,
                 policy: .init(signupsPerClient: configuration.ipSignupLimit, lookupsPerClient: configuration.ipLookupLimit)),

@@ -17,6 +17,7 @@ struct ConfigurationTests {
         #expect(configuration.reauthTTLSeconds == 900)
         #expect(configuration.ipOTPLimit == 30 && configuration.ipLoginFailureLimit == 50)
         #expect(configuration.otpDailyFailureLimit == 20 && configuration.otpPolicy.dailyFailureLimit == 20)
+        #expect(configuration.mfaDailyFailureLimit == 20)
         #expect(configuration.ipSignupLimit == 30 && configuration.ipLookupLimit == 30)
         #expect(!configuration.webhookAllowPrivateNetworks)
         #expect(configuration.metricsPort == nil && configuration.streamsPerKey == 8 && configuration.databasePoolTimeoutSeconds == 5)
@@ -43,6 +44,7 @@ struct ConfigurationTests {
             "LEDGER_OTP_TTL_SECONDS": "120", "LEDGER_OTP_MAX_ATTEMPTS": "3", "LEDGER_OTP_RESEND_LIMIT": "2",
             "LEDGER_OTP_RESEND_WINDOW_SECONDS": "600", "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "10", "LEDGER_REAUTH_TTL_SECONDS": "300",
             "LEDGER_IP_OTP_LIMIT": "7", "LEDGER_IP_LOGIN_FAILURE_LIMIT": "8", "LEDGER_OTP_DAILY_FAILURE_LIMIT": "9",
+            "LEDGER_MFA_DAILY_FAILURE_LIMIT": "13",
             "LEDGER_IP_SIGNUP_LIMIT": "11", "LEDGER_IP_LOOKUP_LIMIT": "12", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
             "LEDGER_METRICS_PORT": "9464", "LEDGER_SSE_STREAMS_PER_KEY": "3", "LEDGER_DB_POOL_TIMEOUT_SECONDS": "2",
             "LEDGER_THROTTLE_RETENTION_SECONDS": "90000", "LEDGER_OTP_RETENTION_SECONDS": "172800",
@@ -61,6 +63,7 @@ struct ConfigurationTests {
         #expect(configuration.otpResendIntervalSeconds == 10 && configuration.reauthTTLSeconds == 300)
         #expect(configuration.ipOTPLimit == 7 && configuration.ipLoginFailureLimit == 8)
         #expect(configuration.otpDailyFailureLimit == 9 && configuration.otpPolicy.dailyFailureLimit == 9)
+        #expect(configuration.mfaDailyFailureLimit == 13)
         #expect(configuration.ipSignupLimit == 11 && configuration.ipLookupLimit == 12)
         #expect(configuration.webhookAllowPrivateNetworks)
         #expect(configuration.metricsPort == 9464 && configuration.streamsPerKey == 3 && configuration.databasePoolTimeoutSeconds == 2)

@@ -187,6 +187,63 @@ struct TwoFactorEndpointTests {
         }
     }
 
+    @Test("20 wrong second factors in a day stop every code check until the day ends, though each 15-minute lockout ends")
+    func dailyCap() async throws {
+        let defaults: @Sendable (inout LedgerConfiguration) -> Void = { _ in }
+        try await withApp(configure: defaults) { client, providers, _ in
+            let db = providers.db
+            let access = try await signUp(client, email: "di@example.com")
+            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            let started = db.clock.now()
+            let login = ["email": "di@example.com", "password": "violet-harbor-91"]
+            // Four rounds of five wrong codes, each after the last round's lockout ended.
+            for _ in 0..<4 {
+                db.clock.advance(by: 901)
+                let token = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+                for _ in 0..<5 { #expect(try await verify(client, token, code: try code(secret, db, steps: 7)).status != .ok) }
+            }
+            db.clock.advance(by: 901)
+            let token = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            let capped = try await verify(client, token, code: try code(secret, db))
+            #expect(capped.status == .tooManyRequests && capped.string("error") == "too_many_attempts")
+            // Locked a day from the 20th wrong code, which came 4 × 901 s after the start.
+            let lockEnds = started.addingTimeInterval(4 * 901 + 86_400)
+            #expect(capped.body["retry_after"] as? Int == Int(lockEnds.timeIntervalSince(db.clock.now())))
+            db.clock.advance(by: lockEnds.timeIntervalSince(db.clock.now()) + 1)
+            let next = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            #expect(try await verify(client, next, code: try code(secret, db)).string("access_token") != nil)
+        }
+    }
+
+    @Test("re-auths by TOTP and sign-ins share the day's budget of wrong second factors; a right code past it is 429 too")
+    func dailyCapShared() async throws {
+        try await withApp(configure: { $0.loginMaxFailures = 50; $0.mfaDailyFailureLimit = 3 }) { client, providers, services in
+            let db = providers.db
+            let access = try await signUp(client, email: "ed@example.com")
+            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            db.clock.advance(by: 30)
+            for _ in 0..<3 {
+                let wrong = try await call(client, .post, "/auth/reauth/totp", ["code": try code(secret, db, steps: 7)], token: access)
+                #expect(wrong.status == .unauthorized)
+            }
+            let right = try await call(client, .post, "/auth/reauth/totp", ["code": try code(secret, db)], token: access)
+            #expect(right.status == .tooManyRequests && right.body["retry_after"] as? Int == 86_400)
+            let login = ["email": "ed@example.com", "password": "violet-harbor-91"]
+            let token = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            #expect(try await verify(client, token, code: try code(secret, db)).status == .tooManyRequests)
+
+            // The counter is named after the account: a purge deletes it with the rest.
+            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+            let counted = "SELECT count(*) FROM login_throttle WHERE key LIKE '%' || $1"
+            #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) == 2)
+            let grant = try await emailLinkGrant(client, db, token: access)
+            #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
+            db.clock.advance(by: TimeInterval(services.configuration.purgeAfterSeconds) + 1)
+            _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
+            #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) == 0)
+        }
+    }
+
     @Test("every sign-in method steps up: Apple, Google, a phone code; a link_token sign-in links its identity after the second factor")
     func everyMethod() async throws {
         try await withApp { client, providers, _ in
