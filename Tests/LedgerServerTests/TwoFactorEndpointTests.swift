@@ -217,7 +217,11 @@ struct TwoFactorEndpointTests {
 
     @Test("re-auths by TOTP and sign-ins share the day's budget of wrong second factors; a right code past it is 429 too")
     func dailyCapShared() async throws {
-        try await withApp(configure: { $0.loginMaxFailures = 50; $0.mfaDailyFailureLimit = 3 }) { client, providers, services in
+        let threeADay: @Sendable (inout LedgerConfiguration) -> Void = {
+            $0.loginMaxFailures = 50
+            $0.mfaDailyFailureLimit = 3
+        }
+        try await withApp(configure: threeADay) { client, providers, services in
             let db = providers.db
             let access = try await signUp(client, email: "ed@example.com")
             let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
