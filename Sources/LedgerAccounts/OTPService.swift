@@ -56,7 +56,11 @@ public struct OTPService: Sendable {
         phone rawPhone: String?, country: String?, purpose rawPurpose: String, session: SessionRef?, reauthToken: String?,
         client: String?
     ) async throws -> Requested {
-        guard let purpose = OTPPurpose(rawValue: rawPurpose) else { throw ValidationFailure(problems: [Self.invalidPurpose]) }
+        guard let purpose = OTPPurpose(rawValue: rawPurpose) else {
+            // Every rule the input breaks, not only the first.
+            let phoneUnreadable = rawPhone.map { (try? parse($0, country: country)) == nil } ?? false
+            throw ValidationFailure(problems: [Self.invalidPurpose] + (phoneUnreadable ? [Self.invalidPhone] : []))
+        }
         var phone = try rawPhone.map { try parse($0, country: country) }
         let now = clock.now()
         let requestID = UUID.random()

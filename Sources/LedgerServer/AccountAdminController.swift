@@ -23,7 +23,9 @@ public struct AccountAdminController: Sendable {
                 let body = try await request.decodeJSON(DisableRequest.self, context: context)
                 let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
                 guard (1...500).contains(reason.count) else {
-                    throw APIError(.unprocessableContent, .init("invalid_reason"), "Say why, in 1–500 characters.")
+                    throw AccountService.ValidationFailure(problems: [
+                        .init(field: "reason", code: "invalid_reason", message: "Say why, in 1–500 characters.")
+                    ])
                 }
                 return JSONResponse(.ok, Self.statusBody(try await accounts.disable(accountID, reason: reason)))
             }

@@ -21,19 +21,9 @@ public struct DeletionController: Sendable {
         let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
         routes.put("/accounts/:id/holds/:ref") { request, context in
             try await keys.acting(request, scope: .holdsWrite) { key in
-                let (accountID, ref) = try Self.target(context)
+                let accountID = try AccountAdminController.accountID(context)
                 let body = try await request.decodeJSON(HoldRequest.self, context: context)
-                guard let kind = HoldKind(rawValue: body.kind) else {
-                    throw APIError(
-                        .unprocessableContent, .init("invalid_kind"), "Use upcoming_session, upcoming_booking, pending_payout or dispute.")
-                }
-                if let amount = body.amount, !amount.isWithinBounds {
-                    throw APIError(
-                        .unprocessableContent, .init("invalid_amount"), "An amount is at most 10^15 minor units either way.")
-                }
-                let hold = Hold(
-                    ref: ref, kind: kind, startsAt: try Self.date(body.startsAt, "starts_at"), title: body.title, amount: body.amount,
-                    releasesAt: try Self.date(body.releasesAt, "releases_at"), keyID: key.id.lowercased)
+                let hold = try Self.hold(ref: context.parameters.get("ref"), body, keyID: key.id.lowercased)
                 try await accounts.placeHold(accountID, hold)
                 return JSONResponse(.ok, Self.holdBody(hold, accountID: accountID))
             }
@@ -89,16 +79,41 @@ public struct DeletionController: Sendable {
 
     static func target(_ context: LedgerRequestContext) throws -> (UUID, String) {
         let accountID = try AccountAdminController.accountID(context)
-        guard let ref = context.parameters.get("ref"), (1...200).contains(ref.count) else {
-            throw APIError(.unprocessableContent, .init("invalid_ref"), "A hold reference is 1–200 characters.")
-        }
-        return (accountID, ref)
+        let ref = context.parameters.get("ref")
+        if let problem = refProblem(ref) { throw AccountService.ValidationFailure(problems: [problem]) }
+        return (accountID, ref ?? "")
     }
 
-    static func date(_ text: String?, _ field: String) throws -> Date? {
+    /// The hold a `PUT` describes, or every rule its reference and body break (`422`).
+    static func hold(ref: String?, _ body: HoldRequest, keyID: String) throws -> Hold {
+        typealias Problem = AccountService.ValidationFailure.Problem
+        var problems = [refProblem(ref)].compactMap { $0 }
+        let kind = HoldKind(rawValue: body.kind)
+        if kind == nil {
+            problems.append(
+                Problem(field: "kind", code: "invalid_kind", message: "Use upcoming_session, upcoming_booking, pending_payout or dispute."))
+        }
+        if let amount = body.amount, !amount.isWithinBounds {
+            problems.append(Problem(field: "amount", code: "invalid_amount", message: "An amount is at most 10^15 minor units either way."))
+        }
+        let startsAt = date(body.startsAt, "starts_at", &problems)
+        let releasesAt = date(body.releasesAt, "releases_at", &problems)
+        guard let ref, let kind, problems.isEmpty else { throw AccountService.ValidationFailure(problems: problems) }
+        return Hold(ref: ref, kind: kind, startsAt: startsAt, title: body.title, amount: body.amount, releasesAt: releasesAt, keyID: keyID)
+    }
+
+    static func refProblem(_ ref: String?) -> AccountService.ValidationFailure.Problem? {
+        guard let ref, (1...200).contains(ref.count) else {
+            return .init(field: "ref", code: "invalid_ref", message: "A hold reference is 1–200 characters.")
+        }
+        return nil
+    }
+
+    static func date(_ text: String?, _ field: String, _ problems: inout [AccountService.ValidationFailure.Problem]) -> Date? {
         guard let text else { return nil }
         guard let date = RFC3339.parse(text) else {
-            throw APIError(.unprocessableContent, .init("invalid_date"), "\(field) must be an RFC 3339 time.")
+            problems.append(.init(field: field, code: "invalid_date", message: "\(field) must be an RFC 3339 time."))
+            return nil
         }
         return date
     }

@@ -117,12 +117,18 @@ enum ErrorTranslation {
         }
     }
 
-    /// A call whose input breaks one named rule (`invalid_email` "Enter a valid email address.",
-    /// `invalid_phone`, as openapi.yaml names them) answers that rule as the top-level `422`.
+    /// The rules API.md answers as a top-level `422` of their own when they are the only one
+    /// broken: `invalid_email` "Enter a valid email address." and `invalid_phone` "Enter a
+    /// valid phone number.". Every other `422` is `validation_failed` with its `errors`.
+    static let topLevelRules: Set<String> = ["invalid_email", "invalid_phone"]
+
+    /// Answers a lone `invalid_email` or `invalid_phone` as the top-level `422` API.md names.
     static func singleRule<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let failure as AccountService.ValidationFailure where failure.problems.count == 1 {
+        } catch let failure as AccountService.ValidationFailure
+            where failure.problems.count == 1 && topLevelRules.contains(failure.problems[0].code)
+        {
             let problem = failure.problems[0]
             throw APIError(.unprocessableContent, .init(problem.code), problem.message)
         }

@@ -64,7 +64,9 @@ public struct ProviderController: Sendable {
 
     static func provider(_ raw: String) throws -> IdentityProvider {
         guard let provider = IdentityProvider(rawValue: raw) else {
-            throw APIError(.unprocessableContent, .init("invalid_provider"), "Use apple or google.")
+            throw AccountService.ValidationFailure(problems: [
+                .init(field: "provider", code: "invalid_provider", message: "Use apple or google.")
+            ])
         }
         return provider
     }

@@ -189,6 +189,9 @@ struct ChangesEndpointTests {
                     client, .post, "/auth/email/request-change", ["new_email": "nope"], token: access, reauth: reauth)
                 #expect(invalid.status == .unprocessableContent)
                 #expect(invalid.string("error") == "invalid_email")
+                let same = try await call(
+                    client, .post, "/auth/email/request-change", ["new_email": " ANA@example.com"], token: access, reauth: reauth)
+                #expect(same.status == .unprocessableContent && same.problemCodes == ["same_as_current"])
                 #expect(
                     try await call(client, .post, "/auth/email/request-change", body, token: access, reauth: reauth).status == .accepted)
                 let confirmation = try await outboxMessage(db, template: "email_change_confirm")

@@ -128,7 +128,9 @@ struct HoldsEndpointTests {
         }
     }
 
-    @Test("a reference over 200 characters is 422 invalid_ref for placing and for releasing (found by scripts/fuzz.sh)")
+    @Test(
+        "a reference over 200 characters is 422 invalid_ref for placing and for releasing (found by scripts/fuzz.sh); a 422 lists every rule broken"
+    )
     func overlongRef() async throws {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
@@ -136,9 +138,20 @@ struct HoldsEndpointTests {
             try await Application(router: buildRouter(services)).test(.router) { client in
                 let uri = "/accounts/\(UUID())/holds/\(String(repeating: "0", count: 201))"
                 let placed = try await call(client, .put, uri, ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
-                #expect(placed.status == .unprocessableContent && placed.string("error") == "invalid_ref")
+                #expect(placed.status == .unprocessableContent && placed.problemCodes == ["invalid_ref"])
                 let released = try await call(client, .delete, uri, token: writer, path: "/accounts/{id}/holds/{ref}")
-                #expect(released.status == .unprocessableContent && released.string("error") == "invalid_ref")
+                #expect(released.status == .unprocessableContent && released.problemCodes == ["invalid_ref"])
+                let everything = try await call(
+                    client, .put, uri,
+                    [
+                        "kind": "favour", "amount": ["currency": "EUR", "minor": Int64.max], "starts_at": "tomorrow",
+                        "releases_at": "2026-13-01",
+                    ], token: writer, path: "/accounts/{id}/holds/{ref}")
+                #expect(everything.problemCodes == ["invalid_ref", "invalid_kind", "invalid_amount", "invalid_date", "invalid_date"])
+                #expect(
+                    (everything.body["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }.suffix(2) == [
+                        "starts_at", "releases_at",
+                    ])
             }
         }
     }
@@ -159,7 +172,7 @@ struct HoldsEndpointTests {
                 }
                 for minor in [Money.maximumMinorUnits + 1, -Money.maximumMinorUnits - 1, Int64.max, Int64.min] {
                     let refused = try await put("big", minor: minor)
-                    #expect(refused.status == .unprocessableContent && refused.string("error") == "invalid_amount")
+                    #expect(refused.status == .unprocessableContent && refused.problemCodes == ["invalid_amount"])
                 }
                 let placed = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
                 #expect(try placed[0].int(0) == 0)

@@ -187,7 +187,10 @@ struct PhoneEndpointTests {
                     #expect(answer.string("message") == "Enter a valid phone number.")
                 }
                 let purpose = try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "party"])
-                #expect(purpose.status == .unprocessableContent)
+                #expect(purpose.status == .unprocessableContent && purpose.problemCodes == ["invalid_purpose"])
+                // Every rule broken, not only the first.
+                let both = try await call(client, .post, "/auth/phone/request-otp", ["phone": "hello", "purpose": "party"])
+                #expect(both.problemCodes == ["invalid_purpose", "invalid_phone"])
                 #expect(
                     try await call(client, .post, "/auth/phone/request-otp", ["phone": "+995511200300", "purpose": "add_phone"]).status
                         == .unauthorized)

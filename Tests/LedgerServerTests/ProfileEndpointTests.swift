@@ -56,6 +56,10 @@ struct ProfileEndpointTests {
                         #expect(Int(response.status.code) == status)
                         let decoded = try json(response)
                         if status == 200 { #expect(decoded["available"] as? Bool == available) }
+                        if status == 422 {
+                            #expect(decoded["error"] as? String == "validation_failed")
+                            #expect((decoded["errors"] as? [[String: Any]])?.first?["code"] as? String == "invalid_handle")
+                        }
                     }
                 }
                 try await client.execute(uri: "/auth/email-available?email=ANA@example.com", method: .get, headers: bearer(bob)) {

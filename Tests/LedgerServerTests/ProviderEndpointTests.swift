@@ -233,6 +233,8 @@ struct ProviderEndpointTests {
         try await withApp { client, providers in
             let created = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")])
             let access = try #require(created.string("access_token"))
+            let unknown = try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "myspace"], token: access)
+            #expect(unknown.status == .unprocessableContent && unknown.problemCodes == ["invalid_provider"])
             let last = try await call(client, .post, "/me/auth-methods/disconnect", ["provider": "apple"], token: access)
             #expect(last.status == .conflict)
             #expect(last.string("error") == "last_method")

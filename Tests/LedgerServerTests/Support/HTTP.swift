@@ -30,6 +30,11 @@ struct Answer: @unchecked Sendable {
     let body: [String: Any]
     let headers: HTTPFields
     var string: (String) -> String? { { body[$0] as? String } }
+    /// A `422 validation_failed`'s rule codes (`errors[].code`), in order; empty for any other answer.
+    var problemCodes: [String] {
+        guard string("error") == "validation_failed" else { return [] }
+        return (body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+    }
 }
 
 func call(
