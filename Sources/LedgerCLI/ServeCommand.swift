@@ -81,10 +81,12 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(notice.utf8))
         }
 
-        // Client secrets and refresh tokens cross these: never in the clear outside development.
+        // Client secrets and refresh tokens cross these: never in the clear over a network outside
+        // development. Loopback stays on this host (a local proxy, or a test's fake provider).
         for url in [configuration.appleTokenURL, configuration.appleRevokeURL, configuration.googleTokenURL, configuration.googleRevokeURL]
-        where !development && !url.hasPrefix("https://") {
-            throw ValidationError("refusing to start: provider token endpoints must be https outside development mode (\(url))")
+        where !development && !LedgerConfiguration.isPrivateToHost(url) {
+            throw ValidationError(
+                "refusing to start: provider token endpoints must be https (or http on loopback) outside development mode (\(url))")
         }
         for warning in configuration.warnings { logger.warning("\(warning)") }
         let url = configuration.databaseURL!
@@ -96,10 +98,15 @@ struct ServeCommand: AsyncParsableCommand {
                 checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds)))
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
-            if migrate || development {
+            let status = try await migrator.status(client: client)
+            // A database with no ledger schema yet has no instance to break: its first start
+            // sets it up. A schema that is behind waits for a deliberate `ledger migrate`.
+            if migrate || development || (status.applied.isEmpty && status.mismatched.isEmpty) {
+                if !migrate, !development {
+                    logger.notice("first start on an empty database: applying \(status.pending.count) migration(s)")
+                }
                 try await migrator.migrate(client: client)
             } else {
-                let status = try await migrator.status(client: client)
                 guard status.mismatched.isEmpty else {
                     throw ValidationError(
                         "refusing to start: applied migrations \(status.mismatched) differ from their files in schema/")

@@ -127,6 +127,17 @@ public struct LedgerConfiguration: Sendable {
         }
         return warnings
     }
+
+    /// Whether what is sent to `url` stays off the network's wire in the clear: https, or http
+    /// to this host's loopback (`localhost`, 127.0.0.0/8, `::1`).
+    public static func isPrivateToHost(_ url: String) -> Bool {
+        if url.hasPrefix("https://") { return true }
+        guard url.hasPrefix("http://"), let host = URL(string: url)?.host?.lowercased() else { return false }
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return bare == "localhost" || Self.loopback.contains { $0.contains(bare) }
+    }
+
+    static let loopback = ["127.0.0.0/8", "::1"].compactMap(CIDR.init)
     /// The largest any setting may be: ten years, in seconds or in counts.
     static let longestSetting = 3650 * day
 

@@ -31,6 +31,51 @@ struct DevelopmentModeTests {
         }
     }
 
+    @Test("serve sets up an empty database on its first start; a schema that is behind waits for `ledger migrate`")
+    func firstStart() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let server = try ServerUnderTest(databaseURL: db.url, environment: ["LOG_LEVEL": "info"])
+            do {
+                try await server.start()
+                _ = try await server.signUp(0)
+                #expect(server.process?.output.contains("first start on an empty database: applying") == true)
+            } catch {
+                try? await server.shutdown()
+                throw error
+            }
+            try await server.shutdown()
+            try await db.client.query("DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)")
+            let behind = try ServerUnderTest(databaseURL: db.url)
+            let (status, output) = try await behind.ledger(["serve", "--host", "127.0.0.1"])
+            try await behind.shutdown()
+            #expect(status != 0)
+            #expect(output.contains("refusing to start: 1 migration(s) pending"))
+        }
+    }
+
+    @Test("outside development mode provider token endpoints are https or on loopback: http across a network is refused")
+    func providerEndpoints() async throws {
+        try await TestPostgres.withDatabase { db in
+            let remote = try ServerUnderTest(
+                databaseURL: db.url, environment: ["LEDGER_GOOGLE_TOKEN_URL": "http://oauth.example.com/token"])
+            let (status, output) = try await remote.ledger(["serve", "--host", "127.0.0.1"])
+            try await remote.shutdown()
+            #expect(status != 0)
+            #expect(output.contains("provider token endpoints must be https (or http on loopback)"))
+            let local = try ServerUnderTest(
+                databaseURL: db.url,
+                environment: ["LEDGER_APPLE_TOKEN_URL": "http://127.0.0.1:9/token", "LEDGER_GOOGLE_REVOKE_URL": "http://[::1]:9/revoke"])
+            do {
+                try await local.start()
+                _ = try await local.signUp(0)
+            } catch {
+                try? await local.shutdown()
+                throw error
+            }
+            try await local.shutdown()
+        }
+    }
+
     @Test("outside development mode serve refuses to start without LEDGER_DELIVERY_WEBHOOK_URL: codes never go to a log")
     func deliveryWebhookRequired() async throws {
         try await TestPostgres.withDatabase { db in

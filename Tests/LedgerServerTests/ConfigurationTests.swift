@@ -109,4 +109,20 @@ struct ConfigurationTests {
         #expect(weak.warnings.count == 2)
         #expect(weak.warnings.first?.contains("LEDGER_SCRYPT_LOG_N=14 is below 15") == true)
     }
+
+    @Test("what stays off the wire in the clear: https, or http to loopback")
+    func privateToHost() {
+        for url in [
+            "https://oauth2.googleapis.com/token", "http://127.0.0.1:9/token", "http://127.8.0.1/x", "http://[::1]:80/x",
+            "http://LOCALHOST:1/",
+        ] {
+            #expect(LedgerConfiguration.isPrivateToHost(url), "\(url)")
+        }
+        for url in [
+            "http://oauth.example.com/token", "http://10.0.0.1/token", "http://[::2]/x", "http://127.0.0.1.example.com/",
+            "ftp://127.0.0.1/",
+        ] {
+            #expect(!LedgerConfiguration.isPrivateToHost(url), "\(url)")
+        }
+    }
 }
