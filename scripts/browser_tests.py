@@ -29,7 +29,7 @@ SHOTS = os.path.join(ROOT, ".build", "screenshots")
 PASSWORD = "violet-harbor-91"
 NEW_PASSWORD = "copper-lantern-77"
 PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; form-action 'self'; frame-ancestors 'none'",
+    "Content-Security-Policy": "default-src 'self'",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",

@@ -57,7 +57,7 @@ public struct LinkPages: Sendable {
     /// `Referer`, no frame may hold the page, and no cache keeps it.
     static let headers: HTTPFields = [
         .contentType: "text/html; charset=utf-8",
-        HTTPField.Name("Content-Security-Policy")!: "default-src 'self'; form-action 'self'; frame-ancestors 'none'",
+        HTTPField.Name("Content-Security-Policy")!: "default-src 'self'",
         HTTPField.Name("Referrer-Policy")!: "no-referrer", HTTPField.Name("X-Frame-Options")!: "DENY",
         .cacheControl: "no-store", HTTPField.Name("X-Content-Type-Options")!: "nosniff",
     ]
