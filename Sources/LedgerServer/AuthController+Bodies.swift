@@ -86,7 +86,7 @@ struct MeBody: JSONObjectBody {
 
     var fields: [String: JSONValue] {
         [
-            "account_id": .string(state.accountID.lowercased), "user_id": .string(state.accountID.lowercased),
+            "account_id": .string(state.accountID.lowercased), "user_id": .string(PublicUserID(accountID: state.accountID).description),
             "display_name": JSONValue(state.displayName), "handle": JSONValue(state.handle),
             "handle_is_temporary": .bool(state.handleIsTemporary), "email": JSONValue(state.email),
             "email_verified": .bool(state.emailVerified),

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import NIOCore
@@ -35,7 +36,9 @@ struct AuthEndpointTests {
                     #expect(body["email"] as? String == "Ana@Example.com")
                     #expect(body["display_name"] as? String == "Ana")
                     #expect(body["handle_is_temporary"] as? Bool == true)
-                    #expect(body["user_id"] as? String == body["account_id"] as? String)
+                    // The short id people give support, the same as /me/support's; account_id is the UUID.
+                    let accountID = try #require(UUID(uuidString: body["account_id"] as? String ?? ""))
+                    #expect(body["user_id"] as? String == PublicUserID(accountID: accountID).description)
                     #expect((body["created_at"] as? String)?.hasSuffix("Z") == true)
                 }
                 try await client.execute(uri: "/me/auth-methods", method: .get, headers: bearer(access)) { response in

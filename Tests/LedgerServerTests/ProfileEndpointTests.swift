@@ -184,7 +184,9 @@ struct ProfileEndpointTests {
                     #expect(text.contains("App version: 3.2.1"))
                     #expect(text.contains("Device: 321Fit/3.2.1 iOS/18.1"))
                     // Support finds the account from it.
-                    let me = try await call(client, .get, "/me", token: token).string("account_id")
+                    let profile = try await call(client, .get, "/me", token: token)
+                    #expect(profile.string("user_id") == userID)
+                    let me = profile.string("account_id")
                     let found = try await AccountDirectory.accounts(with: try #require(PublicUserID(userID)), client: db.client)
                     #expect(found.map(\.accountID.lowercased) == [me])
                 }
