@@ -44,13 +44,11 @@ public struct WebhookDeliverySink: DeliverySink {
     let url: String
     let secret: String?
     let httpClient: HTTPClient
-    let clock: any LedgerClock
 
-    public init(url: String, secret: String?, httpClient: HTTPClient = .outbound, clock: any LedgerClock = SystemClock()) {
+    public init(url: String, secret: String?, httpClient: HTTPClient = .outbound) {
         self.url = url
         self.secret = secret
         self.httpClient = httpClient
-        self.clock = clock
     }
 
     public func deliver(_ message: OutboxMessage) async throws {
@@ -60,8 +58,7 @@ public struct WebhookDeliverySink: DeliverySink {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "X-Ledger-Delivery-Id", value: message.id.uuidString.lowercased())
         if let secret {
-            request.headers.add(
-                name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body, at: clock.now()))
+            request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body))
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await httpClient.execute(request, timeout: .seconds(10))

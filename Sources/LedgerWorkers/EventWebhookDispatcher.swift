@@ -119,7 +119,7 @@ public struct EventWebhookDispatcher: Sendable {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "X-Ledger-Subscription-Id", value: subscription.id.lowercased)
         request.headers.add(name: "X-Ledger-Delivery-Id", value: UUID().lowercased)
-        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body, at: clock.now()))
+        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body))
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
         // Read (a bounded part of) the answer so the connection can be reused.

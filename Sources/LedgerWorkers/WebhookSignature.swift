@@ -3,36 +3,21 @@ import LedgerCore
 import LedgerCrypto
 
 /// The `X-Ledger-Signature` of every webhook this service sends (deliveries and event pushes):
-/// `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`.
+/// the lower-case hex HMAC-SHA256 of the raw body under the shared secret, as API.md has it.
 ///
-/// Receivers recompute the MAC over the exact body bytes, compare in constant time, refuse a
-/// `t` more than a few minutes from their clock (a replayed request), and drop event ids they
-/// have already processed (delivery is at least once).
+/// Receivers recompute the MAC over the exact body bytes and compare in constant time. A
+/// replayed request carries ids they have already processed (a delivery's `id`, the events'
+/// `event_id`s), which at-least-once delivery has them drop anyway.
 public enum WebhookSignature {
     public static let headerName = "X-Ledger-Signature"
 
-    public static func header(secret: String, body: [UInt8], at time: Date) -> String {
-        let timestamp = String(Int(time.timeIntervalSince1970))
-        return "t=\(timestamp),v1=\(Hex.encode(mac(secret: secret, timestamp: timestamp, body: body)))"
+    public static func header(secret: String, body: [UInt8]) -> String {
+        Hex.encode(HMACSHA256.authenticate(key: Array(secret.utf8), message: body))
     }
 
-    /// Whether `header` signs `body` with `secret` at a time within `tolerance` of `now`.
-    public static func isValid(_ header: String, secret: String, body: [UInt8], now: Date, tolerance: TimeInterval = 300) -> Bool {
-        var timestamp: String?
-        var signature: [UInt8]?
-        for part in header.split(separator: ",") {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2 else { continue }
-            if pair[0] == "t" { timestamp = pair[1] }
-            if pair[0] == "v1" { signature = Hex.decode(pair[1]) }
-        }
-        guard let timestamp, let seconds = Double(timestamp), let signature,
-            abs(now.timeIntervalSince1970 - seconds) <= tolerance
-        else { return false }
-        return ConstantTime.equals(signature, mac(secret: secret, timestamp: timestamp, body: body))
-    }
-
-    static func mac(secret: String, timestamp: String, body: [UInt8]) -> [UInt8] {
-        HMACSHA256.authenticate(key: Array(secret.utf8), message: Array((timestamp + ".").utf8) + body)
+    /// Whether `header` signs `body` with `secret`.
+    public static func isValid(_ header: String, secret: String, body: [UInt8]) -> Bool {
+        guard let signature = Hex.decode(header.lowercased()) else { return false }
+        return ConstantTime.equals(signature, HMACSHA256.authenticate(key: Array(secret.utf8), message: body))
     }
 }
