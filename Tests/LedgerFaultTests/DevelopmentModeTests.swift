@@ -13,15 +13,8 @@ struct DevelopmentModeTests {
             #expect(status != 0)
             #expect(output.contains("set LEDGER_MASTER_KEY"))
             #expect(output.contains("--dev"))
-            do {
-                try await server.start(["--dev"])
-                _ = try await server.signUp(0)
-                #expect(server.process?.output.contains("DEVELOPMENT MODE (--dev)") == true)
-            } catch {
-                try? await server.shutdown()
-                throw error
-            }
-            try await server.shutdown()
+            try await server.startServingOneSignUp(["--dev"])
+            #expect(server.process?.output.contains("DEVELOPMENT MODE (--dev)") == true)
             // `ledger` runs in this process's directory, where --dev keeps its key.
             let saved = try String(contentsOfFile: ".ledger/dev-master-key", encoding: .utf8)
             let developmentKey = try MasterKey(base64: saved.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -35,15 +28,8 @@ struct DevelopmentModeTests {
     func firstStart() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
             let server = try ServerUnderTest(databaseURL: db.url, environment: ["LOG_LEVEL": "info"])
-            do {
-                try await server.start()
-                _ = try await server.signUp(0)
-                #expect(server.process?.output.contains("first start on an empty database: applying") == true)
-            } catch {
-                try? await server.shutdown()
-                throw error
-            }
-            try await server.shutdown()
+            try await server.startServingOneSignUp()
+            #expect(server.process?.output.contains("first start on an empty database: applying") == true)
             try await db.client.query("DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)")
             let behind = try ServerUnderTest(databaseURL: db.url)
             let (status, output) = try await behind.ledger(["serve", "--host", "127.0.0.1"])
@@ -65,14 +51,7 @@ struct DevelopmentModeTests {
             let local = try ServerUnderTest(
                 databaseURL: db.url,
                 environment: ["LEDGER_APPLE_TOKEN_URL": "http://127.0.0.1:9/token", "LEDGER_GOOGLE_REVOKE_URL": "http://[::1]:9/revoke"])
-            do {
-                try await local.start()
-                _ = try await local.signUp(0)
-            } catch {
-                try? await local.shutdown()
-                throw error
-            }
-            try await local.shutdown()
+            try await local.startServingOneSignUp()
         }
     }
 
@@ -91,15 +70,8 @@ struct DevelopmentModeTests {
     func gracefulShutdown() async throws {
         try await TestPostgres.withDatabase { db in
             let server = try ServerUnderTest(databaseURL: db.url, environment: ["LOG_LEVEL": "info"])
-            do {
-                try await server.start(["--purge"])
-                _ = try await server.signUp(0)
-            } catch {
-                try? await server.shutdown()
-                throw error
-            }
+            try await server.startServingOneSignUp(["--purge"])
             let process = try #require(server.process)
-            try await server.shutdown()
             #expect(await process.exited() == 0)
             #expect(process.output.contains("stopped"))
         }
@@ -109,14 +81,7 @@ struct DevelopmentModeTests {
     func wrongMasterKey() async throws {
         try await TestPostgres.withDatabase { db in
             let server = try ServerUnderTest(databaseURL: db.url)
-            do {
-                try await server.start()
-                _ = try await server.signUp(0)
-            } catch {
-                try? await server.shutdown()
-                throw error
-            }
-            try await server.shutdown()
+            try await server.startServingOneSignUp()
             let other = try ServerUnderTest(databaseURL: db.url)
             let (status, output) = try await other.ledger(["serve", "--host", "127.0.0.1"])
             try await other.shutdown()

@@ -44,6 +44,19 @@ final class ServerUnderTest: @unchecked Sendable {
         throw FaultRunFailure("ledger serve did not get ready:\n\(process.output.suffix(2000))")
     }
 
+    /// Starts the server, signs one account up through it, then stops it (SIGTERM); on a
+    /// failure it is stopped too before the error goes on.
+    func startServingOneSignUp(_ options: [String] = []) async throws {
+        do {
+            try await start(options)
+            _ = try await signUp(0)
+        } catch {
+            try? await shutdown()
+            throw error
+        }
+        try await shutdown()
+    }
+
     /// `kill -9`: no shutdown code runs, in-flight requests are cut off.
     func kill() async {
         await process?.kill(SIGKILL)
