@@ -68,12 +68,19 @@ public struct LoginThrottle: Sendable {
         Key(name: Self.keyName(reauthOf: accountID), limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
     }
 
-    /// The key for an account's wrong second factors over a day. A success does not clear it:
-    /// it caps what a guesser who holds the password gets, however often the owner signs in.
+    /// The key for an account's wrong TOTP codes at sign-in over a day. A success does not clear
+    /// it: it caps what a guesser who holds the password gets, however often the owner signs in.
     public func key(secondFactorOf accountID: UUID) -> Key {
-        Key(
-            name: Self.keyName(secondFactorOf: accountID), limit: policy.maximumSecondFactorFailures,
-            window: policy.secondFactorWindow, clearsOnSuccess: false)
+        secondFactorDay(Self.keyName(secondFactorOf: accountID))
+    }
+
+    /// The key for one session's wrong TOTP re-auths over a day (no person's name: a session id).
+    public func key(secondFactorOfSession sessionID: UUID) -> Key {
+        secondFactorDay("mfa-session:" + sessionID.lowercased)
+    }
+
+    private func secondFactorDay(_ name: String) -> Key {
+        Key(name: name, limit: policy.maximumSecondFactorFailures, window: policy.secondFactorWindow, clearsOnSuccess: false)
     }
 
     static func keyName(email normalized: String) -> String { "email:" + Hex.encode(SHA256.hash(Array(normalized.utf8))) }

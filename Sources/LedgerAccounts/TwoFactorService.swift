@@ -45,7 +45,7 @@ public struct TwoFactorService: Sendable {
 
     /// Turns TOTP on with a first code; returns the recovery codes, shown this once.
     public func confirmTOTP(_ session: SessionRef, code: String, client: String?) async throws -> [String] {
-        let admission = try await admit(session.accountID, client: client)
+        let admission = try await admit(session.accountID, .enrolment, client: client)
         let state = try await repository.load(session.accountID)
         let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
         let recovery = try RecoveryCodes.generate()
@@ -96,7 +96,7 @@ public struct TwoFactorService: Sendable {
         else { throw IdentityError.mfaExpired }
         // The identity a link_token carried is opened first: once the session starts, it is too late to refuse.
         let waitingLink = try waiting.linkToken.map(providers.waitingIdentity)
-        let admission = try await admit(token.accountID, client: client)
+        let admission = try await admit(token.accountID, recoveryCode != nil ? .recoveryCode : .signInTOTP, client: client)
         // Which step the code matches is read from the state loaded above; `decide` judges it
         // again, under the stream's lock, against the state of that moment.
         let proof: AccountCommand.MFAProof =
@@ -126,7 +126,7 @@ public struct TwoFactorService: Sendable {
 
     /// "Verify it's you" by a TOTP code: a grant for `session`.
     public func reauth(_ session: SessionRef, code: String, client: String?) async throws -> ReauthGrantToken {
-        let admission = try await admit(session.accountID, client: client)
+        let admission = try await admit(session.accountID, .reauthTOTP(sessionID: session.sessionID), client: client)
         let state = try await repository.load(session.accountID)
         let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
         let issued = try ReauthGrantToken.issue(method: .totp, lifetime: reauthLifetime)
@@ -143,13 +143,29 @@ public struct TwoFactorService: Sendable {
         }
     }
 
-    /// One code check counted against the account (its 15-minute lockout and its day of
-    /// wrong second factors) and the client before it is made.
-    func admit(_ accountID: UUID, client: String?) async throws -> LoginThrottle.Admission? {
+    /// What a code is checked for, which decides the day it counts against.
+    enum Check {
+        /// A TOTP code finishing a sign-in: the account's day.
+        case signInTOTP
+        /// A TOTP code for a re-auth grant: the session's own day, so a stolen session spends
+        /// its budget, never the owner's sign-ins.
+        case reauthTOTP(sessionID: UUID)
+        /// A recovery code (60 random bits) or an enrolment's first code (the caller made its
+        /// secret): nothing to cap by the day, which would only close the owner's way in.
+        case recoveryCode, enrolment
+    }
+
+    /// One code check counted before it is made: against the account's 15-minute lockout, the
+    /// client, and the day its `check` counts against.
+    func admit(_ accountID: UUID, _ check: Check, client: String?) async throws -> LoginThrottle.Admission? {
         let throttle = accounts.throttle
-        return try await accounts.admit([
-            throttle?.key(reauthOf: accountID), throttle?.key(secondFactorOf: accountID), client.flatMap { throttle?.key(address: $0) },
-        ])
+        let day: LoginThrottle.Key? =
+            switch check {
+            case .signInTOTP: throttle?.key(secondFactorOf: accountID)
+            case .reauthTOTP(let sessionID): throttle?.key(secondFactorOfSession: sessionID)
+            case .recoveryCode, .enrolment: nil
+            }
+        return try await accounts.admit([throttle?.key(reauthOf: accountID), day, client.flatMap { throttle?.key(address: $0) }])
     }
 
     func failed(_ admission: LoginThrottle.Admission?) async throws {

@@ -50,10 +50,10 @@ public struct Policies: Sendable, Equatable {
     /// codes; 10 recovery codes; TOTP steps of 30 s, one step of drift either way (RFC 6238).
     public var mfaChallengeLifetime: TimeInterval = 300
     public var mfaMaxFailures = 5
-    /// Wrong second factors (TOTP or recovery codes, sign-ins and re-auths together) one
-    /// account may take per `mfaDailyFailureWindow`; then every code check is refused until
-    /// the window ends. The 15-minute lockout alone would leave a guesser who holds the
-    /// password 480 tries a day against three live codes in a million.
+    /// Wrong TOTP codes at sign-in one account may take per `mfaDailyFailureWindow` (and wrong
+    /// TOTP re-auths one session may take); then those checks are refused until the window
+    /// ends. The 15-minute lockout alone would leave a guesser who holds the password 480 tries
+    /// a day against three live codes in a million. Recovery codes stay open to the owner.
     public var mfaDailyFailureLimit = 20
     public var mfaDailyFailureWindow: TimeInterval = 86_400
     public var recoveryCodeCount = 10

@@ -90,6 +90,8 @@ struct ConfigurationTests {
             // Shorter than the windows the limits read (a day) would defeat them.
             ("LEDGER_OTP_RETENTION_SECONDS", "3600"), ("LEDGER_THROTTLE_RETENTION_SECONDS", "60"), ("LEDGER_PORT", "65536"),
             ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
+            // A day's cap below one challenge's attempts locks the owner out on a typo.
+            ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "4"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")
