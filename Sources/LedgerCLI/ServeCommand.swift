@@ -99,9 +99,10 @@ struct ServeCommand: AsyncParsableCommand {
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
             let status = try await migrator.status(client: client)
-            // A database with no ledger schema yet has no instance to break: its first start
-            // sets it up. A schema that is behind waits for a deliberate `ledger migrate`.
-            if migrate || development || (status.applied.isEmpty && status.mismatched.isEmpty) {
+            // An empty database has no instance to break: its first start sets it up. A schema
+            // that is behind, or one holding anything else, waits for a deliberate `ledger migrate`.
+            let firstStart = status.applied.isEmpty ? try await migrator.schemaIsEmpty(client: client) : false
+            if migrate || development || firstStart {
                 if !migrate, !development {
                     logger.notice("first start on an empty database: applying \(status.pending.count) migration(s)")
                 }

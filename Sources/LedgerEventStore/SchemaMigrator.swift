@@ -128,6 +128,18 @@ public struct SchemaMigrator: Sendable {
         try await client.withConnection { try await status(on: $0) }
     }
 
+    /// Whether the schema migrations would write into holds nothing at all: no table, view,
+    /// index or sequence. Only such a database may be set up without a deliberate `migrate`
+    /// (one that merely lacks `schema_migrations` may be somebody else's).
+    public func schemaIsEmpty(client: PostgresClient) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            SELECT current_schema() IS NOT NULL AND NOT EXISTS (
+                SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema())
+            """)
+        return try rows[0].bool(0) == true
+    }
+
     func status(on connection: PostgresConnection) async throws -> Status {
         let exists = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL")
         var recorded: [Int: String] = [:]

@@ -24,9 +24,20 @@ struct DevelopmentModeTests {
         }
     }
 
-    @Test("serve sets up an empty database on its first start; a schema that is behind waits for `ledger migrate`")
+    @Test(
+        "serve sets up an empty database on its first start; one holding other tables, or a schema that is behind, waits for `ledger migrate`"
+    )
     func firstStart() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
+            // Somebody else's database (no schema_migrations, but tables): not set up unasked.
+            try await db.client.query("CREATE TABLE someone_elses (id int)")
+            let foreign = try ServerUnderTest(databaseURL: db.url)
+            let (refused, said) = try await foreign.ledger(["serve", "--host", "127.0.0.1"])
+            try await foreign.shutdown()
+            #expect(refused != 0 && said.contains("migration(s) pending; run `ledger migrate`"))
+            #expect(try await db.client.query("SELECT to_regclass('events') IS NULL")[0].bool(0) == true)
+            try await db.client.query("DROP TABLE someone_elses")
+
             let server = try ServerUnderTest(databaseURL: db.url, environment: ["LOG_LEVEL": "info"])
             try await server.startServingOneSignUp()
             #expect(server.process?.output.contains("first start on an empty database: applying") == true)
