@@ -17,10 +17,11 @@ public struct AccountAudit: Sendable {
         public let at: Date
         public let state: AccountState
 
-        /// `active`, `deleted` (awaiting purge) or `purged`.
+        /// `active`, `disabled` (by an operator), `deleted` (awaiting purge) or `purged`.
         public var status: String {
             if state.purgedAt != nil { return "purged" }
-            return state.isDeleted ? "deleted" : "active"
+            if state.isDeleted { return "deleted" }
+            return state.isDisabled ? "disabled" : "active"
         }
     }
 

@@ -75,7 +75,9 @@ public struct PointInTimeBody: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey { case accountID = "account_id", at, version, hub, profile, lifecycle }
     enum ProfileKeys: String, CodingKey { case displayName = "display_name", handle }
-    enum LifecycleKeys: String, CodingKey { case status, deletedAt = "deleted_at", purgeAfter = "purge_after", purgedAt = "purged_at" }
+    enum LifecycleKeys: String, CodingKey {
+        case status, disabledAt = "disabled_at", deletedAt = "deleted_at", purgeAfter = "purge_after", purgedAt = "purged_at"
+    }
 
     public func encode(to encoder: any Encoder) throws {
         let state = pointInTime.state
@@ -89,6 +91,7 @@ public struct PointInTimeBody: Encodable, Sendable {
         try profile.encode(state.handle, forKey: .handle)
         var lifecycle = container.nestedContainer(keyedBy: LifecycleKeys.self, forKey: .lifecycle)
         try lifecycle.encode(pointInTime.status, forKey: .status)
+        try lifecycle.encode(state.disabledAt.map(RFC3339.format), forKey: .disabledAt)
         try lifecycle.encode(state.deletedAt.map(RFC3339.format), forKey: .deletedAt)
         try lifecycle.encode(state.purgeAfter.map(RFC3339.format), forKey: .purgeAfter)
         try lifecycle.encode(state.purgedAt.map(RFC3339.format), forKey: .purgedAt)

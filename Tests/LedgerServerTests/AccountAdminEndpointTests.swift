@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import Testing
@@ -16,6 +17,7 @@ struct AccountAdminEndpointTests {
             let (adminID, admin) = try await services.apiKeys.create(name: "support", scopes: [.accountsAdmin])
             let holds = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
             let introspector = try await services.apiKeys.create(name: "backend", scopes: [.sessionsIntrospect]).key
+            let auditor = try await services.apiKeys.create(name: "audit", scopes: [.auditRead]).key
             try await Application(router: buildRouter(services)).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
@@ -50,9 +52,20 @@ struct AccountAdminEndpointTests {
                     "SELECT metadata->>'actor' FROM events WHERE event_type = 'account.disabled' AND stream_id = $1",
                     [.uuid(try #require(UUID(uuidString: accountID)))])
                 #expect(rows.rowCount == 1 && rows[0].string(0) == "service:\(adminID.lowercased)")
+                // Auditors see it disabled, and since when; enabled again, active.
+                func lifecycle() async throws -> [String: Any]? {
+                    let state = try await call(
+                        client, .get, "/accounts/\(accountID)/state", token: auditor, path: "/accounts/{id}/state")
+                    return state.body["lifecycle"] as? [String: Any]
+                }
+                let whileDisabled = try await lifecycle()
+                #expect(whileDisabled?["status"] as? String == "disabled")
+                #expect(whileDisabled?["disabled_at"] as? String == RFC3339.format(db.clock.now()))
 
                 let enabled = try await post("enable")
                 #expect(enabled.status == .ok && enabled.body["disabled"] as? Bool == false)
+                let afterwards = try await lifecycle()
+                #expect(afterwards?["status"] as? String == "active" && afterwards?["disabled_at"] is NSNull)
                 #expect(try await logIn(client, email: "ana@example.com") != "")
             }
         }
