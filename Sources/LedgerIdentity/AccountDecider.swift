@@ -407,10 +407,9 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .startTOTPEnrolment(let secret, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard !state.isTOTPEnabled else { throw IdentityError.mfaAlreadyEnabled }
-        // Whoever registered an address they do not own must not lock its owner out with a second factor.
-        guard state.emailVerified || state.signInMethods != [.password] else {
-            throw IdentityError(.emailNotVerified, "Verify your email address before turning on two-factor authentication.")
-        }
+        // Whoever registered an address they do not own must not lock its owner out with a second
+        // factor: a grant earned by the password of an unverified email does not serve `manageMFA`
+        // (`requireReauth`), and the email link that does verifies the address.
         try state.requireReauth(.manageMFA, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.totpEnrolmentStarted(.init(secret: secret, sessionID: sessionID))]
 

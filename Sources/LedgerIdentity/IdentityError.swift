@@ -32,7 +32,6 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let exportNotAllowed = Code("export_requires_verification")
         public static let invalidToken = Code("invalid_token")
         public static let deletionRequested = Code("deletion_requested")
-        public static let emailNotVerified = Code("email_not_verified")
         public static let mfaRequired = Code("mfa_required")
         public static let mfaExpired = Code("mfa_expired")
         public static let mfaAlreadyEnabled = Code("mfa_already_enabled")

@@ -69,9 +69,13 @@ struct TwoFactorEndpointTests {
         try await withApp { client, providers, _ in
             let db = providers.db
             let access = try await signUp(client, email: "ana@example.com")
+            // Without a grant, 403 first (as every sensitive call), whatever else stands in the way.
+            let bare = try await call(client, .post, "/me/mfa/totp", token: access)
+            #expect(bare.status == .forbidden && bare.string("error") == "reauth_required")
             let unverified = try await call(
                 client, .post, "/me/mfa/totp", token: access, reauth: try await passwordGrant(client, token: access))
-            #expect(unverified.status == .conflict && unverified.string("error") == "email_not_verified")
+            // A password grant proves nothing about an unverified address: it cannot add a factor either.
+            #expect(unverified.status == .forbidden && unverified.string("error") == "reauth_required")
             let grant = try await emailLinkGrant(client, db, token: access)
             let refused = try await call(client, .post, "/me/mfa/totp", token: access)
             #expect(refused.status == .forbidden && refused.string("error") == "reauth_required")
