@@ -93,6 +93,9 @@ public struct DeletionController: Sendable {
             problems.append(
                 Problem(field: "kind", code: "invalid_kind", message: "Use upcoming_session, upcoming_booking, pending_payout or dispute."))
         }
+        if let amount = body.amount, !amount.hasCurrencyCode {
+            problems.append(Problem(field: "amount.currency", code: "invalid_currency", message: "Use an ISO 4217 code, such as EUR."))
+        }
         if let amount = body.amount, !amount.isWithinBounds {
             problems.append(Problem(field: "amount", code: "invalid_amount", message: "An amount is at most 10^15 minor units either way."))
         }
