@@ -51,14 +51,15 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
     func verifiedClaims<Claims: ProviderClaims>(_ token: String, provider: IdentityProvider, as: Claims.Type)
         async throws(InvalidIdentityToken) -> Claims
     {
-        guard let (settings, keySet) = providers[provider], !settings.clientIDs.isEmpty else {
-            throw InvalidIdentityToken("no client ids configured for \(provider.rawValue)", unavailable: true)
-        }
+        // What is not a signed token at all is refused as such, whatever the configuration.
         let header = try Self.header(of: token)
         guard let algorithm = header.alg, Self.algorithms.contains(algorithm) else {
             throw InvalidIdentityToken("algorithm \(header.alg ?? "none") is not accepted")
         }
         guard let keyID = header.kid else { throw InvalidIdentityToken("no key id") }
+        guard let (settings, keySet) = providers[provider], !settings.clientIDs.isEmpty else {
+            throw InvalidIdentityToken("no client ids configured for \(provider.rawValue)", unavailable: true)
+        }
         let keys: JWTKeyCollection?
         do {
             keys = try await keySet.keys(holding: keyID)

@@ -111,7 +111,8 @@ struct AppleNotificationTests {
         }
     }
 
-    @Test("a service without Apple's client ids answers 503 (Apple's notification could not be checked), not 400")
+    @Test(
+        "a service without Apple's client ids answers 503 to a signed notification (it could not be checked), 400 to what is no JWS at all")
     func unconfigured() async throws {
         try await TestPostgres.withDatabase { db in
             let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
@@ -119,6 +120,10 @@ struct AppleNotificationTests {
                 let payload = try await apple.appleNotification(type: "consent-revoked", subject: "a-1", issuedAt: db.clock.now())
                 let answer = try await call(client, .post, "/webhooks/apple", ["payload": payload])
                 #expect(answer.status == .serviceUnavailable && answer.headers[.retryAfter] == "60")
+                for garbage in ["a.b.c", "garbage", ""] {
+                    let refused = try await call(client, .post, "/webhooks/apple", ["payload": garbage])
+                    #expect(refused.status == .badRequest && refused.string("error") == "invalid_notification", "\(garbage)")
+                }
             }
         }
     }
