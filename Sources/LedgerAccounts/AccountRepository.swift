@@ -44,8 +44,9 @@ public protocol AccountRepository: Sendable {
     /// Whether nobody holds this email (ignoring case).
     func isEmailFree(_ email: EmailAddress) async throws -> Bool
 
-    /// The account of a live access token, from the projection, in one query (the hot read path).
-    func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> AccountSummary?
+    /// The session and account of a live access token, from the projection, in one query (the
+    /// hot read path).
+    func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, summary: AccountSummary)?
 
     /// What a backend learns about an access token: its session, account and expiry.
     func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection?

@@ -199,8 +199,13 @@ public struct AccountService: Sendable {
     }
 
     /// The account behind a live access token, read from the projection; nil when not live.
+    /// A use of the session like any other (`last_used_at`).
     public func summary(accessToken: String) async throws -> AccountSummary? {
-        try await repository.summary(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+        guard let found = try await repository.summary(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now()) else {
+            return nil
+        }
+        activity.used(found.session)
+        return found.summary
     }
 
     /// The sessions screen: the account's live sessions, most recently used first.

@@ -139,24 +139,25 @@ public struct PostgresAccountRepository: AccountRepository {
         ).rowCount == 0
     }
 
-    public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> AccountSummary? {
+    public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, summary: AccountSummary)? {
         let rows = try await store.client.query(
             """
             SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
                    a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
-                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left
+                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left, s.session_id
             FROM sessions s JOIN accounts a ON a.account_id = s.account_id
             WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
             """,
             [.bytea(hash), .timestamp(time)])
-        guard rows.rowCount == 1, let id = try rows[0].uuid(0) else { return nil }
+        guard rows.rowCount == 1, let id = try rows[0].uuid(0), let sessionID = try rows[0].uuid(15) else { return nil }
         let row = rows[0]
-        return AccountSummary(
+        let summary = AccountSummary(
             accountID: id, email: row.string(1), emailVerified: try row.bool(2) ?? false, hasPassword: try row.bool(3) ?? false,
             passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
             handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
             phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false,
             totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0))
+        return (SessionRef(accountID: id, sessionID: sessionID), summary)
     }
 
     public func liveSessions(_ accountID: UUID, at time: Date) async throws -> [SessionListing] {

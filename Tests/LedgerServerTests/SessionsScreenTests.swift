@@ -60,6 +60,14 @@ struct SessionsScreenTests {
                 let after = try #require(list.first { $0["current"] as? Bool == true }?["last_used_at"] as? String)
                 #expect(after == RFC3339.format(db.clock.now()) && after != before)
                 #expect(list.first?["current"] as? Bool == true)
+                // Any signed-in call is a use, GET /me (read in one query) too; read beside the API,
+                // which would count as a use of its own.
+                db.clock.advance(by: 120)
+                let me = try await call(client, .get, "/me", token: fresh)
+                await services.accounts.activity.settle()
+                let accountID = try #require(UUID(uuidString: me.string("account_id") ?? ""))
+                let listed = try await services.accounts.liveSessions(accountID)
+                #expect(listed.first?.lastUsedAt == db.clock.now())
                 _ = third
             }
         }

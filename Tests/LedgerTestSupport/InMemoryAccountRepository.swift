@@ -179,8 +179,8 @@ public actor InMemoryAccountRepository: AccountRepository {
         !liveStates.contains { $0.email.map(EmailAddress.normalize) == email.normalized }
     }
 
-    public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> AccountSummary? {
-        liveSession(hash, at: time).map { AccountSummary($0.0) }
+    public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, summary: AccountSummary)? {
+        liveSession(hash, at: time).map { (SessionRef(accountID: $0.0.accountID, sessionID: $0.1.id), AccountSummary($0.0)) }
     }
 
     public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {
