@@ -16,6 +16,8 @@ struct LinkPageCopy: Sendable {
     let lang: String
     let installTitle: String
     let installText: String
+    /// The same, for a link only the app can finish.
+    let installTextAppOnly: String
     let expiredTitle: String
     let newPasswordLabel: String
     let confirmPasswordLabel: String
@@ -28,6 +30,7 @@ struct LinkPageCopy: Sendable {
     static let english = LinkPageCopy(
         lang: "en", installTitle: "Install the app to continue",
         installText: "On a phone with the app, this link opens it. You can also finish here.",
+        installTextAppOnly: "On the phone where you use the app, this link opens it.",
         expiredTitle: "This link has expired", newPasswordLabel: "New password", confirmPasswordLabel: "Confirm new password",
         rules: ["At least 8 characters", "Not a common password", "Not all numbers"], mismatch: "Passwords don't match.",
         unexpected: "Something went wrong on our side. Open the link again in a moment.",
@@ -50,6 +53,11 @@ struct LinkPageCopy: Sendable {
                 button: "Restore my email",
                 done: "Your email address is back and you are signed out everywhere. Sign in again, then change your password.",
                 expired: "Links to undo an email change expire after 7 days. Contact support if you need help."),
+            .reauth: Page(
+                title: "Confirm it's you",
+                lead: "Open this link on the phone where you asked to confirm it's you: the app finishes the check there.",
+                button: "", done: "",
+                expired: "Links to confirm it's you expire after 30 minutes. Ask for a new one in the app."),
         ])
 
     static let byLanguage: [String: LinkPageCopy] = ["en": .english]

@@ -8,12 +8,18 @@ import NIOCore
 /// The pages behind the email links (docs/architecture.md "Link pages"): server-rendered HTML
 /// from the Mustache templates in `Resources/pages`, with the headers every page carries.
 public struct LinkPages: Sendable {
-    /// The four links, by the path their email points at.
+    /// The links, by the path their email points at.
     public enum Kind: String, Sendable, CaseIterable {
         case verifyEmail = "/verify-email"
         case resetPassword = "/reset-password"
         case confirmEmailChange = "/confirm-email-change"
         case revertEmail = "/revert-email"
+        /// "Verify it's you": only the app that asked can use it (the grant is its session's),
+        /// so its page has no form and says where to open it.
+        case reauth = "/reauth"
+
+        /// Whether the page finishes the link's work in the browser.
+        var finishesInBrowser: Bool { self != .reauth }
 
         /// The links this page opens.
         var linkPurpose: AccountState.PendingLink.Purpose {
@@ -22,6 +28,7 @@ public struct LinkPages: Sendable {
             case .resetPassword: .passwordReset
             case .confirmEmailChange: .emailChange
             case .revertEmail: .emailRevert
+            case .reauth: .reauth
             }
         }
     }
@@ -90,7 +97,8 @@ public struct LinkPages: Sendable {
     func render(_ kind: Kind, _ content: Content, copy: LinkPageCopy, status: HTTPResponse.Status) -> Response {
         var context: [String: Any] = [
             "lang": copy.lang, "product": product, "title": content.title, "hasErrors": !content.errors.isEmpty,
-            "errors": content.errors, "installTitle": copy.installTitle, "installText": copy.installText,
+            "errors": content.errors, "installTitle": copy.installTitle,
+            "installText": kind.finishesInBrowser ? copy.installText : copy.installTextAppOnly,
         ]
         if let lead = content.lead { context["lead"] = lead }
         if let done = content.done { context["done"] = done }
@@ -117,8 +125,7 @@ public struct LinkPages: Sendable {
     /// `/.well-known/apple-app-site-association`: the iOS apps that open the link paths.
     var appleAppSiteAssociation: [String: Any]? {
         guard !apps.iosAppIDs.isEmpty else { return nil }
-        // The re-auth link (`/reauth`) has no page: only the app that asked for it can use it.
-        let components = (Kind.allCases.map(\.rawValue) + ["/reauth"]).map { ["/": $0, "comment": "the \($0.dropFirst()) link"] }
+        let components = Kind.allCases.map(\.rawValue).map { ["/": $0, "comment": "the \($0.dropFirst()) link"] }
         return ["applinks": ["details": [["appIDs": apps.iosAppIDs, "components": components]]]]
     }
 

@@ -6,7 +6,8 @@ import LedgerIdentity
 import NIOCore
 
 /// `GET` and `POST` of `/verify-email`, `/reset-password`, `/confirm-email-change` and
-/// `/revert-email`, where the email links point, and the app-link documents. A `GET` only shows
+/// `/revert-email`, where the email links point, `GET` of `/reauth` (a page without a form: only
+/// the app that asked can use a re-auth link), and the app-link documents. A `GET` only shows
 /// the page (mail scanners prefetch links): the form, or at once the expired page for a link
 /// that is used, past its time or unknown (nobody types a new password twice to learn that).
 /// The token is used by the form's `POST`, which works without JavaScript.
@@ -30,11 +31,15 @@ public struct LinkPagesController: Sendable {
                 else {
                     return pages.expired(kind, copy: copy)
                 }
+                guard kind.finishesInBrowser else {
+                    return pages.render(kind, .init(title: page.title, lead: page.lead), copy: copy, status: .ok)
+                }
                 return pages.render(
                     kind,
                     .init(title: page.title, lead: page.lead, token: token, asksPassword: kind == .resetPassword, button: page.button),
                     copy: copy, status: .ok)
             }
+            guard kind.finishesInBrowser else { continue }
             routes.post(RouterPath(kind.rawValue)) { request, context in
                 do {
                     return try await submit(kind, request: request, context: context)
@@ -66,6 +71,7 @@ public struct LinkPagesController: Sendable {
             case .verifyEmail: _ = try await accounts.verifyEmail(token: token)
             case .confirmEmailChange: _ = try await accounts.confirmEmailChange(token: token)
             case .revertEmail: _ = try await accounts.revertEmail(token: token)
+            case .reauth: return pages.expired(kind, copy: copy)  // not routed: the app confirms it
             case .resetPassword:
                 let password = fields["new_password"] ?? ""
                 var retry = LinkPages.Content(title: page.title, lead: page.lead, token: token, asksPassword: true, button: page.button)

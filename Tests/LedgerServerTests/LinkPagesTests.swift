@@ -102,6 +102,28 @@ struct LinkPagesTests {
         }
     }
 
+    @Test("the re-auth link's page has no form and does not show its token: only the app that asked can use it; used, it has expired")
+    func reauthPage() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await signUp(client, email: "di@example.com")
+                #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
+                let token = try await outboxToken(db, template: "reauth_link")
+                let shown = try await page(client, .get, "/reauth?token=\(token)")
+                #expect(shown.status == .ok && shown.html.contains("<h1>Confirm it"))
+                #expect(shown.html.contains("the app finishes the check there") && !shown.html.contains("<form"))
+                #expect(!shown.html.contains(token))
+                expectPageHeaders(shown)
+                // Opening the page used nothing: the app still confirms it, once.
+                let confirmed = try await call(client, .post, "/auth/reauth/email-link/confirm", ["token": token])
+                #expect(confirmed.string("reauth_token") != nil)
+                let used = try await page(client, .get, "/reauth?token=\(token)")
+                #expect(used.status == .gone && used.html.contains("Links to confirm it") && !used.html.contains("<form"))
+                #expect(try await page(client, .post, "/reauth", form: ["token": token]).status.code >= 400)
+            }
+        }
+    }
+
     @Test("the reset page: both passwords must match, the API's rule messages show inline, and then sign-in works with the new one")
     func resetPage() async throws {
         try await TestPostgres.withDatabase { db in
