@@ -34,8 +34,8 @@ public struct ProviderService: Sendable {
     /// Signs in the account the identity is linked to; else links it to the account holding
     /// the same address when both sides vouch for that address (the provider says verified,
     /// and the account verified it too: no pre-account hijacking; Apple private-relay
-    /// addresses never link); else, when the provider vouches for an address an account holds
-    /// unverified, creates nothing and answers `LinkRequired`; else creates an account. Returns
+    /// addresses never link); else, when any other account holds the address, creates nothing
+    /// and answers `LinkRequired` (API.md: no second account); else creates an account. Returns
     /// whether one was created. With `linkToken`, the identity waiting in it is linked to the
     /// account this sign-in proves.
     ///
@@ -49,6 +49,11 @@ public struct ProviderService: Sendable {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
         let token = await fetchToken(authorizationCode, for: identity, client: client)
+        // An address the provider does not vouch for may be anyone's: whether an account holds it
+        // is a lookup, counted before it is made, like every answer that tells.
+        if !identity.emailVerified, !identity.isPrivateRelay, identity.email != nil {
+            try await accounts.admit(.lookup, client: client, accountID: nil)
+        }
         let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device, linkToken: linkToken)
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
@@ -181,15 +186,16 @@ public struct ProviderService: Sendable {
         return state.emailVerified && !state.isTOTPEnabled ? found.accountID : nil
     }
 
-    /// The account that holds the address the provider vouches for without having verified it
-    /// itself: joining it automatically would let whoever registered the address first keep
-    /// the provider's owner out (or in); it must be proven by signing in to it.
+    /// The account that holds the address when it may not be joined automatically: the
+    /// provider does not vouch for the address, or the account never verified it (joining would
+    /// let whoever registered it first keep the provider's owner out, or in), or it has a second
+    /// factor. It must be proven by signing in to it; no second account is made beside it.
     private func unprovenHolder(_ identity: ProviderIdentity) async throws -> AccountState? {
-        guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
+        guard !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
             let found = try await repository.credentials(forEmail: email.normalized)
         else { return nil }
         let state = try await repository.load(found.accountID)
-        return state.emailVerified && !state.isTOTPEnabled ? nil : state
+        return identity.emailVerified && state.emailVerified && !state.isTOTPEnabled ? nil : state
     }
 
     private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?, linkToken: String?) async throws

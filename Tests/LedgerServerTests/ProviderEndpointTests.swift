@@ -132,11 +132,19 @@ struct ProviderEndpointTests {
                 client, .post, "/auth/google",
                 ["id_token": try await providers.googleToken("g-bo", email: "bo@example.com", verified: true)])
             #expect(again.status == .ok && again.string("account_id") == proven.string("account_id"))
-            // A provider that does not vouch for the address does not link either.
+            // A provider that does not vouch for the address does not link either, and makes no
+            // second account beside the one holding it: link_required, proven by signing in to it.
+            let before = try await providers.db.client.query("SELECT count(*) FROM accounts")[0].int(0)
             let unverified = try await call(
                 client, .post, "/auth/google",
                 ["id_token": try await providers.googleToken("g-ana-2", email: "ana@example.com", verified: false)])
-            #expect(unverified.status == .created)
+            #expect(unverified.status == .conflict && unverified.string("error") == "link_required")
+            #expect(try await providers.db.client.query("SELECT count(*) FROM accounts")[0].int(0) == before)
+            // An unverified address nobody holds: a new account.
+            let fresh = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-new", email: "new@example.com", verified: false)])
+            #expect(fresh.status == .created)
             // Private relay: never merged.
             let relay = try await call(
                 client, .post, "/auth/apple",
@@ -144,6 +152,30 @@ struct ProviderEndpointTests {
                     "id_token": try await providers.appleToken("a-ana", email: "ana@example.com", verified: true, relay: true)
                 ])
             #expect(relay.status == .created)
+        }
+    }
+
+    @Test("a sign-in whose address the provider does not vouch for is a lookup, counted per client before it looks: the third is 429")
+    func unverifiedAddressIsALookup() async throws {
+        try await TestPostgres.withDatabase { db in
+            let providers = try await Providers.make(db)
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                providers.trust(&$0)
+                $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
+                $0.ipLookupLimit = 2
+            }
+            try await Application(router: buildRouter(services)).test(.live) { client in
+                var statuses: [Int] = []
+                for index in 0..<3 {
+                    let token = try await providers.googleToken("g-\(index)", email: "who\(index)@example.com", verified: false)
+                    statuses.append(
+                        Int(try await call(client, .post, "/auth/google", ["id_token": token], from: "203.0.113.9").status.code))
+                }
+                #expect(statuses == [201, 201, 429])
+                // An address the provider vouches for is its owner's own: no lookup to count.
+                let vouched = try await providers.googleToken("g-3", email: "who3@example.com", verified: true)
+                #expect(try await call(client, .post, "/auth/google", ["id_token": vouched], from: "203.0.113.9").status == .created)
+            }
         }
     }
 
