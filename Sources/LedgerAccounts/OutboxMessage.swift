@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerIdentity
 
 /// An SMS or email to send, in the delivery payload (docs/architecture.md "Delivery"), or a
 /// provider token to revoke (`provider`: never POSTed to the delivery webhook; see
@@ -38,11 +39,25 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale, details }
 
-    /// The payload POSTed to the delivery webhook: fields that do not apply are left out.
-    public func payload() throws -> [UInt8] {
+    /// The payload POSTed to the delivery webhook: fields that do not apply are left out, and
+    /// `sent_at` says when this attempt went, under the signature (a receiver refuses an old
+    /// one: a captured request replayed).
+    public func payload(sentAt: Date) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self))
+        return Array(try encoder.encode(Sent(message: self, sentAt: sentAt)))
+    }
+
+    private struct Sent: Encodable {
+        let message: OutboxMessage
+        let sentAt: Date
+        enum CodingKeys: String, CodingKey { case sentAt = "sent_at" }
+
+        func encode(to encoder: any Encoder) throws {
+            try message.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(RFC3339.format(sentAt), forKey: .sentAt)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -143,7 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
             masterKey: masterKey, readStore: readClient.map(eventStore.reading(from:)))
         let sink: any DeliverySink =
             configuration.deliveryWebhookURL.map {
-                WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret)
+                WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
             } ?? LogDeliverySink()
         if configuration.deliveryWebhookURL == nil {
             logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")

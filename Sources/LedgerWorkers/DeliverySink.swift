@@ -44,15 +44,17 @@ public struct WebhookDeliverySink: DeliverySink {
     let url: String
     let secret: String?
     let httpClient: HTTPClient
+    let clock: any LedgerClock
 
-    public init(url: String, secret: String?, httpClient: HTTPClient = .outbound) {
+    public init(url: String, secret: String?, httpClient: HTTPClient = .outbound, clock: any LedgerClock = SystemClock()) {
         self.url = url
         self.secret = secret
         self.httpClient = httpClient
+        self.clock = clock
     }
 
     public func deliver(_ message: OutboxMessage) async throws {
-        let body = try message.payload()
+        let body = try message.payload(sentAt: clock.now())
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

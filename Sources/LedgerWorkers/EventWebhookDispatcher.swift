@@ -4,6 +4,7 @@ import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
 import LedgerEventStore
+import LedgerIdentity
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -94,10 +95,13 @@ public struct EventWebhookDispatcher: Sendable {
         return delivered
     }
 
-    /// `{"subscription_id": …, "events": [ … as GET /events … ]}`.
+    /// `{"subscription_id": …, "sent_at": …, "events": [ … as GET /events … ]}`: `sent_at` is
+    /// under the signature, so a receiver can refuse a captured request replayed later.
     func post(_ events: [RecordedEvent], to subscription: WebhookSubscription, secret: String) async throws {
         var body = Array(#"{"subscription_id":""#.utf8)
         body.append(contentsOf: subscription.id.lowercased.utf8)
+        body.append(contentsOf: #"","sent_at":""#.utf8)
+        body.append(contentsOf: RFC3339.format(clock.now()).utf8)
         body.append(contentsOf: #"","events":"#.utf8)
         body.append(contentsOf: EventDocument.jsonArray(events))
         body.append(UInt8(ascii: "}"))

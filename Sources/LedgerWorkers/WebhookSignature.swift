@@ -5,9 +5,10 @@ import LedgerCrypto
 /// The `X-Ledger-Signature` of every webhook this service sends (deliveries and event pushes):
 /// the lower-case hex HMAC-SHA256 of the raw body under the shared secret, as API.md has it.
 ///
-/// Receivers recompute the MAC over the exact body bytes and compare in constant time. A
-/// replayed request carries ids they have already processed (a delivery's `id`, the events'
-/// `event_id`s), which at-least-once delivery has them drop anyway.
+/// Receivers recompute the MAC over the exact body bytes and compare in constant time, refuse a
+/// body whose `sent_at` is more than a few minutes old (a captured request replayed), and drop
+/// ids they have already processed (a delivery's `id`, the events' `event_id`s: delivery is at
+/// least once).
 public enum WebhookSignature {
     public static let headerName = "X-Ledger-Signature"
 

@@ -6,6 +6,7 @@ import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
+import LedgerIdentity
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWorkers
@@ -141,7 +142,9 @@ struct DeliveryDispatcherTests {
             group.addTask { try await services.run() }
             var ports = portStream.makeAsyncIterator()
             let port = try #require(await ports.next())
-            let sink = WebhookDeliverySink(url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", httpClient: httpClient)
+            let clock = ManualClock()
+            let sink = WebhookDeliverySink(
+                url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", httpClient: httpClient, clock: clock)
             let message = OutboxMessage(channel: .sms, to: "+995511200300", template: "otp", code: "482915")
             try await sink.deliver(message)
             await #expect(throws: (any Error).self) {
@@ -156,6 +159,8 @@ struct DeliveryDispatcherTests {
                 object == [
                     "id": message.id.uuidString.lowercased(), "channel": "sms", "to": "+995511200300",
                     "template": "otp", "code": "482915", "locale": "en",
+                    // Under the signature: a receiver refuses an old one (a replay).
+                    "sent_at": RFC3339.format(clock.now()),
                 ])
             // API.md's "X-Ledger-Signature (HMAC-SHA256)": the hex MAC of the raw body, nothing else.
             #expect(signature == Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: body)))

@@ -6,6 +6,7 @@ import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
 import LedgerEventStore
+import LedgerIdentity
 import LedgerTestSupport
 import LedgerWorkers
 import Logging
@@ -139,6 +140,9 @@ struct EventWebhookDispatcherTests {
                     #expect(WebhookSignature.isValid(push.signature, secret: Self.secret, body: push.body))
                     #expect(!WebhookSignature.isValid(push.signature, secret: "another-secret-value", body: push.body))
                     #expect(!WebhookSignature.isValid(push.signature, secret: Self.secret, body: push.body + [UInt8(ascii: " ")]))
+                    // When it was sent, under the signature.
+                    let object = (try? JSONSerialization.jsonObject(with: Data(push.body))) as? [String: Any]
+                    #expect((object?["sent_at"] as? String).flatMap(RFC3339.parse) != nil)
                 }
 
                 // Sustained failure pauses it; paused, nothing is sent however long we wait.
