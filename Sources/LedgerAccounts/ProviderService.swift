@@ -49,12 +49,8 @@ public struct ProviderService: Sendable {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
         let token = await fetchToken(authorizationCode, for: identity, client: client)
-        // An address the provider does not vouch for may be anyone's: whether an account holds it
-        // is a lookup, counted before it is made, like every answer that tells.
-        if !identity.emailVerified, !identity.isPrivateRelay, identity.email != nil {
-            try await accounts.admit(.lookup, client: client, accountID: nil)
-        }
-        let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device, linkToken: linkToken)
+        let (session, created) = try await signIn(
+            identity, token: token, displayName: displayName, device: device, linkToken: linkToken, client: client)
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
         return (session, created)
@@ -125,11 +121,13 @@ public struct ProviderService: Sendable {
     }
 
     private func signIn(
-        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?, linkToken: String?
+        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?, linkToken: String?,
+        client: String?
     ) async throws -> (AccountService.Session, created: Bool) {
         let provider = identity.provider
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
+        var lookupCounted = false
         for _ in 0..<3 {
             if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
                 return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken), false)
@@ -143,7 +141,7 @@ public struct ProviderService: Sendable {
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
                 }
-            } else if let holder = try await unprovenHolder(identity) {
+            } else if let holder = try await unprovenHolder(identity, countingFor: client, counted: &lookupCounted) {
                 throw LinkRequired(
                     linkToken: try linkTokens.issue(claim, holder: holder.accountID, token: token, now: clock.now()),
                     emailHint: holder.email.flatMap(EmailAddress.init)?.hint ?? "•••",
@@ -190,10 +188,19 @@ public struct ProviderService: Sendable {
     /// provider does not vouch for the address, or the account never verified it (joining would
     /// let whoever registered it first keep the provider's owner out, or in), or it has a second
     /// factor. It must be proven by signing in to it; no second account is made beside it.
-    private func unprovenHolder(_ identity: ProviderIdentity) async throws -> AccountState? {
-        guard !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
-            let found = try await repository.credentials(forEmail: email.normalized)
-        else { return nil }
+    ///
+    /// An address the provider does not vouch for may be anyone's: whether an account holds it
+    /// is a lookup, counted per `client` (once a sign-in) before it is made, like every answer
+    /// that tells. A vouched address is its owner's own.
+    private func unprovenHolder(_ identity: ProviderIdentity, countingFor client: String?, counted: inout Bool) async throws
+        -> AccountState?
+    {
+        guard !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init) else { return nil }
+        if !identity.emailVerified, !counted {
+            try await accounts.admit(.lookup, client: client, accountID: nil)
+            counted = true
+        }
+        guard let found = try await repository.credentials(forEmail: email.normalized) else { return nil }
         let state = try await repository.load(found.accountID)
         return identity.emailVerified && state.emailVerified && !state.isTOTPEnabled ? nil : state
     }

@@ -56,7 +56,9 @@ public struct EventsController: Sendable {
             }
             if let text = query["limit"] {
                 guard let value = Int(text), value >= 1 else {
-                    throw APIError(.badRequest, .invalidRequest, "limit must be a whole number from 1 to \(Self.maximumLimit).")
+                    throw APIError(
+                        .badRequest, .invalidRequest,
+                        "limit must be a whole number, at least 1 (values above \(Self.maximumLimit) are read as \(Self.maximumLimit)).")
                 }
                 limit = min(value, Self.maximumLimit)
             }

@@ -172,6 +172,9 @@ struct ProviderEndpointTests {
                         Int(try await call(client, .post, "/auth/google", ["id_token": token], from: "203.0.113.9").status.code))
                 }
                 #expect(statuses == [201, 201, 429])
+                // An identity already linked looks nothing up: it signs in past the limit.
+                let known = try await providers.googleToken("g-0", email: "who0@example.com", verified: false)
+                #expect(try await call(client, .post, "/auth/google", ["id_token": known], from: "203.0.113.9").status == .ok)
                 // An address the provider vouches for is its owner's own: no lookup to count.
                 let vouched = try await providers.googleToken("g-3", email: "who3@example.com", verified: true)
                 #expect(try await call(client, .post, "/auth/google", ["id_token": vouched], from: "203.0.113.9").status == .created)
