@@ -12,8 +12,9 @@ public protocol AttemptCounters: Sendable {
     /// locked yet; returns the lockout's end when this call set it.
     func lock(_ key: String, reaching limit: Int, for window: TimeInterval, now: Date) async throws -> Date?
 
-    /// Takes back one attempt counted but not made.
-    func uncount(_ key: String) async throws
+    /// Takes back one attempt counted but not made, when the key's window is still the one
+    /// that began at `windowStarted` (a window begun since holds other attempts).
+    func uncount(_ key: String, inWindowStartedAt windowStarted: Date) async throws
 
     /// Forgets the key: its count and its lockout.
     func clear(_ key: String) async throws

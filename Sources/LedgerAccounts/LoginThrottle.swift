@@ -106,6 +106,9 @@ public struct LoginThrottle: Sendable {
         public let keys: [Key]
         /// The attempt's number in the first key's window (the account's, where there is one).
         public let attempt: Int
+        /// When the window each key's count went into started: a count taken back goes back to
+        /// that window only, never to one begun since.
+        let windows: [Date]
     }
 
     /// Counts one attempt against each key, atomically across instances and before any
@@ -115,19 +118,20 @@ public struct LoginThrottle: Sendable {
     /// `succeeded` or `failed`.
     public func admit(_ keys: [Key], now: Date) async throws -> Admission {
         var admitted: [Key] = []
+        var windows: [Date] = []
         var attempt = 0
         for key in keys {
             let counted = try await counters.count(key.name, window: key.window, now: now)
             if counted.count > key.limit {
-                try await release(admitted)
-                try await release([key])
+                try await release(zip(admitted + [key], windows + [counted.windowStarted]))
                 let until = counted.lockedUntil ?? counted.windowStarted.addingTimeInterval(key.window)
                 throw TooManyAttempts(retryAfter: secondsUntil(until, from: now))
             }
             if admitted.isEmpty { attempt = counted.count }
             admitted.append(key)
+            windows.append(counted.windowStarted)
         }
-        return Admission(keys: admitted, attempt: attempt)
+        return Admission(keys: admitted, attempt: attempt, windows: windows)
     }
 
     /// The right password: the account's failures are forgotten, the address's count of
@@ -136,7 +140,7 @@ public struct LoginThrottle: Sendable {
         for key in admission.keys where key.clearsOnSuccess {
             try await counters.clear(key.name)
         }
-        try await release(admission.keys.filter { !$0.clearsOnSuccess })
+        try await release(zip(admission.keys, admission.windows).filter { !$0.0.clearsOnSuccess })
     }
 
     /// A wrong password: the attempt stays counted, and a key that reached its limit is locked
@@ -151,10 +155,10 @@ public struct LoginThrottle: Sendable {
         return firstLockout
     }
 
-    /// Takes back attempts that were counted but not made.
-    private func release(_ keys: [Key]) async throws {
-        for key in keys {
-            try await counters.uncount(key.name)
+    /// Takes back attempts that were counted but not made, each from the window it went into.
+    private func release(_ counted: some Sequence<(Key, Date)>) async throws {
+        for (key, window) in counted {
+            try await counters.uncount(key.name, inWindowStartedAt: window)
         }
     }
 }

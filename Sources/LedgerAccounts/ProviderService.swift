@@ -34,8 +34,10 @@ public struct ProviderService: Sendable {
     /// Signs in the account the identity is linked to; else links it to the account holding
     /// the same address when both sides vouch for that address (the provider says verified,
     /// and the account verified it too: no pre-account hijacking; Apple private-relay
-    /// addresses never link); else, when any other account holds the address, creates nothing
-    /// and answers `LinkRequired` (API.md: no second account); else creates an account. Returns
+    /// addresses never link); else, when the provider vouches for an address an account holds
+    /// unverified, creates nothing and answers `LinkRequired`; else creates an account, which
+    /// keeps the address only when the provider vouches for it. An address the provider does not
+    /// vouch for is no address here: it neither links, nor blocks, nor is kept. Returns
     /// whether one was created. With `linkToken`, the identity waiting in it is linked to the
     /// account this sign-in proves.
     ///
@@ -49,8 +51,7 @@ public struct ProviderService: Sendable {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
         let token = await fetchToken(authorizationCode, for: identity, client: client)
-        let (session, created) = try await signIn(
-            identity, token: token, displayName: displayName, device: device, linkToken: linkToken, client: client)
+        let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device, linkToken: linkToken)
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
         return (session, created)
@@ -121,13 +122,11 @@ public struct ProviderService: Sendable {
     }
 
     private func signIn(
-        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?, linkToken: String?,
-        client: String?
+        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?, linkToken: String?
     ) async throws -> (AccountService.Session, created: Bool) {
         let provider = identity.provider
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
-        var lookupCounted = false
         for _ in 0..<3 {
             if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
                 return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken), false)
@@ -141,13 +140,17 @@ public struct ProviderService: Sendable {
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
                 }
-            } else if let holder = try await unprovenHolder(identity, countingFor: client, counted: &lookupCounted) {
+            } else if let holder = try await unprovenHolder(identity) {
                 throw LinkRequired(
                     linkToken: try linkTokens.issue(claim, holder: holder.accountID, token: token, now: clock.now()),
                     emailHint: holder.email.flatMap(EmailAddress.init)?.hint ?? "•••",
                     methods: holder.signInMethods, provider: provider)
             }
-            let email = try await identity.email.flatMap(EmailAddress.init).asyncFilter { address in
+            // Only an address the provider vouches for: an unproven one kept on the account would
+            // let whoever holds such a provider account sit on someone else's address (its owner
+            // could sign up only to find it taken, and a reset would meet the squatter's factors).
+            let vouched = identity.emailVerified ? identity.email : nil
+            let email = try await vouched.flatMap(EmailAddress.init).asyncFilter { address in
                 guard try await repository.isEmailFree(address) else { return false }
                 do {
                     try await accounts.checkCooldown(.email(address.normalized))
@@ -184,25 +187,15 @@ public struct ProviderService: Sendable {
         return state.emailVerified && !state.isTOTPEnabled ? found.accountID : nil
     }
 
-    /// The account that holds the address when it may not be joined automatically: the
-    /// provider does not vouch for the address, or the account never verified it (joining would
-    /// let whoever registered it first keep the provider's owner out, or in), or it has a second
-    /// factor. It must be proven by signing in to it; no second account is made beside it.
-    ///
-    /// An address the provider does not vouch for may be anyone's: whether an account holds it
-    /// is a lookup, counted per `client` (once a sign-in) before it is made, like every answer
-    /// that tells. A vouched address is its owner's own.
-    private func unprovenHolder(_ identity: ProviderIdentity, countingFor client: String?, counted: inout Bool) async throws
-        -> AccountState?
-    {
-        guard !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init) else { return nil }
-        if !identity.emailVerified, !counted {
-            try await accounts.admit(.lookup, client: client, accountID: nil)
-            counted = true
-        }
-        guard let found = try await repository.credentials(forEmail: email.normalized) else { return nil }
+    /// The account that holds the address the provider vouches for without having verified it
+    /// itself: joining it automatically would let whoever registered the address first keep
+    /// the provider's owner out (or in); it must be proven by signing in to it.
+    private func unprovenHolder(_ identity: ProviderIdentity) async throws -> AccountState? {
+        guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
+            let found = try await repository.credentials(forEmail: email.normalized)
+        else { return nil }
         let state = try await repository.load(found.accountID)
-        return identity.emailVerified && state.emailVerified && !state.isTOTPEnabled ? nil : state
+        return state.emailVerified && !state.isTOTPEnabled ? nil : state
     }
 
     private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?, linkToken: String?) async throws

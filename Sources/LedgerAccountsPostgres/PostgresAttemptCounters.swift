@@ -45,8 +45,10 @@ public struct PostgresAttemptCounters: AttemptCounters {
         return rows.rowCount == 1 ? try rows[0].date(0) : nil
     }
 
-    public func uncount(_ key: String) async throws {
-        try await client.query("UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = $1", [.text(key)])
+    public func uncount(_ key: String, inWindowStartedAt windowStarted: Date) async throws {
+        try await client.query(
+            "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = $1 AND window_started = $2",
+            [.text(key), .timestamp(windowStarted)])
     }
 
     public func clear(_ key: String) async throws {

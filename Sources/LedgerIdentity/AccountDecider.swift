@@ -182,9 +182,9 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .confirmReauthLink(let linkID, let grant):
         try requireLiveAccount(state)
-        guard let link = state.liveLink(linkID, purpose: .reauth, at: now),
-            let sessionID = link.sessionID, state.sessions[sessionID]?.isActive == true
-        else { throw IdentityError.linkExpired }
+        guard let link = state.liveLink(linkID, purpose: .reauth, at: now), let sessionID = link.sessionID else {
+            throw IdentityError.linkExpired
+        }
         // The link reached the address, so the address is proven: it may now vouch (as the
         // password of a verified account does) for adding a method.
         let verified: [AccountEvent] =

@@ -269,6 +269,27 @@ struct AddressThrottleTests {
     }
 }
 
+@Suite("Accounts: attempt counters in PostgreSQL", .timeLimit(.minutes(2)))
+struct PostgresAttemptCounterTests {
+    @Test("an attempt taken back leaves a window begun since alone, at a time with a fraction of a microsecond too")
+    func uncountWithinItsWindow() async throws {
+        try await TestPostgres.withDatabase { db in
+            let counters = PostgresAttemptCounters(client: db.client)
+            db.clock.advance(by: 0.123_456_789)
+            let first = try await counters.count("ip:198.51.100.9", window: 900, now: db.clock.now())
+            // Taken back in its own window: the next attempt is the first again.
+            try await counters.uncount("ip:198.51.100.9", inWindowStartedAt: first.windowStarted)
+            #expect(try await counters.count("ip:198.51.100.9", window: 900, now: db.clock.now()).count == 1)
+            // A refusal taken back after its window ended must not take an attempt of the next one.
+            db.clock.advance(by: 901)
+            let next = try await counters.count("ip:198.51.100.9", window: 900, now: db.clock.now())
+            #expect(next.count == 1 && next.windowStarted != first.windowStarted)
+            try await counters.uncount("ip:198.51.100.9", inWindowStartedAt: first.windowStarted)
+            #expect(try await counters.count("ip:198.51.100.9", window: 900, now: db.clock.now()).count == 2)
+        }
+    }
+}
+
 @Suite("Accounts: projections rebuild", .timeLimit(.minutes(2)))
 struct ProjectionRebuildTests {
     static func dump(_ db: TestDatabase) async throws -> [String] {

@@ -69,13 +69,11 @@ struct ProviderLinkTests {
         }
 
         _ = try await fixture.accounts.verifyEmail(token: verifyToken)
-        // The provider does not vouch for it: still no link, and no second account beside it.
-        await #expect(throws: LinkRequired.self) {
-            _ = try await fixture.providers.signIn(
-                .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-b", email: email, verified: false), nonce: nil,
-                displayName: nil, device: nil)
-        }
-        #expect(try await fixture.repository.providerOwner(.google, subject: "google-b") == nil)
+        // The provider does not vouch for it: still no link.
+        let (unvouched, unvouchedCreated) = try await fixture.providers.signIn(
+            .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-b", email: email, verified: false), nonce: nil,
+            displayName: nil, device: nil)
+        #expect(unvouchedCreated && unvouched.accountID != owner.accountID)
 
         let (joined, joinedCreated) = try await fixture.providers.signIn(
             .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-c", email: email), nonce: nil, displayName: nil,

@@ -120,6 +120,13 @@ struct LinkPagesTests {
                 let used = try await page(client, .get, "/reauth?token=\(token)")
                 #expect(used.status == .gone && used.html.contains("Links to confirm it") && !used.html.contains("<form"))
                 #expect(try await page(client, .post, "/reauth", form: ["token": token]).status.code >= 400)
+                // A link whose session has ended grants nothing: the page says so too.
+                db.clock.advance(by: 31)  // the resend countdown
+                #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
+                let orphan = try await outboxToken(db, template: "reauth_link")
+                #expect(try await page(client, .get, "/reauth?token=\(orphan)").status == .ok)
+                #expect(try await call(client, .post, "/auth/logout", token: access).status == .noContent)
+                #expect(try await page(client, .get, "/reauth?token=\(orphan)").status == .gone)
             }
         }
     }

@@ -30,8 +30,9 @@ public actor InMemoryAttemptCounters: AttemptCounters {
         return counter.lockedUntil
     }
 
-    public func uncount(_ key: String) async throws {
-        counters[key]?.count = max((counters[key]?.count ?? 0) - 1, 0)
+    public func uncount(_ key: String, inWindowStartedAt windowStarted: Date) async throws {
+        guard let counter = counters[key], counter.windowStarted == windowStarted else { return }
+        counters[key]?.count = max(counter.count - 1, 0)
     }
 
     public func clear(_ key: String) async throws {
