@@ -150,14 +150,12 @@ public struct ProviderService: Sendable {
             // let whoever holds such a provider account sit on someone else's address (its owner
             // could sign up only to find it taken, and a reset would meet the squatter's factors).
             let vouched = identity.emailVerified ? identity.email : nil
+            // An address a deleted account held may not register again within the cooldown, by a
+            // provider either (`409 signup_cooldown`, as an email sign-up gets).
             let email = try await vouched.flatMap(EmailAddress.init).asyncFilter { address in
                 guard try await repository.isEmailFree(address) else { return false }
-                do {
-                    try await accounts.checkCooldown(.email(address.normalized))
-                    return true
-                } catch let error as IdentityError where error.code == .signupCooldown {
-                    return false
-                }
+                try await accounts.checkCooldown(.email(address.normalized))
+                return true
             }
             let tokens = try IssuedTokens.issue(now: clock.now())
             let sessionID = UUID.random()

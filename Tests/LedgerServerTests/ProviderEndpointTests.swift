@@ -332,7 +332,9 @@ struct ProviderEndpointTests {
         }
     }
 
-    @Test("a deleted account's Apple identity may not sign up again, nor join another account, for 7 days")
+    @Test(
+        "a deleted account's Apple identity may not sign up again, nor join another account, nor its address come back by Google, for 7 days"
+    )
     func cooldown() async throws {
         try await withApp { client, providers in
             let created = try await call(
@@ -361,6 +363,11 @@ struct ProviderEndpointTests {
                 client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1", email: "bob@example.com", verified: true)])
             #expect(byEmail.string("error") == "signup_cooldown")
             #expect(try await call(client, .get, "/me/auth-methods", token: bob).body["apple_linked"] as? Bool == false)
+            // Nor may its address come back through another provider within the cooldown.
+            let google = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-ana", email: "ana@example.com", verified: true)])
+            #expect(google.status == .conflict && google.string("error") == "signup_cooldown")
             providers.db.clock.advance(by: 86401)
             #expect(try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-1")]).status == .created)
         }
