@@ -21,9 +21,11 @@ public struct AuthController: Sendable {
         let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
         routes.post("/auth/email/signup") { request, context in
             let body = try await request.decodeJSON(SignUpRequest.self, context: context)
-            let session = try await accounts.signUp(
-                email: body.email, password: body.password, displayName: body.displayName, handle: body.handle,
-                device: request.deviceLabel, client: context.client)
+            let session = try await ErrorTranslation.singleRule {
+                try await accounts.signUp(
+                    email: body.email, password: body.password, displayName: body.displayName, handle: body.handle,
+                    device: request.deviceLabel, client: context.client)
+            }
             return try JSONResponse(.created, encoding: SessionBody(session))
         }
         routes.post("/auth/email/login") { request, context in

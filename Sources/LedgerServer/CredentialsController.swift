@@ -25,9 +25,11 @@ public struct CredentialsController: Sendable {
         signedIn.post("/auth/email/add-with-password") { request, context in
             let session = try context.requireSession()
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
-            try await accounts.addEmailAndPassword(
-                session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken],
-                client: context.client)
+            try await ErrorTranslation.singleRule {
+                try await accounts.addEmailAndPassword(
+                    session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken],
+                    client: context.client)
+            }
             return JSONResponse.linkSent
         }
         signedIn.post("/auth/email/request-change") { request, context in

@@ -174,6 +174,10 @@ struct AuthEndpointTests {
                     #expect(errors?.map { $0["code"] ?? "" } == ["invalid_email", "too_short", "too_common", "all_digits"])
                     #expect(errors?.first?["field"] == "email")
                 }
+                // A lone bad address is API.md's own answer: 422 invalid_email, top level.
+                let lone = try await call(client, .post, "/auth/email/signup", ["email": "x", "password": "violet-harbor-91"])
+                #expect(lone.status == .unprocessableContent && lone.string("error") == "invalid_email")
+                #expect(lone.string("message") == "Enter a valid email address.")
                 for token in ["", "Bearer", "Bearer la_nope", "Basic abc"] {
                     try await client.execute(uri: "/me", method: .get, headers: [.authorization: token]) { response in
                         #expect(response.status == .unauthorized)
