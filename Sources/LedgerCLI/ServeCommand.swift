@@ -83,8 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         // Client secrets and refresh tokens cross these: never in the clear over a network outside
         // development. Loopback stays on this host (a local proxy, or a test's fake provider).
-        for url in [configuration.appleTokenURL, configuration.appleRevokeURL, configuration.googleTokenURL, configuration.googleRevokeURL]
-        where !development && !LedgerConfiguration.isPrivateToHost(url) {
+        for (_, url) in configuration.providerEndpoints where !development && !LedgerConfiguration.isPrivateToHost(url) {
             throw ValidationError(
                 "refusing to start: provider token endpoints must be https (or http on loopback) outside development mode (\(url))")
         }

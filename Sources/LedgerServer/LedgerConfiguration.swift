@@ -119,13 +119,19 @@ public struct LedgerConfiguration: Sendable {
                 "Sign in with Google is on but LEDGER_GOOGLE_CLIENT_SECRET is not set: authorization codes are ignored and no "
                     + "token is revoked at Google on disconnect or deletion")
         }
-        for (name, url) in [
-            ("LEDGER_APPLE_TOKEN_URL", appleTokenURL), ("LEDGER_APPLE_REVOKE_URL", appleRevokeURL),
-            ("LEDGER_GOOGLE_TOKEN_URL", googleTokenURL), ("LEDGER_GOOGLE_REVOKE_URL", googleRevokeURL),
-        ] where !url.hasPrefix("https://") {
+        for (name, url) in providerEndpoints where !url.hasPrefix("https://") {
             warnings.append("\(name) is not https: client secrets and refresh tokens would cross the network in the clear")
         }
         return warnings
+    }
+
+    /// The providers' token and revocation endpoints, by variable: client secrets and refresh
+    /// tokens cross them.
+    public var providerEndpoints: [(name: String, url: String)] {
+        [
+            ("LEDGER_APPLE_TOKEN_URL", appleTokenURL), ("LEDGER_APPLE_REVOKE_URL", appleRevokeURL),
+            ("LEDGER_GOOGLE_TOKEN_URL", googleTokenURL), ("LEDGER_GOOGLE_REVOKE_URL", googleRevokeURL),
+        ]
     }
 
     /// Whether what is sent to `url` stays off the network's wire in the clear: https, or http
@@ -138,6 +144,7 @@ public struct LedgerConfiguration: Sendable {
     }
 
     static let loopback = ["127.0.0.0/8", "::1"].compactMap(CIDR.init)
+
     /// The largest any setting may be: ten years, in seconds or in counts.
     static let longestSetting = 3650 * day
 

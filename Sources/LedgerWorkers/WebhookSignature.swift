@@ -13,12 +13,16 @@ public enum WebhookSignature {
     public static let headerName = "X-Ledger-Signature"
 
     public static func header(secret: String, body: [UInt8]) -> String {
-        Hex.encode(HMACSHA256.authenticate(key: Array(secret.utf8), message: body))
+        Hex.encode(mac(secret: secret, body: body))
     }
 
     /// Whether `header` signs `body` with `secret`.
     public static func isValid(_ header: String, secret: String, body: [UInt8]) -> Bool {
         guard let signature = Hex.decode(header.lowercased()) else { return false }
-        return ConstantTime.equals(signature, HMACSHA256.authenticate(key: Array(secret.utf8), message: body))
+        return ConstantTime.equals(signature, mac(secret: secret, body: body))
+    }
+
+    static func mac(secret: String, body: [UInt8]) -> [UInt8] {
+        HMACSHA256.authenticate(key: Array(secret.utf8), message: body)
     }
 }
