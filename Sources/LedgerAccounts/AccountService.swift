@@ -136,7 +136,8 @@ public struct AccountService: Sendable {
         guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
         else {
             if let throttle, let admission {
-                let lockedUntil = try await throttle.failed(admission, now: clock.now())
+                let lockouts = try await throttle.failed(admission, now: clock.now())
+                let lockedUntil = admission.keys.first.flatMap { lockouts[$0] }
                 if let found {
                     _ = try await repository.execute(found.accountID) { _ in
                         .recordLoginFailure(failures: admission.attempt, lockedUntil: lockedUntil)

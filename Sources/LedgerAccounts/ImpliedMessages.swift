@@ -6,7 +6,9 @@ import LedgerIdentity
 /// beside the ones the command sends: a revoked provider token's revocation
 /// (`ProviderTokenRevocations`), the `new_sign_in` email of a sign-in from a new device, and the
 /// `two_factor_changed` email when two-step verification is turned on or off or its recovery
-/// codes are replaced (each is how a takeover would lock the owner out, or keep a way in).
+/// codes are replaced (each is how a takeover would lock the owner out, or keep a way in), and
+/// the `two_factor_limit_reached` email when wrong codes spent a day's limit (someone holds the
+/// password or a session).
 public struct ImpliedMessages: Sendable {
     public let revocations: ProviderTokenRevocations
 
@@ -19,23 +21,33 @@ public struct ImpliedMessages: Sendable {
     /// The template of the alert that two-step verification changed (`details.change`:
     /// `enabled`, `disabled` or `recovery_codes_regenerated`).
     public static let twoFactorChangedTemplate = "two_factor_changed"
+    /// The template of the alert that wrong authenticator codes reached the day's limit
+    /// (`details`: `paused_until`, `reached_at`, `during`: `sign_in` or `reauth`).
+    public static let twoFactorLimitReachedTemplate = "two_factor_limit_reached"
     /// What every alert tells a person who did not do it.
-    static let secureAccount =
+    public static let secureAccountAdvice =
         "If this wasn't you, change your password and sign out other devices in Settings → Sign-in & security."
 
     public func messages(for events: [AccountEvent], before state: AccountState, at time: Date) throws -> [OutboxMessage] {
         try revocations.messages(for: events, before: state)
-            + events.compactMap { event in
+            + events.compactMap { event -> OutboxMessage? in
                 switch event {
                 case .newDeviceAlerted(let alert):
                     // Where the sign-in came from is not known here (no address lookup): left out.
                     return OutboxMessage(
                         channel: .email, to: alert.email, template: Self.newSignInTemplate,
-                        details: ["device": alert.device, "signed_in_at": RFC3339.format(time), "secure_account": Self.secureAccount])
+                        details: ["device": alert.device, "signed_in_at": RFC3339.format(time), "secure_account": Self.secureAccountAdvice])
                 case .totpEnabled: return twoFactorChanged("enabled", state: state, at: time)
                 // Cancelling an enrolment never confirmed turns nothing off.
                 case .totpDisabled: return state.isTOTPEnabled ? twoFactorChanged("disabled", state: state, at: time) : nil
                 case .recoveryCodesRegenerated: return twoFactorChanged("recovery_codes_regenerated", state: state, at: time)
+                case .mfaDailyLimitReached(let reached):
+                    return toVerifiedAddress(
+                        state, template: Self.twoFactorLimitReachedTemplate,
+                        details: [
+                            "paused_until": RFC3339.format(reached.until), "reached_at": RFC3339.format(time),
+                            "during": reached.sessionID == nil ? "sign_in" : "reauth",
+                        ])
                 default: return nil
                 }
             }
@@ -45,9 +57,14 @@ public struct ImpliedMessages: Sendable {
     /// owner's; an account that signs in by phone, Apple or Google alone may have none, and is
     /// not told). Nothing of the secret or the codes.
     private func twoFactorChanged(_ change: String, state: AccountState, at time: Date) -> OutboxMessage? {
+        toVerifiedAddress(
+            state, template: Self.twoFactorChangedTemplate, details: ["change": change, "changed_at": RFC3339.format(time)])
+    }
+
+    /// An alert to the verified address, with what every alert says to a person who did not do it.
+    private func toVerifiedAddress(_ state: AccountState, template: String, details: [String: String]) -> OutboxMessage? {
         guard let email = state.email, state.emailVerified else { return nil }
         return OutboxMessage(
-            channel: .email, to: email, template: Self.twoFactorChangedTemplate,
-            details: ["change": change, "changed_at": RFC3339.format(time), "secure_account": Self.secureAccount])
+            channel: .email, to: email, template: template, details: details.merging(["secure_account": Self.secureAccountAdvice]) { $1 })
     }
 }

@@ -144,15 +144,15 @@ public struct LoginThrottle: Sendable {
     }
 
     /// A wrong password: the attempt stays counted, and a key that reached its limit is locked
-    /// for its window from now. Returns the first key's lockout end when this failure set it.
+    /// for its window from now. Returns the lockouts this failure set, by key: of any number of
+    /// failures racing, one alone sets a key's lockout.
     @discardableResult
-    public func failed(_ admission: Admission, now: Date) async throws -> Date? {
-        var firstLockout: Date?
-        for (index, key) in admission.keys.enumerated() {
-            let lockedUntil = try await counters.lock(key.name, reaching: key.limit, for: key.window, now: now)
-            if index == 0, let lockedUntil { firstLockout = lockedUntil }
+    public func failed(_ admission: Admission, now: Date) async throws -> [Key: Date] {
+        var lockouts: [Key: Date] = [:]
+        for key in admission.keys {
+            lockouts[key] = try await counters.lock(key.name, reaching: key.limit, for: key.window, now: now)
         }
-        return firstLockout
+        return lockouts
     }
 
     /// Takes back attempts that were counted but not made, each from the window it went into.

@@ -12,14 +12,16 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var channel: Channel
     public var to: String
     /// `otp`, `verify_email`, `email_change_confirm`, `email_change_notice`, `password_reset`,
-    /// `reauth_link`, `email_changed_notice`, `new_sign_in`, `two_factor_changed`.
+    /// `reauth_link`, `email_changed_notice`, `new_sign_in`, `two_factor_changed`,
+    /// `two_factor_limit_reached`.
     public var template: String
     public var code: String?
     public var link: String?
     public var token: String?
     public var locale: String
     /// What an alert is about (`new_sign_in`: `device`, `signed_in_at`, `secure_account`;
-    /// `two_factor_changed`: `change`, `changed_at`, `secure_account`).
+    /// `two_factor_changed`: `change`, `changed_at`, `secure_account`; `two_factor_limit_reached`:
+    /// `paused_until`, `reached_at`, `during`, `secure_account`).
     public var details: [String: String]?
 
     public init(

@@ -54,7 +54,7 @@ public struct TwoFactorService: Sendable {
                 .confirmTOTP(step: step, recoveryCodeHashes: recovery.hashes, sessionID: session.sessionID)
             }
         } catch let error as IdentityError where error.code == .incorrectCode {
-            try await failed(admission)
+            try await failed(admission, session.accountID, .enrolment)
             throw error
         }
         try await succeeded(admission)
@@ -96,7 +96,8 @@ public struct TwoFactorService: Sendable {
         else { throw IdentityError.mfaExpired }
         // The identity a link_token carried is opened first: once the session starts, it is too late to refuse.
         let waitingLink = try waiting.linkToken.map(providers.waitingIdentity)
-        let admission = try await admit(token.accountID, recoveryCode != nil ? .recoveryCode : .signInTOTP, client: client)
+        let check: Check = recoveryCode != nil ? .recoveryCode : .signInTOTP
+        let admission = try await admit(token.accountID, check, client: client)
         // Which step the code matches is read from the state loaded above; `decide` judges it
         // again, under the stream's lock, against the state of that moment.
         let proof: AccountCommand.MFAProof =
@@ -113,7 +114,7 @@ public struct TwoFactorService: Sendable {
                 session: .init(sessionID: sessionID, method: "", device: nil, tokens: tokens.hashes))
         }
         guard events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) else {
-            try await failed(admission)
+            try await failed(admission, token.accountID, check)
             if after.mfaChallenges[token.challengeID] == nil { throw IdentityError.mfaExpired }
             let failures = after.mfaChallenges[token.challengeID]?.failures ?? 0
             throw IdentityError.incorrectCode(attemptsRemaining: max(0, Policies.standard.mfaMaxFailures - failures))
@@ -126,7 +127,8 @@ public struct TwoFactorService: Sendable {
 
     /// "Verify it's you" by a TOTP code: a grant for `session`.
     public func reauth(_ session: SessionRef, code: String, client: String?) async throws -> ReauthGrantToken {
-        let admission = try await admit(session.accountID, .reauthTOTP(sessionID: session.sessionID), client: client)
+        let check = Check.reauthTOTP(sessionID: session.sessionID)
+        let admission = try await admit(session.accountID, check, client: client)
         let state = try await repository.load(session.accountID)
         let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
         let issued = try ReauthGrantToken.issue(method: .totp, lifetime: reauthLifetime)
@@ -137,7 +139,7 @@ public struct TwoFactorService: Sendable {
             try await succeeded(admission)
             return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
         } catch let error as IdentityError where error.code == .incorrectCode {
-            try await failed(admission)
+            try await failed(admission, session.accountID, check)
             _ = try await repository.execute(session.accountID) { _ in .recordReauthFailure(sessionID: session.sessionID, method: .totp) }
             throw error
         }
@@ -155,21 +157,33 @@ public struct TwoFactorService: Sendable {
         case recoveryCode, enrolment
     }
 
+    /// The day a check counts against, if any.
+    func day(_ accountID: UUID, _ check: Check) -> LoginThrottle.Key? {
+        switch check {
+        case .signInTOTP: accounts.throttle?.key(secondFactorOf: accountID)
+        case .reauthTOTP(let sessionID): accounts.throttle?.key(secondFactorOfSession: sessionID)
+        case .recoveryCode, .enrolment: nil
+        }
+    }
+
     /// One code check counted before it is made: against the account's 15-minute lockout, the
     /// client, and the day its `check` counts against.
     func admit(_ accountID: UUID, _ check: Check, client: String?) async throws -> LoginThrottle.Admission? {
         let throttle = accounts.throttle
-        let day: LoginThrottle.Key? =
-            switch check {
-            case .signInTOTP: throttle?.key(secondFactorOf: accountID)
-            case .reauthTOTP(let sessionID): throttle?.key(secondFactorOfSession: sessionID)
-            case .recoveryCode, .enrolment: nil
-            }
-        return try await accounts.admit([throttle?.key(reauthOf: accountID), day, client.flatMap { throttle?.key(address: $0) }])
+        return try await accounts.admit([
+            throttle?.key(reauthOf: accountID), day(accountID, check), client.flatMap { throttle?.key(address: $0) },
+        ])
     }
 
-    func failed(_ admission: LoginThrottle.Admission?) async throws {
-        if let throttle = accounts.throttle, let admission { _ = try await throttle.failed(admission, now: clock.now()) }
+    /// A wrong code stays counted. The one that spends the day's limit is on the account's
+    /// history, which tells the owner (`mfa.daily_limit_reached`): someone holds their password,
+    /// or one of their sessions, and is guessing codes.
+    func failed(_ admission: LoginThrottle.Admission?, _ accountID: UUID, _ check: Check) async throws {
+        guard let throttle = accounts.throttle, let admission else { return }
+        let lockouts = try await throttle.failed(admission, now: clock.now())
+        guard let day = day(accountID, check), let until = lockouts[day] else { return }
+        let sessionID: UUID? = if case .reauthTOTP(let sessionID) = check { sessionID } else { nil }
+        _ = try await repository.execute(accountID) { _ in .recordMFADailyLimit(until: until, sessionID: sessionID) }
     }
 
     func succeeded(_ admission: LoginThrottle.Admission?) async throws {

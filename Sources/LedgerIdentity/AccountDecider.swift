@@ -170,6 +170,10 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try requireAccount(state)
         return [.reauthFailed(.init(sessionID: sessionID, method: method.rawValue))]
 
+    case .recordMFADailyLimit(let until, let sessionID):
+        try requireAccount(state)
+        return [.mfaDailyLimitReached(.init(until: until, sessionID: sessionID))]
+
     case .sendReauthLink(let link, let sessionID):
         try requireAccount(state)
         guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }

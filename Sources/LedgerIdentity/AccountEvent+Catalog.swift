@@ -50,6 +50,7 @@ extension AccountEvent {
         case mfaChallengeFailed = "mfa.challenge_failed"
         case mfaChallengeEnded = "mfa.challenge_ended"
         case newDeviceAlerted = "session.new_device_alerted"
+        case mfaDailyLimitReached = "mfa.daily_limit_reached"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
         case deletionScheduled = "account.deletion_scheduled"
@@ -102,6 +103,7 @@ extension AccountEvent {
         case .mfaChallengeFailed: return .mfaChallengeFailed
         case .mfaChallengeEnded: return .mfaChallengeEnded
         case .newDeviceAlerted: return .newDeviceAlerted
+        case .mfaDailyLimitReached: return .mfaDailyLimitReached
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
         case .deletionScheduled: return .deletionScheduled
@@ -158,6 +160,7 @@ extension AccountEvent.Kind {
         case .mfaChallengeFailed: return AccountEvent.MFAChallengeFailed.self
         case .mfaChallengeEnded: return AccountEvent.MFAChallengeEnded.self
         case .newDeviceAlerted: return AccountEvent.NewDeviceAlerted.self
+        case .mfaDailyLimitReached: return AccountEvent.MFADailyLimitReached.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
         case .deletionScheduled: return AccountEvent.DeletionScheduled.self
@@ -225,6 +228,7 @@ extension AccountEvent.Kind {
         case .mfaChallengeFailed: return ["completeMFAChallenge"]
         case .mfaChallengeEnded: return ["completeMFAChallenge"]
         case .newDeviceAlerted: return ["startSession", "completeMFAChallenge"]
+        case .mfaDailyLimitReached: return ["recordMFADailyLimit"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
         case .deletionScheduled: return ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"]

@@ -125,4 +125,20 @@ extension AccountEvent {
             self.email = email
         }
     }
+
+    /// Wrong TOTP codes reached the day's limit: codes are refused `until` then (recovery
+    /// codes still work). Whoever sent them holds the password (at sign-in, `sessionID` nil)
+    /// or a session (its re-auths, `sessionID` set), so the verified address is told
+    /// (`two_factor_limit_reached`). Appended once a day at most: only the failure that locks
+    /// the day's counter records it.
+    public struct MFADailyLimitReached: Codable, Sendable, Equatable {
+        public var until: Date
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case until, sessionID = "session_id" }
+
+        public init(until: Date, sessionID: UUID?) {
+            self.until = until
+            self.sessionID = sessionID
+        }
+    }
 }

@@ -52,6 +52,7 @@ public enum AccountEvent: Sendable, Equatable {
     case mfaChallengeFailed(MFAChallengeFailed)
     case mfaChallengeEnded(MFAChallengeEnded)
     case newDeviceAlerted(NewDeviceAlerted)
+    case mfaDailyLimitReached(MFADailyLimitReached)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
     case deletionScheduled(DeletionScheduled)
@@ -326,6 +327,7 @@ extension AccountEvent {
         case .mfaChallengeFailed(let value): return value
         case .mfaChallengeEnded(let value): return value
         case .newDeviceAlerted(let value): return value
+        case .mfaDailyLimitReached(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
         case .deletionScheduled(let value): return value
@@ -398,6 +400,7 @@ extension AccountEvent {
         case .mfaChallengeFailed: return .mfaChallengeFailed(try decoder.decode(MFAChallengeFailed.self, from: payload))
         case .mfaChallengeEnded: return .mfaChallengeEnded(try decoder.decode(MFAChallengeEnded.self, from: payload))
         case .newDeviceAlerted: return .newDeviceAlerted(try decoder.decode(NewDeviceAlerted.self, from: payload))
+        case .mfaDailyLimitReached: return .mfaDailyLimitReached(try decoder.decode(MFADailyLimitReached.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
         case .deletionScheduled: return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: payload))

@@ -298,7 +298,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.mfaChallenges[failed.challengeID]?.failures = failed.failures
     case .mfaChallengeEnded(let ended):
         state.mfaChallenges[ended.challengeID] = nil
-    case .newDeviceAlerted:
+    case .newDeviceAlerted, .mfaDailyLimitReached:
         break
     case .accountDisabled(let disabled):
         state.disabledAt = recordedAt

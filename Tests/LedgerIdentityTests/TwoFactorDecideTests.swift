@@ -145,6 +145,25 @@ struct TwoFactorDecideTests {
         #expect(throws: IdentityError.self) { try decide(account(), .grantReauthByTOTP(sessionID: session, grant, step: 101), now: now) }
     }
 
+    @Test("the wrong code that spends a day's limit is on the account's history, with the session whose day it was")
+    func dailyLimitAlert() throws {
+        let until = now.addingTimeInterval(86_400)
+        #expect(
+            try decide(withTOTP(), .recordMFADailyLimit(until: until, sessionID: nil), now: now) == [
+                .mfaDailyLimitReached(.init(until: until, sessionID: nil))
+            ])
+        let reached = try decide(withTOTP(), .recordMFADailyLimit(until: until, sessionID: session), now: now)
+        #expect(reached == [.mfaDailyLimitReached(.init(until: until, sessionID: session))])
+        // A record of what happened changes nothing of the account.
+        var state = withTOTP()
+        let after = reached.reduce(state) { evolve($0, $1, at: now) }
+        state.version += 1
+        #expect(after == state)
+        #expect(throws: IdentityError.self) {
+            try decide(AccountState(accountID: UUID()), .recordMFADailyLimit(until: until, sessionID: nil), now: now)
+        }
+    }
+
     @Test("a sign-in from a device the account has not used tells its verified address once; an app update is the same device")
     func newDevice() throws {
         let state = account()

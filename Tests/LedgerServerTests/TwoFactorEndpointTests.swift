@@ -49,6 +49,21 @@ struct TwoFactorEndpointTests {
         return (secret, confirmed.body["recovery_codes"] as? [String] ?? [])
     }
 
+    /// An email account signed up and re-authenticated by its email link, with TOTP on: its
+    /// access token and the base32 secret.
+    func signUpWithTOTP(_ client: some TestClientProtocol, _ db: TestDatabase, email: String) async throws
+        -> (access: String, secret: String)
+    {
+        let access = try await signUp(client, email: email)
+        return (access, try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access)).secret)
+    }
+
+    /// A day of 5 wrong TOTP codes, beneath a 15-minute lockout that never intervenes.
+    static let fiveADay: @Sendable (inout LedgerConfiguration) -> Void = {
+        $0.loginMaxFailures = 50
+        $0.mfaDailyFailureLimit = 5
+    }
+
     func mfaToken(_ answer: Answer, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         #expect(answer.status == .ok && answer.body["mfa_required"] as? Bool == true, sourceLocation: sourceLocation)
         #expect(answer.body["access_token"] == nil && answer.body["methods"] as? [String] == ["totp", "recovery_code"])
@@ -121,15 +136,7 @@ struct TwoFactorEndpointTests {
             let db = providers.db
             let access = try await signUp(client, email: "fay@example.com")
             let grant = try await emailLinkGrant(client, db, token: access)
-            func alerts() async throws -> [[String: String]] {
-                let rows = try await db.client.query(
-                    "SELECT recipient, details FROM outbox WHERE template = 'two_factor_changed' ORDER BY created_at, xmin::text::bigint")
-                return rows.rows.compactMap { row in
-                    var details = row.string(1).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
-                    details?["to"] = row.string(0)
-                    return details
-                }
-            }
+            func alerts() async throws -> [[String: String]] { try await Self.alerts(db, template: "two_factor_changed") }
             _ = try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant)
             #expect(try await alerts().isEmpty)  // begun, not on yet
             #expect(try await call(client, .delete, "/me/mfa/totp", token: access, reauth: grant).status == .ok)
@@ -153,8 +160,7 @@ struct TwoFactorEndpointTests {
     func challengeEnds() async throws {
         try await withApp { client, providers, _ in
             let db = providers.db
-            let access = try await signUp(client, email: "bo@example.com")
-            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            let (_, secret) = try await signUpWithTOTP(client, db, email: "bo@example.com")
             db.clock.advance(by: 30)
             let login = ["email": "bo@example.com", "password": "violet-harbor-91"]
             let token = try mfaToken(try await call(client, .post, "/auth/email/login", login))
@@ -178,8 +184,7 @@ struct TwoFactorEndpointTests {
         let defaults: @Sendable (inout LedgerConfiguration) -> Void = { _ in }
         try await withApp(configure: defaults) { client, providers, _ in
             let db = providers.db
-            let access = try await signUp(client, email: "cy@example.com")
-            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            let (_, secret) = try await signUpWithTOTP(client, db, email: "cy@example.com")
             db.clock.advance(by: 30)
             let login = ["email": "cy@example.com", "password": "violet-harbor-91"]
             var statuses: [Int] = []
@@ -215,6 +220,16 @@ struct TwoFactorEndpointTests {
             // Locked a day from the 20th wrong code, which came 4 × 901 s after the start.
             let lockEnds = started.addingTimeInterval(4 * 901 + 86_400)
             #expect(capped.body["retry_after"] as? Int == Int(lockEnds.timeIntervalSince(db.clock.now())))
+            // The 20th wrong code told the owner, once: whoever sent them holds the password.
+            let reachedAt = RFC3339.format(started.addingTimeInterval(4 * 901))
+            #expect(
+                try await limitAlerts(db) == [
+                    [
+                        "to": "di@example.com", "paused_until": RFC3339.format(lockEnds), "reached_at": reachedAt,
+                        "during": "sign_in", "secure_account": ImpliedMessages.secureAccountAdvice,
+                    ]
+                ])
+            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 1)
             // The owner's recovery codes are not capped by the day: a guesser cannot close that way in.
             #expect(try await verify(client, token, recovery: recovery[0]).string("access_token") != nil)
             db.clock.advance(by: lockEnds.timeIntervalSince(db.clock.now()) + 1)
@@ -223,16 +238,64 @@ struct TwoFactorEndpointTests {
         }
     }
 
+    /// The alerts of `template` queued, in order, each as its details and its recipient (`to`).
+    static func alerts(_ db: TestDatabase, template: String) async throws -> [[String: String]] {
+        let rows = try await db.client.query(
+            "SELECT recipient, details FROM outbox WHERE template = $1 ORDER BY created_at, xmin::text::bigint", [.text(template)])
+        return rows.rows.compactMap { row in
+            var details = row.string(1).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+            details?["to"] = row.string(0)
+            return details
+        }
+    }
+
+    func limitAlerts(_ db: TestDatabase) async throws -> [[String: String]] {
+        try await Self.alerts(db, template: "two_factor_limit_reached")
+    }
+
+    static let limitEvents = "SELECT count(*) FROM events WHERE event_type = 'mfa.daily_limit_reached'"
+
+    @Test("wrong codes racing past the day's limit tell the owner once; a session's re-auths reaching its own day tell them too")
+    func limitAlertOnceUnderRace() async throws {
+        try await withApp(configure: Self.fiveADay) { client, providers, _ in
+            let db = providers.db
+            let (access, secret) = try await signUpWithTOTP(client, db, email: "gil@example.com")
+            db.clock.advance(by: 30)
+            let login = ["email": "gil@example.com", "password": "violet-harbor-91"]
+            var tokens: [String] = []
+            for _ in 0..<3 { tokens.append(try mfaToken(try await call(client, .post, "/auth/email/login", login))) }
+            let wrong = try code(secret, db, steps: 7)
+            // Twelve wrong codes at once over three challenges: five are admitted, one of them spends the day.
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for index in 0..<12 {
+                    let token = tokens[index % 3]
+                    group.addTask { try await verify(client, token, code: wrong).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized || $0 == .gone }.count == 5)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 7)
+            #expect(try await limitAlerts(db).map { $0["during"] } == ["sign_in"])
+            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 1)
+            // Later refusals do not tell the owner again.
+            let refused = try await verify(client, try mfaToken(try await call(client, .post, "/auth/email/login", login)), code: wrong)
+            #expect(refused.status == .tooManyRequests)
+            #expect(try await limitAlerts(db).count == 1)
+
+            // A session guessing re-auth codes spends its own day, and that tells the owner too.
+            for _ in 0..<5 {
+                #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: access).status == .unauthorized)
+            }
+            #expect(try await limitAlerts(db).map { $0["during"] } == ["sign_in", "reauth"])
+            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 2)
+        }
+    }
+
     @Test("wrong TOTP re-auths spend their session's day, not the owner's sign-ins; a purge deletes the account's counters")
     func dailyCapPerSession() async throws {
-        let fiveADay: @Sendable (inout LedgerConfiguration) -> Void = {
-            $0.loginMaxFailures = 50
-            $0.mfaDailyFailureLimit = 5
-        }
-        try await withApp(configure: fiveADay) { client, providers, services in
+        try await withApp(configure: Self.fiveADay) { client, providers, services in
             let db = providers.db
-            let access = try await signUp(client, email: "ed@example.com")
-            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            let (access, secret) = try await signUpWithTOTP(client, db, email: "ed@example.com")
             db.clock.advance(by: 30)
             for _ in 0..<5 {
                 let wrong = try await call(client, .post, "/auth/reauth/totp", ["code": try code(secret, db, steps: 7)], token: access)
@@ -352,8 +415,7 @@ struct TwoFactorEndpointTests {
     func feedHidesSecret() async throws {
         try await withApp { client, providers, services in
             let db = providers.db
-            let access = try await signUp(client, email: "fay@example.com")
-            let (secret, _) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
+            let (access, secret) = try await signUpWithTOTP(client, db, email: "fay@example.com")
             _ = try await call(client, .post, "/auth/email/login", ["email": "fay@example.com", "password": "violet-harbor-91"])
             let committed = try await db.client.query("SELECT count(*) FROM events")
             try await services.eventStore.waitForFeed(count: Int(try committed[0].int(0) ?? 0))
