@@ -45,17 +45,14 @@ public struct TwoFactorService: Sendable {
 
     /// Turns TOTP on with a first code; returns the recovery codes, shown this once.
     public func confirmTOTP(_ session: SessionRef, code: String, client: String?) async throws -> [String] {
-        let admission = try await admit(session.accountID, .enrolment, client: client)
-        let state = try await repository.load(session.accountID)
-        let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
         let recovery = try RecoveryCodes.generate()
-        do {
+        let admission = try await admit(session.accountID, .enrolment, client: client)
+        try await settling(admission, session.accountID, .enrolment) {
+            let state = try await repository.load(session.accountID)
+            let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
             _ = try await repository.execute(session.accountID) { _ in
                 .confirmTOTP(step: step, recoveryCodeHashes: recovery.hashes, sessionID: session.sessionID)
             }
-        } catch let error as IdentityError where error.code == .incorrectCode {
-            try await failed(admission, session.accountID, .enrolment)
-            throw error
         }
         try await succeeded(admission)
         return recovery.codes
@@ -108,16 +105,18 @@ public struct TwoFactorService: Sendable {
             }
         let tokens = try IssuedTokens.issue(now: clock.now())
         let sessionID = UUID.random()
-        let (after, events) = try await repository.execute(token.accountID) { _ in
-            .completeMFAChallenge(
-                challengeID: token.challengeID, tokenHash: token.secretHash, proof: proof,
-                session: .init(sessionID: sessionID, method: "", device: nil, tokens: tokens.hashes))
-        }
-        guard events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) else {
-            try await failed(admission, token.accountID, check)
-            if after.mfaChallenges[token.challengeID] == nil { throw IdentityError.mfaExpired }
-            let failures = after.mfaChallenges[token.challengeID]?.failures ?? 0
-            throw IdentityError.incorrectCode(attemptsRemaining: max(0, Policies.standard.mfaMaxFailures - failures))
+        let after = try await settling(admission, token.accountID, check) {
+            let (after, events) = try await repository.execute(token.accountID) { _ in
+                .completeMFAChallenge(
+                    challengeID: token.challengeID, tokenHash: token.secretHash, proof: proof,
+                    session: .init(sessionID: sessionID, method: "", device: nil, tokens: tokens.hashes))
+            }
+            guard events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) else {
+                if after.mfaChallenges[token.challengeID] == nil { throw IdentityError.mfaExpired }
+                let failures = after.mfaChallenges[token.challengeID]?.failures ?? 0
+                throw IdentityError.incorrectCode(attemptsRemaining: max(0, Policies.standard.mfaMaxFailures - failures))
+            }
+            return after
         }
         try await succeeded(admission)
         let session = accounts.session(after, sessionID, tokens)
@@ -128,21 +127,23 @@ public struct TwoFactorService: Sendable {
     /// "Verify it's you" by a TOTP code: a grant for `session`.
     public func reauth(_ session: SessionRef, code: String, client: String?) async throws -> ReauthGrantToken {
         let check = Check.reauthTOTP(sessionID: session.sessionID)
-        let admission = try await admit(session.accountID, check, client: client)
-        let state = try await repository.load(session.accountID)
-        let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
         let issued = try ReauthGrantToken.issue(method: .totp, lifetime: reauthLifetime)
-        do {
-            let (after, _) = try await repository.execute(session.accountID) { _ in
-                .grantReauthByTOTP(sessionID: session.sessionID, issued.grant, step: step)
+        let admission = try await admit(session.accountID, check, client: client)
+        let after = try await settling(admission, session.accountID, check) {
+            let state = try await repository.load(session.accountID)
+            let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
+            do {
+                return try await repository.execute(session.accountID) { _ in
+                    .grantReauthByTOTP(sessionID: session.sessionID, issued.grant, step: step)
+                }.0
+            } catch let error as IdentityError where error.code == .incorrectCode {
+                let failure = AccountCommand.recordReauthFailure(sessionID: session.sessionID, method: .totp)
+                _ = try await repository.execute(session.accountID) { _ in failure }
+                throw error
             }
-            try await succeeded(admission)
-            return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
-        } catch let error as IdentityError where error.code == .incorrectCode {
-            try await failed(admission, session.accountID, check)
-            _ = try await repository.execute(session.accountID) { _ in .recordReauthFailure(sessionID: session.sessionID, method: .totp) }
-            throw error
         }
+        try await succeeded(admission)
+        return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: after)
     }
 
     /// What a code is checked for, which decides the day it counts against.
@@ -173,6 +174,21 @@ public struct TwoFactorService: Sendable {
         return try await accounts.admit([
             throttle?.key(reauthOf: accountID), day(accountID, check), client.flatMap { throttle?.key(address: $0) },
         ])
+    }
+
+    /// Runs what follows a check's admission. Whatever ends it but a pass (a wrong code, a
+    /// challenge that ended meanwhile, a session gone, a database error) settles it as a
+    /// failure: an attempt that fails some other way must not leave the day's counter full but
+    /// never locked, which would skip the owner's alert. The check's own error is the answer.
+    func settling<T>(
+        _ admission: LoginThrottle.Admission?, _ accountID: UUID, _ check: Check, _ body: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            try? await failed(admission, accountID, check)
+            throw error
+        }
     }
 
     /// A wrong code stays counted. The one that spends the day's limit is on the account's

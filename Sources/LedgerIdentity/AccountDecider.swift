@@ -171,7 +171,9 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         return [.reauthFailed(.init(sessionID: sessionID, method: method.rawValue))]
 
     case .recordMFADailyLimit(let until, let sessionID):
-        try requireAccount(state)
+        // Only where a second factor is on: wrong TOTP re-auths of an account without one guess
+        // nothing, and telling its owner would let a session holder fill their mailbox.
+        guard state.exists, !state.isDeleted, state.isTOTPEnabled else { return [] }
         return [.mfaDailyLimitReached(.init(until: until, sessionID: sessionID))]
 
     case .sendReauthLink(let link, let sessionID):

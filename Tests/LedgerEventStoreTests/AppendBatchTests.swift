@@ -122,10 +122,7 @@ struct AppendBatchTests {
             for await _ in holding.stream { break }
             let batch = Task { try await Self.run([try Self.append(locked, .exact(2)), try Self.append(other, .noStream)], on: db) }
             // Until the batch waits on the lock (a batch that did not take it would be written by then).
-            let deadline = ContinuousClock.now + .seconds(5)
-            while try await db.client.query(Self.lockWaits)[0].int(0) == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            try await db.waitForLockWaits(1)
             release.continuation.yield()
             try await holder.value
             let outcomes = try await batch.value
@@ -138,12 +135,6 @@ struct AppendBatchTests {
             #expect(try await store.verify(streamID: locked).ok)
         }
     }
-
-    /// Advisory-lock waits in the test's database.
-    static let lockWaits = """
-        SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        """
 
     @Test("a retried append in a batch gets its original result, whatever its expectation says now; a reused id fails alone")
     func retriesInBatch() async throws {
@@ -347,8 +338,7 @@ struct AppendGroupCommitTests {
                 try await store.append(to: locked, streamType: "account", subjectID: nil, expected: .any, events: [AppendTests.event()])
             }
             // Until the append above waits on the lock, in the one flusher's batch.
-            let lockWaits = AppendBatchTests.lockWaits
-            while try await db.client.query(lockWaits)[0].int(0) == 0 {
+            while try await db.lockWaits() == 0 {
                 try await Task.sleep(for: .milliseconds(2))
             }
             let others = try await withThrowingTaskGroup(of: AppendResult.self) { group in
@@ -361,7 +351,7 @@ struct AppendGroupCommitTests {
                 return try await group.reduce(into: [AppendResult]()) { $0.append($1) }
             }
             // The append to the locked stream still waits: the others did not need the lock released.
-            let stillWaiting = try await db.client.query(lockWaits)[0].int(0)
+            let stillWaiting = try await db.lockWaits()
             release.continuation.yield()
             releaseLater.cancel()
             try await holder.value

@@ -288,6 +288,55 @@ struct TwoFactorEndpointTests {
             }
             #expect(try await limitAlerts(db).map { $0["during"] } == ["sign_in", "reauth"])
             #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 2)
+
+            // Without two-factor, wrong TOTP re-auths guess nothing: they are capped all the
+            // same, and tell no one (else a session holder could fill the owner's mailbox).
+            let plain = try await signUp(client, email: "hal@example.com")
+            _ = try await emailLinkGrant(client, db, token: plain)  // verifies the address
+            for _ in 0..<5 {
+                #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: plain).status == .unauthorized)
+            }
+            #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: plain).status == .tooManyRequests)
+            #expect(try await limitAlerts(db).count == 2)
+            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 2)
+        }
+    }
+
+    @Test("the day's last attempt tells the owner even when it fails another way: its challenge expired while it was counted")
+    func limitAlertWhenTheChallengeEnds() async throws {
+        try await withApp(configure: Self.fiveADay) { client, providers, _ in
+            let db = providers.db
+            let (access, secret) = try await signUpWithTOTP(client, db, email: "ivy@example.com")
+            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+            db.clock.advance(by: 30)
+            let login = ["email": "ivy@example.com", "password": "violet-harbor-91"]
+            let wrong = try code(secret, db, steps: 7)
+            let first = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            for _ in 0..<4 { #expect(try await verify(client, first, code: wrong).status == .unauthorized) }
+
+            // The day's fifth code passes the challenge's first look, then waits to be counted
+            // (the day's counter row is locked) while its challenge's 5 minutes run out.
+            let second = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            let holding = AsyncStream<Void>.makeStream()
+            let release = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await db.client.transaction { connection in
+                    _ = try await connection.query("SELECT 1 FROM login_throttle WHERE key = $1 FOR UPDATE", [.text("mfa:" + accountID)])
+                    holding.continuation.yield()
+                    for await _ in release.stream { return }
+                }
+            }
+            for await _ in holding.stream { break }
+            let fifth = Task { try await verify(client, second, code: wrong).status }
+            try await db.waitForLockWaits(1)
+            db.clock.advance(by: 301)
+            release.continuation.yield()
+            try await holder.value
+            #expect(try await fifth.value == .gone)
+            // Counted, and refused for the challenge's time, it still spends the day and tells the owner.
+            #expect(try await limitAlerts(db).map { $0["during"] } == ["sign_in"])
+            let third = try mfaToken(try await call(client, .post, "/auth/email/login", login))
+            #expect(try await verify(client, third, code: try code(secret, db)).status == .tooManyRequests)
         }
     }
 

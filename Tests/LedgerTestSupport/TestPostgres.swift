@@ -74,6 +74,21 @@ public final class TestDatabase: Sendable {
         EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey ?? self.masterKey), clock: clock)
     }
 
+    /// Sessions of this database waiting for a lock: a stream's (advisory) lock, a row's.
+    public func lockWaits() async throws -> Int {
+        let waiting = try await client.query(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+        return Int(try waiting[0].int(0) ?? 0)
+    }
+
+    /// Waits until at least `count` sessions of this database wait for a lock, or `timeout` passes.
+    public func waitForLockWaits(_ count: Int, timeout: Duration = .seconds(5)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await lockWaits() < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     func close() async {
         await client.shutdown()
     }
