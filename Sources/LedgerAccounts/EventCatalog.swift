@@ -34,7 +34,7 @@ public enum EventCatalog {
             "Every identity change is one of these events, appended to its stream in the change's transaction.",
             "`GET /events`, its SSE stream and webhook subscriptions send each as",
             "`{cursor, event_id, account_id, stream_id, type, schema_version, version, recorded_at, data, metadata, redacted}`",
-            "(openapi.yaml, `Event`); `data` is the payload below.",
+            "(openapi.yaml, `Event`); `data` is the payload below, its ids (`…_id`, `…_ids`) in lower case like the envelope's.",
             "",
             "**What a purge leaves.** An account's payloads are sealed under the account's data key, and so are its phone",
             "codes' (a sign-up code's under the key of the account it would create). The purge destroys the key: every",

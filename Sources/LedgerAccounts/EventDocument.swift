@@ -10,8 +10,9 @@ import LedgerIdentity
 ///
 /// - `account_id` is the account the event is about: the data-key subject (an OTP request's
 ///   stream belongs to its account), else the stream itself.
-/// - `data` is the decrypted payload without secrets' hashes (`AccountService.isRedactedInExport`);
-///   after a purge it is `null` and `redacted` is true.
+/// - `data` is the decrypted payload without secrets' hashes (`AccountService.isRedactedInExport`),
+///   its ids (`…_id`, `…_ids`) in lower case like the envelope's (`UUIDText`); after a purge it
+///   is `null` and `redacted` is true.
 /// - A payload that is not a JSON object (written by a non-identity stream) is sent as
 ///   `data_base64` instead, so the document is always valid JSON.
 public enum EventDocument {
@@ -43,7 +44,7 @@ public enum EventDocument {
         RFC3339.append(event.recordedAt, to: &output)
         output.append(literal: Literal.data)
         if let payload = event.payload {
-            if !JSONObjectFilter.append(payload, to: &output, dropping: AccountService.isRedactedInExport(utf8:)) {
+            if !JSONObjectFilter.append(payload, to: &output, lowercasingIDs: true, dropping: AccountService.isRedactedInExport(utf8:)) {
                 output.append(literal: Literal.null)
                 output.append(literal: Literal.dataBase64)
                 output.appendJSONString(Data(payload).base64EncodedString())

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
+import LedgerCore
 import LedgerEventStore
 import LedgerIdentity
 
@@ -64,11 +65,13 @@ public struct DeletionController: Sendable {
         return routes
     }
 
-    /// `{event_id, type, schema_version, version, recorded_at, data}` with secrets' hashes left out.
+    /// `{event_id, type, schema_version, version, recorded_at, data}` with secrets' hashes left
+    /// out and ids in lower case, as the event feed has them.
     static func exportedEvent(_ event: RecordedEvent) throws -> JSONValue {
         var data = JSONValue.null
-        if let payload = event.payload, case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(payload)) {
-            data = .object(fields.filter { !AccountService.isRedactedInExport($0.key) })
+        let hidden: (Substring) -> Bool = { AccountService.isRedactedInExport(String($0)) }
+        if let payload = event.payload, let filtered = JSONObjectFilter.filtered(payload, dropping: hidden, lowercasingIDs: true) {
+            data = try JSONDecoder().decode(JSONValue.self, from: Data(filtered))
         }
         return .object([
             "event_id": .string(event.eventID.lowercased), "type": .string(event.type),

@@ -34,6 +34,28 @@ struct JSONObjectFilterTests {
         #expect(filter(deep) == nil)
     }
 
+    @Test("ids in lower case: a UUID string under …_id, an array of them under …_ids; nothing else is touched")
+    func lowercasingIDs() {
+        func lowered(_ text: String) -> String? {
+            JSONObjectFilter.filtered(Array(text.utf8), dropping: { _ in false }, lowercasingIDs: true).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        let id = "9F1C2A9E-3B7D-4C1E-9A55-2D8E7F0B1C34"
+        let low = id.lowercased()
+        #expect(lowered(#"{"session_id":"\#(id)","n":1}"#) == #"{"session_id":"\#(low)","n":1}"#)
+        #expect(lowered(#"{"link_ids":["\#(id)", "\#(id)"]}"#) == #"{"link_ids":["\#(low)", "\#(low)"]}"#)
+        #expect(lowered(#"{"grant_ids":[]}"#) == #"{"grant_ids":[]}"#)
+        // Not an id field, not a UUID, or an array with anything else in it: copied as written.
+        #expect(lowered(#"{"ref":"\#(id)"}"#) == #"{"ref":"\#(id)"}"#)
+        #expect(lowered(#"{"client_id":"ABC-DEF.apps.example"}"#) == #"{"client_id":"ABC-DEF.apps.example"}"#)
+        #expect(lowered(#"{"x_id":"\#(id)X"}"#) == #"{"x_id":"\#(id)X"}"#)
+        #expect(lowered(#"{"x_ids":["\#(id)","ABC"]}"#) == #"{"x_ids":["\#(id)","ABC"]}"#)
+        #expect(lowered(#"{"x_id":null,"id":"\#(id)"}"#) == #"{"x_id":null,"id":"\#(id)"}"#)
+        // Off by default: the filter copies values byte for byte.
+        #expect(filter(#"{"session_id":"\#(id)"}"#) == #"{"session_id":"\#(id)"}"#)
+    }
+
     @Test("appending leaves the output untouched when the bytes are not one object")
     func appendRollsBack() {
         var output = Array("prefix:".utf8)

@@ -199,6 +199,10 @@ struct ExportEndpointTests {
                 let text = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
                 #expect(!text.contains("password_hash") && !text.contains("_sha256") && !text.contains("$scrypt$"))
                 #expect(events.map { $0["version"] as? Int } == Array(1...events.count).map { $0 })
+                // Ids in the data are in the case the rest of the API uses.
+                let started = try #require(events.first { $0["type"] as? String == "session.started" }?["data"] as? [String: Any])
+                let sessionID = try #require(started["session_id"] as? String)
+                #expect(sessionID == sessionID.lowercased() && UUID(uuidString: sessionID) != nil)
                 let phoneOnly = try await phoneSignIn(client, db, "+995511200300")
                 #expect(try await call(client, .get, "/me/export", token: phoneOnly).status == .ok)
             }

@@ -59,6 +59,10 @@ struct EventsEndpointTests {
                     versions[stream] = version
                     let data = try #require(event["data"] as? [String: Any])
                     #expect(!data.keys.contains { $0 == "password_hash" || $0.hasSuffix("_sha256") }, "\(event["type"] ?? "")")
+                    // Ids in the data are in the envelope's (lower) case.
+                    for (name, value) in data where name.hasSuffix("_id") {
+                        #expect((value as? String).map { $0 == $0.lowercased() } ?? true, "\(name) of \(event["type"] ?? "")")
+                    }
                     #expect(event["redacted"] as? Bool == false)
                 }
                 let registered = seen.filter { $0["type"] as? String == "account.registered" }
