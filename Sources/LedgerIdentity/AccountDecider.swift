@@ -228,7 +228,12 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard state.email != nil else { throw IdentityError(.noEmail, "Add an email address first.") }
         try state.requireReauth(.changeEmail, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         try checkLinkRate(state, .emailChange, now: now)
-        return [
+        // A new request ends the earlier change links: a mistyped address corrected must not
+        // leave its link live in a stranger's mailbox, who could confirm it and take the account.
+        let superseded = state.pendingLinks.values.filter { $0.purpose == .emailChange }.sorted {
+            ($0.expiresAt, $0.id.uuidString) < ($1.expiresAt, $1.id.uuidString)
+        }
+        return (superseded.isEmpty ? [] : [.emailLinksRevoked(.init(linkIDs: superseded.map(\.id), reason: "superseded"))]) + [
             .emailChangeRequested(
                 .init(
                     email: newEmail.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID))

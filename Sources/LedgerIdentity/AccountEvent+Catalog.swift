@@ -202,7 +202,7 @@ extension AccountEvent.Kind {
         case .emailLinksRevoked:
             return [
                 "resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "handleAppleNotification",
-                "deleteAccount",
+                "deleteAccount", "requestEmailChange",
             ]
         case .emailAdded: return ["addEmailAndPassword"]
         case .emailChangeRequested: return ["requestEmailChange"]

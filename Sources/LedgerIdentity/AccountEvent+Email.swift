@@ -62,7 +62,8 @@ extension AccountEvent {
     /// only) ended unused: recovery or deletion won over whoever holds them.
     public struct EmailLinksRevoked: Codable, Sendable, Equatable {
         public var linkIDs: [UUID]
-        /// As for `ReauthGrantsRevoked`.
+        /// As for `ReauthGrantsRevoked`; also `superseded` (a newer email-change request ended
+        /// the earlier change links).
         public var reason: String
         enum CodingKeys: String, CodingKey { case linkIDs = "link_ids", reason }
 

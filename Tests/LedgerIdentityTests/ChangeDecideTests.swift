@@ -232,6 +232,30 @@ struct ChangeDecideTests {
         #expect(throws: IdentityError.linkExpired) { try decide(reverted, .revertEmail(linkID: revert.linkID), now: now) }
     }
 
+    @Test("a new email-change request ends the earlier change links: a mistyped address corrected cannot be confirmed")
+    func emailChangeSuperseded() throws {
+        let state = try account()
+        let mistyped = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800), tokenHash: "t1")
+        let first = try decide(
+            state, .requestEmailChange(EmailAddress("an@example.com")!, link: mistyped, sessionID: current, reauthTokenHash: "g"), now: now)
+        #expect(first.map(\.type) == ["email.change_requested"])
+        let corrected = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1860), tokenHash: "t2")
+        let later = now.addingTimeInterval(60)
+        let second = try decide(
+            fold(state, first),
+            .requestEmailChange(EmailAddress("ana.new@example.com")!, link: corrected, sessionID: current, reauthTokenHash: "g"),
+            now: later)
+        #expect(second.first == .emailLinksRevoked(.init(linkIDs: [mistyped.linkID], reason: "superseded")))
+        #expect(second.dropFirst().map(\.type) == ["email.change_requested"])
+        let after = fold(fold(state, first), second)
+        let revert = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800), tokenHash: "r")
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(after, .confirmEmailChange(linkID: mistyped.linkID, revertLink: revert), now: later)
+        }
+        let changed = fold(after, try decide(after, .confirmEmailChange(linkID: corrected.linkID, revertLink: revert), now: later))
+        #expect(changed.email == "ana.new@example.com")
+    }
+
     @Test("email and password are added only to an account without an email")
     func addEmail() throws {
         let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800))

@@ -170,6 +170,31 @@ struct ChangesEndpointTests {
         }
     }
 
+    @Test("a corrected email change ends the link sent to the mistyped address: its stranger cannot confirm it")
+    func correctedEmailChange() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await app(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let grant = try await grant(client, access)
+                func request(_ address: String) async throws -> String {
+                    let answer = try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": address], token: access, reauth: grant)
+                    #expect(answer.status == .accepted)
+                    let sent = try await outboxMessage(db, template: "email_change_confirm")
+                    #expect(sent.to == address)
+                    return try #require(sent.token)
+                }
+                let mistyped = try await request("an@example.org")
+                db.clock.advance(by: 61)
+                let corrected = try await request("ana.new@example.org")
+                let stranger = try await call(client, .post, "/auth/email/confirm-change", ["token": mistyped])
+                #expect(stranger.status == .gone && stranger.string("error") == "link_expired")
+                #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": corrected]).status == .ok)
+                #expect(try await call(client, .get, "/me/auth-methods", token: access).string("email") == "ana.new@example.org")
+            }
+        }
+    }
+
     @Test(
         "email change: link to the new address, notice to the old, revert link after, the old address held until then; taken addresses 409")
     func changeEmail() async throws {
