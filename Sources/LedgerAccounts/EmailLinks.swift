@@ -30,9 +30,14 @@ public struct EmailLinks: Sendable {
             tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
         let message = OutboxMessage(
             channel: .email, to: address, template: Self.template(purpose),
-            link: "\(baseURL)/\(Self.path(purpose))?token=\(token)", token: token)
+            link: "\(baseURL)/\(Self.path(purpose))?token=\(token)", token: token,
+            details: purpose == .emailRevert ? ["message": Self.revertNotice] : nil)
         return (link, message)
     }
+
+    /// What the old address is told after an email change (the seeds' words), beside its
+    /// revert link.
+    public static let revertNotice = "Your email was changed. If this wasn't you, click here to revert."
 
     /// The delivery template (docs/architecture.md "Delivery") of a link's message.
     static func template(_ purpose: AccountState.PendingLink.Purpose) -> String {

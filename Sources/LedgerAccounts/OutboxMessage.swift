@@ -21,7 +21,8 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var locale: String
     /// What an alert is about (`new_sign_in`: `device`, `signed_in_at`, `secure_account`;
     /// `two_factor_changed`: `change`, `changed_at`, `secure_account`; `two_factor_limit_reached`:
-    /// `paused_until`, `reached_at`, `during`, `secure_account`).
+    /// `paused_until`, `reached_at`, `during`, `secure_account`; `email_changed_notice`: `message`,
+    /// beside its revert link).
     public var details: [String: String]?
 
     public init(

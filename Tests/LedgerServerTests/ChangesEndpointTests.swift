@@ -244,6 +244,9 @@ struct ChangesEndpointTests {
                 // The old address's owner reverts: the address is back and every session ends.
                 let revert = try await outboxMessage(db, template: "email_changed_notice")
                 #expect(revert.to == "ana@example.com")
+                let revertNotice = try await db.client.query(
+                    "SELECT details::jsonb->>'message' FROM outbox WHERE template = 'email_changed_notice'")
+                #expect(revertNotice[0].string(0) == "Your email was changed. If this wasn't you, click here to revert.")
                 let reverted = try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)])
                 #expect(reverted.status == .ok)
                 #expect(reverted.string("email") == "ana@example.com")
