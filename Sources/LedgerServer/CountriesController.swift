@@ -22,6 +22,9 @@ public struct CountriesController: Sendable {
                     "iso": .string(country.iso), "name": .string(country.name), "flag": .string(country.flag),
                     "dial_code": .string(country.dialCode),
                     "national_lengths": .array(country.nationalLengths.map { .int(Int64($0)) }),
+                    // Beyond API.md: the trunk prefix a person may type first ("07400 123456"
+                    // in the UK: 10 digits after it, 11 with it), which the service strips.
+                    "national_prefix": JSONValue(country.nationalPrefix),
                 ])
             }
             return JSONResponse(.ok, ["countries": .array(countries)])

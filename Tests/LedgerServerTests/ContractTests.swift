@@ -102,6 +102,10 @@ struct CountriesEndpointTests {
                     #expect(list.count == 245)
                     #expect(list.prefix(4).map { $0["iso"] as? String ?? "" } == ["DE", "GE", "US", "GB"])
                     #expect(list.first?["dial_code"] as? String == "+49")
+                    // The UK's 10 digits, 11 when typed with its trunk prefix (the seeds' "UK: 10-11").
+                    let uk = try #require(list.first { $0["iso"] as? String == "GB" })
+                    #expect(uk["national_lengths"] as? [Int] == [10] && uk["national_prefix"] as? String == "0")
+                    #expect(list.contains { $0["national_prefix"] is NSNull })
                 }
                 try await client.execute(uri: "/countries", method: .get, headers: [.acceptLanguage: "en-US,en;q=0.9"]) { response in
                     let list = try json(response)["countries"] as? [[String: Any]] ?? []
