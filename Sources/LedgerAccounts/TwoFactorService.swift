@@ -167,13 +167,19 @@ public struct TwoFactorService: Sendable {
         }
     }
 
-    /// One code check counted before it is made: against the account's 15-minute lockout, the
-    /// client, and the day its `check` counts against.
+    /// One code check counted before it is made: against the client, the day its `check`
+    /// counts against, and, for a signed-in session's checks, the account's 15-minute re-auth
+    /// lockout. A sign-in's checks leave that lockout alone: whoever knows only the password
+    /// could otherwise keep it shut, and with it the owner's recovery codes and password
+    /// re-auths; a challenge ends after 5 wrong answers, and TOTP codes have their day.
     func admit(_ accountID: UUID, _ check: Check, client: String?) async throws -> LoginThrottle.Admission? {
         let throttle = accounts.throttle
-        return try await accounts.admit([
-            throttle?.key(reauthOf: accountID), day(accountID, check), client.flatMap { throttle?.key(address: $0) },
-        ])
+        let signedIn: LoginThrottle.Key? =
+            switch check {
+            case .reauthTOTP, .enrolment: throttle?.key(reauthOf: accountID)
+            case .signInTOTP, .recoveryCode: nil
+            }
+        return try await accounts.admit([day(accountID, check), signedIn, client.flatMap { throttle?.key(address: $0) }])
     }
 
     /// Runs what follows a check's admission. Whatever ends it but a pass (a wrong code, a

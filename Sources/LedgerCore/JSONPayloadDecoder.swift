@@ -11,13 +11,25 @@ import Foundation
 /// `parseDate`, or from a number as `JSONEncoder`'s default strategy writes them.
 public struct JSONPayloadDecoder: Sendable {
     let parseDate: @Sendable (String) -> Date?
+    let refusesNUL: Bool
 
-    public init(parseDate: @escaping @Sendable (String) -> Date?) {
+    /// With `refusesNUL`, a document with U+0000 in any string or key is `dataCorrupted` at its
+    /// path, with `nulDescription`: PostgreSQL's text holds no NUL, so a request carrying one
+    /// must be refused before it reaches a statement.
+    public init(parseDate: @escaping @Sendable (String) -> Date?, refusesNUL: Bool = false) {
         self.parseDate = parseDate
+        self.refusesNUL = refusesNUL
     }
 
+    /// The `debugDescription` of the error for a NUL character.
+    public static let nulDescription = "A string holds the character U+0000."
+
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        let root = NodeDecoder(node: try JSONNode.parse(bytes), parseDate: parseDate, parent: nil, key: nil)
+        let node = try JSONNode.parse(bytes)
+        if refusesNUL, let path = node.pathToNUL(at: []) {
+            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: Self.nulDescription))
+        }
+        let root = NodeDecoder(node: node, parseDate: parseDate, parent: nil, key: nil)
         return try root.decode(T.self, node: root.node, key: nil)
     }
 }
@@ -317,6 +329,26 @@ struct IndexKey: CodingKey {
 }
 
 extension JSONNode {
+    /// The path to the first string or key holding U+0000, if any.
+    func pathToNUL(at path: [any CodingKey]) -> [any CodingKey]? {
+        switch self {
+        case .string(let value): return value.utf8.contains(0) ? path : nil
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = element.pathToNUL(at: path + [IndexKey(intValue: index)]) { return found }
+            }
+            return nil
+        case .object(let members):
+            for member in members {
+                let memberPath = path + [IndexKey(stringValue: member.key)]
+                if member.key.utf8.contains(0) { return memberPath }
+                if let found = member.value.pathToNUL(at: memberPath) { return found }
+            }
+            return nil
+        case .null, .bool, .number: return nil
+        }
+    }
+
     func mismatch(_ type: Any.Type, at path: [any CodingKey]) -> DecodingError {
         if case .null = self {
             return .valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type) value but found null instead."))

@@ -49,7 +49,8 @@ public func runApplications(_ services: LedgerServices, workers: [any Service], 
 
 /// Every route of the API, behind the request-id and error middleware.
 public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
-    let router = Router(context: LedgerRequestContext.self)
+    // HEAD answers as GET without the body: mail scanners check links with it.
+    let router = Router(context: LedgerRequestContext.self, options: .autoGenerateHeadEndpoints)
     let trustedProxies = services.configuration.trustedProxies.compactMap(CIDR.init)
     router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
     router.add(middleware: ClientAddressMiddleware(trustedProxies: trustedProxies))

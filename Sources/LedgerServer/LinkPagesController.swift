@@ -62,7 +62,7 @@ public struct LinkPagesController: Sendable {
     /// The form's `POST`: the link's work, then the page that says how it went.
     func submit(_ kind: LinkPages.Kind, request: Request, context: LedgerRequestContext) async throws -> Response {
         let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let body = try await request.collectBody()
         let fields = FormFields.parse(String(buffer: body))
         guard let token = fields["token"], !token.isEmpty, let page = copy.pages[kind] else { return pages.expired(kind, copy: copy) }
         let done = LinkPages.Content(title: page.title, done: page.done)

@@ -5,15 +5,10 @@ import LedgerCore
 
 extension Request {
     /// Reads a JSON body of at most 64 KiB into `type`. Too large → `413 payload_too_large`;
-    /// not JSON, invalid UTF-8, a missing field or a wrong type → `400 invalid_request` naming
-    /// the field. Unknown fields are ignored.
+    /// not JSON, invalid UTF-8, a NUL character (which no PostgreSQL text holds), a missing field
+    /// or a wrong type → `400 invalid_request` naming the field. Unknown fields are ignored.
     func decodeJSON<T: Decodable>(_ type: T.Type, context: LedgerRequestContext) async throws -> T {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await body.collect(upTo: APILimits.maximumBodyBytes)
-        } catch {
-            throw APIError(.contentTooLarge, .payloadTooLarge, "The request body is larger than 64 KiB.")
-        }
+        let buffer = try await collectBody()
         do {
             return try Self.bodyDecoder.decode(T.self, from: Array(buffer.readableBytesView))
         } catch let error as DecodingError {
@@ -21,10 +16,19 @@ extension Request {
         }
     }
 
+    /// The body, JSON or a form's: at most 64 KiB, else `413 payload_too_large`.
+    func collectBody() async throws -> ByteBuffer {
+        do {
+            return try await body.collect(upTo: APILimits.maximumBodyBytes)
+        } catch {
+            throw APIError(.contentTooLarge, .payloadTooLarge, "The request body is larger than 64 KiB.")
+        }
+    }
+
     /// The payload decoder rather than Foundation's: the same errors, at a fraction of the cost
     /// per request. Dates come only as `JSONDecoder`'s default strategy reads them (numbers);
     /// request bodies carry their times as RFC 3339 strings and parse them themselves.
-    private static let bodyDecoder = JSONPayloadDecoder(parseDate: { _ in nil })
+    private static let bodyDecoder = JSONPayloadDecoder(parseDate: { _ in nil }, refusesNUL: true)
 
     private static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
@@ -35,6 +39,9 @@ extension Request {
             return "The field \(key.stringValue) is required."
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return path(context).isEmpty ? "The request body must be a JSON object." : "The field \(path(context)) has the wrong type."
+        case .dataCorrupted(let context) where context.debugDescription == JSONPayloadDecoder.nulDescription:
+            return path(context).isEmpty
+                ? "The request body holds a NUL character." : "The field \(path(context)) holds a NUL character."
         case .dataCorrupted:
             return "The request body is not valid JSON."
         @unknown default:

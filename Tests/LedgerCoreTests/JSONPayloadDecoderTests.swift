@@ -96,6 +96,27 @@ struct JSONPayloadDecoderTests {
         }
     }
 
+    @Test("refusing NUL: a string or key holding U+0000 anywhere is refused at its path; otherwise it is read")
+    func refusesNUL() throws {
+        struct Body: Decodable { var tags: [String]? }
+        let refusing = JSONPayloadDecoder(parseDate: { _ in nil }, refusesNUL: true)
+        for (text, path) in [
+            (#"{"tags":["ok","a\u0000b"]}"#, "tags.Index 1"), (#"{"x":{"k\u0000":1}}"#, "x.k\u{0}"), (#""\u0000""#, ""),
+        ] {
+            do {
+                _ = try refusing.decode(Body.self, from: Array(text.utf8))
+                Issue.record("accepted \(text)")
+            } catch DecodingError.dataCorrupted(let context) {
+                #expect(context.debugDescription == JSONPayloadDecoder.nulDescription)
+                #expect(context.codingPath.map(\.stringValue).joined(separator: ".") == path)
+            }
+        }
+        #expect(try refusing.decode(Body.self, from: Array(#"{"tags":["a\u0001"]}"#.utf8)).tags == ["a\u{1}"])
+        // Off by default, for stored payloads.
+        let plain = JSONPayloadDecoder(parseDate: { _ in nil })
+        #expect(try plain.decode(Body.self, from: Array(#"{"tags":["a\u0000"]}"#.utf8)).tags == ["a\u{0}"])
+    }
+
     @Test("missing keys, nulls, wrong types and bad UUIDs or dates name the field")
     func typedErrors() {
         struct Needs: Decodable {

@@ -138,6 +138,33 @@ struct AuthEndpointTests {
         }
     }
 
+    @Test("a NUL character, in a body, a query or a path, is a typed 4xx that changes nothing, never a 500")
+    func nulCharacter() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let signUp = try await call(
+                    client, .post, "/auth/email/signup",
+                    ["email": "nul@example.com", "password": "violet-harbor-91", "display_name": "a\u{0}b"])
+                #expect(signUp.status == .badRequest && signUp.string("error") == "invalid_request")
+                #expect(signUp.string("message") == "The field display_name holds a NUL character.")
+                #expect(try await db.client.query("SELECT count(*) FROM events")[0].int(0) == 0)
+                let access = try await LedgerServerTests.signUp(client, email: "nul@example.com")
+                let profile = try await call(client, .patch, "/me/profile", ["display_name": "x\u{0}"], token: access)
+                #expect(profile.status == .badRequest && profile.string("error") == "invalid_request")
+                let key = try await call(client, .post, "/auth/email/login", ["email\u{0}": "nul@example.com", "password": "x"])
+                #expect(key.status == .badRequest)
+                for uri in [
+                    "/auth/email-available?email=a%00@example.com", "/handles/available?handle=a%00b", "/countries?locale=ka%00GE",
+                    "/me/reauth-options?action=change%00email",
+                ] {
+                    let answer = try await call(client, .get, uri, token: access)
+                    #expect(answer.status.code < 500 && answer.status != .ok || uri.hasPrefix("/countries"), "\(uri): \(answer.status)")
+                    #expect(answer.status.code < 500, "\(uri)")
+                }
+            }
+        }
+    }
+
     @Test("bad input gets a typed 4xx and changes nothing")
     func badInput() async throws {
         try await TestPostgres.withDatabase { db in

@@ -53,6 +53,15 @@ struct LinkPagesTests {
             try await Application(router: buildRouter(services)).test(.router) { client in
                 _ = try await signUp(client, email: "ana@example.com")
                 let token = try await outboxToken(db, template: "verify_email")
+                // A mail scanner's HEAD: the page's status and headers, no body, nothing used.
+                let head = try await page(client, .head, "/verify-email?token=\(token)")
+                #expect(head.status == .ok && head.html.isEmpty)
+                expectPageHeaders(head)
+                // A form over 64 KiB: 413 as a page, nothing used.
+                let huge = try await page(
+                    client, .post, "/verify-email", form: ["token": token, "pad": String(repeating: "x", count: 66_000)])
+                #expect(huge.status == .contentTooLarge && huge.html.contains("The request body is larger than 64 KiB."))
+                expectPageHeaders(huge)
                 for _ in 0..<2 {
                     let shown = try await page(client, .get, "/verify-email?token=\(token)")
                     #expect(shown.status == .ok)
