@@ -112,7 +112,8 @@ public struct OTPService: Sendable {
             guard let current = state.phone, let region = state.phoneRegion else {
                 throw IdentityError(.noPhone, "Add a phone number first.")
             }
-            if let phone, phone.e164 != current { throw ValidationFailure(problems: [Self.invalidPhone]) }
+            // A valid number that is not the account's: saying "not valid" would mislead.
+            if let phone, phone.e164 != current { throw ValidationFailure(problems: [Self.notAccountPhone]) }
             return PhoneNumber(e164: current, region: region)
         case .addPhone:
             guard state.phone == nil else { throw IdentityError(.phoneExists, "You already have a phone number. Change it instead.") }
@@ -211,6 +212,8 @@ public struct OTPService: Sendable {
     }
 
     static let invalidPhone = ValidationFailure.Problem(field: "phone", code: "invalid_phone", message: "Enter a valid phone number.")
+    static let notAccountPhone = ValidationFailure.Problem(
+        field: "phone", code: "not_account_phone", message: "Enter the phone number on your account.")
     static let invalidPurpose = ValidationFailure.Problem(
         field: "purpose", code: "invalid_purpose", message: "Use sign_in, add_phone, change_phone or reauth.")
 }

@@ -129,6 +129,11 @@ struct ReauthEndpointTests {
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 db.clock.advance(by: 30)
+                // Another valid number than the account's is named as such, not as invalid.
+                let other = try await call(
+                    client, .post, "/auth/phone/request-otp", ["phone": "+995511200399", "purpose": "reauth"], token: access)
+                #expect(other.status == .unprocessableContent && other.string("error") == "validation_failed")
+                #expect(other.problemCodes == ["not_account_phone"])
                 let requestID = try await requestOTP(client, nil, purpose: "reauth", token: access)
                 let grant = try await verifyOTP(client, requestID, try await otpCode(db, phone: "+995511200300"), token: access)
                 #expect(grant.status == .ok)
