@@ -56,6 +56,9 @@ public struct LoginThrottle: Sendable {
         /// A success clears the key (an account's own failures); an address's key only does
         /// not count the success.
         let clearsOnSuccess: Bool
+        /// False for a key that only counts: past its limit it is locked (and the lockout
+        /// reported) but refuses nothing itself.
+        var refusesPastLimit = true
     }
 
     /// The key for an email's sign-ins; the address itself is never stored.
@@ -72,6 +75,15 @@ public struct LoginThrottle: Sendable {
     /// it: it caps what a guesser who holds the password gets, however often the owner signs in.
     public func key(secondFactorOf accountID: UUID) -> Key {
         secondFactorDay(Self.keyName(secondFactorOf: accountID))
+    }
+
+    /// The same day, for the account's wrong recovery codes at sign-in: they spend it (past it,
+    /// TOTP codes are refused and the owner told) but are never refused by it, so a guesser who
+    /// holds the password cannot close the owner's last way in.
+    public func key(recoveryCodesOf accountID: UUID) -> Key {
+        var key = key(secondFactorOf: accountID)
+        key.refusesPastLimit = false
+        return key
     }
 
     /// The key for one session's wrong TOTP re-auths over a day (no person's name: a session id).
@@ -122,7 +134,7 @@ public struct LoginThrottle: Sendable {
         var attempt = 0
         for key in keys {
             let counted = try await counters.count(key.name, window: key.window, now: now)
-            if counted.count > key.limit {
+            if counted.count > key.limit && key.refusesPastLimit {
                 try await release(zip(admitted + [key], windows + [counted.windowStarted]))
                 let until = counted.lockedUntil ?? counted.windowStarted.addingTimeInterval(key.window)
                 throw TooManyAttempts(retryAfter: secondsUntil(until, from: now))

@@ -153,17 +153,21 @@ public struct TwoFactorService: Sendable {
         /// A TOTP code for a re-auth grant: the session's own day, so a stolen session spends
         /// its budget, never the owner's sign-ins.
         case reauthTOTP(sessionID: UUID)
-        /// A recovery code (60 random bits) or an enrolment's first code (the caller made its
-        /// secret): nothing to cap by the day, which would only close the owner's way in.
-        case recoveryCode, enrolment
+        /// A recovery code (60 random bits): a wrong one spends the account's day, so the owner
+        /// is told of a guesser, but the day never refuses one, which would only close the
+        /// owner's last way in.
+        case recoveryCode
+        /// An enrolment's first code (the caller made its secret): no day.
+        case enrolment
     }
 
     /// The day a check counts against, if any.
     func day(_ accountID: UUID, _ check: Check) -> LoginThrottle.Key? {
         switch check {
         case .signInTOTP: accounts.throttle?.key(secondFactorOf: accountID)
+        case .recoveryCode: accounts.throttle?.key(recoveryCodesOf: accountID)
         case .reauthTOTP(let sessionID): accounts.throttle?.key(secondFactorOfSession: sessionID)
-        case .recoveryCode, .enrolment: nil
+        case .enrolment: nil
         }
     }
 

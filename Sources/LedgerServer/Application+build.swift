@@ -49,8 +49,7 @@ public func runApplications(_ services: LedgerServices, workers: [any Service], 
 
 /// Every route of the API, behind the request-id and error middleware.
 public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
-    // HEAD answers as GET without the body: mail scanners check links with it.
-    let router = Router(context: LedgerRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let router = Router(context: LedgerRequestContext.self)
     let trustedProxies = services.configuration.trustedProxies.compactMap(CIDR.init)
     router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
     router.add(middleware: ClientAddressMiddleware(trustedProxies: trustedProxies))

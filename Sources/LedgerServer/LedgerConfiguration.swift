@@ -184,7 +184,10 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_ACCOUNT_OTP_LIMIT", &configuration.accountOTPLimit, minimum: 1)
         try integer("LEDGER_OTP_DAILY_FAILURE_LIMIT", &configuration.otpDailyFailureLimit, minimum: 1)
         // Never below one challenge's own attempts: a lower cap would lock the owner out for a day on a typo.
-        try integer("LEDGER_MFA_DAILY_FAILURE_LIMIT", &configuration.mfaDailyFailureLimit, minimum: Policies.standard.mfaMaxFailures)
+        // Never above 100: it is the only cap on TOTP guesses at sign-in (3 live codes in a million).
+        try integer(
+            "LEDGER_MFA_DAILY_FAILURE_LIMIT", &configuration.mfaDailyFailureLimit, minimum: Policies.standard.mfaMaxFailures,
+            maximum: 100)
         try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
         try integer("LEDGER_IP_SIGNUP_LIMIT", &configuration.ipSignupLimit, minimum: 1)
         try integer("LEDGER_IP_LOOKUP_LIMIT", &configuration.ipLookupLimit, minimum: 1)

@@ -23,7 +23,7 @@ public struct LinkPagesController: Sendable {
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         for kind in LinkPages.Kind.allCases {
-            routes.get(RouterPath(kind.rawValue)) { request, _ in
+            let show: @Sendable (Request, LedgerRequestContext) async throws -> Response = { request, _ in
                 let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
                 guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty, let page = copy.pages[kind],
                     // Should the lookup fail (the database busy), the form: its POST will tell.
@@ -39,6 +39,9 @@ public struct LinkPagesController: Sendable {
                     .init(title: page.title, lead: page.lead, token: token, asksPassword: kind == .resetPassword, button: page.button),
                     copy: copy, status: .ok)
             }
+            routes.get(RouterPath(kind.rawValue), use: show)
+            // Mail scanners also check links with HEAD: the page's status and headers, no body.
+            routes.head(RouterPath(kind.rawValue)) { request, context in try await show(request, context).createHeadResponse() }
             guard kind.finishesInBrowser else { continue }
             routes.post(RouterPath(kind.rawValue)) { request, context in
                 do {

@@ -92,6 +92,8 @@ struct ConfigurationTests {
             ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),
             // A day's cap below one challenge's attempts locks the owner out on a typo.
             ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "4"),
+            // It is the only cap on TOTP guesses at sign-in: not a thousand a day.
+            ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "101"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")
