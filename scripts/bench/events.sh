@@ -12,7 +12,8 @@ cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 bench_workdir events
 bench_start
-export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0
+# The receiver is on loopback, which subscriptions refuse unless allowed.
+export LEDGER_DB_MAX_CONNECTIONS=8 LOG_LEVEL=warning LEDGER_API_KEY_RATE_LIMIT=0 LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
 
 "$ledger" migrate >/dev/null
 "$bench" feed --events 1000000
