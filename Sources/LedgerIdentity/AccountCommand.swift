@@ -35,8 +35,9 @@ public enum AccountCommand: Sendable, Equatable {
     /// A one-use nonce for re-auth by Apple or Google, bound to `sessionID`.
     case issueReauthNonce(sessionID: UUID, NewNonce)
     case recordReauthFailure(sessionID: UUID, method: ReauthMethod)
-    /// Wrong TOTP codes reached the day's limit (`LEDGER_MFA_DAILY_FAILURE_LIMIT`) and codes
-    /// are refused `until`: the owner's verified address is told. `sessionID` is the session
+    /// Wrong second factors (TOTP or recovery codes at sign-in, TOTP codes of a session's
+    /// re-auths) reached the day's limit (`LEDGER_MFA_DAILY_FAILURE_LIMIT`) and TOTP codes are
+    /// refused `until`: the owner's verified address is told. `sessionID` is the session
     /// whose re-auths spent its own day; nil for the account's sign-ins.
     case recordMFADailyLimit(until: Date, sessionID: UUID?)
     /// Emails a re-auth link whose grant will belong to `sessionID`.

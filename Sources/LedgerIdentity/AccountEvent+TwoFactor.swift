@@ -126,8 +126,8 @@ extension AccountEvent {
         }
     }
 
-    /// Wrong TOTP codes reached the day's limit: codes are refused `until` then (recovery
-    /// codes still work). Whoever sent them holds the password (at sign-in, `sessionID` nil)
+    /// Wrong second factors reached the day's limit: TOTP codes are refused `until` then
+    /// (recovery codes still work). Whoever sent them holds the password (at sign-in, `sessionID` nil)
     /// or a session (its re-auths, `sessionID` set), so the verified address is told
     /// (`two_factor_limit_reached`). Appended once a day at most: only the failure that locks
     /// the day's counter records it.
