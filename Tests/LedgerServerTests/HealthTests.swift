@@ -115,19 +115,21 @@ struct BoundedResourceTests {
             let services = try makeServices(url: db.url, client: client, clock: db.clock, masterKey: db.masterKey)
             try await Application(router: buildRouter(services)).test(.router) { http in
                 let access = try await signUp(http, email: "ana@example.com")
-                let holder = Task { try await client.query("SELECT pg_sleep(3)") }
-                // Until the pool's one connection is surely taken (a loaded machine may start the
-                // holder late), seen from another pool.
-                while try await db.client.query(
-                    "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'")[0].int(0) == 0
-                {
+                // The pool's one connection, held until the test ends the statement: a loaded
+                // machine could outlast any fixed sleep before the request below is served.
+                let holder = Task { try await client.query("SELECT pg_sleep(60)") }
+                let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
+                // Until the connection is surely taken (a loaded machine may start the holder
+                // late), seen from another pool.
+                while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 let answer = try await call(http, .get, "/me", token: access)
                 #expect(answer.status == .serviceUnavailable)
                 #expect(answer.string("error") == "service_unavailable")
                 #expect(answer.headers[.retryAfter] == "1")
-                _ = try await holder.value
+                _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
+                _ = await holder.result
                 #expect(try await call(http, .get, "/me", token: access).status == .ok)
             }
             await client.shutdown()
