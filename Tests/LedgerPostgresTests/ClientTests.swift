@@ -126,12 +126,18 @@ struct ClientTests {
     func poolTimeout() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
             let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .milliseconds(200)))
-            let holder = Task { try await client.query("SELECT pg_sleep(1.5)") }
-            try await Task.sleep(for: .milliseconds(200))
+            // The only connection, held until the test ends the statement (a loaded machine
+            // could outlast any fixed sleep), and surely taken before the caller below asks.
+            let holder = Task { try await client.query("SELECT pg_sleep(60)") }
+            let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
+            while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             // It fails while the holder still holds the only connection: it did not wait it out.
             let waited = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
             #expect(waited?.code == .poolExhausted)
-            _ = try await holder.value
+            _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
+            _ = await holder.result
             // Free again, the pool serves.
             #expect(try await client.query("SELECT 1")[0].int(0) == 1)
             await client.shutdown()
