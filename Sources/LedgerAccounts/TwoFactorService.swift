@@ -186,18 +186,19 @@ public struct TwoFactorService: Sendable {
         return try await accounts.admit([day(accountID, check), signedIn, client.flatMap { throttle?.key(address: $0) }])
     }
 
-    /// Runs what follows a check's admission. Whatever ends it but a pass (a wrong code, a
-    /// challenge that ended meanwhile, a session gone, a database error) settles it as a
-    /// failure: an attempt that fails some other way must not leave the day's counter full but
-    /// never locked, which would skip the owner's alert. The check's own error is the answer.
+    /// Runs what follows a check's admission. Every refusal (a wrong code, a challenge that
+    /// ended meanwhile, a session gone) settles it as a failure: an attempt refused some other
+    /// way must not leave the day's counter full but never locked, which would skip the owner's
+    /// alert. The check's own error is the answer. A database failure stays counted but settles
+    /// nothing: an outage must not lock the owner's day, nor tell them of a guesser.
     func settling<T>(
         _ admission: LoginThrottle.Admission?, _ accountID: UUID, _ check: Check, _ body: () async throws -> T
     ) async throws -> T {
         do {
             return try await body()
-        } catch {
+        } catch let refusal as IdentityError {
             try? await failed(admission, accountID, check)
-            throw error
+            throw refusal
         }
     }
 
