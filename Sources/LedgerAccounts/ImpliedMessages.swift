@@ -34,9 +34,9 @@ public struct ImpliedMessages: Sendable {
                 switch event {
                 case .newDeviceAlerted(let alert):
                     // Where the sign-in came from is not known here (no address lookup): left out.
-                    return OutboxMessage(
-                        channel: .email, to: alert.email, template: Self.newSignInTemplate,
-                        details: ["device": alert.device, "signed_in_at": RFC3339.format(time), "secure_account": Self.secureAccountAdvice])
+                    return Self.alert(
+                        to: alert.email, template: Self.newSignInTemplate,
+                        details: ["device": alert.device, "signed_in_at": RFC3339.format(time)])
                 case .totpEnabled: return twoFactorChanged("enabled", state: state, at: time)
                 // Cancelling an enrolment never confirmed turns nothing off.
                 case .totpDisabled: return state.isTOTPEnabled ? twoFactorChanged("disabled", state: state, at: time) : nil
@@ -61,10 +61,15 @@ public struct ImpliedMessages: Sendable {
             state, template: Self.twoFactorChangedTemplate, details: ["change": change, "changed_at": RFC3339.format(time)])
     }
 
-    /// An alert to the verified address, with what every alert says to a person who did not do it.
+    /// An alert to the verified address, if there is one.
     private func toVerifiedAddress(_ state: AccountState, template: String, details: [String: String]) -> OutboxMessage? {
         guard let email = state.email, state.emailVerified else { return nil }
-        return OutboxMessage(
-            channel: .email, to: email, template: template, details: details.merging(["secure_account": Self.secureAccountAdvice]) { $1 })
+        return Self.alert(to: email, template: template, details: details)
+    }
+
+    /// An alert email, with what every alert says to a person who did not do it.
+    private static func alert(to email: String, template: String, details: [String: String]) -> OutboxMessage {
+        OutboxMessage(
+            channel: .email, to: email, template: template, details: details.merging(["secure_account": secureAccountAdvice]) { $1 })
     }
 }

@@ -26,7 +26,7 @@ public struct JSONPayloadDecoder: Sendable {
 
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         let node = try JSONNode.parse(bytes)
-        if refusesNUL, let path = node.pathToNUL(at: []) {
+        if refusesNUL, let path = node.pathToNUL() {
             throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: Self.nulDescription))
         }
         let root = NodeDecoder(node: node, parseDate: parseDate, parent: nil, key: nil)
@@ -329,20 +329,20 @@ struct IndexKey: CodingKey {
 }
 
 extension JSONNode {
-    /// The path to the first string or key holding U+0000, if any.
-    func pathToNUL(at path: [any CodingKey]) -> [any CodingKey]? {
+    /// The path to the first string or key holding U+0000, if any. Built only on the way back
+    /// from a find: a body without one (every request's) allocates nothing here.
+    func pathToNUL() -> [any CodingKey]? {
         switch self {
-        case .string(let value): return value.utf8.contains(0) ? path : nil
+        case .string(let value): return value.utf8.contains(0) ? [] : nil
         case .array(let elements):
             for (index, element) in elements.enumerated() {
-                if let found = element.pathToNUL(at: path + [IndexKey(intValue: index)]) { return found }
+                if let found = element.pathToNUL() { return [IndexKey(intValue: index)] + found }
             }
             return nil
         case .object(let members):
             for member in members {
-                let memberPath = path + [IndexKey(stringValue: member.key)]
-                if member.key.utf8.contains(0) { return memberPath }
-                if let found = member.value.pathToNUL(at: memberPath) { return found }
+                if member.key.utf8.contains(0) { return [IndexKey(stringValue: member.key)] }
+                if let found = member.value.pathToNUL() { return [IndexKey(stringValue: member.key)] + found }
             }
             return nil
         case .null, .bool, .number: return nil

@@ -1,3 +1,5 @@
+import Foundation
+
 /// UUIDs as JSON text. Swift encodes a `UUID` with upper-case hex, the service's envelopes and
 /// answers use lower case: the event feed writes stored payloads' ids in the envelope's case, so
 /// a consumer comparing `data.session_id` with a session's id compares like with like.
@@ -17,14 +19,10 @@ public enum UUIDText {
         return true
     }
 
-    /// `"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"`, quotes included.
+    /// `"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"`, quotes included (the shape `UUID(utf8:)` reads).
     static func isUUIDString(_ bytes: ArraySlice<UInt8>) -> Bool {
         guard bytes.count == 38, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return false }
-        for (offset, byte) in bytes.dropFirst().dropLast().enumerated() {
-            let isDash = byte == UInt8(ascii: "-")
-            guard [8, 13, 18, 23].contains(offset) ? isDash : isHexDigit(byte) else { return false }
-        }
-        return true
+        return bytes.dropFirst().dropLast().withContiguousStorageIfAvailable { UUID(utf8: $0) } != nil
     }
 
     /// `[` UUID strings separated by commas, white space anywhere between `]`: as a JSON encoder
@@ -40,11 +38,6 @@ public enum UUIDText {
         guard let first = bytes.firstIndex(where: { !isWhitespace($0) }), let last = bytes.lastIndex(where: { !isWhitespace($0) })
         else { return bytes[bytes.startIndex..<bytes.startIndex] }
         return bytes[first...last]
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
