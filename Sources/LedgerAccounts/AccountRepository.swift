@@ -32,8 +32,9 @@ public protocol AccountRepository: Sendable {
     /// Whether nobody holds this handle (ignoring case).
     func isHandleFree(_ handle: Handle) async throws -> Bool
 
-    /// Until when a keyed identifier hash is on the re-signup cooldown list (nil: it is not).
-    func cooldown(keyHash: [UInt8], at time: Date) async throws -> Date?
+    /// Why a keyed identifier hash is listed at `time` (a deleted account's, or an address held
+    /// for its revert link); nil when it is not.
+    func listing(keyHash: [UInt8], at time: Date) async throws -> Retention.Listing.Reason?
 
     /// The account a provider subject (`sub`) is linked to.
     func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID?

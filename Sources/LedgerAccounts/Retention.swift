@@ -60,10 +60,13 @@ public struct Retention: Sendable {
         HMACSHA256.authenticate(key: cooldownKey, message: Array(identifier.text.utf8))
     }
 
-    /// Every identifier of the account, hashed.
+    /// Every identifier the account proved, hashed: its number (a code reached it), its provider
+    /// identities, and its email only once verified. An address never proven may be someone
+    /// else's: holding it back would let whoever registered it lock its owner out of sign-up,
+    /// a week at a time.
     func keys(of state: AccountState) -> [String] {
         var identifiers: [Identifier] = []
-        if let email = state.email { identifiers.append(.email(EmailAddress.normalize(email))) }
+        if let email = state.email, state.emailVerified { identifiers.append(.email(EmailAddress.normalize(email))) }
         if let phone = state.phone { identifiers.append(.phone(phone)) }
         for (provider, subject) in state.providerSubjects.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             identifiers.append(.provider(provider, subject))
@@ -111,10 +114,11 @@ extension AccountService {
 
     /// `409 signup_cooldown` while a deleted account's identifier is on the list: for a new
     /// account, and for an address or number added to another account (else the cooldown
-    /// would only take another route).
+    /// would only take another route); `409 email_held` while another account may still revert
+    /// its change or removal of the address.
     public func checkCooldown(_ identifier: Retention.Identifier) async throws {
-        if try await repository.cooldown(keyHash: retention.key(identifier), at: clock.now()) != nil {
-            throw retention.cooldownError
+        if let reason = try await repository.listing(keyHash: retention.key(identifier), at: clock.now()) {
+            throw retention.refusal(reason)
         }
     }
 }

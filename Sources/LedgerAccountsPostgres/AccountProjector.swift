@@ -76,12 +76,13 @@ struct AccountProjector {
     }
 
     struct CooldownRow: RecordsetRow {
-        let key_hmac: String, account_id: UUID, until: Date
+        let key_hmac: String, account_id: UUID, until: Date, reason: String
 
         func write(to row: inout BinaryRecordset) {
             row.field("key_hmac", hex: key_hmac)
             row.field("account_id", account_id)
             row.field("until", until)
+            row.field("reason", reason)
         }
     }
 
@@ -149,29 +150,19 @@ struct AccountProjector {
                 apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
                 deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt,
                 totp_enabled: state.isTOTPEnabled, recovery_codes_left: Int64(state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0)))
-        // The previous address of an email change is held for its revert link's life, as a
-        // deletion's identifiers are for the cooldown (the owner itself may claim it back).
-        var listed: [(keys: [String], until: Date)] = []
-        for (event, _) in events {
-            switch event {
-            case .deletionScheduled(let scheduled): listed.append((scheduled.cooldownKeys, scheduled.cooldownUntil))
-            case .emailChanged(let changed): listed.append((changed.previousEmailKey.map { [$0] } ?? [], changed.revertExpiresAt))
-            default: break
-            }
-        }
-        for (keys, until) in listed {
-            for key in keys {
-                // As the upsert does: the longest cooldown wins, with its account as the owner
-                // (a purge clears its own account's rows). Not "the last account written": a
-                // rebuild visits accounts by id, not by time.
-                if let earlier = cooldowns[key] {
-                    if until >= earlier.until {
-                        cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: until)
-                    }
-                } else {
-                    cooldownOrder.append(key)
-                    cooldowns[key] = CooldownRow(key_hmac: key, account_id: state.accountID, until: until)
-                }
+        // The address an email change or removal took away is held for its revert link's life,
+        // as a deletion's identifiers are for the cooldown (the owner itself may claim it back).
+        for listing in Retention.Listing.listed(by: events.map(\.0)) {
+            let row = CooldownRow(
+                key_hmac: listing.key, account_id: state.accountID, until: listing.until, reason: listing.reason.rawValue)
+            // As the upsert does: the longest listing wins, with its account as the owner (a
+            // purge clears its own account's rows). Not "the last account written": a rebuild
+            // visits accounts by id, not by time.
+            if let earlier = cooldowns[listing.key] {
+                if listing.until >= earlier.until { cooldowns[listing.key] = row }
+            } else {
+                cooldownOrder.append(listing.key)
+                cooldowns[listing.key] = row
             }
         }
         for sessionID in Self.changedSessions(events.map(\.0)) {
@@ -334,9 +325,10 @@ struct AccountProjector {
             let rows = BinaryRecordset(cooldownOrder.compactMap { cooldowns[$0] })
             try await target.write(
                 """
-                INSERT INTO signup_cooldowns (key_hmac, account_id, until)
-                SELECT r.key_hmac, r.account_id, r.until FROM \(rows.source)
-                ON CONFLICT (key_hmac) DO UPDATE SET until = EXCLUDED.until, account_id = EXCLUDED.account_id
+                INSERT INTO signup_cooldowns (key_hmac, account_id, until, reason)
+                SELECT r.key_hmac, r.account_id, r.until, r.reason FROM \(rows.source)
+                ON CONFLICT (key_hmac) DO UPDATE SET until = EXCLUDED.until, account_id = EXCLUDED.account_id,
+                                                     reason = EXCLUDED.reason
                 WHERE EXCLUDED.until >= signup_cooldowns.until
                 """,
                 rows.parameters, on: connection)

@@ -15,26 +15,26 @@ import LedgerPostgres
 extension PostgresAccountRepository {
     /// Locks the identifiers `events` claim or put on the cooldown list (in one order, so two
     /// such transactions never wait on each other in a circle), then refuses a claim of an
-    /// identifier on the list with `409 signup_cooldown`, unless the account itself put it there
-    /// (an address held for its revert link).
+    /// identifier on the list with `409 signup_cooldown` (or `409 email_held`, an address held for
+    /// another account's revert link), unless the account itself put it there.
     func guardClaims(_ events: [AccountEvent], of accountID: UUID, at now: Date, on connection: PostgresConnection) async throws {
         let claimed = Retention.Identifier.claimed(by: events).map { Hex.encode(retention.key($0)) }
-        var listed: [String] = []
-        for case .deletionScheduled(let scheduled) in events { listed += scheduled.cooldownKeys }
-        let locked = Set(claimed + listed).sorted()
+        let locked = Set(claimed + Retention.Listing.listed(by: events).map(\.key)).sorted()
         guard !locked.isEmpty else { return }
         for key in locked {
             connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("claim:" + key)])
         }
         guard !claimed.isEmpty else { return }
-        let cooling = try await connection.query(
+        // A deleted account's listing first: its copy is the one that holds longest.
+        let listed = try await connection.query(
             """
-            SELECT 1 FROM signup_cooldowns
+            SELECT reason FROM signup_cooldowns
             WHERE key_hmac IN (SELECT decode(k, 'hex') FROM unnest(string_to_array($1, ',')) AS k) AND until > $2
               AND account_id IS DISTINCT FROM $3
+            ORDER BY reason = 'deleted' DESC
             LIMIT 1
             """,
             [.text(claimed.joined(separator: ",")), .timestamp(now), .uuid(accountID)])
-        if cooling.rowCount > 0 { throw retention.cooldownError }
+        if listed.rowCount > 0 { throw retention.refusal(listed[0].string(0).flatMap(Retention.Listing.Reason.init) ?? .deleted) }
     }
 }

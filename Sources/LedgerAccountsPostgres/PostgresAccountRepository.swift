@@ -112,10 +112,10 @@ public struct PostgresAccountRepository: AccountRepository {
         ).rowCount == 0
     }
 
-    public func cooldown(keyHash: [UInt8], at time: Date) async throws -> Date? {
+    public func listing(keyHash: [UInt8], at time: Date) async throws -> Retention.Listing.Reason? {
         let rows = try await store.client.query(
-            "SELECT until FROM signup_cooldowns WHERE key_hmac = $1 AND until > $2", [.bytea(keyHash), .timestamp(time)])
-        return rows.rowCount == 0 ? nil : try rows[0].date(0)
+            "SELECT reason FROM signup_cooldowns WHERE key_hmac = $1 AND until > $2", [.bytea(keyHash), .timestamp(time)])
+        return rows.rowCount == 0 ? nil : rows[0].string(0).flatMap(Retention.Listing.Reason.init) ?? .deleted
     }
 
     public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {

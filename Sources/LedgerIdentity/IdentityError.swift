@@ -29,6 +29,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let accountDisabled = Code("account_disabled")
         public static let linkMismatch = Code("link_mismatch")
         public static let signupCooldown = Code("signup_cooldown")
+        public static let emailHeld = Code("email_held")
         public static let exportNotAllowed = Code("export_requires_verification")
         public static let invalidToken = Code("invalid_token")
         public static let deletionRequested = Code("deletion_requested")

@@ -240,7 +240,8 @@ struct ChangesEndpointTests {
                 // held for the revert link's life.
                 let squat = try await call(
                     client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "copper-lantern-77"])
-                #expect(squat.status == .conflict && squat.string("error") == "signup_cooldown")
+                #expect(squat.status == .conflict && squat.string("error") == "email_held")
+                #expect(squat.string("message") == "This email was recently used by another account. Try again later.")
                 // The old address's owner reverts: the address is back and every session ends.
                 let revert = try await outboxMessage(db, template: "email_changed_notice")
                 #expect(revert.to == "ana@example.com")

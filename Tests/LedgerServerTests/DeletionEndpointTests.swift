@@ -82,6 +82,24 @@ struct DeletionEndpointTests {
         }
     }
 
+    @Test("an address the account never verified is not held at deletion: whoever registered it cannot lock its owner out")
+    func unverifiedAddressNotHeld() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                // A squatter registers someone's address, never proves it, and deletes the account.
+                let squatter = try await signUp(client, email: "ana@example.com")
+                let reauth = try await passwordGrant(client, token: squatter)
+                #expect(try await call(client, .delete, "/me", token: squatter, reauth: reauth).status == .accepted)
+                let keys = try await db.client.query("SELECT count(*) FROM signup_cooldowns")
+                #expect(try keys[0].int(0) == 0)
+                // The owner signs up at once.
+                #expect(
+                    try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
+                        == .created)
+            }
+        }
+    }
+
     @Test("nor may another account add them, as an email or a phone, until 7 days have passed")
     func cooldownForOtherAccounts() async throws {
         try await TestPostgres.withDatabase { db in

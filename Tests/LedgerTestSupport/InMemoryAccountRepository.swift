@@ -19,8 +19,9 @@ public actor InMemoryAccountRepository: AccountRepository {
     /// Links by token hash (hex), and those used (ended before they expired).
     private var links: [String: (accountID: UUID, linkID: UUID, purpose: AccountState.PendingLink.Purpose)] = [:]
     private var usedLinks: Set<UUID> = []
-    /// The re-signup cooldown list: keyed identifier hash (hex) → until, and the account that put it there.
-    private var cooldowns: [String: (until: Date, owner: UUID)] = [:]
+    /// The re-signup cooldown list and the held addresses: keyed identifier hash (hex) → the
+    /// listing, and the account that put it there.
+    private var cooldowns: [String: (listing: Retention.Listing, owner: UUID)] = [:]
     /// `last_used_at` moved by use, by session (the PostgreSQL repository writes its projection).
     private var touched: [UUID: Date] = [:]
     /// The messages commands queued, in order (the outbox).
@@ -56,8 +57,10 @@ public actor InMemoryAccountRepository: AccountRepository {
     /// one another live account holds (or a handle anyone holds) is `ClaimTaken`.
     private func guardClaims(_ events: [AccountEvent], after: AccountState, before: AccountState, at now: Date) throws {
         for identifier in Retention.Identifier.claimed(by: events) {
-            if let listed = cooldowns[Hex.encode(retention.key(identifier))], listed.until > now, listed.owner != after.accountID {
-                throw retention.cooldownError
+            if let listed = cooldowns[Hex.encode(retention.key(identifier))], listed.listing.until > now,
+                listed.owner != after.accountID
+            {
+                throw retention.refusal(listed.listing.reason)
             }
         }
         let others = states.values.filter { $0.accountID != after.accountID }
@@ -80,10 +83,10 @@ public actor InMemoryAccountRepository: AccountRepository {
         }
     }
 
-    /// Puts a keyed identifier on the cooldown list; the longest listing wins, with its owner.
-    private func list(_ key: String, until: Date, owner: UUID) {
-        if let earlier = cooldowns[key], earlier.until > until { return }
-        cooldowns[key] = (until, owner)
+    /// Puts a keyed identifier on the list; the longest listing wins, with its owner.
+    private func list(_ listing: Retention.Listing, owner: UUID) {
+        if let earlier = cooldowns[listing.key], earlier.listing.until > listing.until { return }
+        cooldowns[listing.key] = (listing, owner)
     }
 
     private func index(_ after: AccountState, before: AccountState, events: [AccountEvent], at now: Date) {
@@ -93,6 +96,7 @@ public actor InMemoryAccountRepository: AccountRepository {
         for (linkID, link) in before.pendingLinks where after.pendingLinks[linkID] == nil && link.expiresAt > now {
             usedLinks.insert(linkID)
         }
+        for listing in Retention.Listing.listed(by: events) { list(listing, owner: after.accountID) }
         for event in events {
             switch event {
             case .emailVerificationSent(let sent): remember(sent.tokenHash, sent.linkID, .verifyEmail, of: after.accountID)
@@ -101,9 +105,6 @@ public actor InMemoryAccountRepository: AccountRepository {
             case .emailChangeRequested(let sent): remember(sent.tokenHash, sent.linkID, .emailChange, of: after.accountID)
             case .emailChanged(let changed):
                 remember(changed.revertTokenHash, changed.revertLinkID, .emailRevert, of: after.accountID)
-                if let key = changed.previousEmailKey { list(key, until: changed.revertExpiresAt, owner: after.accountID) }
-            case .deletionScheduled(let scheduled):
-                for key in scheduled.cooldownKeys { list(key, until: scheduled.cooldownUntil, owner: after.accountID) }
             default: break
             }
         }
@@ -163,8 +164,8 @@ public actor InMemoryAccountRepository: AccountRepository {
         !states.values.contains { $0.handle?.lowercased() == handle.normalized }
     }
 
-    public func cooldown(keyHash: [UInt8], at time: Date) async throws -> Date? {
-        cooldowns[Hex.encode(keyHash)].flatMap { $0.until > time ? $0.until : nil }
+    public func listing(keyHash: [UInt8], at time: Date) async throws -> Retention.Listing.Reason? {
+        cooldowns[Hex.encode(keyHash)].flatMap { $0.listing.until > time ? $0.listing.reason : nil }
     }
 
     public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {

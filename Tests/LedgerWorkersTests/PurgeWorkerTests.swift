@@ -188,6 +188,10 @@ struct PurgeWorkerTests {
                 let session = try await fixture.accounts.signUp(
                     email: email, password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
                 let ref = SessionRef(accountID: session.accountID, sessionID: session.sessionID)
+                // Only a verified address is held after a deletion.
+                let link = try await db.client.query(
+                    "SELECT token FROM outbox WHERE template = 'verify_email' AND account_id = $1", [.uuid(session.accountID)])
+                _ = try await fixture.accounts.verifyEmail(token: try #require(link.rowCount == 1 ? link[0].string(0) : nil))
                 let grant = try await fixture.reauth.withPassword(ref, password: "violet-harbor-91", client: nil)
                 _ = try await fixture.accounts.deleteAccount(ref, reauthToken: grant.token)
                 return session.accountID
