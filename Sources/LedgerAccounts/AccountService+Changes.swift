@@ -47,9 +47,10 @@ extension AccountService {
     /// sign-up), with re-auth (`add_method`, checked before any lookup or hash) and a lookup
     /// counted; the address gets a verification link. An account whose address came from Apple
     /// or Google adds a password for that address the same way (a link only if unverified).
+    @discardableResult
     public func addEmailAndPassword(
         _ session: SessionRef, email rawEmail: String, password: String, reauthToken: String?, client: String? = nil
-    ) async throws {
+    ) async throws -> Int {
         let email = EmailAddress(rawEmail)
         var problems = email == nil ? [Self.invalidEmail] : []
         problems += policy.violations(of: password, email: email)
@@ -71,19 +72,22 @@ extension AccountService {
         let hash = try await hasher.hash(password)
         let (link, message) = try links.make(.verifyEmail, to: email.value, now: clock.now())
         let outbox = keepsAddress && state.emailVerified ? [] : [message]
-        try await claimingEmail {
-            _ = try await repository.execute(session.accountID, outbox: outbox) { _ in
+        let after = try await claimingEmail {
+            try await repository.execute(session.accountID, outbox: outbox) { _ in
                 .addEmailAndPassword(
                     email, passwordHash: hash, verificationLink: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
-            }
+            }.0
         }
+        return links.resendAfter(.verifyEmail, after, now: clock.now())
     }
 
     /// Sends a confirmation link to the new address and an alert (no link) to the old one;
-    /// counted as a lookup (the answer may be `email_taken`).
+    /// counted as a lookup (the answer may be `email_taken`). Returns the seconds until another
+    /// may go (`resend_after`).
+    @discardableResult
     public func requestEmailChange(
         _ session: SessionRef, newEmail rawEmail: String, reauthToken: String?, client: String? = nil
-    ) async throws {
+    ) async throws -> Int {
         guard let newEmail = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
         let state = try await repository.load(session.accountID)
         guard let current = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
@@ -99,9 +103,10 @@ extension AccountService {
         try await checkCooldown(.email(newEmail.normalized))
         let (link, confirmation) = try links.make(.emailChange, to: newEmail.value, now: clock.now())
         let notice = OutboxMessage(channel: .email, to: current, template: "email_change_notice")
-        _ = try await repository.execute(session.accountID, outbox: [confirmation, notice]) { _ in
+        let (after, _) = try await repository.execute(session.accountID, outbox: [confirmation, notice]) { _ in
             .requestEmailChange(newEmail, link: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
         }
+        return links.resendAfter(.emailChange, after, now: clock.now())
     }
 
     /// Applies an email change from the new address's link; the old address gets a revert link.

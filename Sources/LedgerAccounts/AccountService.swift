@@ -228,12 +228,15 @@ public struct AccountService: Sendable {
         try await repository.load(accountID)
     }
 
-    /// Sends a new verification link to the account's address (202), within the resend limit.
-    public func resendVerification(_ accountID: UUID) async throws {
+    /// Sends a new verification link to the account's address (202), within the resend limit;
+    /// returns the seconds until another may go (`resend_after`).
+    @discardableResult
+    public func resendVerification(_ accountID: UUID) async throws -> Int {
         let state = try await repository.load(accountID)
-        guard let email = state.email, !state.emailVerified else { return }
+        guard let email = state.email, !state.emailVerified else { return links.resendAfter(.verifyEmail, state, now: clock.now()) }
         let (link, message) = try links.make(.verifyEmail, to: email, now: clock.now())
-        _ = try await repository.execute(accountID, outbox: [message]) { _ in .sendVerificationLink(link) }
+        let (after, _) = try await repository.execute(accountID, outbox: [message]) { _ in .sendVerificationLink(link) }
+        return links.resendAfter(.verifyEmail, after, now: clock.now())
     }
 
     /// Whether a link could still do its work (known, unused, not past its time), without using
@@ -252,8 +255,10 @@ public struct AccountService: Sendable {
     }
 
     /// Sends a password-reset link. The contract (openapi.yaml) answers an unknown email with `404 no_account`, so
-    /// each request counts as a sign-up and a lookup of the client's, before the lookup.
-    public func forgotPassword(email rawEmail: String, client: String? = nil) async throws {
+    /// each request counts as a sign-up and a lookup of the client's, before the lookup. Returns
+    /// the seconds until another may go (`resend_after`).
+    @discardableResult
+    public func forgotPassword(email rawEmail: String, client: String? = nil) async throws -> Int {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
         try await admit(.signup, client: client, accountID: nil)
         guard let found = try await repository.credentials(forEmail: email.normalized) else {
@@ -261,7 +266,8 @@ public struct AccountService: Sendable {
         }
         let state = try await repository.load(found.accountID)
         let (link, message) = try links.make(.passwordReset, to: state.email ?? email.value, now: clock.now())
-        _ = try await repository.execute(found.accountID, outbox: [message]) { _ in .sendPasswordResetLink(link) }
+        let (after, _) = try await repository.execute(found.accountID, outbox: [message]) { _ in .sendPasswordResetLink(link) }
+        return links.resendAfter(.passwordReset, after, now: clock.now())
     }
 
     /// Sets a new password from a reset link and revokes every session.

@@ -11,14 +11,22 @@ public struct EmailLinks: Sendable {
     public let baseURL: String
     /// How long the revert link to the old address works after an email change.
     public let revertLifetime: TimeInterval
+    /// How often links of one purpose may go to an account.
+    public let resend: LinkResendPolicy
 
     public init(
         lifetime: TimeInterval = Policies.standard.emailLinkLifetime, baseURL: String = "https://321.fit",
-        revertLifetime: TimeInterval = Policies.standard.emailRevertLifetime
+        revertLifetime: TimeInterval = Policies.standard.emailRevertLifetime, resend: LinkResendPolicy = Policies.standard.linkResend
     ) {
         self.lifetime = lifetime
         self.baseURL = baseURL
         self.revertLifetime = revertLifetime
+        self.resend = resend
+    }
+
+    /// `resend_after` for a link of `purpose` just sent (or refused as needless) to `state`'s account.
+    func resendAfter(_ purpose: AccountState.PendingLink.Purpose, _ state: AccountState, now: Date) -> Int {
+        state.linkResendAfter(purpose, policy: resend, now: now)
     }
 
     /// A new link for `purpose` and the message that carries it to `address`.
@@ -27,7 +35,7 @@ public struct EmailLinks: Sendable {
         let token = Base64URL.encode(try SecureRandom.bytes(32))
         let link = AccountCommand.NewLink(
             linkID: UUID.random(), expiresAt: now.addingTimeInterval(purpose == .emailRevert ? revertLifetime : lifetime),
-            tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
+            tokenHash: Hex.encode(IssuedTokens.tokenHash(token)), resend: resend)
         let message = OutboxMessage(
             channel: .email, to: address, template: Self.template(purpose),
             link: "\(baseURL)/\(Self.path(purpose))?token=\(token)", token: token,

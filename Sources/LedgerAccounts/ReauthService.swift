@@ -64,11 +64,16 @@ public struct ReauthService: Sendable {
     public static let nonceLifetime = Policies.standard.reauthNonceLifetime
 
     /// Emails a re-auth link to the account's address; its grant will belong to `session`.
-    public func sendEmailLink(_ session: SessionRef) async throws {
+    /// Returns the seconds until another may go (`resend_after`).
+    @discardableResult
+    public func sendEmailLink(_ session: SessionRef) async throws -> Int {
         let state = try await repository.load(session.accountID)
         guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
         let (link, message) = try accounts.links.make(.reauth, to: email, now: clock.now())
-        _ = try await repository.execute(session.accountID, outbox: [message]) { _ in .sendReauthLink(link, sessionID: session.sessionID) }
+        let (after, _) = try await repository.execute(session.accountID, outbox: [message]) { _ in
+            .sendReauthLink(link, sessionID: session.sessionID)
+        }
+        return accounts.links.resendAfter(.reauth, after, now: clock.now())
     }
 
     /// Confirms a re-auth link: a grant for the session that asked for it.

@@ -63,7 +63,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .sendVerificationLink(let link):
         try requireAccount(state)
         guard let email = state.email, !state.emailVerified else { return [] }
-        try checkLinkRate(state, .verifyEmail, now: now)
+        try checkLinkRate(state, .verifyEmail, link.resend, now: now)
         return [.emailVerificationSent(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .confirmVerificationLink(let linkID):
@@ -77,7 +77,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard state.exists, let email = state.email else {
             throw IdentityError(.noAccount, "No account found for that email.")
         }
-        try checkLinkRate(state, .passwordReset, now: now)
+        try checkLinkRate(state, .passwordReset, link.resend, now: now)
         return [.passwordResetRequested(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .resetPassword(let linkID, let newPasswordHash):
@@ -179,7 +179,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
     case .sendReauthLink(let link, let sessionID):
         try requireAccount(state)
         guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
-        try checkLinkRate(state, .reauth, now: now)
+        try checkLinkRate(state, .reauth, link.resend, now: now)
         return [
             .reauthLinkSent(
                 .init(
@@ -227,7 +227,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try requireAccount(state)
         guard state.email != nil else { throw IdentityError(.noEmail, "Add an email address first.") }
         try state.requireReauth(.changeEmail, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        try checkLinkRate(state, .emailChange, now: now)
+        try checkLinkRate(state, .emailChange, link.resend, now: now)
         // A new request ends the earlier change links: a mistyped address corrected must not
         // leave its link live in a stranger's mailbox, who could confirm it and take the account.
         let superseded = state.pendingLinks.values.filter { $0.purpose == .emailChange }.sorted {
@@ -554,10 +554,10 @@ private func endPendingAccess(_ state: AccountState, reason: String, except used
     return events
 }
 
-private func checkLinkRate(_ state: AccountState, _ purpose: AccountState.PendingLink.Purpose, now: Date) throws {
-    let limit = SlidingWindowLimit(limit: Policies.standard.linkSendLimit, window: Policies.standard.linkSendWindow)
-    let previous = state.linkSendTimes[purpose] ?? []
-    if let retryAfter = limit.retryAfter(previous, now: now, minimumInterval: Policies.standard.linkResendInterval) {
+private func checkLinkRate(
+    _ state: AccountState, _ purpose: AccountState.PendingLink.Purpose, _ policy: LinkResendPolicy, now: Date
+) throws {
+    if let retryAfter = policy.retryAfter(state.linkSendTimes[purpose] ?? [], now: now) {
         throw IdentityError(.rateLimited, "Too many emails sent. Try again later.", retryAfter: retryAfter)
     }
 }

@@ -144,12 +144,14 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
 
 extension AccountState {
     /// A link of `purpose` went out at `time`. What can no longer matter goes first: links past
-    /// their expiry and send times older than the send window, so strangers asking for resets
-    /// of someone's address cannot grow that account's state (or its snapshot) without bound.
+    /// their expiry and send times older than any send window may be (`LinkResendPolicy.longestWindow`:
+    /// the fold reads no configuration), so strangers asking for resets of someone's address
+    /// cannot grow that account's state (or its snapshot) without bound: the sends themselves
+    /// are limited within that time.
     mutating func linkSent(_ purpose: PendingLink.Purpose, at time: Date) {
         pendingLinks = pendingLinks.filter { $0.value.expiresAt > time }
         for (sentPurpose, times) in linkSendTimes {
-            linkSendTimes[sentPurpose] = times.filter { $0 > time.addingTimeInterval(-Policies.standard.linkSendWindow) }
+            linkSendTimes[sentPurpose] = times.filter { $0 > time.addingTimeInterval(-LinkResendPolicy.longestWindow) }
         }
         linkSendTimes[purpose, default: []].append(time)
     }

@@ -20,12 +20,9 @@ public struct Policies: Sendable, Equatable {
     public var emailLinkLifetime: TimeInterval = 1800
     /// The revert link sent to the old address after an email change.
     public var emailRevertLifetime: TimeInterval = 604_800
-    /// Email links of one purpose: at most `linkSendLimit` sends (the first and its resends)
-    /// per `linkSendWindow`, like the OTP resend rule.
-    public var linkSendLimit = 4
-    public var linkSendWindow: TimeInterval = 900
-    /// The "Resend link in 0:27" countdown: a link of one purpose at most this often.
-    public var linkResendInterval: TimeInterval = 30
+    /// Email links of one purpose: the "Resend link in 0:27" countdown, and the first send and
+    /// 3 resends per 15 minutes, like the OTP resend rule.
+    public var linkResend = LinkResendPolicy()
     /// How long a provider sign-in waits (`link_token`) for the sign-in that proves the account it
     /// found by email.
     public var providerLinkLifetime: TimeInterval = 900

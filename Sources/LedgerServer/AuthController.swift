@@ -55,13 +55,14 @@ public struct AuthController: Sendable {
         }
         signedIn.post("/auth/email/resend-verification") { request, context in
             let session = try context.requireSession()
-            try await accounts.resendVerification(session.accountID)
-            return JSONResponse.linkSent
+            return JSONResponse.linkSent(resendAfter: try await accounts.resendVerification(session.accountID))
         }
         routes.post("/auth/password/forgot") { request, context in
             let body = try await request.decodeJSON(ForgotRequest.self, context: context)
-            try await ErrorTranslation.singleRule { try await accounts.forgotPassword(email: body.email, client: context.client) }
-            return JSONResponse.linkSent
+            let resendAfter = try await ErrorTranslation.singleRule {
+                try await accounts.forgotPassword(email: body.email, client: context.client)
+            }
+            return JSONResponse.linkSent(resendAfter: resendAfter)
         }
         routes.post("/auth/password/reset") { request, context in
             let body = try await request.decodeJSON(ResetRequest.self, context: context)

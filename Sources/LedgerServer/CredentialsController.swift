@@ -25,21 +25,21 @@ public struct CredentialsController: Sendable {
         signedIn.post("/auth/email/add-with-password") { request, context in
             let session = try context.requireSession()
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
-            try await ErrorTranslation.singleRule {
+            let resendAfter = try await ErrorTranslation.singleRule {
                 try await accounts.addEmailAndPassword(
                     session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken],
                     client: context.client)
             }
-            return JSONResponse.linkSent
+            return JSONResponse.linkSent(resendAfter: resendAfter)
         }
         signedIn.post("/auth/email/request-change") { request, context in
             let session = try context.requireSession()
             let body = try await request.decodeJSON(EmailChangeRequest.self, context: context)
-            try await ErrorTranslation.singleRule {
+            let resendAfter = try await ErrorTranslation.singleRule {
                 try await accounts.requestEmailChange(
                     session, newEmail: body.newEmail, reauthToken: request.headers[.xReauthToken], client: context.client)
             }
-            return JSONResponse.linkSent
+            return JSONResponse.linkSent(resendAfter: resendAfter)
         }
         signedIn.delete("/me/auth-methods/phone", use: remove(.phone))
         signedIn.delete("/me/auth-methods/email", use: remove(.email))

@@ -43,6 +43,10 @@ public struct LedgerConfiguration: Sendable {
     public var trustedProxies: [String] = []
     public var emailLinkTTLSeconds = Int(Policies.standard.emailLinkLifetime)
     public var emailRevertTTLSeconds = Int(Policies.standard.emailRevertLifetime)
+    /// Email links of one purpose: the countdown, and the resends after the first per window.
+    public var linkResendIntervalSeconds = Int(Policies.standard.linkResend.interval)
+    public var linkResendLimit = Policies.standard.linkResend.limit
+    public var linkResendWindowSeconds = Int(Policies.standard.linkResend.window)
     public var loginMaxFailures = Policies.standard.loginMaxFailures
     public var loginLockoutSeconds = Int(Policies.standard.loginLockout)
     public var purgeAfterSeconds = Int(Policies.standard.purgeDelay)
@@ -214,6 +218,21 @@ public struct LedgerConfiguration: Sendable {
         }
         try integer("LEDGER_EMAIL_LINK_TTL_SECONDS", &configuration.emailLinkTTLSeconds, minimum: 1, maximum: 7 * Self.day)
         try integer("LEDGER_EMAIL_REVERT_TTL_SECONDS", &configuration.emailRevertTTLSeconds, minimum: 1)
+        // Links once followed the code's countdown and limits; a configuration written then
+        // (LEDGER_OTP_RESEND_*) keeps working for links until it names their own.
+        // The window is at most a day: an account's state keeps its link send times that long.
+        for (link, otp, target, minimum) in [
+            ("LEDGER_LINK_RESEND_INTERVAL_SECONDS", "LEDGER_OTP_RESEND_INTERVAL_SECONDS", \LedgerConfiguration.linkResendIntervalSeconds, 0),
+            ("LEDGER_LINK_RESEND_LIMIT", "LEDGER_OTP_RESEND_LIMIT", \.linkResendLimit, 0),
+            ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "LEDGER_OTP_RESEND_WINDOW_SECONDS", \.linkResendWindowSeconds, 1),
+        ] {
+            let maximum = Int(LinkResendPolicy.longestWindow)
+            if string(link) != nil {
+                try integer(link, &configuration[keyPath: target], minimum: minimum, maximum: maximum)
+            } else if let text = string(otp), let value = Int(text) {
+                configuration[keyPath: target] = min(max(value, minimum), maximum)
+            }
+        }
         try integer("LEDGER_LOGIN_MAX_FAILURES", &configuration.loginMaxFailures, minimum: 1)
         try integer("LEDGER_LOGIN_LOCKOUT_SECONDS", &configuration.loginLockoutSeconds, minimum: 1, maximum: Self.day)
         try integer("LEDGER_PURGE_AFTER_SECONDS", &configuration.purgeAfterSeconds)

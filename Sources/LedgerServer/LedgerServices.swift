@@ -57,7 +57,7 @@ public struct LedgerServices: Sendable {
             hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
             links: EmailLinks(
                 lifetime: TimeInterval(configuration.emailLinkTTLSeconds), baseURL: configuration.linkBaseURL,
-                revertLifetime: TimeInterval(configuration.emailRevertTTLSeconds)),
+                revertLifetime: TimeInterval(configuration.emailRevertTTLSeconds), resend: configuration.linkResendPolicy),
             throttle: LoginThrottle(
                 counters: counters,
                 policy: .init(
@@ -116,6 +116,12 @@ extension LedgerConfiguration {
         return HTTPProviderTokenClient(
             apple: .init(tokenURL: appleTokenURL, revokeURL: appleRevokeURL, clientSecret: secret),
             google: .init(tokenURL: googleTokenURL, revokeURL: googleRevokeURL, clientSecret: googleClientSecret), clock: clock)
+    }
+
+    /// The email links' countdown and resend limit these settings give.
+    public var linkResendPolicy: LinkResendPolicy {
+        LinkResendPolicy(
+            interval: TimeInterval(linkResendIntervalSeconds), limit: linkResendLimit, window: TimeInterval(linkResendWindowSeconds))
     }
 
     /// The OTP rules these settings give.

@@ -40,8 +40,7 @@ public struct ReauthController: Sendable {
             return JSONResponse(.ok, ["nonce": .string(issued.nonce), "expires_at": .string(RFC3339.format(issued.expiresAt))])
         }
         signedIn.post("/auth/reauth/email-link") { request, context in
-            try await reauth.sendEmailLink(try context.requireSession())
-            return JSONResponse.linkSent
+            return JSONResponse.linkSent(resendAfter: try await reauth.sendEmailLink(try context.requireSession()))
         }
         routes.post("/auth/reauth/email-link/confirm") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)

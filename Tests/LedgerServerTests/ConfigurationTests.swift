@@ -25,6 +25,7 @@ struct ConfigurationTests {
         #expect(configuration.outboxRetentionSeconds == 3_600 && configuration.emailLinkRetentionSeconds == 86_400)
         #expect(configuration.trustedProxies.isEmpty)
         #expect(configuration.emailLinkTTLSeconds == 1800 && configuration.emailRevertTTLSeconds == 604_800)
+        #expect(configuration.linkResendPolicy == LinkResendPolicy(interval: 30, limit: 3, window: 900))
         #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
         #expect(configuration.purgeAfterSeconds == 2_592_000 && configuration.signupCooldownSeconds == 604_800)
         #expect(configuration.scryptLogN == 17)
@@ -76,6 +77,27 @@ struct ConfigurationTests {
         #expect(configuration.scryptLogN == 10)
         #expect(configuration.appleJWKS == "/etc/apple.json" && configuration.googleJWKS == "/etc/google.json")
         #expect(configuration.appleClientIDs == ["fit.321.app", "fit.321.web"] && configuration.googleClientIDs == ["g-client"])
+    }
+
+    @Test("the links' countdown and limit: their own variables, else the codes' (configurations written before them)")
+    func linkResend() throws {
+        let own = try LedgerConfiguration.fromEnvironment([
+            "LEDGER_LINK_RESEND_INTERVAL_SECONDS": "5", "LEDGER_LINK_RESEND_LIMIT": "7", "LEDGER_LINK_RESEND_WINDOW_SECONDS": "600",
+            "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "0",
+        ])
+        #expect(own.linkResendPolicy == LinkResendPolicy(interval: 5, limit: 7, window: 600))
+        #expect(own.otpPolicy.resendInterval == 0)
+        let inherited = try LedgerConfiguration.fromEnvironment([
+            "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "0", "LEDGER_OTP_RESEND_LIMIT": "500", "LEDGER_OTP_RESEND_WINDOW_SECONDS": "172800",
+            "LEDGER_OTP_RETENTION_SECONDS": "172800",
+        ])
+        #expect(inherited.linkResendPolicy == LinkResendPolicy(interval: 0, limit: 500, window: 86_400))
+        for (name, value) in [
+            ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "0"), ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "86401"),
+            ("LEDGER_LINK_RESEND_LIMIT", "-1"), ("LEDGER_LINK_RESEND_INTERVAL_SECONDS", "soon"),
+        ] {
+            #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
+        }
     }
 
     @Test("a value that cannot be used is an error naming its variable")

@@ -9,6 +9,36 @@ import Testing
 
 @Suite("HTTP: email verification and password reset", .timeLimit(.minutes(2)))
 struct EmailLinkEndpointTests {
+    @Test("resend_after is the configured countdown, and the window's rest once its resends are spent (LEDGER_LINK_RESEND_*)")
+    func resendAfter() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock) {
+                $0.linkResendIntervalSeconds = 10
+                $0.linkResendLimit = 2
+                $0.linkResendWindowSeconds = 600
+            }
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                _ = try await signUp(client, email: "ana@example.com")
+                func forgot() async throws -> Answer {
+                    try await call(client, .post, "/auth/password/forgot", ["email": "ana@example.com"])
+                }
+                let first = try await forgot()
+                #expect(first.status == .accepted && first.body["resend_after"] as? Int == 10)
+                let early = try await forgot()
+                #expect(early.status == .tooManyRequests && early.body["retry_after"] as? Int == 10)
+                db.clock.advance(by: 10)
+                #expect(try await forgot().body["resend_after"] as? Int == 10)
+                db.clock.advance(by: 10)
+                // The second resend spends the window: the app counts down to its end, not 10 s.
+                let last = try await forgot()
+                #expect(last.status == .accepted && last.body["resend_after"] as? Int == 580)
+                db.clock.advance(by: 10)
+                let refused = try await forgot()
+                #expect(refused.status == .tooManyRequests && refused.body["retry_after"] as? Int == 570)
+            }
+        }
+    }
+
     @Test("verification links are one-shot, expire after 30 minutes, and flip email_verified")
     func verification() async throws {
         try await TestPostgres.withDatabase { db in
