@@ -222,7 +222,10 @@ public struct LedgerConfiguration: Sendable {
         // (LEDGER_OTP_RESEND_*) keeps working for links until it names their own.
         // The window is at most a day: an account's state keeps its link send times that long.
         for (link, otp, target, minimum) in [
-            ("LEDGER_LINK_RESEND_INTERVAL_SECONDS", "LEDGER_OTP_RESEND_INTERVAL_SECONDS", \LedgerConfiguration.linkResendIntervalSeconds, 0),
+            (
+                "LEDGER_LINK_RESEND_INTERVAL_SECONDS", "LEDGER_OTP_RESEND_INTERVAL_SECONDS",
+                \LedgerConfiguration.linkResendIntervalSeconds, 0
+            ),
             ("LEDGER_LINK_RESEND_LIMIT", "LEDGER_OTP_RESEND_LIMIT", \.linkResendLimit, 0),
             ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "LEDGER_OTP_RESEND_WINDOW_SECONDS", \.linkResendWindowSeconds, 1),
         ] {
