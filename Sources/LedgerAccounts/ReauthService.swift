@@ -17,17 +17,28 @@ public struct ReauthService: Sendable {
         self.lifetime = lifetime
     }
 
-    /// The picker for `action` (`change_phone`, …); a validation failure for an unknown one.
-    public func options(_ session: SessionRef, action rawAction: String) async throws -> ReauthOptions {
-        guard let action = ReauthAction(rawValue: rawAction) else {
-            throw AccountService.ValidationFailure(problems: [
-                .init(
-                    field: "action", code: "invalid_action",
-                    message: "Use " + ReauthAction.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or "
-                        + (ReauthAction.allCases.last?.rawValue ?? "") + ".")
-            ])
+    /// The picker for `action` (`change_phone`, …) on `platform` (`ios`, `android`, `web`; nil:
+    /// any); a validation failure listing both when either is unknown.
+    public func options(_ session: SessionRef, action rawAction: String, platform rawPlatform: String? = nil) async throws
+        -> ReauthOptions
+    {
+        let action = ReauthAction(rawValue: rawAction)
+        let platform = rawPlatform.map(ReauthPlatform.init)
+        var problems: [AccountService.ValidationFailure.Problem] = []
+        if action == nil {
+            problems.append(.init(field: "action", code: "invalid_action", message: Self.oneOf(ReauthAction.allCases.map(\.rawValue))))
         }
-        return try await repository.load(session.accountID).reauthOptions(for: action)
+        if case .some(nil) = platform {
+            problems.append(
+                .init(field: "platform", code: "invalid_platform", message: Self.oneOf(ReauthPlatform.allCases.map(\.rawValue))))
+        }
+        guard problems.isEmpty, let action else { throw AccountService.ValidationFailure(problems: problems) }
+        return try await repository.load(session.accountID).reauthOptions(for: action, platform: platform ?? nil)
+    }
+
+    /// "Use a, b or c."
+    private static func oneOf(_ values: [String]) -> String {
+        "Use " + values.dropLast().joined(separator: ", ") + " or " + (values.last ?? "") + "."
     }
 
     /// A grant for the right password. Each attempt is counted before the password is hashed

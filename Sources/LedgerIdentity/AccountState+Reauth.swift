@@ -24,9 +24,10 @@ extension AccountState {
     /// The picker for `action` (docs/architecture.md "Re-auth"): every method except the one being changed.
     /// Email + password is one method, so a password change offers the email link and an
     /// email change the password. Adding a method does not take the password while the email
-    /// is unverified: it proves nothing about who owns the address.
-    public func reauthOptions(for action: ReauthAction) -> ReauthOptions {
-        var methods = reauthMethods.filter { $0 != action.excludedMethod }
+    /// is unverified: it proves nothing about who owns the address. On Android, Apple is no option.
+    public func reauthOptions(for action: ReauthAction, platform: ReauthPlatform? = nil) -> ReauthOptions {
+        var methods = reauthMethods.filter { !action.excludedMethods.contains($0) }
+        if platform == .android { methods.removeAll { $0 == .apple } }
         if (action == .addMethod || action == .manageMFA) && !emailVerified { methods.removeAll { $0 == .password } }
         let targetIsOnlyMethod = action.target.map { signInMethods == [$0] } ?? false
         // For a change, "last method" means the soft warning, which only holds while nothing

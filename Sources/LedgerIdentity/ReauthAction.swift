@@ -14,6 +14,8 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     case addMethod = "add_method"
     /// Turning two-factor authentication on or off, and new recovery codes.
     case manageMFA = "manage_mfa"
+    /// Removing a passkey.
+    case managePasskeys = "manage_passkeys"
 
     /// The sign-in method the action changes or removes (email + password counts as one).
     public var target: SignInMethod? {
@@ -22,21 +24,23 @@ public enum ReauthAction: String, Sendable, CaseIterable {
         case .changeEmail, .changePassword, .removeEmail: return .password
         case .disconnectApple: return .apple
         case .disconnectGoogle: return .google
-        case .deleteAccount, .addMethod, .manageMFA: return nil
+        case .deleteAccount, .addMethod, .manageMFA, .managePasskeys: return nil
         }
     }
 
-    /// The re-auth method the picker leaves out: the one being changed. An email change is
+    /// The re-auth methods the picker leaves out: the one being changed. An email change is
     /// confirmed by the password (not by a link to the address being replaced); a password
-    /// change by the email link (not by the password being replaced).
-    public var excludedMethod: ReauthMethod? {
+    /// change by the email link (not by the password being replaced); removing the email takes
+    /// both with it, so neither vouches for it.
+    public var excludedMethods: [ReauthMethod] {
         switch self {
-        case .changePhone, .removePhone: return .phone
-        case .changeEmail, .removeEmail: return .emailLink
-        case .changePassword: return .password
-        case .disconnectApple: return .apple
-        case .disconnectGoogle: return .google
-        case .deleteAccount, .addMethod, .manageMFA: return nil
+        case .changePhone, .removePhone: return [.phone]
+        case .changeEmail: return [.emailLink]
+        case .removeEmail: return [.password, .emailLink]
+        case .changePassword: return [.password]
+        case .disconnectApple: return [.apple]
+        case .disconnectGoogle: return [.google]
+        case .deleteAccount, .addMethod, .manageMFA, .managePasskeys: return []
         }
     }
 
@@ -47,7 +51,8 @@ public enum ReauthAction: String, Sendable, CaseIterable {
     public var changesTargetInPlace: Bool {
         switch self {
         case .changePhone, .changeEmail, .changePassword: return true
-        case .disconnectApple, .disconnectGoogle, .removePhone, .removeEmail, .deleteAccount, .addMethod, .manageMFA: return false
+        case .disconnectApple, .disconnectGoogle, .removePhone, .removeEmail, .deleteAccount, .addMethod, .manageMFA, .managePasskeys:
+            return false
         }
     }
 }
@@ -64,6 +69,11 @@ public enum ReauthMethod: String, Sendable, CaseIterable {
     case apple, google
     /// A code of the authenticator app, when two-factor authentication is on.
     case totp
+}
+
+/// Where the picker is shown (`platform=`): Sign in with Apple is no option on Android.
+public enum ReauthPlatform: String, Sendable, CaseIterable {
+    case ios, android, web
 }
 
 /// What the re-auth picker offers for one action.

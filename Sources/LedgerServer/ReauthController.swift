@@ -21,7 +21,8 @@ public struct ReauthController: Sendable {
         signedIn.get("/me/reauth-options") { request, context in
             let session = try context.requireSession()
             let action = request.uri.queryParameters["action"].map(String.init) ?? ""
-            let options = try await reauth.options(session, action: action)
+            let options = try await reauth.options(
+                session, action: action, platform: request.uri.queryParameters["platform"].map(String.init))
             return JSONResponse(
                 .ok,
                 [

@@ -51,6 +51,19 @@ struct ReauthTests {
         #expect(phoneOnly.reauthOptions(for: .addMethod) == .init(methods: [.phone], lastMethod: false))
     }
 
+    @Test("removing the email offers neither its password nor its link; Android offers no Apple; passkeys are managed with any")
+    func removalsAndPlatforms() {
+        var full = account(email: true, password: true, phone: true)
+        #expect(full.reauthOptions(for: .removeEmail) == .init(methods: [.phone], lastMethod: false))
+        #expect(full.reauthOptions(for: .removePhone) == .init(methods: [.password, .emailLink], lastMethod: false))
+        full = evolve(full, .providerLinked(.init(provider: .apple, subject: "apple-1", email: nil, emailVerified: false)), at: now)
+        #expect(full.reauthOptions(for: .deleteAccount, platform: .ios).methods == [.password, .phone, .emailLink, .apple])
+        #expect(full.reauthOptions(for: .deleteAccount, platform: .web).methods == [.password, .phone, .emailLink, .apple])
+        #expect(full.reauthOptions(for: .deleteAccount, platform: .android).methods == [.password, .phone, .emailLink])
+        #expect(full.reauthOptions(for: .removeEmail, platform: .android) == .init(methods: [.phone], lastMethod: false))
+        #expect(full.reauthOptions(for: .managePasskeys).methods == [.password, .phone, .emailLink, .apple])
+    }
+
     @Test("a stolen session alone changes neither the email nor the password of an email + password account")
     func stolenSessionOnEmailAccount() throws {
         let emailOnly = account(email: true, password: true, phone: false)

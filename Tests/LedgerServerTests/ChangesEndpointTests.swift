@@ -25,7 +25,11 @@ struct ChangesEndpointTests {
                 #expect(refused.status == .forbidden && refused.string("error") == "reauth_required")
                 let reauth = try await grant(client, access)
                 let options = try await call(client, .get, "/me/reauth-options?action=remove_email", token: access)
-                #expect(options.body["methods"] as? [String] == ["password", "phone"])
+                #expect(options.body["methods"] as? [String] == ["phone"])
+                let android = try await call(client, .get, "/me/reauth-options?action=delete_account&platform=android", token: access)
+                #expect(android.status == .ok && android.body["methods"] as? [String] == ["password", "phone", "email_link"])
+                let unknown = try await call(client, .get, "/me/reauth-options?action=remove_all&platform=symbian", token: access)
+                #expect(unknown.status == .unprocessableContent && unknown.problemCodes == ["invalid_action", "invalid_platform"])
 
                 let hub = try await call(client, .delete, "/me/auth-methods/email", token: access, reauth: reauth)
                 #expect(hub.status == .ok)
