@@ -5,3 +5,14 @@
 -- away while its revert link lives (`409 email_held`, "recently used by another account").
 ALTER TABLE signup_cooldowns
     ADD COLUMN reason text NOT NULL DEFAULT 'deleted' CHECK (reason IN ('deleted', 'held'));
+
+-- Holds that lapse on their own: a session or booking when it starts. The service appends
+-- `hold.lapsed` within seconds of `lapses_at` (HoldLapseWorker), so consumers see the hold go.
+-- Payouts and disputes stand until a backend releases them, and have no row here.
+CREATE TABLE hold_lapses (
+    account_id uuid NOT NULL,
+    ref        text NOT NULL,
+    lapses_at  timestamptz NOT NULL,
+    PRIMARY KEY (account_id, ref)
+);
+CREATE INDEX hold_lapses_due ON hold_lapses (lapses_at);

@@ -15,6 +15,13 @@ extension AccountService {
         _ = try await repository.execute(accountID) { _ in .releaseHold(ref: ref, keyID: keyID, administrator: administrator) }
     }
 
+    /// Appends `hold.lapsed` for the account's session and booking holds that have started;
+    /// returns how many lapsed.
+    @discardableResult
+    public func lapseHolds(_ accountID: UUID) async throws -> Int {
+        try await repository.execute(accountID) { _ in .lapseHolds }.1.count
+    }
+
     /// The blockers of a deletion, in the product's priority order.
     public func deletionPreflight(_ accountID: UUID) async throws -> [DeletionBlocker] {
         try await repository.load(accountID).deletionBlockers(at: clock.now())

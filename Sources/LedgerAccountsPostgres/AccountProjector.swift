@@ -86,6 +86,16 @@ struct AccountProjector {
         }
     }
 
+    struct HoldLapseRow: RecordsetRow {
+        let account_id: UUID, ref: String, lapses_at: Date
+
+        func write(to row: inout BinaryRecordset) {
+            row.field("account_id", account_id)
+            row.field("ref", ref)
+            row.field("lapses_at", lapses_at)
+        }
+    }
+
     struct LinkRow: RecordsetRow {
         let token_sha256: String, link_id: UUID, account_id: UUID, purpose: String, expires_at: Date
         var used_at: Date?
@@ -121,6 +131,10 @@ struct AccountProjector {
     private var cooldowns: [String: CooldownRow] = [:]
     private var cooldownOrder: [String] = []
     private var links: [LinkRow] = []
+    /// When the holds that lapse on their own do (the `HoldLapseWorker` reads it), and the
+    /// accounts whose rows these replace.
+    private var holdLapses: [HoldLapseRow] = []
+    private var holdAccounts: [UUID] = []
     /// Uses in event order, for links stored by earlier writes.
     private var linkUses: [LinkUse] = []
 
@@ -175,6 +189,21 @@ struct AccountProjector {
                     refresh_expires_at: session.refreshExpiresAt, revoked_at: session.revokedAt, revoked_reason: session.revokedReason))
         }
         addSpentTokens(state.accountID, events.lazy.map(\.0), from: previous)
+        if previous == nil || events.contains(where: { Self.changesHolds($0.0) }) {
+            holdAccounts.append(state.accountID)
+            guard live else { return }
+            for hold in state.holds.values.sorted(by: { $0.ref < $1.ref }) {
+                guard let lapsesAt = hold.lapsesAt else { continue }
+                holdLapses.append(HoldLapseRow(account_id: state.accountID, ref: hold.ref, lapses_at: lapsesAt))
+            }
+        }
+    }
+
+    private static func changesHolds(_ event: AccountEvent) -> Bool {
+        switch event {
+        case .holdPlaced, .holdReleased, .holdLapsed, .deletionScheduled: return true
+        default: return false
+        }
     }
 
     /// The refresh tokens these events spent: each refresh spends the session's token before it.
@@ -360,6 +389,16 @@ struct AccountProjector {
                 SELECT r.refresh_token_sha256, r.session_id, r.account_id FROM \(rows.source)
                 \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
+                rows.parameters, on: connection)
+        }
+        if live && !holdAccounts.isEmpty {
+            try await target.write(
+                "DELETE FROM hold_lapses WHERE account_id = ANY($1::uuid[])", [.uuidArray(holdAccounts)], on: connection)
+        }
+        if !holdLapses.isEmpty {
+            let rows = BinaryRecordset(holdLapses)
+            try await target.write(
+                "INSERT INTO hold_lapses (account_id, ref, lapses_at) SELECT r.account_id, r.ref, r.lapses_at FROM \(rows.source)",
                 rows.parameters, on: connection)
         }
         if !links.isEmpty {

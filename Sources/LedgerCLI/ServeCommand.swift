@@ -154,6 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
                 revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
                 store: eventStore),
             EventWebhookDispatcher(subscriptions: services.subscriptions, store: services.readStore, clock: clock),
+            HoldLapseWorker(client: client, accounts: services.accounts, clock: clock),
         ]
         if purge {
             let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)

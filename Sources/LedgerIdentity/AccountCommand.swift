@@ -85,6 +85,9 @@ public enum AccountCommand: Sendable, Equatable {
     /// Releases a hold placed by `keyID`; another key's hold is not found, unless the key is an
     /// administrator's (`admin` scope), which clears what a revoked key left behind.
     case releaseHold(ref: String, keyID: String?, administrator: Bool = false)
+    /// Ends the session and booking holds that have started (`hold.lapsed`); nothing when none
+    /// has, or the account is deleted.
+    case lapseHolds
     /// Begins (or begins again) a TOTP enrolment with `secret`; needs re-auth (`manage_mfa`).
     case startTOTPEnrolment(secret: String, sessionID: UUID, reauthTokenHash: String?)
     /// Turns TOTP on with its first code (`step`: the time step the code matched, nil for none)

@@ -415,6 +415,11 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard administrator || existing.isOwned(by: keyID) else { throw IdentityError.holdNotFound }
         return [.holdReleased(.init(ref: ref, keyID: keyID))]
 
+    case .lapseHolds:
+        guard state.exists, !state.isDeleted else { return [] }
+        return state.holds.values.filter { $0.hasLapsed(at: now) }.sorted { $0.ref < $1.ref }
+            .map { .holdLapsed(.init(ref: $0.ref, startsAt: $0.startsAt)) }
+
     case .startTOTPEnrolment(let secret, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard !state.isTOTPEnabled else { throw IdentityError.mfaAlreadyEnabled }

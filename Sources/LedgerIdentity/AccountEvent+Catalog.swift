@@ -53,6 +53,7 @@ extension AccountEvent {
         case mfaDailyLimitReached = "mfa.daily_limit_reached"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
+        case holdLapsed = "hold.lapsed"
         case deletionScheduled = "account.deletion_scheduled"
         case purged = "account.purged"
     }
@@ -106,6 +107,7 @@ extension AccountEvent {
         case .mfaDailyLimitReached: return .mfaDailyLimitReached
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
+        case .holdLapsed: return .holdLapsed
         case .deletionScheduled: return .deletionScheduled
         case .purged: return .purged
         }
@@ -163,6 +165,7 @@ extension AccountEvent.Kind {
         case .mfaDailyLimitReached: return AccountEvent.MFADailyLimitReached.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
+        case .holdLapsed: return AccountEvent.HoldLapsed.self
         case .deletionScheduled: return AccountEvent.DeletionScheduled.self
         case .purged: return AccountEvent.Purged.self
         }
@@ -231,6 +234,7 @@ extension AccountEvent.Kind {
         case .mfaDailyLimitReached: return ["recordMFADailyLimit"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
+        case .holdLapsed: return ["lapseHolds"]
         case .deletionScheduled: return ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"]
         case .purged: return []  // appended by the purge worker, not by a command
         }

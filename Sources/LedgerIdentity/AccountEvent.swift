@@ -55,6 +55,7 @@ public enum AccountEvent: Sendable, Equatable {
     case mfaDailyLimitReached(MFADailyLimitReached)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
+    case holdLapsed(HoldLapsed)
     case deletionScheduled(DeletionScheduled)
     case purged(Purged)
 
@@ -262,6 +263,19 @@ public enum AccountEvent: Sendable, Equatable {
         }
     }
 
+    /// A session or booking hold ended on its own when it started (appended by the service,
+    /// so consumers see the hold go as they saw it come).
+    public struct HoldLapsed: Codable, Sendable, Equatable {
+        public var ref: String
+        public var startsAt: Date?
+        enum CodingKeys: String, CodingKey { case ref, startsAt = "starts_at" }
+
+        public init(ref: String, startsAt: Date?) {
+            self.ref = ref
+            self.startsAt = startsAt
+        }
+    }
+
     public struct ProfileUpdated: Codable, Sendable, Equatable {
         public var displayName: String?
         enum CodingKeys: String, CodingKey { case displayName = "display_name" }
@@ -330,6 +344,7 @@ extension AccountEvent {
         case .mfaDailyLimitReached(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
+        case .holdLapsed(let value): return value
         case .deletionScheduled(let value): return value
         case .purged(let value): return value
         case .emailVerified(let value): return value
@@ -403,6 +418,7 @@ extension AccountEvent {
         case .mfaDailyLimitReached: return .mfaDailyLimitReached(try decoder.decode(MFADailyLimitReached.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
+        case .holdLapsed: return .holdLapsed(try decoder.decode(HoldLapsed.self, from: payload))
         case .deletionScheduled: return .deletionScheduled(try decoder.decode(DeletionScheduled.self, from: payload))
         case .purged: return .purged(try decoder.decode(Purged.self, from: payload))
         }

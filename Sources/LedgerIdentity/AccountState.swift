@@ -144,14 +144,15 @@ public func evolve(_ state: AccountState, _ event: AccountEvent, at recordedAt: 
 
 extension AccountState {
     /// A link of `purpose` went out at `time`. What can no longer matter goes first: links past
-    /// their expiry and send times older than any send window may be (`LinkResendPolicy.longestWindow`:
-    /// the fold reads no configuration), so strangers asking for resets of someone's address
-    /// cannot grow that account's state (or its snapshot) without bound: the sends themselves
-    /// are limited within that time.
+    /// their expiry, and send times older than any send window may be or beyond the most any
+    /// limit reads (`LinkResendPolicy.longestWindow`, `.largestLimit`: the fold reads no
+    /// configuration), so strangers asking for resets of someone's address cannot grow that
+    /// account's state (or its snapshot) without bound.
     mutating func linkSent(_ purpose: PendingLink.Purpose, at time: Date) {
         pendingLinks = pendingLinks.filter { $0.value.expiresAt > time }
         for (sentPurpose, times) in linkSendTimes {
-            linkSendTimes[sentPurpose] = times.filter { $0 > time.addingTimeInterval(-LinkResendPolicy.longestWindow) }
+            linkSendTimes[sentPurpose] = Array(
+                times.filter { $0 > time.addingTimeInterval(-LinkResendPolicy.longestWindow) }.suffix(LinkResendPolicy.largestLimit))
         }
         linkSendTimes[purpose, default: []].append(time)
     }
@@ -260,6 +261,8 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.holds[hold.ref] = hold
     case .holdReleased(let released):
         state.holds[released.ref] = nil
+    case .holdLapsed(let lapsed):
+        state.holds[lapsed.ref] = nil
     case .providerLinked(let linked):
         state.providerSubjects[linked.provider] = linked.subject
     case .providerUnlinked(let unlinked):

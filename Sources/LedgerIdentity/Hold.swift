@@ -83,13 +83,22 @@ public struct Hold: Codable, Sendable, Equatable {
         self.keyID = keyID
     }
 
-    /// Whether the hold's time has passed: a session or booking once it starts, a payout once
-    /// released. A hold without its date, and a dispute, stands until it is released.
+    /// Whether the hold's time has passed: a session or booking once it starts. A payout and
+    /// a dispute stand until the backend releases them: `releases_at` is when pending money can
+    /// be withdrawn, and the seeds make money not yet withdrawn a hard block ("Withdraw your
+    /// pending balance first"). A session or booking without its date stands too.
     public func hasLapsed(at now: Date) -> Bool {
         switch kind {
         case .upcomingSession, .upcomingBooking: return startsAt.map { $0 <= now } ?? false
-        case .pendingPayout: return releasesAt.map { $0 <= now } ?? false
-        case .dispute: return false
+        case .pendingPayout, .dispute: return false
+        }
+    }
+
+    /// When the hold lapses on its own (`hold.lapsed`); nil for one that stands until released.
+    public var lapsesAt: Date? {
+        switch kind {
+        case .upcomingSession, .upcomingBooking: return startsAt
+        case .pendingPayout, .dispute: return nil
         }
     }
 
@@ -108,9 +117,9 @@ public struct DeletionBlocker: Sendable, Equatable {
 
 extension AccountState {
     /// What stands in the way of deleting the account at `now`, in the product's priority
-    /// order; empty means the deletion may proceed. A hold lapses on its own once its time has
-    /// passed (a session or booking that has started, a payout past its release), so a backend
-    /// that forgets to release it does not block the deletion for ever; disputes never lapse.
+    /// order; empty means the deletion may proceed. A session or booking lapses on its own once
+    /// it has started (before its `hold.lapsed` is appended, too), so a backend that forgets to
+    /// release it does not block the deletion for ever; payouts and disputes never lapse.
     public func deletionBlockers(at now: Date) -> [DeletionBlocker] {
         Dictionary(grouping: holds.values.filter { !$0.hasLapsed(at: now) }, by: \.kind)
             .sorted { $0.key.priority < $1.key.priority }

@@ -9,8 +9,10 @@ public struct LinkResendPolicy: Sendable, Equatable {
     public var limit = 3
     public var window: TimeInterval = 900
 
-    /// The longest `window` a configuration may set: an account's state keeps its send times this long.
+    /// The longest `window` and the largest `limit` a configuration may set: an account's
+    /// state keeps the send times of this long, at most one more than this many a purpose.
     public static let longestWindow: TimeInterval = 86_400
+    public static let largestLimit = 100
 
     public init(interval: TimeInterval = 30, limit: Int = 3, window: TimeInterval = 900) {
         self.interval = interval

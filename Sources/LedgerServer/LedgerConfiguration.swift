@@ -229,7 +229,8 @@ public struct LedgerConfiguration: Sendable {
             ("LEDGER_LINK_RESEND_LIMIT", "LEDGER_OTP_RESEND_LIMIT", \.linkResendLimit, 0),
             ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "LEDGER_OTP_RESEND_WINDOW_SECONDS", \.linkResendWindowSeconds, 1),
         ] {
-            let maximum = Int(LinkResendPolicy.longestWindow)
+            let maximum =
+                target == \LedgerConfiguration.linkResendLimit ? LinkResendPolicy.largestLimit : Int(LinkResendPolicy.longestWindow)
             if string(link) != nil {
                 try integer(link, &configuration[keyPath: target], minimum: minimum, maximum: maximum)
             } else if let text = string(otp), let value = Int(text) {

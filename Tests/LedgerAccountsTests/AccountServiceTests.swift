@@ -296,7 +296,7 @@ struct ProjectionRebuildTests {
         var lines: [String] = []
         for (table, order) in [
             ("accounts", "account_id"), ("sessions", "session_id"), ("spent_refresh_tokens", "refresh_token_sha256"),
-            ("email_links", "token_sha256"), ("otp_requests", "request_id"),
+            ("email_links", "token_sha256"), ("otp_requests", "request_id"), ("hold_lapses", "account_id, ref"),
         ] {
             // The client address of a code request is operational, not in any event.
             let rows = try await db.client.query(
@@ -353,6 +353,10 @@ struct ProjectionRebuildTests {
                 try await db.client.query(
                     "SELECT token FROM outbox WHERE template = 'email_change_confirm'")[0].string(0))
             _ = try await service.confirmEmailChange(token: changeToken)
+            // Holds: one that lapses on its own (indexed by its start), one that does not.
+            try await service.placeHold(
+                bob.accountID, Hold(ref: "s-1", kind: .upcomingSession, startsAt: db.clock.now().addingTimeInterval(86_400)))
+            try await service.placeHold(bob.accountID, Hold(ref: "p-1", kind: .pendingPayout))
             // Phone codes: a sign-up by phone, a number added, a cancelled request.
             let otp = OTPService(
                 otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))

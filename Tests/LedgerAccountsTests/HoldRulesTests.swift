@@ -57,7 +57,7 @@ struct HoldRulesTests {
         #expect(try await fixture.accounts.deletionPreflight(session.accountID).isEmpty)
     }
 
-    @Test("a session or booking that has started, and a payout past its release, block nothing; a dispute and an undated hold still do")
+    @Test("a started session or booking blocks nothing and lapses (hold.lapsed); payouts, disputes and undated holds still block")
     func lapse() async throws {
         let fixture = try InMemoryAccounts()
         let session = try await fixture.signUp()
@@ -75,12 +75,19 @@ struct HoldRulesTests {
             try await fixture.accounts.deletionPreflight(session.accountID).flatMap { $0.items.map(\.ref) }
         }
         #expect(try await blocking() == ["s", "b", "p-undated", "p", "d"])
+        #expect(try await fixture.accounts.lapseHolds(session.accountID) == 0)
         fixture.clock.advance(by: 60)
         #expect(try await blocking() == ["b", "p-undated", "p", "d"])
+        #expect(try await fixture.accounts.lapseHolds(session.accountID) == 1)
         fixture.clock.advance(by: 120)
-        #expect(try await blocking() == ["p-undated", "d"])
-        try await fixture.accounts.releaseHold(session.accountID, ref: "p-undated", keyID: nil)
-        try await fixture.accounts.releaseHold(session.accountID, ref: "d", keyID: nil)
+        // Money still pending when it can be withdrawn still has to be withdrawn: the payout stands.
+        #expect(try await blocking() == ["p-undated", "p", "d"])
+        #expect(try await fixture.accounts.lapseHolds(session.accountID) == 1)
+        #expect(try await fixture.accounts.lapseHolds(session.accountID) == 0)
+        let lapsed = try await fixture.repository.history(session.accountID).filter { $0.type == "hold.lapsed" }
+        #expect(lapsed.count == 2)
+        #expect(try await fixture.accounts.account(session.accountID).holds.keys.sorted() == ["d", "p", "p-undated"])
+        for ref in ["p-undated", "p", "d"] { try await fixture.accounts.releaseHold(session.accountID, ref: ref, keyID: nil) }
         let grant = try await fixture.passwordGrant(session)
         #expect(try await fixture.accounts.deleteAccount(session, reauthToken: grant).isDeleted)
     }

@@ -40,6 +40,7 @@ struct OnlineRebuildTests {
         for (table, order) in [
             ("accounts", "account_id"), ("sessions", "session_id"), ("spent_refresh_tokens", "refresh_token_sha256"),
             ("email_links", "token_sha256"), ("otp_requests", "request_id"), ("signup_cooldowns", "key_hmac"),
+            ("hold_lapses", "account_id, ref"),
         ] {
             let rows = try await db.client.query("SELECT to_jsonb(t)::text FROM \(table) t ORDER BY \(order)")
             lines += rows.rows.map { "\(table): \($0.string(0) ?? "")" }

@@ -87,9 +87,9 @@ struct AccountStateTests {
                             email: "ana@example.com", linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t")), at: time)
             }
         }
-        // What is left: the links of the last half hour, the send times of the last window.
+        // What is left: the links of the last half hour, the send times the largest limit reads.
         #expect(state.pendingLinks.count <= 12)
-        #expect((state.linkSendTimes[.passwordReset]?.count ?? 0) <= 4)
+        #expect((state.linkSendTimes[.passwordReset]?.count ?? 0) <= LinkResendPolicy.largestLimit + 1)
         #expect(state.version == 1 + 10 * 96 * 4)
     }
 
@@ -120,6 +120,7 @@ struct AccountStateTests {
             .providerUnlinked(.init(provider: .google, subject: "g-1")),
             .holdPlaced(.init(ref: "b-1", kind: .pendingPayout, amount: .init(currency: "EUR", minor: 32050), releasesAt: now)),
             .holdReleased(.init(ref: "b-1")),
+            .holdLapsed(.init(ref: "s-1", startsAt: now)),
             .deletionScheduled(.init(purgeAfter: now, cooldownUntil: now, cooldownKeys: ["ab"])),
             .purged(.init(deletedAt: now)),
         ]

@@ -91,7 +91,7 @@ struct ConfigurationTests {
             "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "0", "LEDGER_OTP_RESEND_LIMIT": "500", "LEDGER_OTP_RESEND_WINDOW_SECONDS": "172800",
             "LEDGER_OTP_RETENTION_SECONDS": "172800",
         ])
-        #expect(inherited.linkResendPolicy == LinkResendPolicy(interval: 0, limit: 500, window: 86_400))
+        #expect(inherited.linkResendPolicy == LinkResendPolicy(interval: 0, limit: 100, window: 86_400))
         for (name, value) in [
             ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "0"), ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "86401"),
             ("LEDGER_LINK_RESEND_LIMIT", "-1"), ("LEDGER_LINK_RESEND_INTERVAL_SECONDS", "soon"),
