@@ -16,3 +16,12 @@ CREATE TABLE hold_lapses (
     PRIMARY KEY (account_id, ref)
 );
 CREATE INDEX hold_lapses_due ON hold_lapses (lapses_at);
+
+-- Apple notification ids acted on, service-wide: a notification is accepted up to a day late
+-- (an outage must not lose an account-delete), and one replayed after a deletion and a re-signup
+-- with the same Apple ID must not act on the new account. Kept two days (RetentionSweep).
+CREATE TABLE apple_notifications (
+    notification_id text PRIMARY KEY,
+    received_at     timestamptz NOT NULL
+);
+CREATE INDEX apple_notifications_by_received ON apple_notifications (received_at);

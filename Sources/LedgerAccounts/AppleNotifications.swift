@@ -25,6 +25,12 @@ public struct AppleNotification: Sendable, Equatable {
     }
 }
 
+/// A notification whose id the service acted on already, for this account or another: a
+/// replay (after a deletion and a re-signup with the same Apple ID, too).
+public struct AppleNotificationSeen: Error, Sendable, Equatable {
+    public init() {}
+}
+
 /// A notification that is not Apple's, or not for this app, or (`isUnavailable`) one that could
 /// not be judged because Apple is not configured or its JWKS cannot be read; the reason goes to
 /// the log only.
@@ -50,8 +56,8 @@ extension ProviderService {
     /// Acts on an Apple notification once: `consent-revoked` unlinks Apple (kept when it is the
     /// only method) and ends every session; `account-delete` schedules the deletion as if the
     /// person asked, or disables the account when holds block it; `email-disabled` and
-    /// `email-enabled` are recorded. Each notification id acts at most once, in the same
-    /// transaction as what it does.
+    /// `email-enabled` are recorded. Each notification id acts at most once across the service
+    /// (`apple_notifications`), in the same transaction as what it does.
     public func handleAppleNotification(_ payload: String) async throws -> NotificationOutcome {
         guard let notificationVerifier else { throw InvalidAppleNotification("no Apple client ids configured", unavailable: true) }
         let notification = try await notificationVerifier.verifyAppleNotification(payload)
@@ -69,6 +75,8 @@ extension ProviderService {
             return events.isEmpty ? .ignored : .acted
         } catch let error as IdentityError where error.code == .noAccount {
             return .ignored  // deleted meanwhile
+        } catch is AppleNotificationSeen {
+            return .ignored
         }
     }
 }

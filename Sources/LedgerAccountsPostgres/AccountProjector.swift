@@ -135,6 +135,9 @@ struct AccountProjector {
     /// accounts whose rows these replace.
     private var holdLapses: [HoldLapseRow] = []
     private var holdAccounts: [UUID] = []
+    /// Apple notification ids acted on, remembered service-wide (a command's only: a rebuild
+    /// leaves the operational table as it is).
+    private var appleNotifications: [(id: String, receivedAt: Date)] = []
     /// Uses in event order, for links stored by earlier writes.
     private var linkUses: [LinkUse] = []
 
@@ -152,7 +155,12 @@ struct AccountProjector {
     /// current before the first event, which a refresh among them spends.
     mutating func add(_ state: AccountState, events: [(AccountEvent, Date)], from previous: AccountState? = nil) {
         guard let createdAt = state.createdAt else { return }
-        for (event, time) in events { addLinks(state.accountID, event, at: time) }
+        for (event, time) in events {
+            addLinks(state.accountID, event, at: time)
+            if previous != nil, case .appleNotificationReceived(let received) = event {
+                appleNotifications.append((received.notificationID, time))
+            }
+        }
         let live = state.deletedAt == nil
         accounts.append(
             AccountRow(
@@ -390,6 +398,13 @@ struct AccountProjector {
                 \(live ? "ON CONFLICT DO NOTHING" : "")
                 """,
                 rows.parameters, on: connection)
+        }
+        for notification in appleNotifications where live {
+            // A second transaction acting on the same id fails here and rolls back what it did.
+            try await target.write(
+                "INSERT INTO apple_notifications (notification_id, received_at) VALUES ($1, $2)",
+                [.text(notification.id), .timestamp(notification.receivedAt)], on: connection,
+                translate: { error -> any Error in error.code == .uniqueViolation ? AppleNotificationSeen() : error })
         }
         if live && !holdAccounts.isEmpty {
             try await target.write(

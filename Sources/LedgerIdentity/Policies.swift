@@ -26,8 +26,10 @@ public struct Policies: Sendable, Equatable {
     /// How long a provider sign-in waits (`link_token`) for the sign-in that proves the account it
     /// found by email.
     public var providerLinkLifetime: TimeInterval = 900
-    /// The oldest Apple server-to-server notification (by `iat`) acted on; older ones are replays.
-    public var appleNotificationMaxAge: TimeInterval = 3600
+    /// The oldest Apple server-to-server notification (by `iat`) acted on; older ones are
+    /// refused as replays. A day: Apple retries for a while, and an outage of ours must not
+    /// lose an `account-delete` (the service remembers every id it acted on for longer).
+    public var appleNotificationMaxAge: TimeInterval = 86_400
     /// Live re-auth nonces one session may hold at once: enough for a person retrying, not a
     /// way to grow the account's state.
     public var reauthNonceLimit = 10

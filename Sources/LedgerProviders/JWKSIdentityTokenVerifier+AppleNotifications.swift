@@ -14,8 +14,8 @@ extension JWKSIdentityTokenVerifier: AppleNotificationVerifier {
         } catch {
             throw InvalidAppleNotification(error.reason, unavailable: error.isUnavailable)
         }
-        // Apple sends a notification as it happens: an old one is a replay (each account also
-        // remembers the ids it acted on).
+        // Apple sends a notification as it happens and retries it for a while: an older one is a
+        // replay (the service remembers every id it acted on for longer than this).
         guard let issuedAt = claims.iat?.value, clock.now().timeIntervalSince(issuedAt) <= Policies.standard.appleNotificationMaxAge
         else { throw InvalidAppleNotification("no iat, or older than \(Int(Policies.standard.appleNotificationMaxAge)) s") }
         guard let id = claims.jti, !id.isEmpty, (1...200).contains(id.count) else { throw InvalidAppleNotification("no jti") }

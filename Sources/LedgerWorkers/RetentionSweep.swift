@@ -19,6 +19,9 @@ public struct RetentionSweep: Sendable {
         public var outboxMessages: TimeInterval = 3_600
         /// Email links this long after they expired.
         public var emailLinks: TimeInterval = 86_400
+        /// Apple notification ids this long after they were acted on (longer than the oldest
+        /// notification accepted, `Policies.appleNotificationMaxAge`).
+        public var appleNotifications: TimeInterval = 2 * 86_400
         /// Rows per delete.
         public var batchSize = 1_000
 
@@ -50,6 +53,7 @@ public struct RetentionSweep: Sendable {
             ("otp_requests", "created_at < $1", policy.otpRequests, false),
             ("outbox", "coalesce(delivered_at, failed_at) < $1", policy.outboxMessages, false),
             ("email_links", "expires_at < $1", policy.emailLinks, false),
+            ("apple_notifications", "received_at < $1", policy.appleNotifications, false),
         ]
     }
 

@@ -65,11 +65,16 @@ struct ProviderEndpointTests {
         }
     }
 
-    func withApp(_ body: @escaping @Sendable (any TestClientProtocol, Providers) async throws -> Void) async throws {
+    func withApp(
+        configure: @escaping (inout LedgerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (any TestClientProtocol, Providers) async throws -> Void
+    ) async throws {
         try await TestPostgres.withDatabase { db in
             let providers = try await Providers.make(db)
-            let services = try makeServices(
-                url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: providers.trust)
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                providers.trust(&$0)
+                configure(&$0)
+            }
             try await Application(router: buildRouter(services)).test(.router) { client in
                 try await body(client, providers)
             }

@@ -22,6 +22,8 @@ public actor InMemoryAccountRepository: AccountRepository {
     /// The re-signup cooldown list and the held addresses: keyed identifier hash (hex) → the
     /// listing, and the account that put it there.
     private var cooldowns: [String: (listing: Retention.Listing, owner: UUID)] = [:]
+    /// Apple notification ids acted on, service-wide.
+    private var appleNotificationIDs: Set<String> = []
     /// `last_used_at` moved by use, by session (the PostgreSQL repository writes its projection).
     private var touched: [UUID: Date] = [:]
     /// The messages commands queued, in order (the outbox).
@@ -46,6 +48,9 @@ public actor InMemoryAccountRepository: AccountRepository {
         guard !events.isEmpty else { return (state, []) }
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try guardClaims(events, after: after, before: state, at: now)
+        let notifications = events.compactMap { if case .appleNotificationReceived(let r) = $0 { r.notificationID } else { nil } }
+        guard appleNotificationIDs.isDisjoint(with: notifications) else { throw AppleNotificationSeen() }
+        appleNotificationIDs.formUnion(notifications)
         index(after, before: state, events: events, at: now)
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
