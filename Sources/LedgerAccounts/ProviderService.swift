@@ -133,18 +133,20 @@ public struct ProviderService: Sendable {
             }
             // A deleted account's identity neither joins another account nor starts a new one yet.
             try await accounts.checkCooldown(.provider(provider, identity.subject))
-            if let owner = try await linkableAccount(identity) {
+            if let holder = try await holderOfAddress(identity) {
+                guard holder.mergeable else {
+                    throw LinkRequired(
+                        linkToken: try linkTokens.issue(claim, holder: holder.state.accountID, token: token, now: clock.now()),
+                        emailHint: holder.state.email.flatMap(EmailAddress.init)?.hint ?? "•••",
+                        methods: holder.state.signInMethods, provider: provider)
+                }
+                let owner = holder.state.accountID
                 do {
                     _ = try await repository.execute(owner) { _ in .linkProvider(claim, sessionID: nil, reauthTokenHash: nil) }
                     return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken), false)
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
                 }
-            } else if let holder = try await unprovenHolder(identity) {
-                throw LinkRequired(
-                    linkToken: try linkTokens.issue(claim, holder: holder.accountID, token: token, now: clock.now()),
-                    emailHint: holder.email.flatMap(EmailAddress.init)?.hint ?? "•••",
-                    methods: holder.signInMethods, provider: provider)
             }
             // Only an address the provider vouches for: an unproven one kept on the account would
             // let whoever holds such a provider account sit on someone else's address (its owner
@@ -175,25 +177,19 @@ public struct ProviderService: Sendable {
         throw IdentityError(.providerInUse, "This \(provider.displayName) account could not be signed in. Try again.")
     }
 
-    /// The account an identity may be linked to by email, if any.
-    private func linkableAccount(_ identity: ProviderIdentity) async throws -> UUID? {
+    /// The account holding the address the provider vouches for (never an Apple private-relay
+    /// one), and whether the identity may join it without a sign-in to it: only when the
+    /// account verified the address too, has no second factor, and has no password. A password
+    /// may have been set by whoever registered the address before its owner (or by an intruder
+    /// who took the account): joining it would hand them the provider's owner, so that account
+    /// answers `link_required`, and the person proves it once (or resets the password, which
+    /// ends every session).
+    private func holderOfAddress(_ identity: ProviderIdentity) async throws -> (state: AccountState, mergeable: Bool)? {
         guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
             let found = try await repository.credentials(forEmail: email.normalized)
         else { return nil }
         let state = try await repository.load(found.accountID)
-        // An account with a second factor is joined only after it: `link_required` instead.
-        return state.emailVerified && !state.isTOTPEnabled ? found.accountID : nil
-    }
-
-    /// The account that holds the address the provider vouches for without having verified it
-    /// itself: joining it automatically would let whoever registered the address first keep
-    /// the provider's owner out (or in); it must be proven by signing in to it.
-    private func unprovenHolder(_ identity: ProviderIdentity) async throws -> AccountState? {
-        guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
-            let found = try await repository.credentials(forEmail: email.normalized)
-        else { return nil }
-        let state = try await repository.load(found.accountID)
-        return state.emailVerified && !state.isTOTPEnabled ? nil : state
+        return (state, state.emailVerified && !state.isTOTPEnabled && !state.hasPassword)
     }
 
     private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?, linkToken: String?) async throws
@@ -209,7 +205,9 @@ public struct ProviderService: Sendable {
     /// Connects a provider to the signed-in account, with re-auth (`add_method`, checked
     /// before the token is looked at); `provider_in_use` when the identity belongs to another
     /// account (which one is never said). With `authorizationCode`, the refresh token is fetched
-    /// and kept as at sign-in.
+    /// and kept as at sign-in. An account without an email takes the address the provider
+    /// vouches for as its verified email, when no other account holds it (nor a deleted
+    /// account's cooldown, nor another account's revert link).
     public func link(
         _ session: SessionRef, _ provider: IdentityProvider, idToken: String, reauthToken: String?, authorizationCode: String? = nil,
         client: String? = nil
@@ -224,13 +222,21 @@ public struct ProviderService: Sendable {
         let token = await fetchToken(authorizationCode, for: identity, client: client)
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
+        func link(adoptingEmail: Bool) async throws -> AccountState {
+            do {
+                return try await repository.execute(session.accountID) { _ in
+                    .linkProvider(claim, sessionID: session.sessionID, reauthTokenHash: tokenHash, adoptsEmail: adoptingEmail)
+                }.0
+            } catch let taken as ClaimTaken where taken.claim == .apple || taken.claim == .google {
+                throw Self.inUse(provider)
+            }
+        }
+        let adoptsEmail = try await isAdoptable(identity, by: session.accountID)
         let linked: AccountState
         do {
-            linked = try await repository.execute(session.accountID) { _ in
-                .linkProvider(claim, sessionID: session.sessionID, reauthTokenHash: tokenHash)
-            }.0
-        } catch let taken as ClaimTaken where taken.claim == .apple || taken.claim == .google {
-            throw Self.inUse(provider)
+            linked = try await link(adoptingEmail: adoptsEmail)
+        } catch  where adoptsEmail && Self.refusesEmailClaim(error) {
+            linked = try await link(adoptingEmail: false)  // the address was claimed or listed meanwhile
         }
         if let token { try await keep(token, on: session.accountID) }
         return linked
@@ -243,6 +249,27 @@ public struct ProviderService: Sendable {
         try await repository.execute(session.accountID) { _ in
             .unlinkProvider(provider, sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash))
         }.0
+    }
+
+    /// Whether linking `identity` gives the account `accountID` its email: the account has none,
+    /// and the provider vouches for an address nobody holds or lists.
+    private func isAdoptable(_ identity: ProviderIdentity, by accountID: UUID) async throws -> Bool {
+        guard identity.emailVerified, let email = identity.email.flatMap(EmailAddress.init),
+            try await repository.load(accountID).email == nil, try await repository.isEmailFree(email)
+        else { return false }
+        do {
+            try await accounts.checkCooldown(.email(email.normalized))
+        } catch is IdentityError {
+            return false
+        }
+        return true
+    }
+
+    /// A claim of an address refused: another account holds it, or lists it (cooldown, revert link).
+    private static func refusesEmailClaim(_ error: any Error) -> Bool {
+        if let taken = error as? ClaimTaken { return taken.claim == .email }
+        guard let refusal = error as? IdentityError else { return false }
+        return refusal.code == .signupCooldown || refusal.code == .emailHeld
     }
 
     /// "Verify it's you" by signing in again with the linked provider. The ID token must be

@@ -59,8 +59,10 @@ public enum AccountCommand: Sendable, Equatable {
     case registerByProvider(ProviderRegistration)
     /// Connects a verified provider identity (idempotent for the same subject). From a
     /// signed-in session (`sessionID` set) it needs re-auth (`add_method`); without one it is
-    /// the sign-in merge by an address both sides verified.
-    case linkProvider(ProviderIdentityClaim, sessionID: UUID?, reauthTokenHash: String?)
+    /// the sign-in merge by an address both sides verified. With `adoptsEmail`, an account
+    /// without an email takes the address the provider vouches for as its verified email (the
+    /// service found nobody holding it).
+    case linkProvider(ProviderIdentityClaim, sessionID: UUID?, reauthTokenHash: String?, adoptsEmail: Bool = false)
     /// Keeps the refresh token a sign-in's authorization code fetched, for the identity linked
     /// to the account (a newer one replaces it: nothing is revoked then, since revoking one of
     /// Apple's or Google's tokens ends the person's whole consent).

@@ -274,7 +274,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         return events + [sessionStarted(registration.session)]
 
-    case .linkProvider(let identity, let sessionID, let reauthTokenHash):
+    case .linkProvider(let identity, let sessionID, let reauthTokenHash, let adoptsEmail):
         try requireAccount(state)
         guard !state.isDisabled else { throw IdentityError.accountDisabled }
         if let linked = state.providerSubjects[identity.provider] {
@@ -287,7 +287,10 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         if let sessionID {
             try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         }
-        return [providerLinked(identity)]
+        guard adoptsEmail, state.email == nil, identity.emailVerified, let email = identity.email.flatMap(EmailAddress.init) else {
+            return [providerLinked(identity)]
+        }
+        return [providerLinked(identity), .emailAdded(.init(email: email.value, verifiedBy: identity.provider.rawValue))]
 
     case .unlinkProvider(let provider, let sessionID, let reauthTokenHash):
         try requireAccount(state)

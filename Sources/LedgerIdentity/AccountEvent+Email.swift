@@ -1,12 +1,17 @@
 import Foundation
 
 extension AccountEvent {
-    /// An account without an email (phone or provider sign-up) added one, with a password.
+    /// An account without an email (phone or provider sign-up) added one: with a password, to
+    /// be verified by its link; or verified already (`verified_by`): the provider that vouched
+    /// for it when it was linked (`apple`, `google`), or `link` when its confirmation link was used.
     public struct EmailAdded: Codable, Sendable, Equatable {
         public var email: String
+        public var verifiedBy: String?
+        enum CodingKeys: String, CodingKey { case email, verifiedBy = "verified_by" }
 
-        public init(email: String) {
+        public init(email: String, verifiedBy: String? = nil) {
             self.email = email
+            self.verifiedBy = verifiedBy
         }
     }
 

@@ -236,7 +236,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         break
     case .emailAdded(let added):
         state.email = added.email
-        state.emailVerified = false
+        state.emailVerified = added.verifiedBy != nil
     case .emailChangeRequested(let sent):
         state.pendingLinks[sent.linkID] = .init(
             id: sent.linkID, purpose: .emailChange, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)

@@ -50,7 +50,7 @@ struct ProviderLinkTests {
         await expectIdentityError(.notLinked) { try await fixture.providers.disconnect(session, .apple, reauthToken: grant) }
     }
 
-    @Test("a provider sign-in joins an account by email only when the provider and the account both verified the address")
+    @Test("a provider sign-in joins an account by email only when both verified the address and the account has no password")
     func linkByEmail() async throws {
         let fixture = try InMemoryAccounts()
         let email = "linking-\(UUID().uuidString.prefix(6))@example.com"
@@ -75,11 +75,24 @@ struct ProviderLinkTests {
             displayName: nil, device: nil)
         #expect(unvouchedCreated && unvouched.accountID != owner.accountID)
 
+        // Verified, but with a password (whoever set it may not be the address's owner): proven once.
+        await #expect(throws: LinkRequired.self) {
+            try await fixture.providers.signIn(
+                .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-c", email: email), nonce: nil, displayName: nil,
+                device: nil)
+        }
+        #expect(try await fixture.repository.providerOwner(.apple, subject: "apple-c") == nil)
+
+        // An account without a password whose address Google vouched for: Apple vouching for it too joins it.
+        let providerEmail = InMemoryAccounts.newEmail()
+        let (googleOnly, _) = try await fixture.providers.signIn(
+            .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-d", email: providerEmail), nonce: nil,
+            displayName: nil, device: nil)
         let (joined, joinedCreated) = try await fixture.providers.signIn(
-            .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-c", email: email), nonce: nil, displayName: nil,
-            device: nil)
-        #expect(!joinedCreated && joined.accountID == owner.accountID)
-        #expect(try await fixture.repository.load(owner.accountID).providerSubjects[.apple] == "apple-c")
+            .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-d", email: providerEmail), nonce: nil,
+            displayName: nil, device: nil)
+        #expect(!joinedCreated && joined.accountID == googleOnly.accountID)
+        #expect(try await fixture.repository.load(googleOnly.accountID).providerSubjects[.apple] == "apple-d")
     }
 
     @Test("a link token carries the waiting identity for 15 minutes, under our key only; the proven account gets it")

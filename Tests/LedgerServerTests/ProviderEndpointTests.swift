@@ -101,19 +101,61 @@ struct ProviderEndpointTests {
         }
     }
 
-    @Test("linking by email: only when the provider and the account both verified it; never a private relay")
+    @Test("a phone-only account linking a provider takes the address it vouches for as its verified email, when nobody holds it")
+    func adoptsVouchedAddress() async throws {
+        try await withApp { client, providers in
+            func link(_ phone: String, _ subject: String, _ email: String, verified: Bool = true) async throws -> Answer {
+                let access = try await phoneSignIn(client, providers.db, phone)
+                let grant = try await phoneGrant(client, providers.db, token: access, phone: phone)
+                let token = try await providers.googleToken(subject, email: email, verified: verified)
+                let hub = try await call(
+                    client, .post, "/me/auth-methods/link", ["provider": "google", "id_token": token], token: access, reauth: grant)
+                #expect(hub.status == .ok && hub.body["google_linked"] as? Bool == true)
+                return hub
+            }
+            let adopted = try await link("+995511200310", "g-phone-1", "ivy@example.com")
+            #expect(adopted.string("email") == "ivy@example.com" && adopted.body["email_verified"] as? Bool == true)
+            #expect(adopted.body["has_password"] as? Bool == false)
+            // Held by another account: linked, the address left where it is.
+            _ = try await signUp(client, email: "jo@example.com")
+            let held = try await link("+995511200311", "g-phone-2", "jo@example.com")
+            #expect(held.body["email"] is NSNull)
+            // Not vouched for: not taken.
+            let unvouched = try await link("+995511200312", "g-phone-3", "kai@example.com", verified: false)
+            #expect(unvouched.body["email"] is NSNull)
+        }
+    }
+
+    @Test("linking by email: only when both verified it and the account has no password; never a private relay")
     func linkByEmail() async throws {
         try await withApp { client, providers in
-            // A verified email account: Google with the same verified address signs in to it.
+            // An account without a password whose address Apple vouched for: Google vouching for
+            // the same address signs in to it.
+            let cy = try await call(
+                client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-cy", email: "cy@example.com", verified: true)])
+            #expect(cy.status == .created)
+            let joined = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-cy", email: "cy@example.com", verified: true)])
+            #expect(joined.status == .ok && joined.string("account_id") == cy.string("account_id"))
+            // A verified email + password account is not joined on its own: the password may be
+            // whoever registered the address first (or an intruder's). 409 link_required; the
+            // password proves it once.
             let ana = try await signUp(client, email: "ana@example.com")
             let me = try await call(client, .get, "/me", token: ana)
             let verifyToken = try await outboxToken(providers.db, template: "verify_email")
             #expect(try await call(client, .post, "/auth/email/verify", ["token": verifyToken]).status == .ok)
-            let linked = try await call(
+            let guarded = try await call(
                 client, .post, "/auth/google",
                 ["id_token": try await providers.googleToken("g-ana", email: "ana@example.com", verified: true)])
+            #expect(guarded.status == .conflict && guarded.string("error") == "link_required")
+            #expect(guarded.body["methods"] as? [String] == ["password"])
+            let linked = try await call(
+                client, .post, "/auth/email/login",
+                ["email": "ana@example.com", "password": "violet-harbor-91", "link_token": try #require(guarded.string("link_token"))])
             #expect(linked.status == .ok)
             #expect(linked.string("account_id") == me.string("account_id"))
+            #expect(try await call(client, .get, "/me/auth-methods", token: ana).body["google_linked"] as? Bool == true)
             // An unverified account with the address is not taken over, and no second account is
             // made: 409 link_required, and signing in to that account with the token links Google.
             let bo = try await signUp(client, email: "bo@example.com")
