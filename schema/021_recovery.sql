@@ -25,3 +25,9 @@ CREATE TABLE apple_notifications (
     received_at     timestamptz NOT NULL
 );
 CREATE INDEX apple_notifications_by_received ON apple_notifications (received_at);
+
+-- The address `add-with-password` waits to have confirmed, shown in the hub as `pending_email`
+-- until its link expires; nothing about it is claimed (no unique index).
+ALTER TABLE accounts
+    ADD COLUMN pending_email            text,
+    ADD COLUMN pending_email_expires_at timestamptz;

@@ -249,9 +249,17 @@ def run(base):
         driver.get(link)
         driver.save_screenshot(os.path.join(SHOTS, "revert-email.png"))
         check("Every device will be signed out." in driver.page_source, "revert page says what it does")
+        # Whoever changed the email may know the password: the revert page takes a new one, twice.
+        driver.find_element(By.ID, "new_password").send_keys(PASSWORD)
+        driver.find_element(By.ID, "confirm_password").send_keys(PASSWORD + "x")
+        check("Passwords don't match." in submit(driver, "revert-email-mismatch"), "revert: mismatch shown")
+        driver.find_element(By.ID, "new_password").send_keys(PASSWORD)
+        driver.find_element(By.ID, "confirm_password").send_keys(PASSWORD)
         check("signed out everywhere" in submit(driver, "revert-email-done"), "revert in the browser")
         status, _ = api(base, "GET", "/me", token=access)
         check(status == 401, "after the revert every session has ended")
+        status, _ = api(base, "POST", "/auth/email/login", {"email": "ana@example.com", "password": PASSWORD})
+        check(status == 200, "after the revert the address signs in with the password the page set")
         check(shows_expired(driver, link, "revert-email-expired"), "revert link again: expired, no form")
     finally:
         driver.quit()

@@ -45,6 +45,9 @@ public protocol AccountRepository: Sendable {
     /// Whether nobody holds this email (ignoring case).
     func isEmailFree(_ email: EmailAddress) async throws -> Bool
 
+    /// The account holding this email (ignoring case), and whether it verified it.
+    func emailHolder(_ email: EmailAddress) async throws -> (accountID: UUID, verified: Bool)?
+
     /// The session and account of a live access token, from the projection, in one query (the
     /// hot read path).
     func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, summary: AccountSummary)?

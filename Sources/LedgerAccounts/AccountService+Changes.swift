@@ -27,15 +27,31 @@ extension AccountService {
 
     /// Removes the sign-in phone number, or the email with its password: `409 last_method` when
     /// it is the only sign-in method (checked in the append's transaction, grant or not), then
-    /// re-auth (`remove_phone`, `remove_email`). Returns the account after.
+    /// re-auth (`remove_phone`, `remove_email`). A removed email that was verified gets
+    /// `email_removed_notice` with a revert link, and is held from other accounts while the link
+    /// lives, as after an email change. Returns the account after.
     public func remove(_ method: RemovableMethod, _ session: SessionRef, reauthToken: String?) async throws -> AccountState {
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
-        return try await repository.execute(session.accountID) { _ in
-            switch method {
-            case .phone: return .removePhone(sessionID: session.sessionID, reauthTokenHash: tokenHash)
-            case .email: return .removeEmail(sessionID: session.sessionID, reauthTokenHash: tokenHash)
+        switch method {
+        case .phone:
+            return try await repository.execute(session.accountID) { _ in
+                .removePhone(sessionID: session.sessionID, reauthTokenHash: tokenHash)
+            }.0
+        case .email:
+            let state = try await repository.load(session.accountID)
+            guard let email = state.email, state.emailVerified else {
+                return try await repository.execute(session.accountID) { _ in
+                    .removeEmail(sessionID: session.sessionID, reauthTokenHash: tokenHash)
+                }.0
             }
-        }.0
+            let (link, notice) = try links.makeRevert(of: .removal, to: email, now: clock.now())
+            let key = Hex.encode(retention.key(.email(EmailAddress.normalize(email))))
+            return try await repository.execute(session.accountID, outbox: [notice]) { current in
+                // The address the notice names is the one removed (a change meanwhile is a conflict).
+                guard current.email == email else { throw IdentityError(.noEmail, "Your email changed meanwhile. Try again.") }
+                return .removeEmail(sessionID: session.sessionID, reauthTokenHash: tokenHash, revertLink: link, emailKey: key)
+            }.0
+        }
     }
 
     /// What `DELETE /me/auth-methods/{method}` removes.
@@ -43,14 +59,24 @@ extension AccountService {
         case phone, email
     }
 
+    /// What `add-with-password` did.
+    public enum EmailAddition: Sendable {
+        /// The account's own verified address (from Apple or Google) has its password now (`200` hub).
+        case passwordSet(AccountState)
+        /// A confirmation link went to the new address; nothing is claimed until it is used
+        /// (`202`, with the seconds until another may go).
+        case confirmationSent(resendAfter: Int)
+    }
+
     /// Adds an email and a password to an account that has no email (phone or provider
-    /// sign-up), with re-auth (`add_method`, checked before any lookup or hash) and a lookup
-    /// counted; the address gets a verification link. An account whose address came from Apple
-    /// or Google adds a password for that address the same way (a link only if unverified).
-    @discardableResult
+    /// sign-up) or only an Apple private-relay one, with re-auth (`add_method`, checked before
+    /// any lookup or hash) and a lookup counted. The address gets a confirmation link
+    /// (`email_add_confirm`) and is claimed only when it is used: `409 email_taken` only when
+    /// another account holds it verified. An account whose verified address came from Apple or
+    /// Google sets a password for it at once.
     public func addEmailAndPassword(
         _ session: SessionRef, email rawEmail: String, password: String, reauthToken: String?, client: String? = nil
-    ) async throws -> Int {
+    ) async throws -> EmailAddition {
         let email = EmailAddress(rawEmail)
         var problems = email == nil ? [Self.invalidEmail] : []
         problems += policy.violations(of: password, email: email)
@@ -62,23 +88,22 @@ extension AccountService {
         }
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try state.requireReauth(.addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
-        // The account's own address (from Apple or Google) is no lookup: nothing is claimed.
-        let keepsAddress = state.email != nil
-        if !keepsAddress {
+        // The account's own verified address is no lookup: nothing is claimed.
+        let ownVerified = state.emailVerified && state.email.map(EmailAddress.normalize) == email.normalized
+        if !ownVerified {
             try await admit(.lookup, client: client, accountID: session.accountID)
-            guard try await repository.isEmailFree(email) else { throw Self.emailTaken }
+            if let holder = try await repository.emailHolder(email), holder.verified, holder.accountID != session.accountID {
+                throw Self.emailTaken
+            }
             try await checkCooldown(.email(email.normalized))
         }
         let hash = try await hasher.hash(password)
-        let (link, message) = try links.make(.verifyEmail, to: email.value, now: clock.now())
-        let outbox = keepsAddress && state.emailVerified ? [] : [message]
-        let after = try await claimingEmail {
-            try await repository.execute(session.accountID, outbox: outbox) { _ in
-                .addEmailAndPassword(
-                    email, passwordHash: hash, verificationLink: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
-            }.0
+        let (link, message) = try links.make(.emailAdd, to: email.value, now: clock.now())
+        let (after, events) = try await repository.execute(session.accountID, outbox: ownVerified ? [] : [message]) { _ in
+            .addEmailAndPassword(email, passwordHash: hash, link: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
         }
-        return links.resendAfter(.verifyEmail, after, now: clock.now())
+        if events.contains(where: { if case .passwordSet = $0 { true } else { false } }) { return .passwordSet(after) }
+        return .confirmationSent(resendAfter: links.resendAfter(.emailAdd, after, now: clock.now()))
     }
 
     /// Sends a confirmation link to the new address and an alert (no link) to the old one;
@@ -109,16 +134,21 @@ extension AccountService {
         return links.resendAfter(.emailChange, after, now: clock.now())
     }
 
-    /// Applies an email change from the new address's link; the old address gets a revert link.
+    /// Applies an email change from the new address's link (the old address, when verified, gets
+    /// a revert link), or an address `add-with-password` waits for from its confirmation link.
     public func confirmEmailChange(token: String) async throws -> AccountState {
-        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .emailChange) else {
+        let hash = IssuedTokens.tokenHash(token)
+        if let found = try await repository.link(forTokenHash: hash, purpose: .emailAdd) {
+            return try await confirmEmailAdd(found)
+        }
+        guard let found = try await repository.link(forTokenHash: hash, purpose: .emailChange) else {
             throw IdentityError.linkExpired
         }
         let state = try await repository.load(found.accountID)
         var outbox: [OutboxMessage] = []
         var revertLink = AccountCommand.NewLink(linkID: UUID.random(), expiresAt: clock.now())
-        if let old = state.email {
-            let (link, message) = try links.make(.emailRevert, to: old, now: clock.now())
+        if let old = state.email, state.emailVerified {
+            let (link, message) = try links.makeRevert(of: .change, to: old, now: clock.now())
             revertLink = link
             outbox.append(message)
         }
@@ -131,15 +161,61 @@ extension AccountService {
         }
     }
 
-    /// Restores the old address from its revert link and revokes every session.
-    public func revertEmail(token: String) async throws -> AccountState {
-        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .emailRevert) else {
+    /// The confirmation of an address `add-with-password` waited for: it becomes the account's
+    /// verified email with its password. An account that holds it without having verified it
+    /// gives it up first: the link proved who receives its mail. One that verified it keeps it
+    /// (`409 email_taken`).
+    private func confirmEmailAdd(_ found: (accountID: UUID, linkID: UUID)) async throws -> AccountState {
+        let state = try await repository.load(found.accountID)
+        guard let pending = state.pendingEmail, pending.linkID == found.linkID, let email = EmailAddress(pending.email) else {
             throw IdentityError.linkExpired
         }
+        if let holder = try await repository.emailHolder(email), holder.accountID != found.accountID {
+            guard !holder.verified else { throw Self.emailTaken }
+            _ = try await repository.execute(holder.accountID) { _ in .releaseUnprovenEmail(email) }
+        }
         return try await claimingEmail {
-            try await repository.execute(found.accountID) { _ in .revertEmail(linkID: found.linkID) }.0
+            try await repository.execute(found.accountID) { _ in .confirmEmailAdd(linkID: found.linkID) }.0
         }
     }
+
+    /// What a revert did: the address back, the methods it removed (`phone`, `apple`, `google`),
+    /// and whether it turned TOTP off.
+    public struct Revert: Sendable {
+        public let state: AccountState
+        public let removedMethods: [String]
+        public let twoFactorReset: Bool
+    }
+
+    /// Restores the address from its revert link (of a change or a removal) and undoes the
+    /// takeover: every session, grant, link and code ends, the methods added in the change's
+    /// span go, and the password becomes `newPassword`, which is required when the account had
+    /// one at the change. A spent or expired link is `410` whatever the password.
+    public func revertEmail(token: String, newPassword: String?) async throws -> Revert {
+        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .emailRevert),
+            let link = try await repository.load(found.accountID).liveLink(found.linkID, purpose: .emailRevert, at: clock.now())
+        else { throw IdentityError.linkExpired }
+        let hadPassword = link.undoes?.hadPassword ?? false
+        var hash: String?
+        if let newPassword, !newPassword.isEmpty {
+            let violations = policy.violations(of: newPassword, email: EmailAddress(link.email))
+            guard violations.isEmpty else {
+                throw ValidationFailure(problems: violations.map { .init(field: "new_password", code: $0.code, message: $0.message) })
+            }
+            hash = try await hasher.hash(newPassword)
+        } else if hadPassword {
+            throw ValidationFailure(problems: [Self.newPasswordRequired])
+        }
+        let chosen = hash
+        let (state, events) = try await claimingEmail {
+            try await repository.execute(found.accountID) { _ in .revertEmail(linkID: found.linkID, newPasswordHash: chosen) }
+        }
+        guard case .emailReverted(let reverted) = events.first else { throw IdentityError.linkExpired }
+        return Revert(state: state, removedMethods: reverted.removedMethods, twoFactorReset: reverted.twoFactorReset)
+    }
+
+    static let newPasswordRequired = ValidationFailure.Problem(
+        field: "new_password", code: "required", message: "Choose a new password: whoever changed your email may know the old one.")
 
     /// A change whose address another account claimed meanwhile is `409 email_taken`, in the
     /// words for a signed-in user (not sign-up's "Log in instead.").

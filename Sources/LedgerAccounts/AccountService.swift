@@ -241,9 +241,12 @@ public struct AccountService: Sendable {
 
     /// Whether a link could still do its work (known, unused, not past its time), without using
     /// it: what the link pages' `GET` shows (a mail scanner's prefetch changes nothing).
-    public func isLinkUsable(token: String, purpose: AccountState.PendingLink.Purpose) async throws -> Bool {
-        guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: purpose) else { return false }
-        return try await repository.load(found.accountID).liveLink(found.linkID, purpose: purpose, at: clock.now()) != nil
+    public func isLinkUsable(token: String, purposes: [AccountState.PendingLink.Purpose]) async throws -> Bool {
+        for purpose in purposes {
+            guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: purpose) else { continue }
+            return try await repository.load(found.accountID).liveLink(found.linkID, purpose: purpose, at: clock.now()) != nil
+        }
+        return false
     }
 
     /// Confirms an email verification link; unknown, used or expired tokens are `link_expired`.
@@ -270,8 +273,17 @@ public struct AccountService: Sendable {
         return links.resendAfter(.passwordReset, after, now: clock.now())
     }
 
-    /// Sets a new password from a reset link and revokes every session.
-    public func resetPassword(token: String, newPassword: String) async throws {
+    /// What a reset removed: on an address it proved for the first time, every other sign-in
+    /// method (`phone`, `apple`, `google`) and TOTP; nothing otherwise.
+    public struct Reset: Sendable, Equatable {
+        public let removedMethods: [String]
+        public let twoFactorReset: Bool
+    }
+
+    /// Sets a new password from a reset link and revokes every session. A reset of an address
+    /// never verified proves it, and removes what whoever added the other ways in could not.
+    @discardableResult
+    public func resetPassword(token: String, newPassword: String) async throws -> Reset {
         guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .passwordReset) else {
             throw IdentityError.linkExpired
         }
@@ -281,7 +293,11 @@ public struct AccountService: Sendable {
             throw ValidationFailure(problems: violations.map { .init(field: "new_password", code: $0.code, message: $0.message) })
         }
         let hash = try await hasher.hash(newPassword)
-        _ = try await repository.execute(found.accountID) { _ in .resetPassword(linkID: found.linkID, newPasswordHash: hash) }
+        let (_, events) = try await repository.execute(found.accountID) { _ in
+            .resetPassword(linkID: found.linkID, newPasswordHash: hash)
+        }
+        return Reset(
+            removedMethods: removedMethods(events), twoFactorReset: events.contains { if case .totpDisabled = $0 { true } else { false } })
     }
 
     /// Changes the display name (`.some(nil)` clears it) and/or claims a new handle.

@@ -20,12 +20,15 @@ public struct AccountSummary: Sendable, Equatable {
     /// Two-factor authentication on, and the recovery codes not used yet.
     public let totpEnabled: Bool
     public let recoveryCodesLeft: Int
+    /// The address `add-with-password` waits to have confirmed (not the account's yet).
+    public let pendingEmail: String?
 
     public init(
         accountID: UUID, email: String?, emailVerified: Bool, hasPassword: Bool, passwordChangedAt: Date?,
         displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?, phone: String?, phoneRegion: String?,
-        appleLinked: Bool, googleLinked: Bool, totpEnabled: Bool = false, recoveryCodesLeft: Int = 0
+        appleLinked: Bool, googleLinked: Bool, totpEnabled: Bool = false, recoveryCodesLeft: Int = 0, pendingEmail: String? = nil
     ) {
+        self.pendingEmail = pendingEmail
         self.totpEnabled = totpEnabled
         self.recoveryCodesLeft = recoveryCodesLeft
         self.appleLinked = appleLinked
@@ -43,14 +46,17 @@ public struct AccountSummary: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
-    /// The same view from a folded state.
-    public init(_ state: AccountState) {
+    /// The same view from a folded state (at `now`: a pending address whose link expired is no more).
+    public init(_ state: AccountState, at now: Date? = nil) {
         self.init(
             accountID: state.accountID, email: state.email, emailVerified: state.emailVerified, hasPassword: state.hasPassword,
             passwordChangedAt: state.passwordChangedAt, displayName: state.displayName, handle: state.handle,
             handleIsTemporary: state.handleIsTemporary, createdAt: state.createdAt, phone: state.phone,
             phoneRegion: state.phoneRegion, appleLinked: state.providerSubjects[.apple] != nil,
             googleLinked: state.providerSubjects[.google] != nil, totpEnabled: state.isTOTPEnabled,
-            recoveryCodesLeft: state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0)
+            recoveryCodesLeft: state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0,
+            pendingEmail: state.pendingEmail.flatMap { pending in
+                state.pendingLinks[pending.linkID].flatMap { link in now.map { link.expiresAt > $0 } ?? true ? pending.email : nil }
+            })
     }
 }

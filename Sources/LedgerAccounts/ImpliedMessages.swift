@@ -28,8 +28,13 @@ public struct ImpliedMessages: Sendable {
     public static let secureAccountAdvice =
         "If this wasn't you, change your password and sign out other devices in Settings → Sign-in & security."
 
-    public func messages(for events: [AccountEvent], before state: AccountState, at time: Date) throws -> [OutboxMessage] {
-        try revocations.messages(for: events, before: state)
+    /// The messages `events` imply, from the state before them (`after` folded when not given).
+    public func messages(
+        for events: [AccountEvent], before state: AccountState, after: AccountState? = nil, at time: Date
+    ) throws -> [OutboxMessage] {
+        let after = after ?? events.reduce(state) { evolve($0, $1, at: time) }
+        return try revocations.messages(for: events, before: state)
+            + notices(for: events, before: state, after: after, at: time)
             + events.compactMap { event -> OutboxMessage? in
                 switch event {
                 case .newDeviceAlerted(let alert):
@@ -38,6 +43,9 @@ public struct ImpliedMessages: Sendable {
                         to: alert.email, template: Self.newSignInTemplate,
                         details: ["device": alert.device, "signed_in_at": RFC3339.format(time)])
                 case .totpEnabled: return twoFactorChanged("enabled", state: state, at: time)
+                // A revert or a reset that proved the address turns TOTP off: the person who did
+                // it sees so in the answer; the verified address may be the one just restored.
+                case .totpDisabled(let disabled) where disabled.reason != nil: return nil
                 // Cancelling an enrolment never confirmed turns nothing off.
                 case .totpDisabled: return state.isTOTPEnabled ? twoFactorChanged("disabled", state: state, at: time) : nil
                 case .recoveryCodesRegenerated: return twoFactorChanged("recovery_codes_regenerated", state: state, at: time)
@@ -58,7 +66,8 @@ public struct ImpliedMessages: Sendable {
     /// not told). Nothing of the secret or the codes.
     private func twoFactorChanged(_ change: String, state: AccountState, at time: Date) -> OutboxMessage? {
         toVerifiedAddress(
-            state, template: Self.twoFactorChangedTemplate, details: ["change": change, "changed_at": RFC3339.format(time)])
+            state, template: Self.twoFactorChangedTemplate,
+            details: ["change": change, "changed_at": RFC3339.format(time), "method": "totp"])
     }
 
     /// An alert to the verified address, if there is one.

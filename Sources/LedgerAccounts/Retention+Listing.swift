@@ -32,6 +32,9 @@ extension Retention {
                     return scheduled.cooldownKeys.map { Listing(key: $0, until: scheduled.cooldownUntil, reason: .deleted) }
                 case .emailChanged(let changed):
                     return changed.previousEmailKey.map { [Listing(key: $0, until: changed.revertExpiresAt, reason: .held)] } ?? []
+                case .emailRemoved(let removed):
+                    guard let key = removed.emailKey, let until = removed.revertExpiresAt else { return [] }
+                    return [Listing(key: key, until: until, reason: .held)]
                 default:
                     return []
                 }

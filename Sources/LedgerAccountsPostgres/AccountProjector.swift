@@ -18,6 +18,7 @@ struct AccountProjector {
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
         let deleted_at: Date?, purge_after: Date?, deletion_requested_at: Date?
         let totp_enabled: Bool, recovery_codes_left: Int64
+        let pending_email: String?, pending_email_expires_at: Date?
 
         func write(to row: inout BinaryRecordset) {
             row.field("account_id", account_id)
@@ -40,6 +41,8 @@ struct AccountProjector {
             row.field("deletion_requested_at", deletion_requested_at)
             row.field("totp_enabled", totp_enabled)
             row.field("recovery_codes_left", recovery_codes_left)
+            row.field("pending_email", pending_email)
+            row.field("pending_email_expires_at", pending_email_expires_at)
         }
     }
 
@@ -171,7 +174,9 @@ struct AccountProjector {
                 phone_e164: live ? state.phone : nil, phone_region: state.phoneRegion,
                 apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
                 deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt,
-                totp_enabled: state.isTOTPEnabled, recovery_codes_left: Int64(state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0)))
+                totp_enabled: state.isTOTPEnabled, recovery_codes_left: Int64(state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0),
+                pending_email: live ? state.pendingEmail?.email : nil,
+                pending_email_expires_at: live ? state.pendingEmail.flatMap { state.pendingLinks[$0.linkID]?.expiresAt } : nil))
         // The address an email change or removal took away is held for its revert link's life,
         // as a deletion's identifiers are for the cooldown (the owner itself may claim it back).
         for listing in Retention.Listing.listed(by: events.map(\.0)) {
@@ -251,6 +256,15 @@ struct AccountProjector {
         case .passwordResetRequested(let sent): insert(sent, .passwordReset)
         case .reauthLinkSent(let sent): insert(sent, .reauth)
         case .emailChangeRequested(let sent): insert(sent, .emailChange)
+        case .emailAddRequested(let requested):
+            use([.emailAdd])
+            insertLink(accountID, requested.tokenHash, requested.linkID, .emailAdd, requested.expiresAt)
+        case .emailAdded(let added):
+            if let linkID = added.linkID { spend(.link(linkID, time)) }
+        case .emailRemoved(let removed):
+            if let linkID = removed.revertLinkID, let expiresAt = removed.revertExpiresAt {
+                insertLink(accountID, removed.revertTokenHash, linkID, .emailRevert, expiresAt)
+            }
         case .emailChanged(let changed):
             use([.emailChange, .verifyEmail])
             insertLink(accountID, changed.revertTokenHash, changed.revertLinkID, .emailRevert, changed.revertExpiresAt)
@@ -337,11 +351,11 @@ struct AccountProjector {
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
                                       password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
                                       phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after,
-                                      deletion_requested_at, totp_enabled, recovery_codes_left)
+                                      deletion_requested_at, totp_enabled, recovery_codes_left, pending_email, pending_email_expires_at)
                 SELECT r.account_id, r.version, r.email, r.email_normalized, r.email_verified,
                        r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
                        r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after,
-                       r.deletion_requested_at, r.totp_enabled, r.recovery_codes_left
+                       r.deletion_requested_at, r.totp_enabled, r.recovery_codes_left, r.pending_email, r.pending_email_expires_at
                 FROM \(rows.source)
                 \(live ? """
                 ON CONFLICT (account_id) DO UPDATE SET
@@ -353,7 +367,8 @@ struct AccountProjector {
                     phone_region = EXCLUDED.phone_region, apple_subject = EXCLUDED.apple_subject,
                     google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
                     purge_after = EXCLUDED.purge_after, deletion_requested_at = EXCLUDED.deletion_requested_at,
-                    totp_enabled = EXCLUDED.totp_enabled, recovery_codes_left = EXCLUDED.recovery_codes_left
+                    totp_enabled = EXCLUDED.totp_enabled, recovery_codes_left = EXCLUDED.recovery_codes_left,
+                    pending_email = EXCLUDED.pending_email, pending_email_expires_at = EXCLUDED.pending_email_expires_at
                 """ : "")
                 """,
                 rows.parameters, on: connection, translate: ClaimTaken.translate)

@@ -58,7 +58,7 @@ public struct PostgresAccountRepository: AccountRepository {
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, from: state, events: events, at: now, on: connection)
-        for message in outbox + (try implied.messages(for: events, before: state, at: now)) {
+        for message in outbox + (try implied.messages(for: events, before: state, after: after, at: now)) {
             Outbox.enqueue(message, accountID: accountID, at: now, on: connection)
         }
         return (after, events)
@@ -139,12 +139,20 @@ public struct PostgresAccountRepository: AccountRepository {
         ).rowCount == 0
     }
 
+    public func emailHolder(_ email: EmailAddress) async throws -> (accountID: UUID, verified: Bool)? {
+        let rows = try await store.client.query(
+            "SELECT account_id, email_verified FROM accounts WHERE email_normalized = $1", [.text(email.normalized)])
+        guard rows.rowCount == 1, let accountID = try rows[0].uuid(0) else { return nil }
+        return (accountID, try rows[0].bool(1) == true)
+    }
+
     public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, summary: AccountSummary)? {
         let rows = try await store.client.query(
             """
             SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
                    a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
-                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left, s.session_id
+                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left, s.session_id,
+                   CASE WHEN a.pending_email_expires_at > $2 THEN a.pending_email END
             FROM sessions s JOIN accounts a ON a.account_id = s.account_id
             WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
             """,
@@ -156,7 +164,7 @@ public struct PostgresAccountRepository: AccountRepository {
             passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
             handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
             phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false,
-            totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0))
+            totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0), pendingEmail: row.string(16))
         return (SessionRef(accountID: id, sessionID: sessionID), summary)
     }
 

@@ -45,16 +45,26 @@ public enum AccountCommand: Sendable, Equatable {
     case confirmReauthLink(linkID: UUID, NewGrant)
     /// A new password for an account that has one; needs re-auth unless it is the only method.
     case changePassword(newPasswordHash: String, sessionID: UUID, reauthTokenHash: String?)
-    /// Email and password for an account without an email; sends a verification link. Needs
-    /// re-auth (`add_method`).
-    case addEmailAndPassword(
-        EmailAddress, passwordHash: String, verificationLink: NewLink, sessionID: UUID, reauthTokenHash: String?)
+    /// Email and password for an account without an email (or with only an Apple private-relay
+    /// one): nothing is claimed until the address's confirmation link (`link`) is used
+    /// (`confirmEmailAdd`). For the account's own verified address (from Apple or Google), the
+    /// password is set at once. Needs re-auth (`add_method`).
+    case addEmailAndPassword(EmailAddress, passwordHash: String, link: NewLink, sessionID: UUID, reauthTokenHash: String?)
+    /// Another account proved `email` by its confirmation link: this account, which holds the
+    /// address without ever having verified it, gives it up (with the password that came with
+    /// it). Nothing when it holds another address or has verified this one.
+    case releaseUnprovenEmail(EmailAddress)
+    /// The confirmation link of `add-with-password` was used: the address becomes the account's
+    /// verified email, and the password that waited with it is set.
+    case confirmEmailAdd(linkID: UUID)
     /// Sends a confirmation link to `newEmail`; needs re-auth unless email + password is the only method.
     case requestEmailChange(EmailAddress, link: NewLink, sessionID: UUID, reauthTokenHash: String?)
     /// The new address's link was used: the change applies, and the old address gets `revertLink`.
     case confirmEmailChange(linkID: UUID, revertLink: NewLink, previousEmailKey: String? = nil)
-    /// The old address's revert link was used: the address comes back and every session ends.
-    case revertEmail(linkID: UUID)
+    /// The old address's revert link (of an email change or removal) was used: the address
+    /// comes back, every session ends, the methods added in the span it undoes go, and the
+    /// password becomes `newPasswordHash` (required when the account had one at the change).
+    case revertEmail(linkID: UUID, newPasswordHash: String?)
     /// A new account whose first sign-in method is an Apple or Google identity.
     case registerByProvider(ProviderRegistration)
     /// Connects a verified provider identity (idempotent for the same subject). From a
@@ -80,7 +90,9 @@ public enum AccountCommand: Sendable, Equatable {
     /// Removes the sign-in phone number: never the last sign-in method, and only with re-auth.
     case removePhone(sessionID: UUID, reauthTokenHash: String?)
     /// Removes the email and its password: never the last sign-in method, and only with re-auth.
-    case removeEmail(sessionID: UUID, reauthTokenHash: String?)
+    /// A verified address gets `revertLink` and is held from other accounts (`emailKey`, its
+    /// keyed hash) while the link lives.
+    case removeEmail(sessionID: UUID, reauthTokenHash: String?, revertLink: NewLink? = nil, emailKey: String? = nil)
     /// A backend reports (or updates) a hold; the same content again changes nothing. The
     /// hold's `keyID` is the reporting key: another key's hold with the same ref is not found.
     case placeHold(Hold)

@@ -82,10 +82,19 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
 
     case .resetPassword(let linkID, let newPasswordHash):
         try requireLiveAccount(state)
-        guard state.liveLink(linkID, purpose: .passwordReset, at: now) != nil else {
+        guard let link = state.liveLink(linkID, purpose: .passwordReset, at: now) else {
             throw IdentityError.linkExpired
         }
-        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))]
+        // An address proven here for the first time: whoever added the account's other ways in
+        // could not prove it (a squatter who registered the address, then added a phone), so
+        // they go with the old password.
+        var proven: [AccountEvent] = []
+        if !state.emailVerified, EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize) {
+            proven =
+                [.emailVerified(.init(email: link.email, via: "password_reset"))]
+                + removeMethods(state, reason: "address_proven", removingTOTP: state.totp != nil) { _ in true }
+        }
+        return proven + [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))]
             + revokeSessions(state, reason: "password_reset", except: nil)
             + endPendingAccess(state, reason: "password_reset", except: linkID, now: now)
 
@@ -123,14 +132,17 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             throw IdentityError(.phoneExists, "You already have a phone number. Change it instead.")
         }
         try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [.phoneLinked(.init(phone: phone.e164, region: phone.region, requestID: requestID))]
+        return [.phoneLinked(.init(phone: phone.e164, region: phone.region, requestID: requestID, sessionID: sessionID))]
 
     case .changePhone(let phone, let requestID, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard state.phone != nil else { throw IdentityError(.noPhone, "Add a phone number first.") }
         try state.requireReauth(.changePhone, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         guard phone.e164 != state.phone || phone.region != state.phoneRegion else { return [] }
-        return [.phoneChanged(.init(phone: phone.e164, region: phone.region, previousPhone: state.phone, requestID: requestID))]
+        return [
+            .phoneChanged(
+                .init(phone: phone.e164, region: phone.region, previousPhone: state.phone, requestID: requestID, sessionID: sessionID))
+        ]
 
     case .grantReauth(let sessionID, let grant, let presentedNonceHashes):
         try requireAccount(state)
@@ -204,7 +216,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             throw IdentityError(.noPassword, "Add an email and password first.")
         }
         try state.requireReauth(.changePassword, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "change"))]
+        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "change", sessionID: sessionID))]
             + revokeSessions(state, reason: "password_changed", except: sessionID)
             + endPendingAccess(state, reason: "password_changed", except: nil, now: now)
 
@@ -214,14 +226,37 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
             throw IdentityError(.emailExists, "You already have an email address. Change it instead.")
         }
         try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        let verification = AccountEvent.emailVerificationSent(
-            .init(email: email.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))
-        // The address Apple or Google gave: it stays as it is and gains a password (verified
-        // already when the provider vouched for it).
-        guard state.email == nil else {
-            return [.passwordSet(.init(passwordHash: passwordHash, reason: "add"))] + (state.emailVerified ? [] : [verification])
+        // The account's own address, which Apple or Google vouched for: the password at once.
+        if state.emailVerified, state.email.map(EmailAddress.normalize) == email.normalized {
+            return [.passwordSet(.init(passwordHash: passwordHash, reason: "add", sessionID: sessionID))]
         }
-        return [.emailAdded(.init(email: email.value)), .passwordSet(.init(passwordHash: passwordHash, reason: "add")), verification]
+        // Any other address is claimed only once its link proves it: whoever holds a session and
+        // a phone must not sit on someone else's address meanwhile.
+        try checkLinkRate(state, .emailAdd, link.resend, now: now)
+        return [
+            .emailAddRequested(
+                .init(
+                    email: email.value, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash, sessionID: sessionID,
+                    passwordHash: passwordHash))
+        ]
+
+    case .releaseUnprovenEmail(let address):
+        guard state.exists, !state.isDeleted, let email = state.email, !state.emailVerified,
+            EmailAddress.normalize(email) == address.normalized
+        else { return [] }
+        let links = state.pendingLinks.values.filter { $0.purpose != .emailRevert }.map(\.id).sorted { $0.uuidString < $1.uuidString }
+        return [.emailRemoved(.init(email: email, passwordRemoved: state.hasPassword, reason: "proven_by_another_account"))]
+            + (links.isEmpty ? [] : [.emailLinksRevoked(.init(linkIDs: links, reason: "email_removed"))])
+
+    case .confirmEmailAdd(let linkID):
+        try requireLiveAccount(state)
+        guard let link = state.liveLink(linkID, purpose: .emailAdd, at: now), let pending = state.pendingEmail,
+            pending.linkID == linkID
+        else { throw IdentityError.linkExpired }
+        return [
+            .emailAdded(.init(email: link.email, verifiedBy: "link", sessionID: pending.sessionID, linkID: linkID)),
+            .passwordSet(.init(passwordHash: pending.passwordHash, reason: "add", sessionID: pending.sessionID)),
+        ]
 
     case .requestEmailChange(let newEmail, let link, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -244,20 +279,41 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard let link = state.liveLink(linkID, purpose: .emailChange, at: now) else {
             throw IdentityError.linkExpired
         }
+        // Only a proven address is held for its revert link (it gets none otherwise).
         return [
             .emailChanged(
                 .init(
                     email: link.email, previousEmail: state.email, previousEmailVerified: state.emailVerified, linkID: linkID,
                     revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash,
-                    previousEmailKey: state.email == nil ? nil : previousEmailKey))
+                    previousEmailKey: state.email != nil && state.emailVerified ? previousEmailKey : nil, sessionID: link.sessionID))
         ]
 
-    case .revertEmail(let linkID):
+    case .revertEmail(let linkID, let newPasswordHash):
         try requireLiveAccount(state)
         guard let link = state.liveLink(linkID, purpose: .emailRevert, at: now) else {
             throw IdentityError.linkExpired
         }
-        return [.emailReverted(.init(email: link.email, linkID: linkID))]
+        let change = link.undoes ?? AccountState.RevertibleChange(version: state.version, sessionID: nil, hadPassword: false)
+        guard newPasswordHash != nil || !change.hadPassword else {
+            throw IdentityError(.newPasswordRequired, "Choose a new password: whoever changed your email may know the old one.")
+        }
+        // The takeover undone: what was added after the change, and what the session that made
+        // it added before it (an intruder links their Google, then removes the email).
+        let undone = { (origin: AccountState.MethodOrigin?) -> Bool in
+            guard let origin else { return false }
+            return origin.version > change.version || (change.sessionID != nil && origin.sessionID == change.sessionID)
+        }
+        let enrolledInSpan = state.totp.map { totp in
+            (totp.enabledAtVersion ?? 0) > change.version || (change.sessionID != nil && totp.enrolledBy == change.sessionID)
+        }
+        let removals = removeMethods(state, reason: "email_reverted", removingTOTP: enrolledInSpan == true, where: undone)
+        let password: [AccountEvent] = newPasswordHash.map { [.passwordSet(.init(passwordHash: $0, reason: "revert"))] } ?? []
+        return [
+            .emailReverted(
+                .init(
+                    email: link.email, linkID: linkID, removedMethods: removedMethods(removals),
+                    twoFactorReset: removals.contains { if case .totpDisabled = $0 { true } else { false } }))
+        ] + removals + password
             + revokeSessions(state, reason: "email_reverted", except: nil)
             + endPendingAccess(state, reason: "email_reverted", except: linkID, now: now)
 
@@ -287,10 +343,11 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         if let sessionID {
             try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         }
+        let linked = providerLinked(identity, sessionID: sessionID)
         guard adoptsEmail, state.email == nil, identity.emailVerified, let email = identity.email.flatMap(EmailAddress.init) else {
-            return [providerLinked(identity)]
+            return [linked]
         }
-        return [providerLinked(identity), .emailAdded(.init(email: email.value, verifiedBy: identity.provider.rawValue))]
+        return [linked, .emailAdded(.init(email: email.value, verifiedBy: identity.provider.rawValue, sessionID: sessionID))]
 
     case .unlinkProvider(let provider, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -347,7 +404,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         case .consentRevoked:
             // Apple stays when it is the only way in: the person can sign in with it again to come back.
             let unlink: [AccountEvent] =
-                state.signInMethods == [.apple] ? [] : [.providerUnlinked(.init(provider: .apple, subject: notice.subject))]
+                state.signInMethods == [.apple]
+                ? [] : [.providerUnlinked(.init(provider: .apple, subject: notice.subject, reason: "apple_consent_revoked"))]
             return [received] + unlink + revokeProviderTokens(state, of: [.apple], reason: "apple_consent_revoked")
                 + revokeSessions(state, reason: "apple_consent_revoked", except: nil)
                 + endPendingAccess(state, reason: "apple_consent_revoked", except: nil, now: now)
@@ -388,7 +446,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try state.requireReauth(.removePhone, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.phoneRemoved(.init(phone: phone))]
 
-    case .removeEmail(let sessionID, let reauthTokenHash):
+    case .removeEmail(let sessionID, let reauthTokenHash, let revertLink, let emailKey):
         try requireAccount(state)
         guard let email = state.email else { throw IdentityError(.noEmail, "There is no email on this account.") }
         guard state.signInMethods != [.password] else {
@@ -399,7 +457,14 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try state.requireReauth(.removeEmail, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         // Links sent to the address end with it; revert links (to earlier addresses) stay, the way back after a takeover.
         let links = state.pendingLinks.values.filter { $0.purpose != .emailRevert }.map(\.id).sorted { $0.uuidString < $1.uuidString }
-        return [.emailRemoved(.init(email: email, passwordRemoved: state.hasPassword))]
+        // A proven address gets its own way back, as after a change; one never verified gets none.
+        let revert = state.emailVerified ? revertLink : nil
+        return [
+            .emailRemoved(
+                .init(
+                    email: email, passwordRemoved: state.hasPassword, sessionID: sessionID, revertLinkID: revert?.linkID,
+                    revertExpiresAt: revert?.expiresAt, revertTokenHash: revert?.tokenHash, emailKey: revert == nil ? nil : emailKey))
+        ]
             + (links.isEmpty ? [] : [.emailLinksRevoked(.init(linkIDs: links, reason: "email_removed"))])
 
     case .placeHold(let hold):
@@ -496,9 +561,43 @@ public struct DeletionBlocked: Error, Sendable, Equatable {
     public let blockers: [DeletionBlocker]
 }
 
-private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim) -> AccountEvent {
+private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim, sessionID: UUID? = nil) -> AccountEvent {
     .providerLinked(
-        .init(provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified))
+        .init(
+            provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified,
+            sessionID: sessionID))
+}
+
+/// Removes the sign-in methods (phone, providers, with their tokens) whose origin `isRemoved`
+/// picks, each with its own event saying why, and TOTP when `removingTOTP`: a revert's span, or
+/// everything but the address a reset just proved.
+private func removeMethods(
+    _ state: AccountState, reason: String, removingTOTP: Bool, where isRemoved: (AccountState.MethodOrigin?) -> Bool
+) -> [AccountEvent] {
+    var events: [AccountEvent] = []
+    if let phone = state.phone, isRemoved(state.methodOrigins[SignInMethod.phone.rawValue]) {
+        events.append(.phoneRemoved(.init(phone: phone, reason: reason)))
+    }
+    var providers: [IdentityProvider] = []
+    for provider in IdentityProvider.allCases {
+        guard let subject = state.providerSubjects[provider], isRemoved(state.methodOrigins[provider.rawValue]) else { continue }
+        events.append(.providerUnlinked(.init(provider: provider, subject: subject, reason: reason)))
+        providers.append(provider)
+    }
+    events += revokeProviderTokens(state, of: providers, reason: reason)
+    if removingTOTP, state.totp != nil { events.append(.totpDisabled(.init(reason: reason))) }
+    return events
+}
+
+/// The methods `events` remove, as the API names them (`phone`, `apple`, `google`).
+public func removedMethods(_ events: [AccountEvent]) -> [String] {
+    events.compactMap { event in
+        switch event {
+        case .phoneRemoved: return SignInMethod.phone.rawValue
+        case .providerUnlinked(let unlinked): return unlinked.provider.rawValue
+        default: return nil
+        }
+    }
 }
 
 /// A deletion: the purge and the cooldown scheduled, every session, link and grant ended, and

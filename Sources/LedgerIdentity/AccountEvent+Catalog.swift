@@ -27,6 +27,7 @@ extension AccountEvent {
         case reauthGrantsRevoked = "reauth.grants_revoked"
         case emailLinksRevoked = "email.links_revoked"
         case emailAdded = "email.added"
+        case emailAddRequested = "email.add_requested"
         case emailChangeRequested = "email.change_requested"
         case emailChanged = "email.changed"
         case emailReverted = "email.reverted"
@@ -81,6 +82,7 @@ extension AccountEvent {
         case .reauthGrantsRevoked: return .reauthGrantsRevoked
         case .emailLinksRevoked: return .emailLinksRevoked
         case .emailAdded: return .emailAdded
+        case .emailAddRequested: return .emailAddRequested
         case .emailChangeRequested: return .emailChangeRequested
         case .emailChanged: return .emailChanged
         case .emailReverted: return .emailReverted
@@ -139,6 +141,7 @@ extension AccountEvent.Kind {
         case .reauthGrantsRevoked: return AccountEvent.ReauthGrantsRevoked.self
         case .emailLinksRevoked: return AccountEvent.EmailLinksRevoked.self
         case .emailAdded: return AccountEvent.EmailAdded.self
+        case .emailAddRequested: return AccountEvent.EmailAddRequested.self
         case .emailChangeRequested: return AccountEvent.EmailLinkSent.self
         case .emailChanged: return AccountEvent.EmailChanged.self
         case .emailReverted: return AccountEvent.EmailReverted.self
@@ -175,9 +178,12 @@ extension AccountEvent.Kind {
     public var emittedBy: [String] {
         switch self {
         case .registered: return ["register", "registerByPhone", "registerByProvider"]
-        case .passwordSet: return ["register", "resetPassword", "rehashPassword", "changePassword", "addEmailAndPassword"]
-        case .emailVerificationSent: return ["register", "sendVerificationLink", "addEmailAndPassword"]
-        case .emailVerified: return ["confirmVerificationLink", "confirmReauthLink", "registerByProvider"]
+        case .passwordSet:
+            return [
+                "register", "resetPassword", "rehashPassword", "changePassword", "addEmailAndPassword", "confirmEmailAdd", "revertEmail",
+            ]
+        case .emailVerificationSent: return ["register", "sendVerificationLink"]
+        case .emailVerified: return ["confirmVerificationLink", "confirmReauthLink", "registerByProvider", "resetPassword"]
         case .passwordResetRequested: return ["sendPasswordResetLink"]
         case .sessionStarted: return ["register", "startSession", "registerByPhone", "registerByProvider", "completeMFAChallenge"]
         case .sessionRefreshed: return ["refreshSession"]
@@ -205,25 +211,29 @@ extension AccountEvent.Kind {
         case .emailLinksRevoked:
             return [
                 "resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "handleAppleNotification",
-                "deleteAccount", "requestEmailChange",
+                "completeRequestedDeletion", "deleteAccount", "requestEmailChange", "releaseUnprovenEmail",
             ]
-        case .emailAdded: return ["addEmailAndPassword"]
+        case .emailAdded: return ["confirmEmailAdd", "linkProvider"]
+        case .emailAddRequested: return ["addEmailAndPassword"]
         case .emailChangeRequested: return ["requestEmailChange"]
         case .emailChanged: return ["confirmEmailChange"]
         case .emailReverted: return ["revertEmail"]
         case .providerLinked: return ["linkProvider", "registerByProvider"]
-        case .providerUnlinked: return ["unlinkProvider", "handleAppleNotification"]
-        case .phoneRemoved: return ["removePhone"]
+        case .providerUnlinked: return ["unlinkProvider", "handleAppleNotification", "revertEmail", "resetPassword"]
+        case .phoneRemoved: return ["removePhone", "revertEmail", "resetPassword"]
         case .accountDisabled: return ["disableAccount", "handleAppleNotification"]
         case .accountEnabled: return ["enableAccount"]
         case .appleNotificationReceived: return ["handleAppleNotification"]
         case .deletionRequested: return ["handleAppleNotification"]
-        case .emailRemoved: return ["removeEmail"]
+        case .emailRemoved: return ["removeEmail", "releaseUnprovenEmail"]
         case .providerTokensStored: return ["storeProviderTokens"]
-        case .providerTokenRevoked: return ["unlinkProvider", "handleAppleNotification", "completeRequestedDeletion", "deleteAccount"]
+        case .providerTokenRevoked:
+            return [
+                "unlinkProvider", "handleAppleNotification", "completeRequestedDeletion", "deleteAccount", "revertEmail", "resetPassword",
+            ]
         case .totpEnrolmentStarted: return ["startTOTPEnrolment"]
         case .totpEnabled: return ["confirmTOTP"]
-        case .totpDisabled: return ["disableTOTP"]
+        case .totpDisabled: return ["disableTOTP", "revertEmail", "resetPassword"]
         case .recoveryCodesRegenerated: return ["regenerateRecoveryCodes"]
         case .totpCodeUsed: return ["confirmTOTP", "completeMFAChallenge", "grantReauthByTOTP"]
         case .recoveryCodeUsed: return ["completeMFAChallenge"]

@@ -7,11 +7,42 @@ extension AccountEvent {
     public struct EmailAdded: Codable, Sendable, Equatable {
         public var email: String
         public var verifiedBy: String?
-        enum CodingKeys: String, CodingKey { case email, verifiedBy = "verified_by" }
+        /// The signed-in session that added it.
+        public var sessionID: UUID?
+        /// The confirmation link it used (`verified_by: link`).
+        public var linkID: UUID?
+        enum CodingKeys: String, CodingKey { case email, verifiedBy = "verified_by", sessionID = "session_id", linkID = "link_id" }
 
-        public init(email: String, verifiedBy: String? = nil) {
+        public init(email: String, verifiedBy: String? = nil, sessionID: UUID? = nil, linkID: UUID? = nil) {
             self.email = email
             self.verifiedBy = verifiedBy
+            self.sessionID = sessionID
+            self.linkID = linkID
+        }
+    }
+
+    /// `add-with-password` asked to make a new address the account's email: a confirmation link
+    /// went to it, and nothing is claimed until the link is used. The password waits here, as
+    /// its hash, sealed like every payload.
+    public struct EmailAddRequested: Codable, Sendable, Equatable {
+        public var email: String
+        public var linkID: UUID
+        public var expiresAt: Date
+        public var tokenHash: String?
+        public var sessionID: UUID
+        public var passwordHash: String
+        enum CodingKeys: String, CodingKey {
+            case email, linkID = "link_id", expiresAt = "expires_at", tokenHash = "token_sha256", sessionID = "session_id"
+            case passwordHash = "password_hash"
+        }
+
+        public init(email: String, linkID: UUID, expiresAt: Date, tokenHash: String?, sessionID: UUID, passwordHash: String) {
+            self.email = email
+            self.linkID = linkID
+            self.expiresAt = expiresAt
+            self.tokenHash = tokenHash
+            self.sessionID = sessionID
+            self.passwordHash = passwordHash
         }
     }
 
@@ -29,16 +60,19 @@ extension AccountEvent {
         /// The previous address's keyed hash: no other account may claim it while the revert link
         /// lives, so whoever moved the email cannot take the old address and block the way back.
         public var previousEmailKey: String?
+        /// The session that asked for the change.
+        public var sessionID: UUID?
         enum CodingKeys: String, CodingKey {
             case email, previousEmail = "previous_email", previousEmailVerified = "previous_email_verified", linkID = "link_id"
             case revertLinkID = "revert_link_id", revertExpiresAt = "revert_expires_at", revertTokenHash = "revert_token_sha256"
-            case previousEmailKey = "previous_email_key"
+            case previousEmailKey = "previous_email_key", sessionID = "session_id"
         }
 
         public init(
             email: String, previousEmail: String?, previousEmailVerified: Bool, linkID: UUID, revertLinkID: UUID,
-            revertExpiresAt: Date, revertTokenHash: String?, previousEmailKey: String? = nil
+            revertExpiresAt: Date, revertTokenHash: String?, previousEmailKey: String? = nil, sessionID: UUID? = nil
         ) {
+            self.sessionID = sessionID
             self.previousEmailKey = previousEmailKey
             self.email = email
             self.previousEmail = previousEmail
@@ -50,16 +84,33 @@ extension AccountEvent {
         }
     }
 
-    /// The old address's owner used the revert link: the address is back (and verified, by
-    /// that link); every session is revoked in the same append.
+    /// The old address's owner used the revert link of an email change or removal: the address
+    /// is back (and verified, by that link). The same append revokes every session, grant and
+    /// link, removes the methods added in the span the revert undoes (`removed_methods`, each
+    /// with its own event), turns off a TOTP enrolled in it, and sets the new password.
     public struct EmailReverted: Codable, Sendable, Equatable {
         public var email: String
         public var linkID: UUID
-        enum CodingKeys: String, CodingKey { case email, linkID = "link_id" }
+        /// `phone`, `apple`, `google`.
+        public var removedMethods: [String]
+        public var twoFactorReset: Bool
+        enum CodingKeys: String, CodingKey {
+            case email, linkID = "link_id", removedMethods = "removed_methods", twoFactorReset = "two_factor_reset"
+        }
 
-        public init(email: String, linkID: UUID) {
+        public init(email: String, linkID: UUID, removedMethods: [String] = [], twoFactorReset: Bool = false) {
             self.email = email
             self.linkID = linkID
+            self.removedMethods = removedMethods
+            self.twoFactorReset = twoFactorReset
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            email = try container.decode(String.self, forKey: .email)
+            linkID = try container.decode(UUID.self, forKey: .linkID)
+            removedMethods = try container.decodeIfPresent([String].self, forKey: .removedMethods) ?? []
+            twoFactorReset = try container.decodeIfPresent(Bool.self, forKey: .twoFactorReset) ?? false
         }
     }
 

@@ -9,12 +9,15 @@ extension AccountEvent {
         public var region: String
         /// The OTP request that proved the number.
         public var requestID: UUID?
-        enum CodingKeys: String, CodingKey { case phone, region, requestID = "request_id" }
+        /// The signed-in session that added it (nil: a sign-up by phone).
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case phone, region, requestID = "request_id", sessionID = "session_id" }
 
-        public init(phone: String, region: String, requestID: UUID?) {
+        public init(phone: String, region: String, requestID: UUID?, sessionID: UUID? = nil) {
             self.phone = phone
             self.region = region
             self.requestID = requestID
+            self.sessionID = sessionID
         }
     }
 
@@ -24,13 +27,18 @@ extension AccountEvent {
         public var region: String
         public var previousPhone: String?
         public var requestID: UUID?
-        enum CodingKeys: String, CodingKey { case phone, region, previousPhone = "previous_phone", requestID = "request_id" }
+        /// The session that changed it.
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey {
+            case phone, region, previousPhone = "previous_phone", requestID = "request_id", sessionID = "session_id"
+        }
 
-        public init(phone: String, region: String, previousPhone: String?, requestID: UUID?) {
+        public init(phone: String, region: String, previousPhone: String?, requestID: UUID?, sessionID: UUID? = nil) {
             self.phone = phone
             self.region = region
             self.previousPhone = previousPhone
             self.requestID = requestID
+            self.sessionID = sessionID
         }
     }
 

@@ -9,13 +9,16 @@ extension AccountEvent {
         /// The address the provider gave at the time, if any (Apple gives it only once).
         public var email: String?
         public var emailVerified: Bool
-        enum CodingKeys: String, CodingKey { case provider, subject, email, emailVerified = "email_verified" }
+        /// The signed-in session that linked it (nil: a sign-up, or a sign-in that proved the account).
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case provider, subject, email, emailVerified = "email_verified", sessionID = "session_id" }
 
-        public init(provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool) {
+        public init(provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, sessionID: UUID? = nil) {
             self.provider = provider
             self.subject = subject
             self.email = email
             self.emailVerified = emailVerified
+            self.sessionID = sessionID
         }
     }
 
@@ -37,10 +40,14 @@ extension AccountEvent {
     public struct ProviderUnlinked: Codable, Sendable, Equatable {
         public var provider: IdentityProvider
         public var subject: String
+        /// Why, when not a disconnect: `apple_consent_revoked`, `email_reverted` (added in the
+        /// span a revert undid), `address_proven` (a reset proved an address never verified).
+        public var reason: String?
 
-        public init(provider: IdentityProvider, subject: String) {
+        public init(provider: IdentityProvider, subject: String, reason: String? = nil) {
             self.provider = provider
             self.subject = subject
+            self.reason = reason
         }
     }
 }

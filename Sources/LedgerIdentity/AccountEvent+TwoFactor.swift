@@ -28,7 +28,12 @@ extension AccountEvent {
 
     /// TOTP is off; the secret and the recovery codes are gone.
     public struct TOTPDisabled: Codable, Sendable, Equatable {
-        public init() {}
+        /// Why, when not the person's choice: `email_reverted`, `address_proven`.
+        public var reason: String?
+
+        public init(reason: String? = nil) {
+            self.reason = reason
+        }
     }
 
     /// New recovery codes; the old ones are void.

@@ -29,6 +29,7 @@ public enum AccountEvent: Sendable, Equatable {
     case reauthGrantsRevoked(ReauthGrantsRevoked)
     case emailLinksRevoked(EmailLinksRevoked)
     case emailAdded(EmailAdded)
+    case emailAddRequested(EmailAddRequested)
     case emailChangeRequested(EmailLinkSent)
     case emailChanged(EmailChanged)
     case emailReverted(EmailReverted)
@@ -75,13 +76,16 @@ public enum AccountEvent: Sendable, Equatable {
     public struct PasswordSet: Codable, Sendable, Equatable {
         /// The self-describing scrypt string; never the password.
         public var passwordHash: String
-        /// `signup`, `change`, `reset`, `rehash`.
+        /// `signup`, `change`, `reset`, `rehash`, `add`, `revert`.
         public var reason: String
-        enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", reason }
+        /// The signed-in session that set it.
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", reason, sessionID = "session_id" }
 
-        public init(passwordHash: String, reason: String) {
+        public init(passwordHash: String, reason: String, sessionID: UUID? = nil) {
             self.passwordHash = passwordHash
             self.reason = reason
+            self.sessionID = sessionID
         }
     }
 
@@ -319,6 +323,7 @@ extension AccountEvent {
             .emailChangeRequested(let value):
             return value
         case .emailAdded(let value): return value
+        case .emailAddRequested(let value): return value
         case .emailChanged(let value): return value
         case .emailReverted(let value): return value
         case .providerLinked(let value): return value
@@ -391,6 +396,7 @@ extension AccountEvent {
         case .reauthGrantsRevoked: return .reauthGrantsRevoked(try decoder.decode(ReauthGrantsRevoked.self, from: payload))
         case .emailLinksRevoked: return .emailLinksRevoked(try decoder.decode(EmailLinksRevoked.self, from: payload))
         case .emailAdded: return .emailAdded(try decoder.decode(EmailAdded.self, from: payload))
+        case .emailAddRequested: return .emailAddRequested(try decoder.decode(EmailAddRequested.self, from: payload))
         case .emailChangeRequested: return .emailChangeRequested(try decoder.decode(EmailLinkSent.self, from: payload))
         case .emailChanged: return .emailChanged(try decoder.decode(EmailChanged.self, from: payload))
         case .emailReverted: return .emailReverted(try decoder.decode(EmailReverted.self, from: payload))

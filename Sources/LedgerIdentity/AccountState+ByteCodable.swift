@@ -38,6 +38,8 @@ extension AccountState: ByteCodable {
         writer.write(recoveryCodeHashes)
         writer.write(mfaChallenges)
         writer.write(knownDeviceKeys)
+        writer.write(methodOrigins)
+        writer.write(pendingEmail)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -72,6 +74,8 @@ extension AccountState: ByteCodable {
         recoveryCodeHashes = try reader.read()
         mfaChallenges = try reader.read()
         knownDeviceKeys = try reader.read()
+        methodOrigins = try reader.read()
+        pendingEmail = try reader.read()
     }
 }
 
@@ -106,12 +110,49 @@ extension AccountState.PendingLink: ByteCodable {
         writer.write(email)
         writer.write(expiresAt)
         writer.write(sessionID)
+        writer.write(undoes)
     }
 
     public init(from reader: inout ByteReader) throws {
         self.init(
             id: try reader.read(), purpose: try reader.read(), email: try reader.read(), expiresAt: try reader.read(),
-            sessionID: try reader.read())
+            sessionID: try reader.read(), undoes: try reader.read())
+    }
+}
+
+extension AccountState.RevertibleChange: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(version)
+        writer.write(sessionID)
+        writer.write(hadPassword)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(version: try reader.read(), sessionID: try reader.read(), hadPassword: try reader.read())
+    }
+}
+
+extension AccountState.MethodOrigin: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(version)
+        writer.write(sessionID)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(version: try reader.read(), sessionID: try reader.read())
+    }
+}
+
+extension AccountState.PendingEmail: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(email)
+        writer.write(linkID)
+        writer.write(passwordHash)
+        writer.write(sessionID)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(email: try reader.read(), linkID: try reader.read(), passwordHash: try reader.read(), sessionID: try reader.read())
     }
 }
 
@@ -197,10 +238,13 @@ extension AccountState.TOTPState: ByteCodable {
         writer.write(enabled)
         writer.write(lastUsedStep)
         writer.write(enrolledBy)
+        writer.write(enabledAtVersion)
     }
 
     public init(from reader: inout ByteReader) throws {
-        self.init(secret: try reader.read(), enabled: try reader.read(), lastUsedStep: try reader.read(), enrolledBy: try reader.read())
+        self.init(
+            secret: try reader.read(), enabled: try reader.read(), lastUsedStep: try reader.read(), enrolledBy: try reader.read(),
+            enabledAtVersion: try reader.read())
     }
 }
 

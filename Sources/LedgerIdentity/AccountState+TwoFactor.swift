@@ -11,12 +11,15 @@ extension AccountState {
         public var lastUsedStep: Int64?
         /// The session that began the enrolment: only it confirms it.
         public var enrolledBy: UUID?
+        /// The stream version of `mfa.totp_enabled` (what a revert reads).
+        public var enabledAtVersion: Int64?
 
-        public init(secret: String, enabled: Bool, lastUsedStep: Int64?, enrolledBy: UUID? = nil) {
+        public init(secret: String, enabled: Bool, lastUsedStep: Int64?, enrolledBy: UUID? = nil, enabledAtVersion: Int64? = nil) {
             self.secret = secret
             self.enabled = enabled
             self.lastUsedStep = lastUsedStep
             self.enrolledBy = enrolledBy
+            self.enabledAtVersion = enabledAtVersion
         }
     }
 

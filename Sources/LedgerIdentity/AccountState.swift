@@ -49,6 +49,12 @@ public struct AccountState: Sendable, Equatable {
     public var mfaChallenges: [UUID: MFAChallenge] = [:]
     /// The devices sessions came from (`DeviceLabel.key`), for the new sign-in alert.
     public var knownDeviceKeys: Set<String> = []
+    /// How each sign-in method the account has now came to it (`phone`, `apple`, `google`):
+    /// what a revert reads to undo the methods added in its span.
+    public var methodOrigins: [String: MethodOrigin] = [:]
+    /// An address `add-with-password` is waiting to have confirmed (`pending_email`), with the
+    /// password that comes with it.
+    public var pendingEmail: PendingEmail?
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }
@@ -56,10 +62,12 @@ public struct AccountState: Sendable, Equatable {
     public var hasPassword: Bool { passwordHash != nil }
 
     /// Whether `add-with-password` may give the account `email` and a password: it has no
-    /// email, or it has exactly this one without a password (an address from Apple or Google).
+    /// email, or only an Apple private-relay one (which the address replaces once confirmed), or
+    /// exactly this one without a password (an address from Apple or Google).
     public func canAddPassword(for email: EmailAddress) -> Bool {
         guard let current = self.email else { return true }
-        return !hasPassword && EmailAddress.normalize(current) == email.normalized
+        if EmailAddress.normalize(current) == email.normalized { return !hasPassword }
+        return EmailAddress.isPrivateRelay(current)
     }
 
     /// A provider's refresh token for the account's linked identity, as the token endpoint gave it.
@@ -98,7 +106,7 @@ public struct AccountState: Sendable, Equatable {
     public struct PendingLink: Sendable, Equatable {
         public enum Purpose: String, Sendable, Hashable {
             case verifyEmail = "verify_email", passwordReset = "password_reset", reauth = "reauth_link"
-            case emailChange = "email_change", emailRevert = "email_revert"
+            case emailChange = "email_change", emailRevert = "email_revert", emailAdd = "email_add"
         }
         public var id: UUID
         public var purpose: Purpose
@@ -106,6 +114,61 @@ public struct AccountState: Sendable, Equatable {
         public var expiresAt: Date
         /// For re-auth links: the session that asked, which the grant will belong to.
         public var sessionID: UUID?
+        /// For revert links: the change of the email (or its removal) the link undoes.
+        public var undoes: RevertibleChange?
+
+        public init(
+            id: UUID, purpose: Purpose, email: String, expiresAt: Date, sessionID: UUID? = nil, undoes: RevertibleChange? = nil
+        ) {
+            self.id = id
+            self.purpose = purpose
+            self.email = email
+            self.expiresAt = expiresAt
+            self.sessionID = sessionID
+            self.undoes = undoes
+        }
+    }
+
+    /// An email change or removal a revert link undoes: its place in the stream, the session
+    /// that made it, and whether the account had a password then (whoever made the change may
+    /// know it, so the revert sets a new one).
+    public struct RevertibleChange: Sendable, Equatable {
+        public var version: Int64
+        public var sessionID: UUID?
+        public var hadPassword: Bool
+
+        public init(version: Int64, sessionID: UUID?, hadPassword: Bool) {
+            self.version = version
+            self.sessionID = sessionID
+            self.hadPassword = hadPassword
+        }
+    }
+
+    /// Where a sign-in method came from: the stream version of the event that added it, and the
+    /// signed-in session that added it (nil: a sign-up, or a sign-in that proved the account).
+    public struct MethodOrigin: Sendable, Equatable {
+        public var version: Int64
+        public var sessionID: UUID?
+
+        public init(version: Int64, sessionID: UUID?) {
+            self.version = version
+            self.sessionID = sessionID
+        }
+    }
+
+    /// An address waiting for its confirmation link, with the password that comes with it.
+    public struct PendingEmail: Sendable, Equatable {
+        public var email: String
+        public var linkID: UUID
+        public var passwordHash: String
+        public var sessionID: UUID
+
+        public init(email: String, linkID: UUID, passwordHash: String, sessionID: UUID) {
+            self.email = email
+            self.linkID = linkID
+            self.passwordHash = passwordHash
+            self.sessionID = sessionID
+        }
     }
 
     public struct ReauthGrant: Sendable, Equatable {
@@ -208,9 +271,11 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .phoneLinked(let linked):
         state.phone = linked.phone
         state.phoneRegion = linked.region
+        state.methodOrigins[SignInMethod.phone.rawValue] = .init(version: state.version, sessionID: linked.sessionID)
     case .phoneChanged(let changed):
         state.phone = changed.phone
         state.phoneRegion = changed.region
+        state.methodOrigins[SignInMethod.phone.rawValue] = .init(version: state.version, sessionID: changed.sessionID)
     case .reauthGranted(let granted):
         // Grants that ended before this one began can no longer matter.
         state.reauthGrants = state.reauthGrants.filter { $0.value.expiresAt > recordedAt }
@@ -228,6 +293,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.reauthNonces = [:]
     case .emailLinksRevoked(let revoked):
         for linkID in revoked.linkIDs { state.pendingLinks[linkID] = nil }
+        if let pending = state.pendingEmail, revoked.linkIDs.contains(pending.linkID) { state.pendingEmail = nil }
     case .reauthLinkSent(let sent):
         state.pendingLinks[sent.linkID] = .init(
             id: sent.linkID, purpose: .reauth, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)
@@ -237,19 +303,31 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .emailAdded(let added):
         state.email = added.email
         state.emailVerified = added.verifiedBy != nil
+        state.pendingEmail = nil
+        if let linkID = added.linkID { state.pendingLinks[linkID] = nil }
+    case .emailAddRequested(let requested):
+        state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .emailAdd }
+        state.pendingLinks[requested.linkID] = .init(
+            id: requested.linkID, purpose: .emailAdd, email: requested.email, expiresAt: requested.expiresAt,
+            sessionID: requested.sessionID)
+        state.pendingEmail = .init(
+            email: requested.email, linkID: requested.linkID, passwordHash: requested.passwordHash, sessionID: requested.sessionID)
+        state.linkSent(.emailAdd, at: recordedAt)
     case .emailChangeRequested(let sent):
         state.pendingLinks[sent.linkID] = .init(
             id: sent.linkID, purpose: .emailChange, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)
         state.linkSent(.emailChange, at: recordedAt)
     case .emailChanged(let changed):
+        let undone = AccountState.RevertibleChange(version: state.version, sessionID: changed.sessionID, hadPassword: state.hasPassword)
         state.email = changed.email
         state.emailVerified = true
         // Older change and verification links are for addresses that no longer apply.
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .emailChange && $0.value.purpose != .verifyEmail }
-        if let previous = changed.previousEmail {
+        // A revert link goes only to an address the account had proven: one never verified may
+        // be a stranger's (a mistyped address), who must not be handed the account.
+        if let previous = changed.previousEmail, changed.previousEmailVerified {
             state.pendingLinks[changed.revertLinkID] = .init(
-                id: changed.revertLinkID, purpose: .emailRevert, email: previous, expiresAt: changed.revertExpiresAt,
-                sessionID: nil)
+                id: changed.revertLinkID, purpose: .emailRevert, email: previous, expiresAt: changed.revertExpiresAt, undoes: undone)
         }
     case .purged(let purged):
         state.purgedAt = recordedAt
@@ -265,8 +343,10 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.holds[lapsed.ref] = nil
     case .providerLinked(let linked):
         state.providerSubjects[linked.provider] = linked.subject
+        state.methodOrigins[linked.provider.rawValue] = .init(version: state.version, sessionID: linked.sessionID)
     case .providerUnlinked(let unlinked):
         state.providerSubjects[unlinked.provider] = nil
+        state.methodOrigins[unlinked.provider.rawValue] = nil
     case .providerTokensStored(let stored):
         state.providerTokens[stored.provider] = .init(
             provider: stored.provider, subject: stored.subject, clientID: stored.clientID, refreshToken: stored.refreshToken)
@@ -276,6 +356,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.totp = .init(secret: started.secret, enabled: false, lastUsedStep: nil, enrolledBy: started.sessionID)
     case .totpEnabled(let enabled):
         state.totp?.enabled = true
+        state.totp?.enabledAtVersion = state.version
         state.recoveryCodeHashes = enabled.recoveryCodeHashes
     case .totpDisabled:
         state.totp = nil
@@ -318,10 +399,16 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .phoneRemoved:
         state.phone = nil
         state.phoneRegion = nil
+        state.methodOrigins[SignInMethod.phone.rawValue] = nil
     case .emailRemoved(let removed):
+        let undone = AccountState.RevertibleChange(version: state.version, sessionID: removed.sessionID, hadPassword: state.hasPassword)
         state.email = nil
         state.emailVerified = false
         if removed.passwordRemoved { state.passwordHash = nil }
+        if let linkID = removed.revertLinkID, let expiresAt = removed.revertExpiresAt {
+            state.pendingLinks[linkID] = .init(
+                id: linkID, purpose: .emailRevert, email: removed.email, expiresAt: expiresAt, undoes: undone)
+        }
     case .emailReverted(let reverted):
         state.email = reverted.email
         state.emailVerified = true

@@ -32,6 +32,12 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().precomposedStringWithCanonicalMapping
     }
 
+    /// Whether `text` is an Apple private-relay address (`…@privaterelay.appleid.com`): the
+    /// person's real address stays hidden, so another address may replace it.
+    public static func isPrivateRelay(_ text: String) -> Bool {
+        normalize(text).hasSuffix("@privaterelay.appleid.com")
+    }
+
     /// The part before the `@`, lower-cased.
     public var localPart: String { String(normalized.split(separator: "@").first ?? "") }
 

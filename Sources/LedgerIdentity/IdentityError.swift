@@ -30,6 +30,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let linkMismatch = Code("link_mismatch")
         public static let signupCooldown = Code("signup_cooldown")
         public static let emailHeld = Code("email_held")
+        /// A revert of a change made while the account had a password names no new one.
+        public static let newPasswordRequired = Code("new_password_required")
         public static let exportNotAllowed = Code("export_requires_verification")
         public static let invalidToken = Code("invalid_token")
         public static let deletionRequested = Code("deletion_requested")

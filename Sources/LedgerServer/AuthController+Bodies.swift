@@ -103,7 +103,7 @@ struct AuthMethodsBody: JSONObjectBody {
     var fields: [String: JSONValue] {
         [
             "phone": JSONValue(state.phone), "phone_region": JSONValue(state.phoneRegion),
-            "email": JSONValue(state.email), "has_password": .bool(state.hasPassword),
+            "email": JSONValue(state.email), "has_password": .bool(state.hasPassword), "pending_email": JSONValue(state.pendingEmail),
             "apple_linked": .bool(state.appleLinked), "google_linked": .bool(state.googleLinked),
             "email_verified": .bool(state.emailVerified),
             "password_changed_at": JSONValue(timestamp: state.passwordChangedAt),

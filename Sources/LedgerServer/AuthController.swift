@@ -66,8 +66,13 @@ public struct AuthController: Sendable {
         }
         routes.post("/auth/password/reset") { request, context in
             let body = try await request.decodeJSON(ResetRequest.self, context: context)
-            try await accounts.resetPassword(token: body.token, newPassword: body.newPassword)
-            return JSONResponse(.ok, ["message": .string("Password updated. Sign in with your new password.")])
+            let reset = try await accounts.resetPassword(token: body.token, newPassword: body.newPassword)
+            return JSONResponse(
+                .ok,
+                [
+                    "message": .string("Password updated. Sign in with your new password."),
+                    "removed_methods": .array(reset.removedMethods.map(JSONValue.string)), "two_factor_reset": .bool(reset.twoFactorReset),
+                ])
         }
         routes.get("/me") { request, _ in
             JSONResponse(.ok, MeBody(try await signedInAccount(request)))

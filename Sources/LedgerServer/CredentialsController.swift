@@ -25,12 +25,15 @@ public struct CredentialsController: Sendable {
         signedIn.post("/auth/email/add-with-password") { request, context in
             let session = try context.requireSession()
             let body = try await request.decodeJSON(SignInRequest.self, context: context)
-            let resendAfter = try await ErrorTranslation.singleRule {
+            let addition = try await ErrorTranslation.singleRule {
                 try await accounts.addEmailAndPassword(
                     session, email: body.email, password: body.password, reauthToken: request.headers[.xReauthToken],
                     client: context.client)
             }
-            return JSONResponse.linkSent(resendAfter: resendAfter)
+            switch addition {
+            case .passwordSet(let state): return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
+            case .confirmationSent(let resendAfter): return JSONResponse.linkSent(resendAfter: resendAfter)
+            }
         }
         signedIn.post("/auth/email/request-change") { request, context in
             let session = try context.requireSession()
@@ -49,12 +52,13 @@ public struct CredentialsController: Sendable {
             return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
         }
         routes.post("/auth/email/revert") { request, context in
-            let body = try await request.decodeJSON(TokenRequest.self, context: context)
-            let state = try await accounts.revertEmail(token: body.token)
+            let body = try await request.decodeJSON(RevertRequest.self, context: context)
+            let revert = try await accounts.revertEmail(token: body.token, newPassword: body.newPassword)
             return JSONResponse(
                 .ok,
                 [
-                    "email": JSONValue(state.email),
+                    "email": JSONValue(revert.state.email), "removed_methods": .array(revert.removedMethods.map(JSONValue.string)),
+                    "two_factor_reset": .bool(revert.twoFactorReset),
                     "message": .string("Your email address is restored. Sign in again on every device."),
                 ])
         }

@@ -53,6 +53,10 @@ enum ErrorTranslation {
                     .unauthorized, .init("incorrect_code"), error.message,
                     extra: error.attemptsRemaining.map { ["attempts_remaining": .int(Int64($0))] } ?? [:])
             case .mfaExpired: return APIError(.gone, .init("mfa_expired"), error.message)
+            case .newPasswordRequired:
+                return apiError(
+                    for: AccountService.ValidationFailure(problems: [.init(field: "new_password", code: "required", message: error.message)]
+                    ))
             case .rateLimited:
                 let retryAfter = error.retryAfter ?? 1
                 return APIError(

@@ -25,6 +25,11 @@ struct LinkPageCopy: Sendable {
     let mismatch: String
     /// What a page says when the service failed in a way it did not expect.
     let unexpected: String
+    /// The sign-in methods as a page names them (`phone`, `apple`, `google`, `passkey`).
+    let methodNames: [String: String]
+    /// "We also removed …" and "Two-step verification is off." after a reset or revert.
+    let removedLead: String
+    let twoFactorOff: String
     let pages: [LinkPages.Kind: Page]
 
     static let english = LinkPageCopy(
@@ -34,6 +39,11 @@ struct LinkPageCopy: Sendable {
         expiredTitle: "This link has expired", newPasswordLabel: "New password", confirmPasswordLabel: "Confirm new password",
         rules: ["At least 8 characters", "Not a common password", "Not all numbers"], mismatch: "Passwords don't match.",
         unexpected: "Something went wrong on our side. Open the link again in a moment.",
+        methodNames: [
+            "phone": "your phone number", "apple": "Sign in with Apple", "google": "Sign in with Google", "passkey": "a passkey",
+        ],
+        removedLead: "To keep out whoever else had access, we also removed:",
+        twoFactorOff: "Two-step verification is off: turn it on again in Settings once you're signed in.",
         pages: [
             .verifyEmail: Page(
                 title: "Verify your email", lead: "Confirm that this address is yours.", button: "Verify email",
@@ -49,9 +59,10 @@ struct LinkPageCopy: Sendable {
                 expired: "Email change links expire after 30 minutes. Request a new one to try again."),
             .revertEmail: Page(
                 title: "Undo the email change",
-                lead: "If you didn't change your email, put your old address back. Every device will be signed out.",
+                lead:
+                    "If you didn't change or remove your email, put your address back and choose a new password. Every device will be signed out.",
                 button: "Restore my email",
-                done: "Your email address is back and you are signed out everywhere. Sign in again, then change your password.",
+                done: "Your email address is back and you are signed out everywhere. Sign in with your new password.",
                 expired: "Links to undo an email change expire after 7 days. Contact support if you need help."),
             .reauth: Page(
                 title: "Confirm it's you",
@@ -61,6 +72,14 @@ struct LinkPageCopy: Sendable {
         ])
 
     static let byLanguage: [String: LinkPageCopy] = ["en": .english]
+
+    /// What a reset or revert removed, in a sentence or two; nil when it removed nothing.
+    func removed(_ methods: [String], twoFactorReset: Bool) -> String? {
+        var sentences: [String] = []
+        if !methods.isEmpty { sentences.append(removedLead + " " + methods.map { methodNames[$0] ?? $0 }.joined(separator: ", ") + ".") }
+        if twoFactorReset { sentences.append(twoFactorOff) }
+        return sentences.isEmpty ? nil : sentences.joined(separator: " ")
+    }
 
     /// The copy of the first language in `Accept-Language` the service has (by primary
     /// subtag: `en-GB` is `en`), else English.

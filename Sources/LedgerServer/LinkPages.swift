@@ -21,14 +21,18 @@ public struct LinkPages: Sendable {
         /// Whether the page finishes the link's work in the browser.
         var finishesInBrowser: Bool { self != .reauth }
 
+        /// Whether the form takes a new password twice: a reset, and a revert (whoever changed
+        /// the email may know the old password).
+        var asksPassword: Bool { self == .resetPassword || self == .revertEmail }
+
         /// The links this page opens.
-        var linkPurpose: AccountState.PendingLink.Purpose {
+        var linkPurposes: [AccountState.PendingLink.Purpose] {
             switch self {
-            case .verifyEmail: .verifyEmail
-            case .resetPassword: .passwordReset
-            case .confirmEmailChange: .emailChange
-            case .revertEmail: .emailRevert
-            case .reauth: .reauth
+            case .verifyEmail: [.verifyEmail]
+            case .resetPassword: [.passwordReset]
+            case .confirmEmailChange: [.emailChange, .emailAdd]
+            case .revertEmail: [.emailRevert]
+            case .reauth: [.reauth]
             }
         }
     }
@@ -87,6 +91,8 @@ public struct LinkPages: Sendable {
         var lead: String?
         var errors: [String] = []
         var done: String?
+        /// What else the work did, said after `done` (a reset or revert's removed methods).
+        var also: String?
         /// The form, when the page offers one: its token, and whether it asks for a password.
         var token: String?
         var asksPassword = false
@@ -102,6 +108,7 @@ public struct LinkPages: Sendable {
         ]
         if let lead = content.lead { context["lead"] = lead }
         if let done = content.done { context["done"] = done }
+        if let also = content.also { context["also"] = also }
         if let url = apps.appStoreURL { context["appStoreURL"] = url }
         if let url = apps.playStoreURL { context["playStoreURL"] = url }
         if let token = content.token {

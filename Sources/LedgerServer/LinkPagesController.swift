@@ -27,7 +27,7 @@ public struct LinkPagesController: Sendable {
                 let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
                 guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty, let page = copy.pages[kind],
                     // Should the lookup fail (the database busy), the form: its POST will tell.
-                    (try? await accounts.isLinkUsable(token: token, purpose: kind.linkPurpose)) != false
+                    (try? await accounts.isLinkUsable(token: token, purposes: kind.linkPurposes)) != false
                 else {
                     return pages.expired(kind, copy: copy)
                 }
@@ -36,7 +36,7 @@ public struct LinkPagesController: Sendable {
                 }
                 return pages.render(
                     kind,
-                    .init(title: page.title, lead: page.lead, token: token, asksPassword: kind == .resetPassword, button: page.button),
+                    .init(title: page.title, lead: page.lead, token: token, asksPassword: kind.asksPassword, button: page.button),
                     copy: copy, status: .ok)
             }
             routes.get(RouterPath(kind.rawValue), use: show)
@@ -68,14 +68,13 @@ public struct LinkPagesController: Sendable {
         let body = try await request.collectBody()
         let fields = FormFields.parse(String(buffer: body))
         guard let token = fields["token"], !token.isEmpty, let page = copy.pages[kind] else { return pages.expired(kind, copy: copy) }
-        let done = LinkPages.Content(title: page.title, done: page.done)
+        var done = LinkPages.Content(title: page.title, done: page.done)
         do {
             switch kind {
             case .verifyEmail: _ = try await accounts.verifyEmail(token: token)
             case .confirmEmailChange: _ = try await accounts.confirmEmailChange(token: token)
-            case .revertEmail: _ = try await accounts.revertEmail(token: token)
             case .reauth: return pages.expired(kind, copy: copy)  // not routed: the app confirms it
-            case .resetPassword:
+            case .resetPassword, .revertEmail:
                 let password = fields["new_password"] ?? ""
                 var retry = LinkPages.Content(title: page.title, lead: page.lead, token: token, asksPassword: true, button: page.button)
                 guard password == fields["confirm_password"] else {
@@ -83,7 +82,13 @@ public struct LinkPagesController: Sendable {
                     return pages.render(kind, retry, copy: copy, status: .unprocessableContent)
                 }
                 do {
-                    try await accounts.resetPassword(token: token, newPassword: password)
+                    if kind == .resetPassword {
+                        let reset = try await accounts.resetPassword(token: token, newPassword: password)
+                        done.also = copy.removed(reset.removedMethods, twoFactorReset: reset.twoFactorReset)
+                    } else {
+                        let revert = try await accounts.revertEmail(token: token, newPassword: password)
+                        done.also = copy.removed(revert.removedMethods, twoFactorReset: revert.twoFactorReset)
+                    }
                 } catch let failure as AccountService.ValidationFailure {
                     // The API's own rule messages, every one the password breaks.
                     retry.errors = failure.problems.map(\.message)

@@ -34,6 +34,14 @@ struct AccountStateCodecTests {
             .accountDisabled(.init(reason: "review")),
             .deletionRequested(.init(by: "apple", blockedBy: [.dispute])),
             .appleNotificationReceived(.init(notificationID: "n-1", type: .emailDisabled, eventTime: t0)),
+            .emailAddRequested(
+                .init(
+                    email: "ana@example.org", linkID: UUID(), expiresAt: t0.addingTimeInterval(1800), tokenHash: "aa", sessionID: session,
+                    passwordHash: "h")),
+            .emailChanged(
+                .init(
+                    email: "ana@example.net", previousEmail: "Ana@Example.com", previousEmailVerified: true, linkID: UUID(),
+                    revertLinkID: UUID(), revertExpiresAt: t0.addingTimeInterval(604_800), revertTokenHash: "bb", sessionID: session)),
             .deletionScheduled(.init(purgeAfter: t0.addingTimeInterval(30 * 86400), cooldownUntil: t0, cooldownKeys: ["k"])),
         ]
         for (index, event) in events.enumerated() { evolve(&state, event, at: t0.addingTimeInterval(Double(index) * 0.000_001)) }
@@ -69,9 +77,15 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 31)
+        #expect(Mirror(reflecting: state).children.count == 33)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 11)
-        #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 5)
+        #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)
+        #expect(Mirror(reflecting: AccountState.RevertibleChange(version: 1, sessionID: nil, hadPassword: true)).children.count == 3)
+        #expect(Mirror(reflecting: AccountState.MethodOrigin(version: 1, sessionID: nil)).children.count == 2)
+        #expect(
+            Mirror(reflecting: AccountState.PendingEmail(email: "", linkID: UUID(), passwordHash: "", sessionID: UUID())).children.count
+                == 4)
+        #expect(Mirror(reflecting: AccountState.TOTPState(secret: "", enabled: true, lastUsedStep: nil)).children.count == 5)
         #expect(Mirror(reflecting: state.reauthGrants.first!.value).children.count == 5)
         #expect(Mirror(reflecting: state.reauthNonces.first!.value).children.count == 4)
         #expect(Mirror(reflecting: state.holds.first!.value).children.count == 7)

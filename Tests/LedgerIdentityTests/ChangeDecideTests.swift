@@ -14,6 +14,7 @@ struct ChangeDecideTests {
             [
                 .registered(.init(email: "ana@example.com", displayName: nil, method: "email")),
                 .passwordSet(.init(passwordHash: "h0", reason: "signup")),
+                .emailVerified(.init(email: "ana@example.com")),
                 .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
             ]
             + [current, other].map {
@@ -42,7 +43,7 @@ struct ChangeDecideTests {
         let events = try decide(state, .changePassword(newPasswordHash: "h1", sessionID: current, reauthTokenHash: "g"), now: now)
         #expect(
             Array(events.prefix(2)) == [
-                .passwordSet(.init(passwordHash: "h1", reason: "change")),
+                .passwordSet(.init(passwordHash: "h1", reason: "change", sessionID: current)),
                 .sessionRevoked(.init(sessionID: other, reason: "password_changed")),
             ])
         #expect(events.dropFirst(2).map(\.type) == ["reauth.grants_revoked"])
@@ -97,7 +98,7 @@ struct ChangeDecideTests {
                 state, .confirmEmailChange(linkID: change, revertLink: .init(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800))),
                 now: now))
         let revertID = try #require(confirmed.pendingLinks.values.first { $0.purpose == .emailRevert }?.id)
-        let reverted = fold(confirmed, try decide(confirmed, .revertEmail(linkID: revertID), now: now))
+        let reverted = fold(confirmed, try decide(confirmed, .revertEmail(linkID: revertID, newPasswordHash: "h-back"), now: now))
         #expect(reverted.pendingLinks.isEmpty && reverted.reauthGrants.isEmpty && reverted.email == "ana@example.com")
         #expect(reverted.sessions.values.allSatisfy { !$0.isActive })
     }
@@ -129,12 +130,12 @@ struct ChangeDecideTests {
             twice, try decide(twice, .changePassword(newPasswordHash: "h2", sessionID: current, reauthTokenHash: "g"), now: now))
         #expect(changed.pendingLinks[toAna] != nil)
         // Reverting the later change (the attacker's own mailbox got that link) keeps ana's.
-        let backToEve = fold(changed, try decide(changed, .revertEmail(linkID: toEve), now: now))
+        let backToEve = fold(changed, try decide(changed, .revertEmail(linkID: toEve, newPasswordHash: "h-back"), now: now))
         #expect(backToEve.email == "eve@example.com" && backToEve.pendingLinks[toAna] != nil)
-        let backToAna = fold(backToEve, try decide(backToEve, .revertEmail(linkID: toAna), now: now))
+        let backToAna = fold(backToEve, try decide(backToEve, .revertEmail(linkID: toAna, newPasswordHash: "h-back"), now: now))
         #expect(backToAna.email == "ana@example.com")
         // Reverting the earlier change ends the later one's link: it cannot undo the recovery.
-        let straightBack = fold(twice, try decide(twice, .revertEmail(linkID: toAna), now: now))
+        let straightBack = fold(twice, try decide(twice, .revertEmail(linkID: toAna, newPasswordHash: "h-back"), now: now))
         #expect(straightBack.email == "ana@example.com" && straightBack.pendingLinks[toEve] == nil)
         // Deletion ends them all.
         let deleted = fold(
@@ -226,10 +227,14 @@ struct ChangeDecideTests {
         #expect(throws: IdentityError.linkExpired) {
             try decide(changed, .confirmEmailChange(linkID: link.linkID, revertLink: revert), now: now)
         }
-        let reverted = fold(changed, try decide(changed, .revertEmail(linkID: revert.linkID), now: now.addingTimeInterval(604_799)))
+        let reverted = fold(
+            changed,
+            try decide(changed, .revertEmail(linkID: revert.linkID, newPasswordHash: "h-back"), now: now.addingTimeInterval(604_799)))
         #expect(reverted.email == "ana@example.com")
         #expect(reverted.sessions.values.allSatisfy { !$0.isActive })
-        #expect(throws: IdentityError.linkExpired) { try decide(reverted, .revertEmail(linkID: revert.linkID), now: now) }
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(reverted, .revertEmail(linkID: revert.linkID, newPasswordHash: "h-back"), now: now)
+        }
     }
 
     @Test("a new email-change request ends the earlier change links: a mistyped address corrected cannot be confirmed")
@@ -256,11 +261,11 @@ struct ChangeDecideTests {
         #expect(changed.email == "ana.new@example.com")
     }
 
-    @Test("email and password are added only to an account without an email")
+    @Test("email and password go only to an account without an email, and only once the address's link proves it")
     func addEmail() throws {
         let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800))
         let add = AccountCommand.addEmailAndPassword(
-            EmailAddress("b@example.com")!, passwordHash: "h", verificationLink: link, sessionID: current, reauthTokenHash: "g")
+            EmailAddress("b@example.com")!, passwordHash: "h", link: link, sessionID: current, reauthTokenHash: "g")
         #expect(throws: IdentityError.self) { try decide(try account(), add, now: now) }
         var phoneOnly = AccountState(accountID: UUID())
         for event: AccountEvent in [
@@ -278,8 +283,18 @@ struct ChangeDecideTests {
             .reauthGranted(
                 .init(
                     grantID: UUID(), sessionID: current, method: "phone", tokenHash: "g", expiresAt: now.addingTimeInterval(900))), at: now)
-        let after = fold(granted, try decide(granted, add, now: now))
-        #expect(after.email == "b@example.com" && after.hasPassword && !after.emailVerified && after.signInMethods == [.phone, .password])
+        let requested = fold(granted, try decide(granted, add, now: now))
+        // Nothing is claimed meanwhile: the address waits, with its password.
+        #expect(requested.email == nil && !requested.hasPassword && requested.pendingEmail?.email == "b@example.com")
+        #expect(requested.signInMethods == [.phone])
+        // A link past its time proves nothing.
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(requested, .confirmEmailAdd(linkID: link.linkID), now: now.addingTimeInterval(1800))
+        }
+        let after = fold(requested, try decide(requested, .confirmEmailAdd(linkID: link.linkID), now: now))
+        #expect(after.email == "b@example.com" && after.hasPassword && after.emailVerified && after.signInMethods == [.phone, .password])
+        #expect(after.pendingEmail == nil)
+        #expect(throws: IdentityError.linkExpired) { try decide(after, .confirmEmailAdd(linkID: link.linkID), now: now) }
     }
 
     @Test("deletion: never without a grant, blocked by holds, then every session ends and nothing more is accepted")

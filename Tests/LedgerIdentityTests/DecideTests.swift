@@ -118,8 +118,9 @@ struct DecideTests {
         state = apply(
             state, try decide(state, .sendPasswordResetLink(.init(linkID: link, expiresAt: now.addingTimeInterval(1800))), now: now))
         let reset = try decide(state, .resetPassword(linkID: link, newPasswordHash: "h1"), now: now.addingTimeInterval(60))
-        // The new password, both sessions ended, and the pending verification link with them.
-        #expect(reset.map(\.type) == ["password.set", "session.revoked", "session.revoked", "email.links_revoked"])
+        // The address proven (it never was), the new password, both sessions ended, and the
+        // pending verification link with them.
+        #expect(reset.map(\.type) == ["email.verified", "password.set", "session.revoked", "session.revoked", "email.links_revoked"])
         state = apply(state, reset, at: now.addingTimeInterval(60))
         #expect(state.passwordHash == "h1")
         #expect(state.passwordChangedAt == now.addingTimeInterval(60))

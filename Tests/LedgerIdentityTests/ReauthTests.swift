@@ -219,7 +219,11 @@ struct ReauthTests {
             phoneOnly,
             .changePhone(PhoneNumber(e164: "+995511100000", region: "GE"), requestID: nil, sessionID: session, reauthTokenHash: nil),
             now: now)
-        #expect(events == [.phoneChanged(.init(phone: "+995511100000", region: "GE", previousPhone: "+995511200300", requestID: nil))])
+        #expect(
+            events == [
+                .phoneChanged(
+                    .init(phone: "+995511100000", region: "GE", previousPhone: "+995511200300", requestID: nil, sessionID: session))
+            ])
         #expect(throws: IdentityError.reauthRequired) {
             try phoneOnly.requireReauth(.deleteAccount, sessionID: session, tokenHash: nil, now: now)
         }

@@ -82,7 +82,7 @@ struct RemoveMethodDecideTests {
             try decide(state, .removeEmail(sessionID: session, reauthTokenHash: nil), now: now)
         }
         let events = try decide(state, .removeEmail(sessionID: session, reauthTokenHash: "g"), now: now)
-        #expect(events.first == .emailRemoved(.init(email: "ana@example.com", passwordRemoved: true)))
+        #expect(events.first == .emailRemoved(.init(email: "ana@example.com", passwordRemoved: true, sessionID: session)))
         let after = events.reduce(state) { evolve($0, $1, at: now) }
         #expect(after.email == nil && !after.hasPassword && after.signInMethods == [.phone])
         #expect(after.pendingLinks.keys.sorted { $0.uuidString < $1.uuidString } == [revert])

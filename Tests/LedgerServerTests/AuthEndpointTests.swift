@@ -45,8 +45,8 @@ struct AuthEndpointTests {
                     let body = try json(response)
                     #expect(
                         Set(body.keys) == [
-                            "phone", "phone_region", "email", "has_password", "apple_linked", "google_linked", "email_verified",
-                            "password_changed_at", "mfa",
+                            "phone", "phone_region", "email", "pending_email", "has_password", "apple_linked", "google_linked",
+                            "email_verified", "password_changed_at", "mfa",
                         ])
                     #expect(body["phone"] is NSNull)
                     #expect(body["has_password"] as? Bool == true)

@@ -42,12 +42,24 @@ struct ChangesEndpointTests {
                 let none = try await call(client, .delete, "/me/auth-methods/email", token: access, reauth: reauth)
                 #expect(none.status == .conflict && none.string("error") == "no_email")
 
-                // The address and its password no longer sign in; the address is free for someone else.
+                // The address and its password no longer sign in. The removed address is told, with a
+                // way back, and held from anyone else while that link lives.
                 let login = try await call(
                     client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"])
                 #expect(login.status == .unauthorized)
+                let notice = try await outboxMessage(db, template: "email_removed_notice")
+                #expect(notice.to == "ana@example.com" && notice.token != nil)
+                let held = try await call(
+                    client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"])
+                #expect(held.status == .conflict && held.string("error") == "email_held")
+                // The phone, the account's remaining way in, hears of it by text.
+                let removal = try await db.client.query(
+                    "SELECT recipient, details::jsonb->>'method' FROM outbox WHERE template = 'method_removed' AND channel = 'sms'")
+                #expect(removal.rowCount == 1 && removal[0].string(0) == "+995511200300" && removal[0].string(1) == "email")
+                db.clock.advance(by: 604_801)
                 _ = try await signUp(client, email: "ana@example.com")
-                #expect(try await call(client, .get, "/me/auth-methods", token: access).string("phone") == "+995511200300")
+                let phone = try await phoneSignIn(client, db, "+995511200300")
+                #expect(try await call(client, .get, "/me/auth-methods", token: phone).body["email"] is NSNull)
             }
         }
     }
@@ -252,17 +264,29 @@ struct ChangesEndpointTests {
                 let revertNotice = try await db.client.query(
                     "SELECT details::jsonb->>'message' FROM outbox WHERE template = 'email_changed_notice'")
                 #expect(revertNotice[0].string(0) == "Your email was changed. If this wasn't you, click here to revert.")
-                let reverted = try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)])
+                // Whoever made the change may know the password: the revert sets a new one.
+                let bare = try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)])
+                #expect(bare.status == .unprocessableContent && bare.problemCodes == ["required"])
+                let reverted = try await call(
+                    client, .post, "/auth/email/revert", ["token": try #require(revert.token), "new_password": "amber-orchard-52"])
                 #expect(reverted.status == .ok)
                 #expect(reverted.string("email") == "ana@example.com")
+                // The phone was added by the session that made the change: it goes with it.
+                #expect(reverted.body["removed_methods"] as? [String] == ["phone"])
+                #expect(reverted.body["two_factor_reset"] as? Bool == false)
                 #expect(try await call(client, .get, "/me", token: access).status == .unauthorized)
                 let active = try await db.client.query(
                     "SELECT count(*) FROM sessions s JOIN accounts a USING (account_id) WHERE a.email = 'ana@example.com' AND s.revoked_at IS NULL"
                 )
                 #expect(try active[0].int(0) == 0)
-                #expect(try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)]).status == .gone)
+                #expect(
+                    try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token), "new_password": "x"]).status
+                        == .gone)
                 #expect(
                     try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]).status
+                        == .unauthorized)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "amber-orchard-52"]).status
                         == .ok)
             }
         }
@@ -273,6 +297,7 @@ struct ChangesEndpointTests {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
+                _ = try await emailLinkGrant(client, db, token: access)  // a verified address gets a revert link
                 func move(to email: String) async throws -> String {
                     let reauth = try await grant(client, access)
                     #expect(
@@ -288,11 +313,12 @@ struct ChangesEndpointTests {
                 let ownersWayBack = try await move(to: "eve@example.com")
                 db.clock.advance(by: 60)
                 let attackersOwn = try await move(to: "mallory@example.com")
-                let back = try await call(client, .post, "/auth/email/revert", ["token": attackersOwn])
+                let back = try await call(client, .post, "/auth/email/revert", ["token": attackersOwn, "new_password": "amber-orchard-52"])
                 #expect(back.status == .ok && back.string("email") == "eve@example.com")
                 // The owner's link, sent before the attacker's, still works: through the link
                 // index the service reads, not only in the account's state.
-                let owner = try await call(client, .post, "/auth/email/revert", ["token": ownersWayBack])
+                let owner = try await call(
+                    client, .post, "/auth/email/revert", ["token": ownersWayBack, "new_password": "rowan-meadow-38"])
                 #expect(owner.status == .ok)
                 #expect(owner.string("email") == "ana@example.com")
             }
@@ -306,7 +332,8 @@ struct ChangesEndpointTests {
                 var reverts: [String] = []
                 for name in ["ana", "bo"] {
                     let access = try await signUp(client, email: "\(name)@example.com")
-                    let reauth = try await grant(client, access)
+                    let reauth = try await emailLinkGrant(client, db, token: access)  // verifies the address
+                    db.clock.advance(by: 30)
                     #expect(
                         try await call(
                             client, .post, "/auth/email/request-change", ["new_email": "\(name).new@example.com"], token: access,
@@ -316,10 +343,12 @@ struct ChangesEndpointTests {
                     #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
                     reverts.append(try #require(try await outboxMessage(db, template: "email_changed_notice").token))
                 }
-                db.clock.advance(by: 604_799)
-                #expect(try await call(client, .post, "/auth/email/revert", ["token": reverts[0]]).status == .ok)
-                db.clock.advance(by: 2)
-                let late = try await call(client, .post, "/auth/email/revert", ["token": reverts[1]])
+                db.clock.advance(by: 604_799 - 30)
+                #expect(
+                    try await call(client, .post, "/auth/email/revert", ["token": reverts[0], "new_password": "amber-orchard-52"]).status
+                        == .ok)
+                db.clock.advance(by: 32)
+                let late = try await call(client, .post, "/auth/email/revert", ["token": reverts[1], "new_password": "amber-orchard-52"])
                 #expect(late.status == .gone)
                 #expect(late.string("error") == "link_expired")
             }
@@ -344,11 +373,12 @@ struct ChangesEndpointTests {
         }
     }
 
-    @Test("a phone-only account adds email and password: rules inline, taken 409, then the hub shows both")
+    @Test("a phone-only account adds email and password: rules inline, taken 409, claimed only once its link is used")
     func addEmailAndPassword() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db).test(.router) { client in
-                _ = try await signUp(client, email: "bo@example.com")
+                let bo = try await signUp(client, email: "bo@example.com")
+                _ = try await emailLinkGrant(client, db, token: bo)  // verifies bo@
                 let access = try await phoneSignIn(client, db, "+995511200300")
                 // Adding a way in takes re-auth: a stolen session cannot add its own password.
                 let stolen = try await call(
@@ -372,14 +402,28 @@ struct ChangesEndpointTests {
                     client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"],
                     token: access,
                     reauth: grant)
-                #expect(added.status == .accepted)
-                #expect(try await outboxMessage(db, template: "verify_email").to == "ana@example.com")
+                #expect(added.status == .accepted && added.body["resend_after"] as? Int == 30)
+                let confirmation = try await outboxMessage(db, template: "email_add_confirm")
+                #expect(confirmation.to == "ana@example.com")
+                // Nothing is claimed meanwhile: the hub shows the address as pending, and it does not sign in.
+                let waiting = try await call(client, .get, "/me/auth-methods", token: access)
+                #expect(waiting.body["email"] is NSNull && waiting.string("pending_email") == "ana@example.com")
+                #expect(waiting.body["has_password"] as? Bool == false)
+                #expect(
+                    try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status
+                        == .unauthorized)
+                let confirmed = try await call(client, .post, "/auth/email/confirm-change", ["token": try #require(confirmation.token)])
+                #expect(confirmed.status == .ok && confirmed.string("email") == "ana@example.com")
                 let hub = try await call(client, .get, "/me/auth-methods", token: access)
                 #expect(hub.string("email") == "ana@example.com" && hub.body["has_password"] as? Bool == true)
+                #expect(hub.body["email_verified"] as? Bool == true && hub.body["pending_email"] is NSNull)
                 #expect(hub.string("phone") == "+995511200300")
                 #expect(
                     try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status
                         == .ok)
+                // The phone's owner is told, by text (the account had no email before).
+                let notice = try await outboxMessage(db, template: "method_added")
+                #expect(notice.to == "+995511200300")
                 let again = try await call(
                     client, .post, "/auth/email/add-with-password", ["email": "ana2@example.com", "password": "copper-lantern-77"],
                     token: access,

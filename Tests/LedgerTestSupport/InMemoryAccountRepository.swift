@@ -54,7 +54,7 @@ public actor InMemoryAccountRepository: AccountRepository {
         index(after, before: state, events: events, at: now)
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
-        outbox += messages + (try implied.messages(for: events, before: state, at: now))
+        outbox += messages + (try implied.messages(for: events, before: state, after: after, at: now))
         return (after, events)
     }
 
@@ -108,6 +108,9 @@ public actor InMemoryAccountRepository: AccountRepository {
             case .passwordResetRequested(let sent): remember(sent.tokenHash, sent.linkID, .passwordReset, of: after.accountID)
             case .reauthLinkSent(let sent): remember(sent.tokenHash, sent.linkID, .reauth, of: after.accountID)
             case .emailChangeRequested(let sent): remember(sent.tokenHash, sent.linkID, .emailChange, of: after.accountID)
+            case .emailAddRequested(let requested): remember(requested.tokenHash, requested.linkID, .emailAdd, of: after.accountID)
+            case .emailRemoved(let removed):
+                if let linkID = removed.revertLinkID { remember(removed.revertTokenHash, linkID, .emailRevert, of: after.accountID) }
             case .emailChanged(let changed):
                 remember(changed.revertTokenHash, changed.revertLinkID, .emailRevert, of: after.accountID)
             default: break
@@ -183,6 +186,10 @@ public actor InMemoryAccountRepository: AccountRepository {
 
     public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
         !liveStates.contains { $0.email.map(EmailAddress.normalize) == email.normalized }
+    }
+
+    public func emailHolder(_ email: EmailAddress) async throws -> (accountID: UUID, verified: Bool)? {
+        liveStates.first { $0.email.map(EmailAddress.normalize) == email.normalized }.map { ($0.accountID, $0.emailVerified) }
     }
 
     public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, summary: AccountSummary)? {

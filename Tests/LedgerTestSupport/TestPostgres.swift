@@ -16,7 +16,7 @@ public enum TestPostgres {
     }
 
     public static func url(database: String) async throws -> String {
-        "postgresql://postgres@127.0.0.1:\(try await port())/\(database)?connect_timeout=5"
+        "postgresql://postgres@127.0.0.1:\(try await port())/\(database)?connect_timeout=30"
     }
 
     /// The repository's `schema/` folder.
