@@ -139,7 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
-            masterKey: masterKey, readStore: readClient.map(eventStore.reading(from:)))
+            masterKey: masterKey, readClient: readClient)
         let sink: any DeliverySink =
             configuration.deliveryWebhookURL.map {
                 WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
@@ -156,6 +156,8 @@ struct ServeCommand: AsyncParsableCommand {
             EventWebhookDispatcher(subscriptions: services.subscriptions, store: services.readStore, clock: clock),
             HoldLapseWorker(client: client, accounts: services.accounts, clock: clock),
         ]
+        // First in the group, so it stops last: the readers' route is measured while they serve.
+        if let standbyMonitor = services.standbyMonitor { workers.insert(standbyMonitor, at: 0) }
         if purge {
             let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
             workers.append(PurgeWorker(store: eventStore, clock: clock, retention: retention, accounts: services.accounts))

@@ -10,7 +10,12 @@ import Logging
 /// Callers that update projections in the same transaction use the `on:` variants inside
 /// `PostgresClient.transaction`.
 public final class EventStore: Sendable {
-    public let client: PostgresClient
+    /// Where this store reads and writes; a store reading through a `StandbyRoute`, where
+    /// the route sends a read made now.
+    public var client: PostgresClient { route?.client ?? home }
+    private let home: PostgresClient
+    /// Set on a store made by `reading(through:)`.
+    private let route: StandbyRoute?
     public let keyring: SubjectKeyring
     public let clock: any LedgerClock
     let wakeups: FeedWakeups
@@ -25,7 +30,8 @@ public final class EventStore: Sendable {
         appendTransactions: Int = 2, appendStallThreshold: Duration = .milliseconds(5),
         logger: Logger = Logger(label: "ledger.event-store")
     ) {
-        self.client = client
+        self.home = client
+        self.route = nil
         self.keyring = keyring
         self.clock = clock
         self.logger = logger
@@ -40,11 +46,22 @@ public final class EventStore: Sendable {
     /// feed, streams and audit reads, with this store's keyring and wake-ups (a commit here wakes
     /// its followers; a standby that lags shows them what it has). Never write through it.
     public func reading(from readClient: PostgresClient) -> EventStore {
-        EventStore(client: readClient, keyring: keyring, clock: clock, wakeups: wakeups, logger: logger)
+        EventStore(client: readClient, route: nil, keyring: keyring, clock: clock, wakeups: wakeups, logger: logger)
     }
 
-    private init(client: PostgresClient, keyring: SubjectKeyring, clock: any LedgerClock, wakeups: FeedWakeups, logger: Logger) {
-        self.client = client
+    /// The same store read through `route`: the standby while the route grants it (within
+    /// `LEDGER_READ_MAX_LAG_SECONDS`), the primary otherwise, chosen again for every read
+    /// (docs/architecture.md "Event store rules", "Readers on a standby"). Never write through it.
+    public func reading(through route: StandbyRoute) -> EventStore {
+        EventStore(client: route.primary, route: route, keyring: keyring, clock: clock, wakeups: wakeups, logger: logger)
+    }
+
+    private init(
+        client: PostgresClient, route: StandbyRoute?, keyring: SubjectKeyring, clock: any LedgerClock, wakeups: FeedWakeups,
+        logger: Logger
+    ) {
+        self.home = client
+        self.route = route
         self.keyring = keyring
         self.clock = clock
         self.logger = logger

@@ -7,7 +7,8 @@ import LedgerPostgres
 ///
 /// Readers always fetch wrapped keys from the database, so a key destroyed by another
 /// instance is honoured at once; a writer's cached key cannot resurrect a subject either,
-/// because `ledger_append` refuses subjects whose key is gone.
+/// because `ledger_append` refuses subjects whose key is gone. A key this process destroyed
+/// is never cached again, not even by a read that began before the destruction committed.
 public final class SubjectKeyring: Sendable {
     public let masterKey: MasterKey
     private let cache = KeyCache(capacity: 50_000)
@@ -63,7 +64,7 @@ public final class SubjectKeyring: Sendable {
     /// Returns false when it was already destroyed or never existed.
     @discardableResult
     public func destroy(subjectID: UUID, at time: Date, on connection: PostgresConnection) async throws -> Bool {
-        cache.remove(subjectID)
+        cache.forget(subjectID)
         let result = try await connection.query(
             """
             UPDATE subject_keys SET wrapped_key = NULL, destroyed_at = $2
@@ -105,9 +106,14 @@ public final class SubjectKeyring: Sendable {
 }
 
 /// A bounded map of unwrapped keys; cleared wholesale when full (keys are cheap to re-read).
+///
+/// Destroyed subjects are remembered: a key read from a snapshot taken before its destruction
+/// committed (a concurrent `dataKey`) would otherwise be cached after `forget`, and the purged
+/// key would stay in this process's memory.
 private final class KeyCache: @unchecked Sendable {
     private let lock = NSLock()
     private var keys: [UUID: DataKey] = [:]
+    private var forgotten: Set<UUID> = []
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
@@ -116,10 +122,19 @@ private final class KeyCache: @unchecked Sendable {
 
     func set(_ id: UUID, _ key: DataKey) {
         lock.withLock {
+            guard !forgotten.contains(id) else { return }
             if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
             keys[id] = key
         }
     }
 
-    func remove(_ id: UUID) { lock.withLock { _ = keys.removeValue(forKey: id) } }
+    /// Drops the subject's key and never caches it again. A destruction rolled back only costs
+    /// the subject its cache: its key is read from the database each time.
+    func forget(_ id: UUID) {
+        lock.withLock {
+            keys.removeValue(forKey: id)
+            if forgotten.count >= capacity { forgotten.removeAll(keepingCapacity: true) }
+            forgotten.insert(id)
+        }
+    }
 }

@@ -56,9 +56,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.add(middleware: EventMetadataMiddleware())
     router.addRoutes(
         HealthController(
-            readiness: ReadinessProbe(
-                client: services.client, migrator: services.migrator,
-                readClient: services.readStore === services.eventStore ? nil : services.readStore.client)
+            readiness: ReadinessProbe(client: services.client, migrator: services.migrator, standby: services.standbyMonitor)
         ).endpoints)
     router.addRoutes(AuthController(accounts: services.accounts, providers: services.providers).endpoints)
     router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)

@@ -19,18 +19,21 @@ public struct HealthController: Sendable {
             if let reason = await readiness.check() {
                 throw APIError(.serviceUnavailable, .notReady, "Not ready: \(reason).", headers: [.retryAfter: "1"])
             }
-            guard readiness.readClient != nil else { return JSONResponse(.ok, ["status": .string("ready")]) }
-            // Readers on a standby: how far behind it is (null when it cannot be read).
-            let lag = await readiness.replicationLag()
-            return JSONResponse(
-                .ok,
-                [
-                    "status": .string("ready"),
-                    "replication": .object([
-                        "lag_bytes": lag.map { .int($0.bytes) } ?? .null, "lag_seconds": lag?.seconds.map { .double($0) } ?? .null,
-                    ]),
-                ])
+            guard let standby = readiness.standby?.status() else { return JSONResponse(.ok, ["status": .string("ready")]) }
+            // Ready either way: past the lag bound the readers read the primary, and say why.
+            return JSONResponse(.ok, ["status": .string("ready"), "replication": .object(Self.replication(standby))])
         }
         return routes
+    }
+
+    /// `/readyz`'s `replication` (openapi.yaml).
+    static func replication(_ status: StandbyStatus) -> [String: JSONValue] {
+        [
+            "reading_from": .string(status.readingFrom.rawValue),
+            "lag_seconds": status.lagSeconds.map { .double($0) } ?? .null,
+            "lag_bytes": status.lagBytes.map { .int($0) } ?? .null,
+            "max_lag_seconds": .int(Int64(status.maxLagSeconds)),
+            "reason": status.reason.map { .string($0.rawValue) } ?? .null,
+        ]
     }
 }

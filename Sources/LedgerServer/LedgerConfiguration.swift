@@ -9,6 +9,9 @@ public struct LedgerConfiguration: Sendable {
     /// A hot standby of `databaseURL` (PostgreSQL streaming replication) for the readers: the
     /// feed, the event stream, webhooks and the audit (`LEDGER_READ_DATABASE_URL`).
     public var readDatabaseURL: String?
+    /// Seconds `readDatabaseURL` may be behind the primary and still be read; further behind,
+    /// the readers read the primary until it catches up (`LEDGER_READ_MAX_LAG_SECONDS`).
+    public var readMaxLagSeconds = 10
     public var host = "0.0.0.0"
     public var port = 8080
     /// base64 of 32 bytes; generated in development when absent.
@@ -174,6 +177,9 @@ public struct LedgerConfiguration: Sendable {
         }
         configuration.databaseURL = string("DATABASE_URL")
         configuration.readDatabaseURL = string("LEDGER_READ_DATABASE_URL")
+        // At most an hour: a standby further behind bounds nothing a purge needs, and the
+        // lag monitor keeps a sample a second for that long.
+        try integer("LEDGER_READ_MAX_LAG_SECONDS", &configuration.readMaxLagSeconds, minimum: 1, maximum: 3600)
         try integer("LEDGER_PORT", &configuration.port, minimum: 0, maximum: 65_535)
         configuration.masterKey = string("LEDGER_MASTER_KEY")
         configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")

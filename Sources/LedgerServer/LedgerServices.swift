@@ -15,8 +15,12 @@ public struct LedgerServices: Sendable {
     public let client: PostgresClient
     public let eventStore: EventStore
     /// Where the feed, the event stream, webhooks and the audit read (`LEDGER_READ_DATABASE_URL`:
-    /// a hot standby); `eventStore` itself without one.
+    /// a hot standby while `standbyMonitor` finds it within the lag bound, else the primary);
+    /// `eventStore` itself without one.
     public let readStore: EventStore
+    /// Measures the standby's lag and routes `readStore` by it; nil without a standby. `serve`
+    /// runs it in its service group.
+    public let standbyMonitor: StandbyMonitor?
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
     public let accounts: AccountService
@@ -41,9 +45,16 @@ public struct LedgerServices: Sendable {
 
     public init(
         configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore, migrator: SchemaMigrator,
-        clock: any LedgerClock, masterKey: MasterKey, readStore: EventStore? = nil
+        clock: any LedgerClock, masterKey: MasterKey, readClient: PostgresClient? = nil
     ) throws {
-        self.readStore = readStore ?? eventStore
+        let standbyMonitor = readClient.map {
+            StandbyMonitor(
+                route: StandbyRoute(primary: client, standby: $0, clock: clock), maxLagSeconds: configuration.readMaxLagSeconds,
+                clock: clock)
+        }
+        self.standbyMonitor = standbyMonitor
+        let readStore = standbyMonitor.map { eventStore.reading(through: $0.route) } ?? eventStore
+        self.readStore = readStore
         let verifier = JWKSIdentityTokenVerifier(
             apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
             google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock)
@@ -86,7 +97,7 @@ public struct LedgerServices: Sendable {
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
-        self.audit = AccountAudit(store: readStore ?? eventStore)
+        self.audit = AccountAudit(store: readStore)
         self.subscriptions = try WebhookSubscriptions(
             store: eventStore, masterKey: masterKey, clock: clock, allowsPrivateNetworks: configuration.webhookAllowPrivateNetworks)
         self.openAPI = OpenAPIController.load()

@@ -7,29 +7,14 @@ import LedgerPostgres
 public struct ReadinessProbe: Sendable {
     let client: PostgresClient
     let migrator: SchemaMigrator
-    /// The readers' database (`LEDGER_READ_DATABASE_URL`), when it is not `client`'s.
-    let readClient: PostgresClient?
+    /// The readers' standby (`LEDGER_READ_DATABASE_URL`), when there is one: whether it is read
+    /// now, and why not.
+    let standby: StandbyMonitor?
 
-    public init(client: PostgresClient, migrator: SchemaMigrator, readClient: PostgresClient? = nil) {
+    public init(client: PostgresClient, migrator: SchemaMigrator, standby: StandbyMonitor? = nil) {
         self.client = client
         self.migrator = migrator
-        self.readClient = readClient
-    }
-
-    /// How far the readers' standby is behind the primary: WAL bytes not yet replayed, and the
-    /// age of the last transaction it replayed (large on an idle primary); nil without a standby
-    /// or when it cannot be read.
-    public func replicationLag() async -> (bytes: Int64, seconds: Double?)? {
-        guard let readClient,
-            let primary = try? await client.query("SELECT pg_current_wal_lsn()::text"), let lsn = primary.rows.first?.string(0),
-            let standby = try? await readClient.query(
-                """
-                SELECT pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn())::int8,
-                       extract(epoch FROM now() - pg_last_xact_replay_timestamp())::text
-                """, [.text(lsn)]),
-            let row = standby.rows.first, let bytes = try? row.int(0)
-        else { return nil }
-        return (max(0, bytes), row.string(1).flatMap(Double.init))
+        self.standby = standby
     }
 
     /// nil when ready, else the reason (safe to show: no secrets, no connection string).

@@ -29,6 +29,7 @@ struct ConfigurationTests {
         #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
         #expect(configuration.purgeAfterSeconds == 2_592_000 && configuration.signupCooldownSeconds == 604_800)
         #expect(configuration.scryptLogN == 17)
+        #expect(configuration.readDatabaseURL == nil && configuration.readMaxLagSeconds == 10)
         // One home for the numbers: the configuration starts from the policies.
         #expect(configuration.otpPolicy == Policies.standard.otp)
         #expect(TimeInterval(configuration.reauthTTLSeconds) == Policies.standard.reauthGrantLifetime)
@@ -55,6 +56,7 @@ struct ConfigurationTests {
             "LEDGER_LOGIN_LOCKOUT_SECONDS": "100", "LEDGER_PURGE_AFTER_SECONDS": "0", "LEDGER_SIGNUP_COOLDOWN_SECONDS": "86400",
             "LEDGER_SCRYPT_LOG_N": "10", "LEDGER_APPLE_JWKS": "/etc/apple.json", "LEDGER_GOOGLE_JWKS": "/etc/google.json",
             "LEDGER_APPLE_CLIENT_IDS": "fit.321.app, fit.321.web", "LEDGER_GOOGLE_CLIENT_IDS": "g-client",
+            "LEDGER_READ_DATABASE_URL": "postgresql://standby/ledger", "LEDGER_READ_MAX_LAG_SECONDS": "3",
         ])
         #expect(configuration.databaseURL == "postgresql://db/ledger" && configuration.port == 9090)
         #expect(configuration.masterKey == nil)
@@ -77,6 +79,7 @@ struct ConfigurationTests {
         #expect(configuration.scryptLogN == 10)
         #expect(configuration.appleJWKS == "/etc/apple.json" && configuration.googleJWKS == "/etc/google.json")
         #expect(configuration.appleClientIDs == ["fit.321.app", "fit.321.web"] && configuration.googleClientIDs == ["g-client"])
+        #expect(configuration.readDatabaseURL == "postgresql://standby/ledger" && configuration.readMaxLagSeconds == 3)
     }
 
     @Test("the links' countdown and limit: their own variables, else the codes' (configurations written before them)")
@@ -116,6 +119,8 @@ struct ConfigurationTests {
             ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "4"),
             // It is the only cap on TOTP guesses at sign-in: not a thousand a day.
             ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "101"),
+            // The lag is measured to a second (a sample a second); an hour behind bounds nothing a purge needs.
+            ("LEDGER_READ_MAX_LAG_SECONDS", "0"), ("LEDGER_READ_MAX_LAG_SECONDS", "3601"), ("LEDGER_READ_MAX_LAG_SECONDS", "2.5"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")

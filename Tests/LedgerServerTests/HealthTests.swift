@@ -37,6 +37,30 @@ struct HealthTests {
         }
     }
 
+    @Test("a read database that is not a standby, or cannot be reached, is not read: /readyz stays ready and says why")
+    func standbyBypassed() async throws {
+        try await TestPostgres.withDatabase { db in
+            // A database that replays no log (here the primary itself): nothing bounds how far it is from the primary.
+            let itself = try makeServices(url: db.url, client: db.client, readClient: db.client)
+            let notStandby = try #require(await itself.standbyMonitor?.sample())
+            #expect(notStandby.readingFrom == .primary && notStandby.reason == .notAStandby)
+
+            let unreachable = PostgresClient(configuration: .init(url: "postgresql://127.0.0.1:1/ledger", maximumConnections: 1))
+            let services = try makeServices(url: db.url, client: db.client, readClient: unreachable)
+            let monitor = try #require(services.standbyMonitor)
+            #expect(await monitor.sample().reason == .standbyUnreachable)
+            #expect(services.readStore.client === db.client)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let ready = try await call(client, .get, "/readyz")
+                let replication = try #require(ready.body["replication"] as? [String: Any])
+                #expect(ready.status == .ok && replication["reading_from"] as? String == "primary")
+                #expect(replication["reason"] as? String == "standby_unreachable" && replication["max_lag_seconds"] as? Int == 10)
+                #expect(replication["lag_seconds"] is NSNull && replication["lag_bytes"] is NSNull)
+            }
+            await unreachable.shutdown()
+        }
+    }
+
     @Test("unknown paths answer 404 in the API's error shape")
     func notFound() async throws {
         try await TestPostgres.withDatabase { db in

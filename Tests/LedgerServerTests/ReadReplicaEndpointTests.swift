@@ -6,14 +6,28 @@ import LedgerCore
 import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
+import LedgerWorkers
 import Testing
 
 @Suite("HTTP: readers on a standby (LEDGER_READ_DATABASE_URL)", .timeLimit(.minutes(3)))
 struct ReadReplicaEndpointTests {
+    /// Samples until the standby has replayed everything the primary wrote and is read (real
+    /// replication: polled against a deadline); false when it does not catch up in time.
+    static func caughtUp(_ monitor: StandbyMonitor) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let status = await monitor.sample()
+            if status.readingFrom == .standby && status.lagSeconds == 0 { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     @Test("GET /events reads the standby: what it has, never a gap, caught up after a pause; /readyz says how far behind it is")
     func eventsFromStandby() async throws {
         try await TestReplication.withPrimaryAndStandby { primary, standby in
             let services = try makeServices(url: "", client: primary, clock: ManualClock(Date()), readClient: standby)
+            let monitor = try #require(services.standbyMonitor)
             try await Application(router: buildRouter(services)).test(.router) { client in
                 let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
                 func feedTypes() async throws -> [String] {
@@ -30,17 +44,100 @@ struct ReadReplicaEndpointTests {
                     return types
                 }
                 _ = try await signUp(client, email: "ana@example.com")
+                #expect(try await Self.caughtUp(monitor))
                 #expect(try await waitFor(1).filter { $0 == "account.registered" }.count == 1)
                 let ready = try await call(client, .get, "/readyz")
                 let replication = ready.body["replication"] as? [String: Any]
                 #expect(ready.status == .ok && replication?["lag_bytes"] is Int)
+                #expect(replication?["reading_from"] as? String == "standby" && replication?["reason"] is NSNull)
 
+                // Within the bound (the clock stands still), a paused standby is still read.
                 try await standby.query("SELECT pg_wal_replay_pause()")
                 _ = try await signUp(client, email: "bo@example.com")
+                #expect(await monitor.sample().readingFrom == .standby)
                 let paused = try await feedTypes()
                 #expect(paused.filter { $0 == "account.registered" }.count == 1)  // what it has, nothing half-seen
                 try await standby.query("SELECT pg_wal_replay_resume()")
                 #expect(try await waitFor(2).filter { $0 == "account.registered" }.count == 2)
+            }
+        }
+    }
+
+    @Test(
+        "past LEDGER_READ_MAX_LAG_SECONDS a paused standby is not read: an account it has not seen purged is served redacted from the primary, /readyz says why; caught up, it is read again"
+    )
+    func lagBound() async throws {
+        try await TestReplication.withPrimaryAndStandby { primary, standby in
+            let clock = ManualClock(Date())
+            let services = try makeServices(url: "", client: primary, clock: clock, readClient: standby) { $0.readMaxLagSeconds = 1 }
+            let monitor = try #require(services.standbyMonitor)
+            let auditor = try await services.apiKeys.create(name: "auditor", scopes: [.auditRead, .eventsRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                func replication() async throws -> [String: Any] {
+                    try await call(client, .get, "/readyz").body["replication"] as? [String: Any] ?? [:]
+                }
+                // Before the first measurement the readers read the primary.
+                #expect(try await replication()["reading_from"] as? String == "primary")
+                #expect(try await replication()["reason"] as? String == "not_measured")
+
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                let grant = try await passwordGrant(client, token: access)
+                #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status == .accepted)
+                clock.advance(by: TimeInterval(services.configuration.purgeAfterSeconds) + 1)
+                func history() async throws -> [[String: Any]] {
+                    let answer = try await call(
+                        client, .get, "/accounts/\(accountID)/events", token: auditor, path: "/accounts/{id}/events")
+                    return answer.body["events"] as? [[String: Any]] ?? []
+                }
+                func lifecycle() async throws -> String? {
+                    let answer = try await call(client, .get, "/accounts/\(accountID)/state", token: auditor, path: "/accounts/{id}/state")
+                    return (answer.body["lifecycle"] as? [String: Any])?["status"] as? String
+                }
+                func registered() async throws -> [String: Any]? {
+                    let page = try await call(client, .get, "/events?limit=1000", token: auditor)
+                    return (page.body["events"] as? [[String: Any]])?.first { $0["type"] as? String == "account.registered" }
+                }
+                #expect(try await Self.caughtUp(monitor))
+                #expect(try await history().allSatisfy { $0["redacted"] as? Bool == false })
+
+                // The standby stops replaying; the purge commits on the primary.
+                try await standby.query("SELECT pg_wal_replay_pause()")
+                #expect(try await PurgeWorker(store: services.eventStore, clock: clock).purgeNext() == UUID(uuidString: accountID))
+                // Within the bound the standby is still read (the clock stands still): it has not seen the purge.
+                let within = await monitor.sample()
+                #expect(within.readingFrom == .standby && within.lagSeconds == 0 && (within.lagBytes ?? 0) > 0)
+                let stale = try await history()
+                #expect(!stale.isEmpty && !stale.contains { $0["type"] as? String == "account.purged" })
+                #expect(stale.allSatisfy { $0["redacted"] as? Bool == false })
+                #expect(try await lifecycle() == "deleted")
+
+                // Two seconds on it is past the bound: the grant has run out, and a measurement says why.
+                clock.advance(by: 2)
+                let lapsed = try await replication()
+                #expect(lapsed["reading_from"] as? String == "primary" && lapsed["reason"] as? String == "measurement_stale")
+                let behind = await monitor.sample()
+                #expect(behind.readingFrom == .primary && behind.reason == .tooFarBehind && abs((behind.lagSeconds ?? 0) - 2) < 0.01)
+                let bypassed = try await replication()
+                #expect(bypassed["reading_from"] as? String == "primary" && bypassed["reason"] as? String == "too_far_behind")
+                let bypassedLag = (bypassed["lag_seconds"] as? NSNumber)?.doubleValue ?? 0
+                #expect(abs(bypassedLag - 2) < 0.01 && bypassed["max_lag_seconds"] as? Int == 1)
+                #expect(try await call(client, .get, "/readyz").status == .ok)
+                let fresh = try await history()
+                #expect(fresh.count == stale.count + 1 && fresh.last?["type"] as? String == "account.purged")
+                #expect(fresh.dropLast().allSatisfy { $0["redacted"] as? Bool == true && $0["data"] is NSNull })
+                #expect(try await lifecycle() == "purged")
+                let event = try #require(try await registered())
+                #expect(event["redacted"] as? Bool == true && event["data"] is NSNull)
+
+                // Replaying again, it catches up and is read again: the purge is there too.
+                try await standby.query("SELECT pg_wal_replay_resume()")
+                #expect(try await Self.caughtUp(monitor))
+                let resumed = try await replication()
+                #expect(resumed["reading_from"] as? String == "standby" && resumed["reason"] is NSNull)
+                let replayed = try await history()
+                #expect(replayed.count == fresh.count && replayed.last?["type"] as? String == "account.purged")
+                #expect(replayed.dropLast().allSatisfy { $0["redacted"] as? Bool == true })
             }
         }
     }

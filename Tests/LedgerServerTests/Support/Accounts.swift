@@ -39,7 +39,7 @@ func makeServices(
     return try LedgerServices(
         configuration: configuration, client: client, eventStore: store,
         migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, masterKey: key,
-        readStore: readClient.map(store.reading(from:)))
+        readClient: readClient)
 }
 
 /// The router over a test database with the configuration's defaults.

@@ -1,0 +1,129 @@
+import Foundation
+import LedgerCore
+import LedgerEventStore
+import LedgerPostgres
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Measures how far the readers' standby (`LEDGER_READ_DATABASE_URL`) is behind the primary
+/// and grants it to `route` only while that is within `maxLagSeconds`
+/// (`LEDGER_READ_MAX_LAG_SECONDS`; docs/architecture.md "Readers on a standby").
+///
+/// A lagging standby still holds what the primary has purged since (an account's data key
+/// among it), so past the bound the reads go to the primary. Each `sample()` records the
+/// primary's `pg_current_wal_lsn()` (`WALSamples`), then reads the standby's
+/// `pg_last_wal_replay_lsn()`; the lag is the age of the newest sample the standby has
+/// replayed. A standby that cannot be read, or that replays nothing, counts as too far behind.
+/// A grant lasts only until the lag could have passed the bound, so a monitor that stops
+/// measuring sends the reads back to the primary.
+public final class StandbyMonitor: Sendable {
+    public let route: StandbyRoute
+    public let maxLagSeconds: Int
+    /// How often `run` samples: also the resolution of a lag.
+    let interval: Duration
+    let clock: any LedgerClock
+    let logger: Logger
+    private let state: Mutex<State>
+
+    struct State {
+        var samples: WALSamples
+        var lagSeconds: Double?
+        var lagBytes: Int64?
+        /// Why the last measurement withdrew the standby; nil when it granted it.
+        var reason: StandbyStatus.Reason? = .notMeasured
+    }
+
+    public init(
+        route: StandbyRoute, maxLagSeconds: Int, interval: Duration = .seconds(1), clock: any LedgerClock,
+        logger: Logger = Logger(label: "ledger.standby")
+    ) {
+        self.route = route
+        self.maxLagSeconds = maxLagSeconds
+        self.interval = interval
+        self.clock = clock
+        self.logger = logger
+        // A standby behind every kept sample is at least the bound behind.
+        let span = TimeInterval(maxLagSeconds) + 2 * interval.inSeconds
+        self.state = Mutex(State(samples: WALSamples(span: span)))
+    }
+
+    /// One measurement: samples the primary, reads the standby, and grants or withdraws it.
+    @discardableResult
+    public func sample() async -> StandbyStatus {
+        let sampledAt = clock.now()
+        guard let primaryPosition = try? await Self.position("pg_current_wal_lsn()", on: route.primary) else {
+            return settle(lag: nil, bytes: nil, reason: .primaryUnreachable)
+        }
+        let samples = state.withLock {
+            $0.samples.record(primaryPosition, at: sampledAt)
+            return $0.samples
+        }
+        let replayed: WALPosition?
+        do {
+            replayed = try await Self.position("pg_last_wal_replay_lsn()", on: route.standby)
+        } catch {
+            return settle(lag: nil, bytes: nil, reason: .standbyUnreachable)
+        }
+        guard let replayed else { return settle(lag: nil, bytes: nil, reason: .notAStandby) }
+        // The standby answered after `sampledAt`: its lag is read at the answer, the longer one.
+        let measuredAt = clock.now()
+        let bytes = primaryPosition.bytes(since: replayed)
+        let lag = samples.lag(of: replayed, at: measuredAt)
+        if let lag, lag <= Double(maxLagSeconds) {
+            // Replay stopped now, it would pass the bound then: a grant for no longer.
+            return settle(lag: lag, bytes: bytes, reason: nil, grantUntil: measuredAt.addingTimeInterval(Double(maxLagSeconds) - lag))
+        }
+        return settle(lag: lag ?? samples.reach(at: measuredAt), bytes: bytes, reason: .tooFarBehind)
+    }
+
+    /// Where the readers read now and why.
+    public func status() -> StandbyStatus {
+        let readsStandby = route.readsStandby
+        return state.withLock { state in
+            StandbyStatus(
+                readingFrom: readsStandby ? .standby : .primary, lagSeconds: state.lagSeconds, lagBytes: state.lagBytes,
+                maxLagSeconds: maxLagSeconds, reason: readsStandby ? nil : state.reason ?? .measurementStale)
+        }
+    }
+
+    /// Records a measurement and points the route by it; says so in the log when the readers move.
+    private func settle(lag: Double?, bytes: Int64?, reason: StandbyStatus.Reason?, grantUntil: Date? = nil) -> StandbyStatus {
+        let wasReadingStandby = route.readsStandby
+        let previousReason = state.withLock { state in
+            defer { (state.lagSeconds, state.lagBytes, state.reason) = (lag, bytes, reason) }
+            return state.reason
+        }
+        route.readStandby(until: grantUntil)
+        let current = status()
+        if wasReadingStandby && current.readingFrom == .primary || reason != nil && reason != previousReason {
+            logger.warning(
+                "readers bypass the standby: they read the primary",
+                metadata: [
+                    "reason": "\(reason?.rawValue ?? "none")", "lag_seconds": "\(lag.map { String($0) } ?? "unknown")",
+                    "max_lag_seconds": "\(maxLagSeconds)",
+                ])
+        } else if !wasReadingStandby && current.readingFrom == .standby {
+            logger.info("readers read the standby again", metadata: ["lag_seconds": "\(lag.map { String($0) } ?? "unknown")"])
+        }
+        return current
+    }
+
+    /// A log position a query gives; nil when it gives NULL (a standby's replay function on a primary).
+    private static func position(_ function: String, on client: PostgresClient) async throws -> WALPosition? {
+        let rows = try await client.query("SELECT \(function)::text")
+        return rows.rows.first?.string(0).flatMap(WALPosition.init)
+    }
+}
+
+extension StandbyMonitor: Service {
+    /// Samples every `interval` with the service group, until its graceful shutdown.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.sample()
+                try? await Task.sleep(for: self.interval)
+            }
+        }
+    }
+}
