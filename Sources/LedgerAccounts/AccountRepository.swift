@@ -14,6 +14,14 @@ public protocol AccountRepository: Sendable {
         _ accountID: UUID, outbox: [OutboxMessage], _ command: @Sendable (AccountState) throws -> AccountCommand
     ) async throws -> (AccountState, [AccountEvent])
 
+    /// Seals the provider refresh tokens that wait in the outbox to be revoked.
+    var revocations: ProviderTokenRevocations { get }
+
+    /// Writes a message outside any command, due at its `notBefore`: the revocation of a
+    /// provider token whose sign-in is not done (`link_required`), withdrawn when the token is
+    /// kept (`provider.tokens_stored` naming it).
+    func park(_ message: OutboxMessage, accountID: UUID) async throws
+
     /// The account's stream, decrypted where its key lives.
     func history(_ accountID: UUID) async throws -> [RecordedEvent]
 

@@ -14,14 +14,17 @@ public struct AccountService: Sendable {
     let throttle: LoginThrottle?
     let limits: RequestLimits?
     let retention: Retention
+    /// The `device_token`s of sessions (the new sign-in alert reads them).
+    let devices: DeviceTokens
     /// Moves `last_used_at` of the sessions that authenticate.
     public let activity: SessionActivity
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
         clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle? = nil,
-        limits: RequestLimits? = nil, retention: Retention = .development
+        limits: RequestLimits? = nil, retention: Retention = .development, devices: DeviceTokens = .development
     ) {
+        self.devices = devices
         self.limits = limits
         self.retention = retention
         self.activity = SessionActivity(repository: repository, clock: clock)
@@ -41,6 +44,8 @@ public struct AccountService: Sendable {
         public let refreshToken: String
         public let expiresIn: Int
         public let emailVerified: Bool
+        /// The device the session came from (`X-Device-Token` on later sign-ins).
+        public let deviceToken: String
     }
 
     /// Field-level problems with the input, all of them.
@@ -68,7 +73,7 @@ public struct AccountService: Sendable {
     /// password hashed.
     public func signUp(
         email rawEmail: String, password: String, displayName: String?, handle rawHandle: String?, device: String?,
-        client: String? = nil
+        client: String? = nil, deviceToken: String? = nil
     ) async throws -> Session {
         var problems: [ValidationFailure.Problem] = []
         let email = EmailAddress(rawEmail)
@@ -107,7 +112,9 @@ public struct AccountService: Sendable {
                         .init(
                             email: email, passwordHash: passwordHash, displayName: displayName, handle: chosenHandle,
                             handleIsTemporary: requestedHandle == nil,
-                            session: .init(sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes),
+                            session: .init(
+                                sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes,
+                                deviceID: UUID.random()),
                             verificationLink: link))
                 }
                 return session(state, sessionID, tokens)
@@ -126,7 +133,8 @@ public struct AccountService: Sendable {
     /// With two-factor authentication on, the right password issues a challenge instead
     /// (`MFARequired`); `linkToken` waits in it until the second factor is passed.
     public func signIn(
-        email rawEmail: String, password: String, device: String?, client: String? = nil, linkToken: String? = nil
+        email rawEmail: String, password: String, device: String?, client: String? = nil, linkToken: String? = nil,
+        deviceToken: String? = nil
     ) async throws -> Session {
         let email = EmailAddress(rawEmail)
         let admission = try await admit(
@@ -154,8 +162,9 @@ public struct AccountService: Sendable {
         if let rehash {
             _ = try await repository.execute(found.accountID) { _ in .rehashPassword(newPasswordHash: rehash) }
         }
+        let deviceID = self.deviceID(presented: deviceToken, of: found.accountID)
         let (state, events) = try await repository.execute(found.accountID) { _ in
-            .startSession(pending.newSession(method: "email", device: device))
+            .startSession(pending.newSession(method: "email", device: device, deviceID: deviceID))
         }
         return try pending.session(state, events, accounts: self)
     }
@@ -339,6 +348,13 @@ public struct AccountService: Sendable {
         Session(
             accountID: state.accountID, sessionID: sessionID, accessToken: tokens.accessToken,
             refreshToken: tokens.refreshToken, expiresIn: Int(IssuedTokens.accessLifetime),
-            emailVerified: state.emailVerified)
+            emailVerified: state.emailVerified,
+            deviceToken: devices.token(for: state.sessions[sessionID]?.deviceID ?? sessionID, of: state.accountID))
+    }
+
+    /// The device a sign-in to `accountID` comes from: the one its `X-Device-Token` names when
+    /// the token is this account's, else a new one.
+    func deviceID(presented token: String?, of accountID: UUID) -> UUID {
+        devices.deviceID(in: token, of: accountID) ?? UUID.random()
     }
 }

@@ -134,7 +134,7 @@ public struct OTPService: Sendable {
     /// Checks a code and does what its purpose says, atomically with marking it used.
     public func verify(
         requestID rawRequestID: String, code: String, session: SessionRef?, reauthToken: String?, device: String?,
-        linkToken: String? = nil
+        linkToken: String? = nil, deviceToken: String? = nil
     ) async throws -> Outcome {
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationFailure(problems: [.init(field: "code", code: "invalid_code", message: "Enter the 6-digit code.")])
@@ -143,9 +143,12 @@ public struct OTPService: Sendable {
         let pending = try PendingSignIn(linkToken: linkToken, now: clock.now())
         let reauth = try ReauthGrantToken.issue(method: .phone, lifetime: reauthLifetime)
         let reauthTokenHash = reauthToken.map(ReauthGrantToken.hash)
+        let accounts = self.accounts
+        let newDevice = UUID.random()
         let command: @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand = { issued, state in
             let phone = PhoneNumber(e164: issued.phone, region: issued.region)
-            let newSession = pending.newSession(method: "phone", device: device)
+            let deviceID = state.exists ? accounts.devices.deviceID(in: deviceToken, of: state.accountID) ?? newDevice : newDevice
+            let newSession = pending.newSession(method: "phone", device: device, deviceID: deviceID)
             switch issued.purpose {
             case .signIn:
                 return state.exists

@@ -24,11 +24,14 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     /// `paused_until`, `reached_at`, `during`, `secure_account`; `email_changed_notice`: `message`,
     /// beside its revert link).
     public var details: [String: String]?
+    /// When it may go first (nil: at once): a revocation parked for a sign-in not done.
+    public var notBefore: Date?
 
     public init(
         id: UUID = UUID.random(), channel: Channel, to: String, template: String, code: String? = nil, link: String? = nil,
-        token: String? = nil, locale: String = "en", details: [String: String]? = nil
+        token: String? = nil, locale: String = "en", details: [String: String]? = nil, notBefore: Date? = nil
     ) {
+        self.notBefore = notBefore
         self.details = details
         self.id = id
         self.channel = channel

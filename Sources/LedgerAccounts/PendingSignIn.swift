@@ -10,16 +10,25 @@ struct PendingSignIn: Sendable {
     let sessionID = UUID.random()
     let tokens: IssuedTokens
     let secret: [UInt8]
-    let challenge: AccountCommand.NewChallenge
+    private(set) var challenge: AccountCommand.NewChallenge
 
-    /// - Parameter linkToken: a provider `link_token` the sign-in carries, linked after the second factor.
-    init(linkToken: String?, now: Date) throws {
+    /// - Parameters:
+    ///   - linkToken: a provider `link_token` the sign-in carries, linked after the second factor.
+    ///   - providerToken: the refresh token a provider sign-in fetched: kept after the second
+    ///     factor, and revoked (a revocation parked in the outbox until the challenge's end) if
+    ///     it is never passed.
+    init(linkToken: String?, providerToken: AccountState.ProviderToken? = nil, now: Date) throws {
         tokens = try IssuedTokens.issue(now: now)
         (secret, challenge) = try MFAChallengeToken.issue(linkToken: linkToken, now: now)
+        if let providerToken {
+            challenge.providerToken = providerToken
+            challenge.parkedRevocationID = UUID.random()
+        }
     }
 
-    func newSession(method: String, device: String?) -> AccountCommand.NewSession {
-        AccountCommand.NewSession(sessionID: sessionID, method: method, device: device, tokens: tokens.hashes, stepUp: challenge)
+    func newSession(method: String, device: String?, deviceID: UUID) -> AccountCommand.NewSession {
+        AccountCommand.NewSession(
+            sessionID: sessionID, method: method, device: device, tokens: tokens.hashes, stepUp: challenge, deviceID: deviceID)
     }
 
     /// Whether the command issued the challenge instead of starting the session.

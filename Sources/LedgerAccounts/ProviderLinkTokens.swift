@@ -30,9 +30,10 @@ public struct ProviderLinkTokens: Sendable {
         let v: Bool
         let h: UUID
         let x: Int64
-        /// The fetched refresh token and the client id it was issued to.
+        /// The fetched refresh token and the client id it was issued to, and its parked revocation.
         let t: String?
         let c: String?
+        let r: UUID?
     }
 
     /// An identity waiting for the account that holds its email.
@@ -40,18 +41,22 @@ public struct ProviderLinkTokens: Sendable {
         public let identity: AccountCommand.ProviderIdentityClaim
         /// The only account it may join.
         public let holder: UUID
-        /// The provider's refresh token the sign-in fetched, kept once the identity is linked.
+        /// The provider's refresh token the sign-in fetched, kept once the identity is linked,
+        /// and the revocation parked for it meanwhile (withdrawn then).
         public let token: AccountState.ProviderToken?
+        public let parkedRevocation: UUID?
     }
 
     /// A token for `identity` (and the refresh token its sign-in fetched) waiting for `holder`,
     /// good for `lifetime` from `now`.
     public func issue(
-        _ identity: AccountCommand.ProviderIdentityClaim, holder: UUID, token: AccountState.ProviderToken? = nil, now: Date
+        _ identity: AccountCommand.ProviderIdentityClaim, holder: UUID, token: AccountState.ProviderToken? = nil,
+        parkedRevocation: UUID? = nil, now: Date
     ) throws -> String {
         let sealed = Sealed(
             p: identity.provider.rawValue, s: identity.subject, e: identity.email, v: identity.emailVerified, h: holder,
-            x: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.up)), t: token?.refreshToken, c: token?.clientID)
+            x: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.up)), t: token?.refreshToken, c: token?.clientID,
+            r: parkedRevocation)
         return Self.prefix
             + (try AESGCM.sealText(key: key, plaintext: Array(try JSONEncoder().encode(sealed)), additionalData: Self.associatedData))
     }
@@ -71,7 +76,7 @@ public struct ProviderLinkTokens: Sendable {
         }
         return WaitingLink(
             identity: AccountCommand.ProviderIdentityClaim(provider: provider, subject: sealed.s, email: sealed.e, emailVerified: sealed.v),
-            holder: sealed.h, token: fetched)
+            holder: sealed.h, token: fetched, parkedRevocation: sealed.r)
     }
 
     static let expired = IdentityError(.linkExpired, "This sign-in link has expired. Sign in with Apple or Google again.")

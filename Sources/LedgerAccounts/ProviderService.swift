@@ -46,15 +46,23 @@ public struct ProviderService: Sendable {
     /// link token.
     public func signIn(
         _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?,
-        linkToken: String? = nil, authorizationCode: String? = nil, client: String? = nil
+        linkToken: String? = nil, authorizationCode: String? = nil, client: String? = nil, deviceToken: String? = nil
     ) async throws -> (AccountService.Session, created: Bool) {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
         let token = await fetchToken(authorizationCode, for: identity, client: client)
-        let (session, created) = try await signIn(identity, token: token, displayName: displayName, device: device, linkToken: linkToken)
+        let (session, created) = try await signIn(
+            identity, token: token, displayName: displayName, device: SignInDevice(label: device, token: deviceToken),
+            linkToken: linkToken)
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
         return (session, created)
+    }
+
+    /// Where a sign-in comes from: the client's label, and the `device_token` it sent.
+    struct SignInDevice {
+        let label: String?
+        let token: String?
     }
 
     /// The refresh token `code` is exchanged for, for the identity the ID token proved; nil
@@ -86,9 +94,9 @@ public struct ProviderService: Sendable {
 
     /// Keeps a fetched refresh token on the account its identity is linked to; when the identity
     /// was disconnected meanwhile (or the account deleted), there is nothing to keep it for.
-    func keep(_ token: AccountState.ProviderToken, on accountID: UUID) async throws {
+    func keep(_ token: AccountState.ProviderToken, on accountID: UUID, parkedRevocation: UUID? = nil) async throws {
         do {
-            _ = try await repository.execute(accountID) { _ in .storeProviderTokens(token) }
+            _ = try await repository.execute(accountID) { _ in .storeProviderTokens(token, parkedRevocation: parkedRevocation) }
         } catch is IdentityError {
         }
     }
@@ -112,7 +120,7 @@ public struct ProviderService: Sendable {
                 }
                 return .linkProvider(identity, sessionID: nil, reauthTokenHash: nil)
             }
-            if let token = waiting.token { try await keep(token, on: session.accountID) }
+            if let token = waiting.token { try await keep(token, on: session.accountID, parkedRevocation: waiting.parkedRevocation) }
         } catch {
             try? await accounts.revoke(
                 session: SessionRef(accountID: session.accountID, sessionID: session.sessionID), reason: "link_failed")
@@ -122,28 +130,33 @@ public struct ProviderService: Sendable {
     }
 
     private func signIn(
-        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: String?, linkToken: String?
+        _ identity: ProviderIdentity, token: AccountState.ProviderToken?, displayName: String?, device: SignInDevice, linkToken: String?
     ) async throws -> (AccountService.Session, created: Bool) {
         let provider = identity.provider
         let claim = AccountCommand.ProviderIdentityClaim(
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
         for _ in 0..<3 {
             if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
-                return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken), false)
+                return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken, token: token), false)
             }
             // A deleted account's identity neither joins another account nor starts a new one yet.
             try await accounts.checkCooldown(.provider(provider, identity.subject))
             if let holder = try await holderOfAddress(identity) {
                 guard holder.mergeable else {
+                    // The refresh token the sign-in fetched waits in the link token; should the
+                    // link never be made, a revocation parked until the token's end gives it up.
+                    let parked = try await park(
+                        token, until: clock.now().addingTimeInterval(linkTokens.lifetime), for: holder.state.accountID)
                     throw LinkRequired(
-                        linkToken: try linkTokens.issue(claim, holder: holder.state.accountID, token: token, now: clock.now()),
+                        linkToken: try linkTokens.issue(
+                            claim, holder: holder.state.accountID, token: token, parkedRevocation: parked, now: clock.now()),
                         emailHint: holder.state.email.flatMap(EmailAddress.init)?.hint ?? "•••",
                         methods: holder.state.signInMethods, provider: provider)
                 }
                 let owner = holder.state.accountID
                 do {
                     _ = try await repository.execute(owner) { _ in .linkProvider(claim, sessionID: nil, reauthTokenHash: nil) }
-                    return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken), false)
+                    return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken, token: token), false)
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
                 }
@@ -167,7 +180,9 @@ public struct ProviderService: Sendable {
                         .init(
                             identity: claim, email: email, displayName: displayName,
                             handle: Handle.randomTemporary(),
-                            session: .init(sessionID: sessionID, method: provider.rawValue, device: device, tokens: tokens.hashes)))
+                            session: .init(
+                                sessionID: sessionID, method: provider.rawValue, device: device.label, tokens: tokens.hashes,
+                                deviceID: UUID.random())))
                 }
                 return (accounts.session(state, sessionID, tokens), true)
             } catch is ClaimTaken {
@@ -192,14 +207,25 @@ public struct ProviderService: Sendable {
         return (state, state.emailVerified && !state.isTOTPEnabled && !state.hasPassword)
     }
 
-    private func startSession(_ accountID: UUID, provider: IdentityProvider, device: String?, linkToken: String?) async throws
-        -> AccountService.Session
-    {
-        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now())
+    private func startSession(
+        _ accountID: UUID, provider: IdentityProvider, device: SignInDevice, linkToken: String?, token: AccountState.ProviderToken?
+    ) async throws -> AccountService.Session {
+        let pending = try PendingSignIn(linkToken: linkToken, providerToken: token, now: clock.now())
+        let deviceID = accounts.deviceID(presented: device.token, of: accountID)
         let (state, events) = try await repository.execute(accountID) { _ in
-            .startSession(pending.newSession(method: provider.rawValue, device: device))
+            .startSession(pending.newSession(method: provider.rawValue, device: device.label, deviceID: deviceID))
         }
         return try pending.session(state, events, accounts: accounts)
+    }
+
+    /// Parks the revocation of a refresh token whose sign-in is not done: due at `until`, and
+    /// withdrawn when the token is kept. Nil without a token.
+    private func park(_ token: AccountState.ProviderToken?, until: Date, for accountID: UUID) async throws -> UUID? {
+        guard let token else { return nil }
+        let message = try repository.revocations.message(
+            revoking: token, notBefore: until.addingTimeInterval(ProviderTokenRevocations.parkingMargin))
+        try await repository.park(message, accountID: accountID)
+        return message.id
     }
 
     /// Connects a provider to the signed-in account, with re-auth (`add_method`, checked

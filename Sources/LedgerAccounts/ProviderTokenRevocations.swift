@@ -34,22 +34,38 @@ public struct ProviderTokenRevocations: Sendable {
         enum CodingKeys: String, CodingKey { case clientID = "client_id", refreshToken = "refresh_token" }
     }
 
-    /// The revocations `events` imply: one for each token they give up, read from the state before them.
+    /// The revocations `events` imply: one for each token they give up, read from the state
+    /// before them, and one parked for each token a second-factor challenge holds (due at the
+    /// challenge's end, withdrawn when the challenge is passed and the token kept).
     public func messages(for events: [AccountEvent], before state: AccountState) throws -> [OutboxMessage] {
         try events.compactMap { event in
-            guard case .providerTokenRevoked(let revoked) = event, let token = state.providerTokens[revoked.provider] else { return nil }
-            return try message(revoking: token)
+            switch event {
+            case .providerTokenRevoked(let revoked):
+                guard let token = state.providerTokens[revoked.provider] else { return nil }
+                return try message(revoking: token)
+            case .mfaChallengeIssued(let issued):
+                guard let token = issued.providerToken, let parked = issued.parkedRevocationID else { return nil }
+                return try message(revoking: token, id: parked, notBefore: issued.expiresAt.addingTimeInterval(Self.parkingMargin))
+            default:
+                return nil
+            }
         }
     }
 
-    /// A revocation message for a token; the message id is bound into the seal, so a token
-    /// cannot be moved to another row.
-    public func message(revoking token: AccountState.ProviderToken) throws -> OutboxMessage {
-        let id = UUID.random()
+    /// How long after a sign-in's end (a challenge's, a `link_token`'s) a revocation parked for
+    /// it goes: a completion at the last moment commits first.
+    public static let parkingMargin: TimeInterval = 60
+
+    /// A revocation message for a token (due at `notBefore`, else at once); the message id is
+    /// bound into the seal, so a token cannot be moved to another row.
+    public func message(revoking token: AccountState.ProviderToken, id: UUID = UUID.random(), notBefore: Date? = nil) throws
+        -> OutboxMessage
+    {
         let plaintext = try JSONEncoder().encode(Sealed(clientID: token.clientID, refreshToken: token.refreshToken))
         return OutboxMessage(
             id: id, channel: Self.channel, to: token.provider.rawValue, template: Self.template,
-            token: try AESGCM.sealText(key: key, plaintext: Array(plaintext), additionalData: Self.associatedData + id.bytes))
+            token: try AESGCM.sealText(key: key, plaintext: Array(plaintext), additionalData: Self.associatedData + id.bytes),
+            notBefore: notBefore)
     }
 
     /// The token a revocation message carries; nil for a message that is not one, or whose

@@ -4,20 +4,26 @@ import LedgerPostgres
 
 /// The transactional outbox table.
 public enum Outbox {
-    /// Writes a message inside the caller's transaction, due at once. The row is queued on the
+    /// Withdraws a parked message not sent yet (inside the caller's transaction).
+    static func withdraw(_ id: UUID, on connection: PostgresConnection) {
+        connection.queue("DELETE FROM outbox WHERE id = $1 AND delivered_at IS NULL AND failed_at IS NULL", [.uuid(id)])
+    }
+
+    /// Writes a message inside the caller's transaction, due at once (or at its `notBefore`). The row is queued on the
     /// connection and goes out with the transaction's next statement.
     static func enqueue(_ message: OutboxMessage, accountID: UUID?, at time: Date, on connection: PostgresConnection) {
         connection.queue(
             """
             INSERT INTO outbox (id, account_id, channel, recipient, template, code, token, link, locale, created_at, next_attempt_at,
                                 details)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $11)
             """,
             [
                 .uuid(message.id), accountID.map { .uuid($0) } ?? .null, .text(message.channel.rawValue), .text(message.to),
                 .text(message.template), message.code.map { .text($0) } ?? .null, message.token.map { .text($0) } ?? .null,
                 message.link.map { .text($0) } ?? .null, .text(message.locale), .timestamp(time),
                 (try? message.details.map { .text(String(decoding: try JSONEncoder().encode($0), as: UTF8.self)) }) ?? .null,
+                .timestamp(message.notBefore ?? time),
             ])
     }
 }

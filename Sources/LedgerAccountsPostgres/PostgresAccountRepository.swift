@@ -13,6 +13,7 @@ public struct PostgresAccountRepository: AccountRepository {
     let retention: Retention
     /// The messages the events imply (provider revocations, new sign-in alerts).
     let implied: ImpliedMessages
+    public var revocations: ProviderTokenRevocations { implied.revocations }
     public static let streamType = "account"
 
     /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's rows).
@@ -61,7 +62,17 @@ public struct PostgresAccountRepository: AccountRepository {
         for message in outbox + (try implied.messages(for: events, before: state, after: after, at: now)) {
             Outbox.enqueue(message, accountID: accountID, at: now, on: connection)
         }
+        for case .providerTokensStored(let stored) in events {
+            if let parked = stored.parkedRevocationID { Outbox.withdraw(parked, on: connection) }
+        }
         return (after, events)
+    }
+
+    public func park(_ message: OutboxMessage, accountID: UUID) async throws {
+        try await store.client.withConnection { connection in
+            Outbox.enqueue(message, accountID: accountID, at: clock.now(), on: connection)
+            try await connection.flush()
+        }
     }
 
     public func history(_ accountID: UUID) async throws -> [RecordedEvent] {

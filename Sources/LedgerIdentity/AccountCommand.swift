@@ -76,7 +76,9 @@ public enum AccountCommand: Sendable, Equatable {
     /// Keeps the refresh token a sign-in's authorization code fetched, for the identity linked
     /// to the account (a newer one replaces it: nothing is revoked then, since revoking one of
     /// Apple's or Google's tokens ends the person's whole consent).
-    case storeProviderTokens(AccountState.ProviderToken)
+    /// `parkedRevocation`: the revocation that waits in the outbox for a token whose sign-in was
+    /// not done; storing the token withdraws it.
+    case storeProviderTokens(AccountState.ProviderToken, parkedRevocation: UUID? = nil)
     /// Disconnects a provider: never the last sign-in method, and only with re-auth.
     case unlinkProvider(IdentityProvider, sessionID: UUID, reauthTokenHash: String?)
     /// An operator disables the account (`accounts:admin`): every session ends and no sign-in
@@ -244,13 +246,19 @@ public enum AccountCommand: Sendable, Equatable {
         /// The challenge to issue instead when the account has two-factor authentication on;
         /// a sign-in that brings none is refused there (`mfa_required`), never let through.
         public var stepUp: NewChallenge?
+        /// The device it comes from: the id of the `device_token` the client sent (checked as
+        /// this account's), or a new one. Nil: the session's own id.
+        public var deviceID: UUID?
 
-        public init(sessionID: UUID, method: String, device: String?, tokens: SessionTokens, stepUp: NewChallenge? = nil) {
+        public init(
+            sessionID: UUID, method: String, device: String?, tokens: SessionTokens, stepUp: NewChallenge? = nil, deviceID: UUID? = nil
+        ) {
             self.sessionID = sessionID
             self.method = method
             self.device = device.map { String($0.prefix(Self.maximumDeviceLength)) }
             self.tokens = tokens
             self.stepUp = stepUp
+            self.deviceID = deviceID
         }
     }
 
@@ -262,12 +270,21 @@ public enum AccountCommand: Sendable, Equatable {
         public var expiresAt: Date
         /// The provider `link_token` the sign-in carried, to link once the challenge is passed.
         public var linkToken: String?
+        /// The refresh token a provider sign-in fetched, kept once the challenge is passed; its
+        /// revocation waits in the outbox (`parkedRevocationID`) until then.
+        public var providerToken: AccountState.ProviderToken?
+        public var parkedRevocationID: UUID?
 
-        public init(challengeID: UUID, tokenHash: String, expiresAt: Date, linkToken: String?) {
+        public init(
+            challengeID: UUID, tokenHash: String, expiresAt: Date, linkToken: String?, providerToken: AccountState.ProviderToken? = nil,
+            parkedRevocationID: UUID? = nil
+        ) {
             self.challengeID = challengeID
             self.tokenHash = tokenHash
             self.expiresAt = expiresAt
             self.linkToken = linkToken
+            self.providerToken = providerToken
+            self.parkedRevocationID = parkedRevocationID
         }
     }
 

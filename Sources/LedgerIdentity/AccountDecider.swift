@@ -29,7 +29,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
                 .mfaChallengeIssued(
                     .init(
                         challengeID: stepUp.challengeID, tokenHash: stepUp.tokenHash, method: session.method, device: session.device,
-                        expiresAt: stepUp.expiresAt, linkToken: stepUp.linkToken))
+                        expiresAt: stepUp.expiresAt, linkToken: stepUp.linkToken, deviceID: session.deviceID ?? session.sessionID,
+                        providerToken: stepUp.providerToken, parkedRevocationID: stepUp.parkedRevocationID))
             ]
         }
         return [sessionStarted(session)] + newDeviceAlert(state, session)
@@ -365,16 +366,14 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         return [.providerUnlinked(.init(provider: provider, subject: subject))]
             + revokeProviderTokens(state, of: [provider], reason: "disconnected")
 
-    case .storeProviderTokens(let token):
+    case .storeProviderTokens(let token, let parkedRevocation):
         try requireAccount(state)
         guard state.providerSubjects[token.provider] == token.subject else {
             throw IdentityError(.notLinked, "\(token.provider.displayName) is not connected.")
         }
-        guard state.providerTokens[token.provider] != token else { return [] }
-        return [
-            .providerTokensStored(
-                .init(provider: token.provider, subject: token.subject, clientID: token.clientID, refreshToken: token.refreshToken))
-        ]
+        // The same token again records nothing, unless a parked revocation of it must be withdrawn.
+        guard state.providerTokens[token.provider] != token || parkedRevocation != nil else { return [] }
+        return [storedToken(token, parkedRevocation: parkedRevocation)]
 
     case .disableAccount(let reason):
         try requireAccount(state)
@@ -534,7 +533,15 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         var started = session
         started.method = challenge.method
         started.device = challenge.device
-        return [used, .mfaChallengeEnded(.init(challengeID: challengeID, reason: "passed")), sessionStarted(started)]
+        started.deviceID = challenge.deviceID
+        // The provider's refresh token the sign-in fetched is the account's now; its parked
+        // revocation is withdrawn in the same transaction.
+        let kept: [AccountEvent] =
+            challenge.providerToken.flatMap { token in
+                state.providerSubjects[token.provider] == token.subject
+                    ? [storedToken(token, parkedRevocation: challenge.parkedRevocationID)] : nil
+            } ?? []
+        return [used, .mfaChallengeEnded(.init(challengeID: challengeID, reason: "passed")), sessionStarted(started)] + kept
             + newDeviceAlert(state, started)
 
     case .grantReauthByTOTP(let sessionID, let grant, let step):
@@ -566,6 +573,13 @@ private func providerLinked(_ identity: AccountCommand.ProviderIdentityClaim, se
         .init(
             provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified,
             sessionID: sessionID))
+}
+
+private func storedToken(_ token: AccountState.ProviderToken, parkedRevocation: UUID?) -> AccountEvent {
+    .providerTokensStored(
+        .init(
+            provider: token.provider, subject: token.subject, clientID: token.clientID, refreshToken: token.refreshToken,
+            parkedRevocationID: parkedRevocation))
 }
 
 /// Removes the sign-in methods (phone, providers, with their tokens) whose origin `isRemoved`
@@ -622,11 +636,13 @@ private func revokeProviderTokens(_ state: AccountState, of providers: [Identity
     providers.filter { state.providerTokens[$0] != nil }.map { .providerTokenRevoked(.init(provider: $0, reason: reason)) }
 }
 
-/// A sign-in from a device the account has not used before tells its verified address; the
-/// account's first session (its sign-up) does not.
+/// A sign-in from a device the account has not seen (by its `device_token` alone: labels are
+/// the client's to say) tells its verified address; the account's first session (its sign-up)
+/// does not.
 private func newDeviceAlert(_ state: AccountState, _ session: AccountCommand.NewSession) -> [AccountEvent] {
     let device = session.device ?? DeviceLabel.unknown
-    guard let email = state.email, state.emailVerified, !state.sessions.isEmpty, !state.knownDeviceKeys.contains(DeviceLabel.key(device))
+    guard let email = state.email, state.emailVerified, !state.sessions.isEmpty,
+        !state.knownDevices.contains(session.deviceID ?? session.sessionID)
     else { return [] }
     return [.newDeviceAlerted(.init(sessionID: session.sessionID, device: device, email: email))]
 }
@@ -683,5 +699,6 @@ private func sessionStarted(_ session: AccountCommand.NewSession) -> AccountEven
         .init(
             sessionID: session.sessionID, method: session.method, device: session.device,
             accessTokenHash: session.tokens.accessTokenHash, refreshTokenHash: session.tokens.refreshTokenHash,
-            accessExpiresAt: session.tokens.accessExpiresAt, refreshExpiresAt: session.tokens.refreshExpiresAt))
+            accessExpiresAt: session.tokens.accessExpiresAt, refreshExpiresAt: session.tokens.refreshExpiresAt,
+            deviceID: session.deviceID ?? session.sessionID))
 }

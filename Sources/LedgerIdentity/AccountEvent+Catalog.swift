@@ -226,7 +226,7 @@ extension AccountEvent.Kind {
         case .appleNotificationReceived: return ["handleAppleNotification"]
         case .deletionRequested: return ["handleAppleNotification"]
         case .emailRemoved: return ["removeEmail", "releaseUnprovenEmail"]
-        case .providerTokensStored: return ["storeProviderTokens"]
+        case .providerTokensStored: return ["storeProviderTokens", "completeMFAChallenge"]
         case .providerTokenRevoked:
             return [
                 "unlinkProvider", "handleAppleNotification", "completeRequestedDeletion", "deleteAccount", "revertEmail", "resetPassword",

@@ -12,13 +12,19 @@ extension AccountEvent {
         /// The app's client id the code was issued to; the revocation names it again.
         public var clientID: String
         public var refreshToken: String
-        enum CodingKeys: String, CodingKey { case provider, subject, clientID = "client_id", refreshToken = "refresh_token" }
+        /// The revocation that waited for this token in the outbox while its sign-in was not
+        /// done (a second factor, a `link_token`): the same transaction withdraws it.
+        public var parkedRevocationID: UUID?
+        enum CodingKeys: String, CodingKey {
+            case provider, subject, clientID = "client_id", refreshToken = "refresh_token", parkedRevocationID = "parked_revocation_id"
+        }
 
-        public init(provider: IdentityProvider, subject: String, clientID: String, refreshToken: String) {
+        public init(provider: IdentityProvider, subject: String, clientID: String, refreshToken: String, parkedRevocationID: UUID? = nil) {
             self.provider = provider
             self.subject = subject
             self.clientID = clientID
             self.refreshToken = refreshToken
+            self.parkedRevocationID = parkedRevocationID
         }
     }
 

@@ -77,18 +77,43 @@ extension AccountEvent {
         public var expiresAt: Date
         /// A provider `link_token` that sign-in carried, linked once the challenge is passed.
         public var linkToken: String?
+        /// The device the sign-in came from (its `device_token`'s id).
+        public var deviceID: UUID?
+        /// The refresh token a provider sign-in fetched (kept when the challenge is passed), and
+        /// the revocation of it that waits in the outbox until then.
+        public var provider: IdentityProvider?
+        public var providerSubject: String?
+        public var clientID: String?
+        public var refreshToken: String?
+        public var parkedRevocationID: UUID?
         enum CodingKeys: String, CodingKey {
             case challengeID = "challenge_id", tokenHash = "token_sha256", method, device, expiresAt = "expires_at"
-            case linkToken = "link_token"
+            case linkToken = "link_token", deviceID = "device_id", provider, providerSubject = "provider_subject"
+            case clientID = "client_id", refreshToken = "refresh_token", parkedRevocationID = "parked_revocation_id"
         }
 
-        public init(challengeID: UUID, tokenHash: String, method: String, device: String?, expiresAt: Date, linkToken: String?) {
+        public init(
+            challengeID: UUID, tokenHash: String, method: String, device: String?, expiresAt: Date, linkToken: String?,
+            deviceID: UUID? = nil, providerToken: AccountState.ProviderToken? = nil, parkedRevocationID: UUID? = nil
+        ) {
             self.challengeID = challengeID
             self.tokenHash = tokenHash
             self.method = method
             self.device = device
             self.expiresAt = expiresAt
             self.linkToken = linkToken
+            self.deviceID = deviceID
+            self.provider = providerToken?.provider
+            self.providerSubject = providerToken?.subject
+            self.clientID = providerToken?.clientID
+            self.refreshToken = providerToken?.refreshToken
+            self.parkedRevocationID = parkedRevocationID
+        }
+
+        /// The refresh token the sign-in fetched, if any.
+        public var providerToken: AccountState.ProviderToken? {
+            guard let provider, let providerSubject, let clientID, let refreshToken else { return nil }
+            return .init(provider: provider, subject: providerSubject, clientID: clientID, refreshToken: refreshToken)
         }
     }
 

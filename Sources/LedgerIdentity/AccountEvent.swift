@@ -131,16 +131,19 @@ public enum AccountEvent: Sendable, Equatable {
         public var refreshTokenHash: String
         public var accessExpiresAt: Date
         public var refreshExpiresAt: Date
+        /// The device it came from: the id its `device_token` names.
+        public var deviceID: UUID?
         enum CodingKeys: String, CodingKey {
             case sessionID = "session_id", method, device
             case accessTokenHash = "access_token_sha256", refreshTokenHash = "refresh_token_sha256"
-            case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at"
+            case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at", deviceID = "device_id"
         }
 
         public init(
             sessionID: UUID, method: String, device: String?, accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date,
-            refreshExpiresAt: Date
+            refreshExpiresAt: Date, deviceID: UUID? = nil
         ) {
+            self.deviceID = deviceID
             self.sessionID = sessionID
             self.method = method
             self.device = device

@@ -37,7 +37,7 @@ extension AccountState: ByteCodable {
         writer.write(totp)
         writer.write(recoveryCodeHashes)
         writer.write(mfaChallenges)
-        writer.write(knownDeviceKeys)
+        writer.write(knownDevices)
         writer.write(methodOrigins)
         writer.write(pendingEmail)
     }
@@ -73,7 +73,7 @@ extension AccountState: ByteCodable {
         totp = try reader.read()
         recoveryCodeHashes = try reader.read()
         mfaChallenges = try reader.read()
-        knownDeviceKeys = try reader.read()
+        knownDevices = try reader.read()
         methodOrigins = try reader.read()
         pendingEmail = try reader.read()
     }
@@ -92,6 +92,7 @@ extension AccountState.Session: ByteCodable {
         writer.write(refreshExpiresAt)
         writer.write(revokedAt)
         writer.write(revokedReason)
+        writer.write(deviceID)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -99,7 +100,7 @@ extension AccountState.Session: ByteCodable {
             id: try reader.read(), method: try reader.read(), device: try reader.read(), createdAt: try reader.read(),
             lastUsedAt: try reader.read(), accessTokenHash: try reader.read(), refreshTokenHash: try reader.read(),
             accessExpiresAt: try reader.read(), refreshExpiresAt: try reader.read(),
-            revokedAt: try reader.read(), revokedReason: try reader.read())
+            revokedAt: try reader.read(), revokedReason: try reader.read(), deviceID: try reader.read())
     }
 }
 
@@ -257,11 +258,15 @@ extension AccountState.MFAChallenge: ByteCodable {
         writer.write(expiresAt)
         writer.write(failures)
         writer.write(linkToken)
+        writer.write(deviceID)
+        writer.write(providerToken)
+        writer.write(parkedRevocationID)
     }
 
     public init(from reader: inout ByteReader) throws {
         self.init(
             id: try reader.read(), tokenHash: try reader.read(), method: try reader.read(), device: try reader.read(),
-            expiresAt: try reader.read(), failures: try reader.read(), linkToken: try reader.read())
+            expiresAt: try reader.read(), failures: try reader.read(), linkToken: try reader.read(), deviceID: try reader.read(),
+            providerToken: try reader.read(), parkedRevocationID: try reader.read())
     }
 }

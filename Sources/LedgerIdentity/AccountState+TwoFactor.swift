@@ -33,9 +33,16 @@ extension AccountState {
         public var expiresAt: Date
         public var failures: Int
         public var linkToken: String?
+        /// The device the sign-in came from.
+        public var deviceID: UUID?
+        /// The refresh token a provider sign-in fetched, kept once the challenge is passed, and
+        /// its revocation parked in the outbox meanwhile.
+        public var providerToken: ProviderToken?
+        public var parkedRevocationID: UUID?
 
         public init(
-            id: UUID, tokenHash: String, method: String, device: String?, expiresAt: Date, failures: Int, linkToken: String?
+            id: UUID, tokenHash: String, method: String, device: String?, expiresAt: Date, failures: Int, linkToken: String?,
+            deviceID: UUID? = nil, providerToken: ProviderToken? = nil, parkedRevocationID: UUID? = nil
         ) {
             self.id = id
             self.tokenHash = tokenHash
@@ -44,6 +51,9 @@ extension AccountState {
             self.expiresAt = expiresAt
             self.failures = failures
             self.linkToken = linkToken
+            self.deviceID = deviceID
+            self.providerToken = providerToken
+            self.parkedRevocationID = parkedRevocationID
         }
     }
 

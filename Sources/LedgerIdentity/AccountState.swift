@@ -47,8 +47,9 @@ public struct AccountState: Sendable, Equatable {
     public var recoveryCodeHashes: [String] = []
     /// Sign-ins waiting for their second factor, by challenge id.
     public var mfaChallenges: [UUID: MFAChallenge] = [:]
-    /// The devices sessions came from (`DeviceLabel.key`), for the new sign-in alert.
-    public var knownDeviceKeys: Set<String> = []
+    /// The devices sessions came from (their `device_token`s' ids), most recent last, at most
+    /// `maximumKnownDevices`: a sign-in from any other is a new device (`new_sign_in`).
+    public var knownDevices: [UUID] = []
     /// How each sign-in method the account has now came to it (`phone`, `apple`, `google`):
     /// what a revert reads to undo the methods added in its span.
     public var methodOrigins: [String: MethodOrigin] = [:]
@@ -99,6 +100,8 @@ public struct AccountState: Sendable, Equatable {
         public var refreshExpiresAt: Date
         public var revokedAt: Date?
         public var revokedReason: String?
+        /// The device it came from (its `device_token`'s id); nil for sessions from before devices had ids.
+        public var deviceID: UUID?
 
         public var isActive: Bool { revokedAt == nil }
     }
@@ -243,11 +246,14 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         if EmailAddress.normalize(verified.email) == state.email.map(EmailAddress.normalize) { state.emailVerified = true }
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }
     case .sessionStarted(let started):
-        state.knownDeviceKeys.insert(DeviceLabel.key(started.device ?? DeviceLabel.unknown))
+        if let deviceID = started.deviceID {
+            state.knownDevices.removeAll { $0 == deviceID }
+            state.knownDevices = Array((state.knownDevices + [deviceID]).suffix(maximumKnownDevices))
+        }
         state.sessions[started.sessionID] = .init(
             id: started.sessionID, method: started.method, device: started.device, createdAt: recordedAt,
             lastUsedAt: recordedAt, accessTokenHash: started.accessTokenHash, refreshTokenHash: started.refreshTokenHash,
-            accessExpiresAt: started.accessExpiresAt, refreshExpiresAt: started.refreshExpiresAt)
+            accessExpiresAt: started.accessExpiresAt, refreshExpiresAt: started.refreshExpiresAt, deviceID: started.deviceID)
     case .sessionRefreshed(let refreshed):
         guard var session = state.sessions[refreshed.sessionID] else { break }
         session.accessTokenHash = refreshed.accessTokenHash
@@ -379,7 +385,8 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         }
         state.mfaChallenges[issued.challengeID] = .init(
             id: issued.challengeID, tokenHash: issued.tokenHash, method: issued.method, device: issued.device,
-            expiresAt: issued.expiresAt, failures: 0, linkToken: issued.linkToken)
+            expiresAt: issued.expiresAt, failures: 0, linkToken: issued.linkToken, deviceID: issued.deviceID,
+            providerToken: issued.providerToken, parkedRevocationID: issued.parkedRevocationID)
     case .mfaChallengeFailed(let failed):
         state.mfaChallenges[failed.challengeID]?.failures = failed.failures
     case .mfaChallengeEnded(let ended):
@@ -435,6 +442,10 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     default: break
     }
 }
+
+/// Devices an account remembers for the new sign-in alert: enough for a person's phones,
+/// tablets and browsers; a device unseen for that many others is told about again.
+public let maximumKnownDevices = 32
 
 /// Sign-ins waiting for their second factor an account holds at once; the oldest goes first.
 public let maximumOpenChallenges = 20

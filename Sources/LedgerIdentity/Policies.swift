@@ -77,6 +77,8 @@ public enum KeyLabel {
     public static let providerLinkToken = "provider-link-token"
     /// Seals the provider refresh tokens that wait in the outbox to be revoked.
     public static let providerTokenRevocation = "provider-token-revocation"
+    /// Binds `device_token`s to their accounts.
+    public static let deviceToken = "device-token"
     /// Seals webhook subscriptions' secrets.
     public static let webhookSubscriptionSecret = "webhook-subscription-secret"
 }

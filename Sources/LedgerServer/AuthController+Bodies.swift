@@ -44,7 +44,7 @@ struct RefreshRequest: Decodable {
     enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
 }
 
-/// `{account_id, session_id, access_token, refresh_token, expires_in, email_verified}`.
+/// `{account_id, session_id, access_token, refresh_token, expires_in, email_verified, device_token}`.
 struct SessionBody: Encodable {
     let accountID: UUID
     let sessionID: UUID
@@ -52,6 +52,7 @@ struct SessionBody: Encodable {
     let refreshToken: String
     let expiresIn: Int
     let emailVerified: Bool
+    let deviceToken: String
 
     init(_ session: AccountService.Session) {
         accountID = session.accountID
@@ -60,11 +61,12 @@ struct SessionBody: Encodable {
         refreshToken = session.refreshToken
         expiresIn = session.expiresIn
         emailVerified = session.emailVerified
+        deviceToken = session.deviceToken
     }
 
     enum CodingKeys: String, CodingKey {
         case accountID = "account_id", sessionID = "session_id", accessToken = "access_token"
-        case refreshToken = "refresh_token", expiresIn = "expires_in", emailVerified = "email_verified"
+        case refreshToken = "refresh_token", expiresIn = "expires_in", emailVerified = "email_verified", deviceToken = "device_token"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -75,6 +77,7 @@ struct SessionBody: Encodable {
         try container.encode(refreshToken, forKey: .refreshToken)
         try container.encode(expiresIn, forKey: .expiresIn)
         try container.encode(emailVerified, forKey: .emailVerified)
+        try container.encode(deviceToken, forKey: .deviceToken)
     }
 }
 

@@ -6,4 +6,7 @@ extension HTTPField.Name {
     static let xReauthToken = Self("X-Reauth-Token")!
     /// The app's own name for the device ("Ana's iPhone"), shown on the sessions screen.
     static let xDeviceName = Self("X-Device-Name")!
+    /// The `device_token` a session answer gave this device: a sign-in with one the account
+    /// knows is no new device (`new_sign_in` is decided by it alone).
+    static let xDeviceToken = Self("X-Device-Token")!
 }

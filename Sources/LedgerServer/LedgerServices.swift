@@ -78,7 +78,7 @@ public struct LedgerServices: Sendable {
             limits: RequestLimits(
                 counters: counters,
                 policy: .init(signupsPerClient: configuration.ipSignupLimit, lookupsPerClient: configuration.ipLookupLimit)),
-            retention: retention)
+            retention: retention, devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)))
         self.accounts = accounts
         self.otp = OTPService(
             otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,

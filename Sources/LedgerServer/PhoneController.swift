@@ -42,7 +42,7 @@ public struct PhoneController: Sendable {
             return try await JSONResponse.orMFARequired {
                 let outcome = try await otp.verify(
                     requestID: body.requestID, code: body.code, session: session, reauthToken: request.headers[.xReauthToken],
-                    device: request.deviceLabel, linkToken: body.linkToken)
+                    device: request.deviceLabel, linkToken: body.linkToken, deviceToken: request.deviceToken)
                 switch outcome {
                 case .session(let signedIn, _):
                     if let waiting { try await providers.link(waiting, to: signedIn) }

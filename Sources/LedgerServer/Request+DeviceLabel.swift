@@ -6,4 +6,7 @@ extension Request {
     var deviceLabel: String? {
         DeviceLabel.describe(deviceName: headers[.xDeviceName], userAgent: headers[.userAgent])
     }
+
+    /// The `device_token` the client sent back (`X-Device-Token`), if any.
+    var deviceToken: String? { headers[.xDeviceToken] }
 }

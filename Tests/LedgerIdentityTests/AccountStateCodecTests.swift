@@ -78,7 +78,7 @@ struct AccountStateCodecTests {
     func fieldCounts() {
         let state = Self.richState()
         #expect(Mirror(reflecting: state).children.count == 33)
-        #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 11)
+        #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)
         #expect(Mirror(reflecting: AccountState.RevertibleChange(version: 1, sessionID: nil, hadPassword: true)).children.count == 3)
         #expect(Mirror(reflecting: AccountState.MethodOrigin(version: 1, sessionID: nil)).children.count == 2)

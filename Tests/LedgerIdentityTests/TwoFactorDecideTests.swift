@@ -39,8 +39,10 @@ struct TwoFactorDecideTests {
         .init(challengeID: id, tokenHash: "th", expiresAt: now.addingTimeInterval(expires), linkToken: link)
     }
 
-    func newSession(device: String? = "Mac · Chrome 120", stepUp: AccountCommand.NewChallenge? = nil) -> AccountCommand.NewSession {
-        .init(sessionID: UUID(), method: "email", device: device, tokens: Self.tokens, stepUp: stepUp)
+    func newSession(device: String? = "Mac · Chrome 120", stepUp: AccountCommand.NewChallenge? = nil, deviceID: UUID? = nil)
+        -> AccountCommand.NewSession
+    {
+        .init(sessionID: UUID(), method: "email", device: device, tokens: Self.tokens, stepUp: stepUp, deviceID: deviceID)
     }
 
     @Test("enrolment needs re-auth (manage_mfa) and a first code of a fresh step; it is on only then, with its recovery codes")
@@ -165,19 +167,30 @@ struct TwoFactorDecideTests {
         #expect(try decide(AccountState(accountID: UUID()), .recordMFADailyLimit(until: until, sessionID: nil), now: now).isEmpty)
     }
 
-    @Test("a sign-in from a device the account has not used tells its verified address once; an app update is the same device")
+    @Test("a sign-in from a device the account has not seen tells its verified address; devices are known by id, never by label")
     func newDevice() throws {
         let state = account()
-        let fresh = newSession(device: "Mac · Chrome 120")
+        let mac = UUID()
+        let fresh = newSession(device: "Mac · Chrome 120", deviceID: mac)
         let events = try decide(state, .startSession(fresh), now: now)
         #expect(events.contains(.newDeviceAlerted(.init(sessionID: fresh.sessionID, device: "Mac · Chrome 120", email: "ana@example.com"))))
         let after = events.reduce(state) { evolve($0, $1, at: now) }
-        #expect(
-            !(try decide(after, .startSession(newSession(device: "Mac · Chrome 121")), now: now).contains { $0.kind == .newDeviceAlerted }))
-        #expect(
-            !(try decide(after, .startSession(newSession(device: "iPhone · 321Fit 4.3")), now: now).contains {
-                $0.kind == .newDeviceAlerted
-            }))
+        #expect(after.knownDevices.contains(mac))
+        func alerts(_ session: AccountCommand.NewSession) throws -> Bool {
+            try decide(after, .startSession(session), now: now).contains { $0.kind == .newDeviceAlerted }
+        }
+        // The same device, whatever it calls itself now.
+        #expect(!(try alerts(newSession(device: "Mac · Chrome 121", deviceID: mac))))
+        #expect(!(try alerts(newSession(device: "iPhone · 321Fit 4.3", deviceID: mac))))
+        // Another device that copies the label (an attacker sending the app's usual User-Agent) is new.
+        #expect(try alerts(newSession(device: "Mac · Chrome 120", deviceID: UUID())))
+        #expect(try alerts(newSession(device: "Mac · Chrome 120")))
+        // The account remembers its most recent devices, not every one ever.
+        var many = after
+        for _ in 0..<(maximumKnownDevices + 5) {
+            many = try decide(many, .startSession(newSession(deviceID: UUID())), now: now).reduce(many) { evolve($0, $1, at: now) }
+        }
+        #expect(many.knownDevices.count == maximumKnownDevices && !many.knownDevices.contains(mac))
         // "Sign out all other devices" ends every session but this one.
         let others = try decide(after, .revokeOtherSessions(keep: session), now: now)
         #expect(others.count == 1 && others.allSatisfy { $0.kind == .sessionRevoked })

@@ -24,7 +24,10 @@ struct AuthEndpointTests {
                     #expect(response.status == .created)
                     let body = try json(response)
                     #expect(
-                        Set(body.keys) == ["account_id", "session_id", "access_token", "refresh_token", "expires_in", "email_verified"])
+                        Set(body.keys) == [
+                            "account_id", "session_id", "access_token", "refresh_token", "expires_in", "email_verified", "device_token",
+                        ])
+                    #expect((body["device_token"] as? String)?.hasPrefix("dv_") == true)
                     #expect(body["email_verified"] as? Bool == false)
                     #expect(body["expires_in"] as? Int == 900)
                     access = body["access_token"] as? String ?? ""

@@ -156,6 +156,88 @@ struct ProviderTokenEndpointTests {
         }
     }
 
+    @Test(
+        "a provider sign-in that stops at the second factor keeps its refresh token with the challenge: stored when it is passed, revoked when it never is"
+    )
+    func tokenAtSecondFactor() async throws {
+        try await withApp { client, setup in
+            let providers = setup.providers
+            let access = try #require(
+                try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-mfa")]).string(
+                    "access_token"))
+            let twoFactor = TwoFactorEndpointTests()
+            let grant = try await providers.grant(client, "google", "g-mfa", token: access)
+            let secret = try await twoFactor.enrol(client, setup.db, token: access, grant: grant).secret
+            func signIn() async throws -> String {
+                let answer = try await call(
+                    client, .post, "/auth/google",
+                    ["id_token": try await providers.googleToken("g-mfa"), "authorization_code": setup.fake.code(for: "g-mfa")])
+                #expect(answer.status == .ok && answer.body["mfa_required"] as? Bool == true)
+                return try #require(answer.string("mfa_token"))
+            }
+            func parked() async throws -> Int64? {
+                try await setup.db.client.query(
+                    "SELECT count(*) FROM outbox WHERE channel = 'provider' AND delivered_at IS NULL AND next_attempt_at > $1",
+                    [.timestamp(setup.db.clock.now())])[0].int(0)
+            }
+            // The challenge abandoned: nothing stored; its parked revocation goes once it has ended.
+            _ = try await signIn()
+            let abandoned = try #require(setup.fake.issuedTokens.last)
+            #expect(try await parked() == 1)
+            #expect(try await setup.db.client.rowsHolding(abandoned) == 0)
+            #expect(try await setup.dispatcher.runOnce() == 0)
+            setup.db.clock.advance(by: Policies.standard.mfaChallengeLifetime + ProviderTokenRevocations.parkingMargin + 1)
+            #expect(try await setup.dispatcher.runOnce() == 1)
+            #expect(setup.fake.revocations.map(\.token) == [abandoned])
+            // The challenge passed: the token is the account's, and its parked revocation is withdrawn.
+            let mfaToken = try await signIn()
+            let kept = try #require(setup.fake.issuedTokens.last)
+            #expect(try await parked() == 1)
+            let session = try await call(
+                client, .post, "/auth/mfa/verify", ["mfa_token": mfaToken, "code": try twoFactor.code(secret, setup.db)])
+            #expect(session.status == .ok)
+            #expect(try await parked() == 0)
+            setup.db.clock.advance(by: Policies.standard.mfaChallengeLifetime + ProviderTokenRevocations.parkingMargin + 1)
+            #expect(try await setup.dispatcher.runOnce() == 0)
+            #expect(setup.fake.revocations.map(\.token) == [abandoned])
+            let stored = try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }
+            #expect(stored.count == 1 && stored.first?.data["refresh_token"] == nil)
+            #expect(try await setup.db.client.rowsHolding(kept) == 0)
+        }
+    }
+
+    @Test("a link_required sign-in keeps its refresh token in the link token: stored when the link is made, revoked when it never is")
+    func tokenAtLinkRequired() async throws {
+        try await withApp { client, setup in
+            let providers = setup.providers
+            _ = try await signUp(client, email: "ana@example.com")
+            func required() async throws -> String {
+                let answer = try await call(
+                    client, .post, "/auth/google",
+                    [
+                        "id_token": try await providers.googleToken("g-ana", email: "ana@example.com", verified: true),
+                        "authorization_code": setup.fake.code(for: "g-ana"),
+                    ])
+                #expect(answer.status == .conflict && answer.string("error") == "link_required")
+                return try #require(answer.string("link_token"))
+            }
+            _ = try await required()
+            let unused = try #require(setup.fake.issuedTokens.last)
+            let linkToken = try await required()
+            #expect(setup.fake.issuedTokens.count == 2)
+            let proven = try await call(
+                client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91", "link_token": linkToken])
+            #expect(proven.status == .ok)
+            try await setup.dispatcher.runOnce()  // the emails of the sign-up and the sign-in
+            #expect(setup.fake.revocations.isEmpty)
+            setup.db.clock.advance(by: Policies.standard.providerLinkLifetime + ProviderTokenRevocations.parkingMargin + 1)
+            #expect(try await setup.dispatcher.runOnce() == 1)
+            // Only the token whose link was never made is revoked; the linked one is kept.
+            #expect(setup.fake.revocations.map(\.token) == [unused])
+            #expect(try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }.count == 1)
+        }
+    }
+
     @Test("exchanges are counted per client before the call: past the budget a code is not sent, and the sign-in still succeeds")
     func exchangeBudget() async throws {
         let budget: @Sendable (inout LedgerConfiguration) -> Void = {

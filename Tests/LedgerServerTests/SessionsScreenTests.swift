@@ -17,12 +17,23 @@ struct SessionsScreenTests {
     func logIn(_ client: some TestClientProtocol, _ email: String, userAgent: String? = nil, deviceName: String? = nil) async throws
         -> String
     {
+        try await signIn(client, email, userAgent: userAgent, deviceName: deviceName).access
+    }
+
+    /// Signs in with the given device headers; the access token and the device token.
+    func signIn(
+        _ client: some TestClientProtocol, _ email: String, userAgent: String? = nil, deviceName: String? = nil, deviceToken: String? = nil
+    ) async throws -> (access: String, device: String, refresh: String) {
         var headers = jsonHeaders
         if let userAgent { headers[.userAgent] = userAgent }
         if let deviceName { headers[HTTPField.Name("X-Device-Name")!] = deviceName }
+        if let deviceToken { headers[HTTPField.Name("X-Device-Token")!] = deviceToken }
         return try await client.execute(
             uri: "/auth/email/login", method: .post, headers: headers, body: jsonBody(["email": email, "password": "violet-harbor-91"])
-        ) { try json($0)["access_token"] as? String ?? "" }
+        ) { response in
+            let body = try json(response)
+            return (body["access_token"] as? String ?? "", body["device_token"] as? String ?? "", body["refresh_token"] as? String ?? "")
+        }
     }
 
     func sessions(_ client: some TestClientProtocol, _ access: String) async throws -> [[String: Any]] {
@@ -89,7 +100,9 @@ struct SessionsScreenTests {
         }
     }
 
-    @Test("a sign-in from a device the account has not used sends new_sign_in to its verified address, once per device")
+    @Test(
+        "new_sign_in is decided by the device token alone: a known token under any label is quiet; a copied label or a foreign token is new"
+    )
     func newSignInAlert() async throws {
         try await TestPostgres.withDatabase { db in
             try await testApp(db).test(.router) { client in
@@ -98,20 +111,34 @@ struct SessionsScreenTests {
                     let rows = try await db.client.query("SELECT recipient, details FROM outbox WHERE template = 'new_sign_in'")
                     return rows.rows.compactMap { $0.string(1) }
                 }
-                _ = try await logIn(client, "cy@example.com", userAgent: Self.chrome)
+                let laptop = try await signIn(client, "cy@example.com", userAgent: Self.chrome)
                 #expect(try await alerts().isEmpty)  // the address is not verified yet: nobody to tell
                 _ = try await emailLinkGrant(client, db, token: access)
-                _ = try await logIn(client, "cy@example.com")
-                _ = try await logIn(client, "cy@example.com", userAgent: Self.chrome)
-                #expect(try await alerts().isEmpty)  // both devices were used before
-                _ = try await logIn(client, "cy@example.com", userAgent: "321Fit/4.2 (iPhone; iOS 17.1; Scale/3.00)")
-                _ = try await logIn(client, "cy@example.com", userAgent: "321Fit/4.3 (iPhone; iOS 17.2; Scale/3.00)")
-                let sent = try await alerts()
+                // The laptop signs in again with its device token, under any label: no alert.
+                let again = try await signIn(client, "cy@example.com", userAgent: "Firefox", deviceToken: laptop.device)
+                #expect(again.device == laptop.device)
+                #expect(try await alerts().isEmpty)
+                // A phone without a token is a new device: told once; with its token, known.
+                let phone = try await signIn(client, "cy@example.com", userAgent: "321Fit/4.2 (iPhone; iOS 17.1; Scale/3.00)")
+                _ = try await signIn(
+                    client, "cy@example.com", userAgent: "321Fit/4.3 (iPhone; iOS 17.2; Scale/3.00)", deviceToken: phone.device)
+                var sent = try await alerts()
                 #expect(sent.count == 1)
                 let details = try #require(
                     sent.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] })
                 #expect(details["device"] == "iPhone · 321Fit 4.2" && details["signed_in_at"] == RFC3339.format(db.clock.now()))
                 #expect(details["secure_account"]?.contains("change your password") == true)
+                // Whoever copies the app's usual User-Agent, or brings another account's token, is still a new device.
+                _ = try await signIn(client, "cy@example.com", userAgent: Self.chrome)
+                _ = try await signUp(client, email: "dee@example.com")
+                let othersDevice = try await signIn(client, "dee@example.com").device
+                _ = try await signIn(client, "cy@example.com", userAgent: Self.chrome, deviceToken: othersDevice)
+                _ = try await signIn(client, "cy@example.com", userAgent: Self.chrome, deviceToken: "dv_made-up")
+                sent = try await alerts()
+                #expect(sent.count == 4)
+                // A refresh answers the session's device token.
+                let refreshed = try await call(client, .post, "/auth/token/refresh", ["refresh_token": phone.refresh])
+                #expect(refreshed.status == .ok && refreshed.string("device_token") == phone.device)
             }
         }
     }

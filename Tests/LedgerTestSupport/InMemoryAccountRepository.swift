@@ -55,6 +55,9 @@ public actor InMemoryAccountRepository: AccountRepository {
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
         outbox += messages + (try implied.messages(for: events, before: state, after: after, at: now))
+        for case .providerTokensStored(let stored) in events {
+            outbox.removeAll { $0.id == stored.parkedRevocationID }
+        }
         return (after, events)
     }
 
@@ -120,6 +123,10 @@ public actor InMemoryAccountRepository: AccountRepository {
 
     private func remember(_ tokenHash: String?, _ linkID: UUID, _ purpose: AccountState.PendingLink.Purpose, of accountID: UUID) {
         if let tokenHash { links[tokenHash] = (accountID, linkID, purpose) }
+    }
+
+    public func park(_ message: OutboxMessage, accountID: UUID) async throws {
+        outbox.append(message)
     }
 
     public func history(_ accountID: UUID) async throws -> [RecordedEvent] {
