@@ -34,4 +34,56 @@ struct ImpliedMessagesTests {
         #expect(try messages.messages(for: [reauth], before: account(verified: true), at: now).first?.details?["during"] == "reauth")
         #expect(try messages.messages(for: [signIn], before: account(verified: false), at: now).isEmpty)
     }
+
+    @Test("every change of how the account is reached tells the owner's established contact: its verified email, else its phone by SMS")
+    func notices() throws {
+        let messages = ImpliedMessages(masterKey: try MasterKey.generate())
+        let session = UUID()
+        var verified = account(verified: true)
+        verified = evolve(
+            verified,
+            .sessionStarted(
+                .init(
+                    sessionID: session, method: "email", device: "iPhone · 321Fit 4.2", accessTokenHash: "a", refreshTokenHash: "r",
+                    accessExpiresAt: now, refreshExpiresAt: now)), at: now)
+        func sent(_ events: [AccountEvent], before: AccountState) throws -> [OutboxMessage] {
+            try messages.messages(for: events, before: before, at: now).filter { $0.channel != .provider }
+        }
+        let google = try sent(
+            [.providerLinked(.init(provider: .google, subject: "g", email: nil, emailVerified: false, sessionID: session))],
+            before: verified)
+        #expect(google.map(\.template) == [ImpliedMessages.methodAddedTemplate])
+        #expect(google.first?.to == "ana@example.com" && google.first?.channel == .email)
+        #expect(google.first?.details?["method"] == "google" && google.first?.details?["device"] == "iPhone · 321Fit 4.2")
+        #expect(google.first?.details?["changed_at"] == RFC3339.format(now) && google.first?.details?["secure_account"] != nil)
+        #expect(google.first?.token == nil && google.first?.link == nil && google.first?.code == nil)
+        #expect(
+            try sent([.passwordSet(.init(passwordHash: "h", reason: "change", sessionID: session))], before: verified).map(\.template)
+                == [ImpliedMessages.passwordChangedTemplate])
+        // With the phone: a removed email is told on the phone (the address gets its own notice, with its way back).
+        let withPhone = evolve(verified, .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)), at: now)
+        let emailGone = try sent(
+            [.emailRemoved(.init(email: "ana@example.com", passwordRemoved: true, sessionID: session))], before: withPhone)
+        #expect(emailGone.map(\.to) == ["+995511200300"] && emailGone.first?.channel == .sms)
+        #expect(emailGone.first?.template == ImpliedMessages.methodRemovedTemplate && emailGone.first?.details?["method"] == "email")
+        // A changed number: told on the number the account had, not the new one.
+        let phoneOnly = [
+            AccountEvent.registered(.init(email: nil, displayName: nil, method: "phone")),
+            .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
+        ].reduce(AccountState(accountID: UUID())) { evolve($0, $1, at: now) }
+        let moved = try sent(
+            [.phoneChanged(.init(phone: "+995511200399", region: "GE", previousPhone: "+995511200300", requestID: nil))], before: phoneOnly)
+        #expect(moved.map(\.to) == ["+995511200300"])
+        // An unverified address is nobody's to tell; the removals of a revert are the reverter's to read in its answer.
+        #expect(
+            try sent(
+                [.providerLinked(.init(provider: .apple, subject: "a", email: nil, emailVerified: false))], before: account(verified: false)
+            ).isEmpty)
+        #expect(try sent([.phoneRemoved(.init(phone: "+995511200300", reason: "email_reverted"))], before: withPhone).isEmpty)
+        // A sign-up tells nobody.
+        #expect(
+            try sent(
+                [.registered(.init(email: "bo@example.com", displayName: nil, method: "email"))], before: AccountState(accountID: UUID())
+            ).isEmpty)
+    }
 }

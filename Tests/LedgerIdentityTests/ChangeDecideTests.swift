@@ -314,4 +314,48 @@ struct ChangeDecideTests {
         #expect(throws: IdentityError.accountDeleted) { try decide(deleted, .placeHold(Hold(ref: "p", kind: .dispute)), now: now) }
         #expect(throws: IdentityError.self) { try decide(deleted, delete, now: now) }
     }
+
+    @Test("a revert removes what was added after the change, and what the changing session added before it; the rest stays")
+    func revertUndoesTheSpan() throws {
+        let intruder = UUID()
+        // The owner's account (verified, a password, the phone added by the owner's session
+        // `current`), then the intruder's session links Google before moving the email.
+        var state = fold(
+            try account(),
+            [
+                .sessionStarted(
+                    .init(
+                        sessionID: intruder, method: "email", device: nil, accessTokenHash: "ai", refreshTokenHash: "ri",
+                        accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+                .providerLinked(.init(provider: .google, subject: "g-1", email: nil, emailVerified: false, sessionID: intruder)),
+                .providerLinked(.init(provider: .apple, subject: "a-1", email: nil, emailVerified: false, sessionID: current)),
+            ])
+        let change = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800), tokenHash: "c")
+        state = fold(
+            state,
+            [
+                .emailChangeRequested(
+                    .init(email: "eve@example.com", linkID: change.linkID, expiresAt: change.expiresAt, sessionID: intruder))
+            ])
+        let revert = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800), tokenHash: "r")
+        state = fold(state, try decide(state, .confirmEmailChange(linkID: change.linkID, revertLink: revert), now: now))
+        // After the change: TOTP on by some session.
+        state = fold(
+            state,
+            [
+                .totpEnrolmentStarted(.init(secret: "s", sessionID: current)), .totpEnabled(.init(recoveryCodeHashes: [])),
+            ])
+        #expect(throws: IdentityError.self) { try decide(state, .revertEmail(linkID: revert.linkID, newPasswordHash: nil), now: now) }
+        let events = try decide(state, .revertEmail(linkID: revert.linkID, newPasswordHash: "h9"), now: now)
+        guard case .emailReverted(let reverted) = events.first else {
+            Issue.record("no email.reverted first")
+            return
+        }
+        #expect(reverted.removedMethods == ["google"] && reverted.twoFactorReset)
+        let after = fold(state, events)
+        #expect(after.email == "ana@example.com" && after.emailVerified && after.passwordHash == "h9")
+        // The owner's phone and Apple (added by the owner's session, before the change) stay.
+        #expect(after.phone == "+995511200300" && after.providerSubjects[.apple] == "a-1" && after.providerSubjects[.google] == nil)
+        #expect(!after.isTOTPEnabled && after.sessions.values.allSatisfy { !$0.isActive } && after.reauthGrants.isEmpty)
+    }
 }

@@ -1,0 +1,212 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerIdentity
+import LedgerServer
+import LedgerTestSupport
+import Testing
+
+/// Issue 40's attacks, tried as an attacker with a stolen access token and one factor would
+/// (API.md "Recovery and notices"), and the owner's way back.
+@Suite("HTTP: recovery after a takeover", .timeLimit(.minutes(3)))
+struct RecoveryTests {
+    typealias Providers = ProviderEndpointTests.Providers
+
+    /// The owner's account: ana@ (verified by its link) with the password, and its access token.
+    func owner(_ client: some TestClientProtocol, _ db: TestDatabase) async throws -> String {
+        let access = try await signUp(client, email: "ana@example.com")
+        _ = try await emailLinkGrant(client, db, token: access)
+        return access
+    }
+
+    func outboxCount(_ db: TestDatabase, template: String, to recipient: String) async throws -> Int64 {
+        try await db.client.query(
+            "SELECT count(*) FROM outbox WHERE template = $1 AND recipient = $2", [.text(template), .text(recipient)])[0].int(0) ?? 0
+    }
+
+    @Test("stolen session + phished password: link own Google, remove the email; the owner is told, reverts, and the intruder is out")
+    func removedEmailReverted() async throws {
+        try await ProviderEndpointTests().withApp { client, providers in
+            let db = providers.db
+            let stolen = try await owner(client, db)
+            // The intruder: a password grant, their own Google, then the email (and the password) removed.
+            let grant = try await passwordGrant(client, token: stolen)
+            let linked = try await call(
+                client, .post, "/me/auth-methods/link",
+                [
+                    "provider": "google",
+                    "id_token": try await providers.googleToken("g-intruder", email: "mallory@example.net", verified: true),
+                ],
+                token: stolen, reauth: grant)
+            #expect(linked.status == .ok)
+            let removed = try await call(client, .delete, "/me/auth-methods/email", token: stolen, reauth: grant)
+            #expect(removed.status == .ok && removed.body["email"] is NSNull)
+            // The owner heard of both, at the address they had.
+            #expect(try await outboxCount(db, template: "method_added", to: "ana@example.com") == 1)
+            let notice = try await outboxMessage(db, template: "email_removed_notice")
+            #expect(notice.to == "ana@example.com")
+            // Nobody can take the address meanwhile.
+            let squat = try await call(client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "copper-lantern-77"])
+            #expect(squat.status == .conflict && squat.string("error") == "email_held")
+            // The owner reverts: the address is back, the Google the intruder's session linked is gone.
+            let reverted = try await call(
+                client, .post, "/auth/email/revert", ["token": try #require(notice.token), "new_password": "amber-orchard-52"])
+            #expect(reverted.status == .ok && reverted.string("email") == "ana@example.com")
+            #expect(reverted.body["removed_methods"] as? [String] == ["google"])
+            #expect(try await call(client, .get, "/me", token: stolen).status == .unauthorized)
+            let back = try await logIn(client, email: "ana@example.com", password: "amber-orchard-52")
+            let hub = try await call(client, .get, "/me/auth-methods", token: back)
+            #expect(hub.body["google_linked"] as? Bool == false && hub.body["email_verified"] as? Bool == true)
+            #expect(hub.body["has_password"] as? Bool == true)
+            // The intruder's Google no longer reaches the account.
+            let intruder = try await call(client, .post, "/auth/google", ["id_token": try await providers.googleToken("g-intruder")])
+            #expect(intruder.status == .created && intruder.string("account_id") != hub.string("account_id"))
+        }
+    }
+
+    @Test("revert after additions: the phone, Google and TOTP the intruder added after the change go, and their password with them")
+    func revertAfterAdditions() async throws {
+        try await ProviderEndpointTests().withApp { client, providers in
+            let db = providers.db
+            let stolen = try await owner(client, db)
+            // The owner's own phone, added by another session before anything happened, stays.
+            let own = try await logIn(client, email: "ana@example.com")
+            let ownGrant = try await passwordGrant(client, token: own)
+            let ownRequest = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: own, reauth: ownGrant)
+            #expect(
+                try await verifyOTP(client, ownRequest, try await otpCode(db, phone: "+995511200300"), token: own, reauth: ownGrant).status
+                    == .ok)
+            db.clock.advance(by: 60)
+            // The intruder moves the email to theirs, then adds their ways in and a new password.
+            let grant = try await passwordGrant(client, token: stolen)
+            #expect(
+                try await call(
+                    client, .post, "/auth/email/request-change", ["new_email": "mallory@example.net"], token: stolen, reauth: grant
+                ).status == .accepted)
+            let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+            #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+            let removedPhone = try await call(client, .delete, "/me/auth-methods/phone", token: stolen, reauth: grant)
+            #expect(removedPhone.status == .ok)
+            db.clock.advance(by: 60)
+            let request = try await requestOTP(client, "+995511200399", purpose: "add_phone", token: stolen, reauth: grant)
+            #expect(
+                try await verifyOTP(client, request, try await otpCode(db, phone: "+995511200399"), token: stolen, reauth: grant).status
+                    == .ok)
+            #expect(
+                try await call(
+                    client, .post, "/me/auth-methods/link",
+                    ["provider": "google", "id_token": try await providers.googleToken("g-mallory")],
+                    token: stolen, reauth: grant
+                ).status == .ok)
+            _ = try await TwoFactorEndpointTests().enrol(client, db, token: stolen, grant: grant)
+            let changed = try await call(
+                client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: stolen, reauth: grant)
+            #expect(changed.status == .ok, "\(changed.body)")
+            // The owner's revert link (to ana@) undoes all of it.
+            let revert = try #require(try await outboxMessage(db, template: "email_changed_notice").token)
+            let reverted = try await call(client, .post, "/auth/email/revert", ["token": revert, "new_password": "amber-orchard-52"])
+            #expect(reverted.status == .ok)
+            #expect(Set(reverted.body["removed_methods"] as? [String] ?? []) == ["phone", "google"])
+            #expect(reverted.body["two_factor_reset"] as? Bool == true)
+            #expect(try await call(client, .get, "/me", token: stolen).status == .unauthorized)
+            #expect(
+                try await call(client, .post, "/auth/email/login", ["email": "mallory@example.net", "password": "copper-lantern-77"]).status
+                    == .unauthorized)
+            let back = try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "amber-orchard-52"])
+            #expect(back.status == .ok && back.body["mfa_required"] == nil)
+            let hub = try await call(client, .get, "/me/auth-methods", token: try #require(back.string("access_token")))
+            #expect(hub.body["phone"] is NSNull && hub.body["google_linked"] as? Bool == false)
+            #expect((hub.body["mfa"] as? [String: Any])?["totp"] as? Bool == false)
+        }
+    }
+
+    @Test("two racing reverts of one link: exactly one undoes the change, the other is 410")
+    func revertRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await owner(client, db)
+                let grant = try await passwordGrant(client, token: access)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: access, reauth: grant
+                    )
+                    .status == .accepted)
+                let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+                #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+                let revert = try #require(try await outboxMessage(db, template: "email_changed_notice").token)
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for index in 0..<8 {
+                        group.addTask {
+                            try await call(
+                                client, .post, "/auth/email/revert", ["token": revert, "new_password": "amber-orchard-5\(index)"]
+                            ).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .ok }.count == 1 && statuses.filter { $0 == .gone }.count == 7)
+                let reverted = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'email.reverted'")
+                #expect(try reverted[0].int(0) == 1)
+            }
+        }
+    }
+
+    @Test("a phone-first squatter's add-with-password claims nothing: the owner signs up, and the squatter's link is theirs to ignore")
+    func phoneFirstSquatter() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let squatter = try await phoneSignIn(client, db, "+995511200377")
+                let grant = try await phoneGrant(client, db, token: squatter, phone: "+995511200377")
+                let claimed = try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"],
+                    token: squatter, reauth: grant)
+                #expect(claimed.status == .accepted)
+                let hub = try await call(client, .get, "/me/auth-methods", token: squatter)
+                #expect(hub.body["email"] is NSNull && hub.string("pending_email") == "ana@example.com")
+                // The owner signs up with their address at once; the link that went to it is the
+                // owner's, and confirming it would only prove the address for whoever reads that mail.
+                let owner = try await signUp(client, email: "ana@example.com")
+                _ = try await emailLinkGrant(client, db, token: owner)
+                let link = try #require(try await outboxMessage(db, template: "email_add_confirm").token)
+                let confirmed = try await call(client, .post, "/auth/email/confirm-change", ["token": link])
+                #expect(confirmed.status == .conflict && confirmed.string("error") == "email_taken")
+                #expect(try await call(client, .get, "/me/auth-methods", token: squatter).body["email"] is NSNull)
+            }
+        }
+    }
+
+    @Test("a reset of a never-verified address proves it and removes every other way in (a squatter's Google, TOTP): the answer says so")
+    func resetProvesAddress() async throws {
+        try await ProviderEndpointTests().withApp { client, providers in
+            let db = providers.db
+            // A squatter registered ana@ and attached their own Google through a link token.
+            _ = try await signUp(client, email: "ana@example.com")
+            let required = try await call(
+                client, .post, "/auth/google",
+                ["id_token": try await providers.googleToken("g-squat", email: "ana@example.com", verified: true)])
+            #expect(required.string("error") == "link_required")
+            let linked = try await call(
+                client, .post, "/auth/email/login",
+                ["email": "ana@example.com", "password": "violet-harbor-91", "link_token": try #require(required.string("link_token"))])
+            #expect(linked.status == .ok)
+            // The address's owner resets the password: the address is proven, the squatter's Google goes.
+            #expect(try await call(client, .post, "/auth/password/forgot", ["email": "ana@example.com"]).status == .accepted)
+            let reset = try await call(
+                client, .post, "/auth/password/reset",
+                ["token": try await outboxToken(db, template: "password_reset"), "new_password": "amber-orchard-52"])
+            #expect(reset.status == .ok && reset.body["removed_methods"] as? [String] == ["google"])
+            #expect(reset.body["two_factor_reset"] as? Bool == false)
+            let owner = try await logIn(client, email: "ana@example.com", password: "amber-orchard-52")
+            let hub = try await call(client, .get, "/me/auth-methods", token: owner)
+            #expect(hub.body["email_verified"] as? Bool == true && hub.body["google_linked"] as? Bool == false)
+            // A reset of a verified address removes nothing.
+            db.clock.advance(by: 30)
+            #expect(try await call(client, .post, "/auth/password/forgot", ["email": "ana@example.com"]).status == .accepted)
+            let again = try await call(
+                client, .post, "/auth/password/reset",
+                ["token": try await outboxToken(db, template: "password_reset"), "new_password": "rowan-meadow-38"])
+            #expect(again.body["removed_methods"] as? [String] == [] && again.body["two_factor_reset"] as? Bool == false)
+        }
+    }
+}
