@@ -31,3 +31,5 @@ CREATE INDEX apple_notifications_by_received ON apple_notifications (received_at
 ALTER TABLE accounts
     ADD COLUMN pending_email            text,
     ADD COLUMN pending_email_expires_at timestamptz;
+-- The retention sweep clears a pending address once its link has long expired.
+CREATE INDEX accounts_pending_email_expiry ON accounts (pending_email_expires_at) WHERE pending_email_expires_at IS NOT NULL;

@@ -18,7 +18,7 @@ struct AccountProjector {
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
         let deleted_at: Date?, purge_after: Date?, deletion_requested_at: Date?
         let totp_enabled: Bool, recovery_codes_left: Int64
-        let pending_email: String?, pending_email_expires_at: Date?
+        var pending_email: String?, pending_email_expires_at: Date?
 
         func write(to row: inout BinaryRecordset) {
             row.field("account_id", account_id)
@@ -281,9 +281,14 @@ struct AccountProjector {
         }
     }
 
-    /// Leaves out the links that expired before `cutoff` (a rebuild's `AccountProjections.Expiry`).
+    /// Leaves out the links that expired before `cutoff` (a rebuild's `AccountProjections.Expiry`),
+    /// and the pending addresses whose links they were, as the retention sweep does.
     mutating func leaveOut(linksExpiredBefore cutoff: Date) {
         links.removeAll { $0.expires_at < cutoff }
+        for index in accounts.indices where accounts[index].pending_email_expires_at.map({ $0 < cutoff }) == true {
+            accounts[index].pending_email = nil
+            accounts[index].pending_email_expires_at = nil
+        }
     }
 
     private mutating func insertLink(

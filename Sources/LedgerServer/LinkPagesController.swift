@@ -75,6 +75,10 @@ public struct LinkPagesController: Sendable {
             case .confirmEmailChange: _ = try await accounts.confirmEmailChange(token: token)
             case .reauth: return pages.expired(kind, copy: copy)  // not routed: the app confirms it
             case .resetPassword, .revertEmail:
+                // A dead link is the expired page whatever the passwords say.
+                guard (try? await accounts.isLinkUsable(token: token, purposes: kind.linkPurposes)) != false else {
+                    return pages.expired(kind, copy: copy)
+                }
                 let password = fields["new_password"] ?? ""
                 var retry = LinkPages.Content(title: page.title, lead: page.lead, token: token, asksPassword: true, button: page.button)
                 guard password == fields["confirm_password"] else {

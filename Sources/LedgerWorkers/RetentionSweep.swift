@@ -96,6 +96,18 @@ public struct RetentionSweep: Sendable {
             SELECT count(*) FROM gone
             """,
             [.timestamp(now)])
+        // An address add-with-password waited for whose link expired unused: someone's address
+        // with no purpose left. Gone with its link, on the links' schedule (a rebuild leaves it
+        // out by the same cut-off: `AccountProjector.leaveOut`).
+        deleted["accounts.pending_email"] = try await batched(
+            """
+            WITH gone AS (
+                UPDATE accounts SET pending_email = NULL, pending_email_expires_at = NULL WHERE account_id IN (
+                    SELECT account_id FROM accounts WHERE pending_email_expires_at < $1 LIMIT $2)
+                RETURNING 1)
+            SELECT count(*) FROM gone
+            """,
+            [.timestamp(now.addingTimeInterval(-policy.emailLinks))])
         return deleted
     }
 

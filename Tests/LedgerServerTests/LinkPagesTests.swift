@@ -174,6 +174,44 @@ struct LinkPagesTests {
         }
     }
 
+    @Test("the revert page takes the new password twice and says what it removed; a dead link is the expired page whatever the passwords")
+    func revertPage() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let grant = try await passwordGrant(client, token: access)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: access, reauth: grant
+                    )
+                    .status == .accepted)
+                let confirm = try await outboxToken(db, template: "email_change_confirm")
+                #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+                let token = try await outboxToken(db, template: "email_changed_notice")
+                let shown = try await page(client, .get, "/revert-email?token=\(token)")
+                #expect(shown.status == .ok && shown.html.contains("<label for=\"new_password\">New password</label>"))
+                let dead = try await page(
+                    client, .post, "/revert-email", form: ["token": "nope", "new_password": "a", "confirm_password": "b"])
+                #expect(dead.status == .gone)
+                let mismatch = try await page(
+                    client, .post, "/revert-email", form: ["token": token, "new_password": "amber-orchard-52", "confirm_password": "x"])
+                #expect(mismatch.status == .unprocessableContent)
+                let done = try await page(
+                    client, .post, "/revert-email",
+                    form: ["token": token, "new_password": "amber-orchard-52", "confirm_password": "amber-orchard-52"])
+                #expect(done.status == .ok && done.html.contains("signed out everywhere"))
+                // The phone was added by the session that moved the email: the page says it went.
+                #expect(done.html.contains("we also removed: your phone number."))
+                #expect(try await logIn(client, email: "ana@example.com", password: "amber-orchard-52").isEmpty == false)
+                #expect(
+                    try await page(
+                        client, .post, "/revert-email",
+                        form: ["token": token, "new_password": "amber-orchard-52", "confirm_password": "amber-orchard-52"]
+                    ).status == .gone)
+            }
+        }
+    }
+
     @Test("the app-link documents list the link paths for the configured apps, and are 404 without them")
     func wellKnown() async throws {
         try await TestPostgres.withDatabase { db in

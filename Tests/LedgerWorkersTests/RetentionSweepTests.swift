@@ -67,6 +67,54 @@ struct RetentionSweepTests {
         }
     }
 
+    @Test("an address add-with-password waited for goes from the projection a day after its link expired unused, and a rebuild leaves it out")
+    func pendingEmail() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let accounts = AccountService(
+                repository: PostgresAccountRepository(store: store, clock: db.clock),
+                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+            let otp = OTPService(
+                otps: PostgresOTPRepository(accounts: PostgresAccountRepository(store: store, clock: db.clock)), accounts: accounts,
+                codeKey: Array(repeating: 3, count: 32))
+            let request = try await otp.request(
+                phone: "+995511200300", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: nil)
+            let code = try await db.client.query("SELECT code FROM outbox WHERE template = 'otp'")[0].string(0) ?? ""
+            guard
+                case .session(let signedIn, _) = try await otp.verify(
+                    requestID: request.requestID.uuidString, code: code, session: nil, reauthToken: nil, device: nil)
+            else {
+                Issue.record("no session")
+                return
+            }
+            let session = SessionRef(accountID: signedIn.accountID, sessionID: signedIn.sessionID)
+            let reauth = try await otp.request(phone: nil, country: nil, purpose: "reauth", session: session, reauthToken: nil, client: nil)
+            let reauthCode = try await db.client.query(
+                "SELECT code FROM outbox WHERE template = 'otp' ORDER BY xmin::text::bigint DESC LIMIT 1")[0].string(0) ?? ""
+            guard
+                case .reauth(let grant) = try await otp.verify(
+                    requestID: reauth.requestID.uuidString, code: reauthCode, session: session, reauthToken: nil, device: nil)
+            else {
+                Issue.record("no grant")
+                return
+            }
+            _ = try await accounts.addEmailAndPassword(
+                session, email: "ana@example.com", password: "violet-harbor-91", reauthToken: grant.token)
+            func pending() async throws -> String? {
+                try await db.client.query("SELECT pending_email FROM accounts")[0].string(0)
+            }
+            #expect(try await pending() == "ana@example.com")
+            let sweep = RetentionSweep(client: db.client, clock: db.clock)
+            db.clock.advance(by: 1_800 + 86_400 - 1)
+            #expect(try await sweep.run()["accounts.pending_email"] == 0)
+            db.clock.advance(by: 2)
+            #expect(try await sweep.run()["accounts.pending_email"] == 1)
+            #expect(try await pending() == nil)
+            try await AccountProjections.rebuild(store: store, expiry: sweep.policy.projectionExpiry(at: db.clock.now()))
+            #expect(try await pending() == nil)
+        }
+    }
+
     @Test("a backlog larger than a batch goes in several batches")
     func batches() async throws {
         try await TestPostgres.withDatabase { db in
