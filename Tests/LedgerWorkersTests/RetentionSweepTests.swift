@@ -67,7 +67,8 @@ struct RetentionSweepTests {
         }
     }
 
-    @Test("an address add-with-password waited for goes from the projection a day after its link expired unused, and a rebuild leaves it out")
+    @Test(
+        "an address add-with-password waited for goes from the projection a day after its link expired unused, and a rebuild leaves it out")
     func pendingEmail() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
@@ -89,8 +90,9 @@ struct RetentionSweepTests {
             }
             let session = SessionRef(accountID: signedIn.accountID, sessionID: signedIn.sessionID)
             let reauth = try await otp.request(phone: nil, country: nil, purpose: "reauth", session: session, reauthToken: nil, client: nil)
-            let reauthCode = try await db.client.query(
-                "SELECT code FROM outbox WHERE template = 'otp' ORDER BY xmin::text::bigint DESC LIMIT 1")[0].string(0) ?? ""
+            let reauthCode =
+                try await db.client.query(
+                    "SELECT code FROM outbox WHERE template = 'otp' ORDER BY xmin::text::bigint DESC LIMIT 1")[0].string(0) ?? ""
             guard
                 case .reauth(let grant) = try await otp.verify(
                     requestID: reauth.requestID.uuidString, code: reauthCode, session: session, reauthToken: nil, device: nil)
