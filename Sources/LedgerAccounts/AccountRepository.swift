@@ -41,8 +41,8 @@ public protocol AccountRepository: Sendable {
     func isHandleFree(_ handle: Handle) async throws -> Bool
 
     /// Why a keyed identifier hash is listed at `time` (a deleted account's, or an address held
-    /// for its revert link); nil when it is not.
-    func listing(keyHash: [UInt8], at time: Date) async throws -> Retention.Listing.Reason?
+    /// for its revert link), and by which account; nil when it is not.
+    func listing(keyHash: [UInt8], at time: Date) async throws -> (reason: Retention.Listing.Reason, accountID: UUID)?
 
     /// The account a provider subject (`sub`) is linked to.
     func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID?

@@ -95,7 +95,7 @@ extension AccountService {
             if let holder = try await repository.emailHolder(email), holder.verified, holder.accountID != session.accountID {
                 throw Self.emailTaken
             }
-            try await checkCooldown(.email(email.normalized))
+            try await checkCooldown(.email(email.normalized), claimant: session.accountID)
         }
         let hash = try await hasher.hash(password)
         let (link, message) = try links.make(.emailAdd, to: email.value, now: clock.now())
@@ -125,7 +125,7 @@ extension AccountService {
         }
         try await admit(.lookup, client: client, accountID: session.accountID)
         guard try await repository.isEmailFree(newEmail) else { throw Self.emailTaken }
-        try await checkCooldown(.email(newEmail.normalized))
+        try await checkCooldown(.email(newEmail.normalized), claimant: session.accountID)
         let (link, confirmation) = try links.make(.emailChange, to: newEmail.value, now: clock.now())
         let notice = OutboxMessage(channel: .email, to: current, template: "email_change_notice")
         let (after, _) = try await repository.execute(session.accountID, outbox: [confirmation, notice]) { _ in
@@ -174,8 +174,20 @@ extension AccountService {
             guard !holder.verified else { throw Self.emailTaken }
             _ = try await repository.execute(holder.accountID) { _ in .releaseUnprovenEmail(email) }
         }
+        // A verified (private-relay) address replaced gets its way back, as after a change.
+        var outbox: [OutboxMessage] = []
+        var revertLink: AccountCommand.NewLink?
+        var previousKey: String?
+        if let previous = state.email, state.emailVerified {
+            let (link, message) = try links.makeRevert(of: .change, to: previous, now: clock.now())
+            (revertLink, previousKey) = (link, Hex.encode(retention.key(.email(EmailAddress.normalize(previous)))))
+            outbox.append(message)
+        }
+        let (chosenLink, chosenKey) = (revertLink, previousKey)
         return try await claimingEmail {
-            try await repository.execute(found.accountID) { _ in .confirmEmailAdd(linkID: found.linkID) }.0
+            try await repository.execute(found.accountID, outbox: outbox) { _ in
+                .confirmEmailAdd(linkID: found.linkID, revertLink: chosenLink, previousEmailKey: chosenKey)
+            }.0
         }
     }
 

@@ -6,7 +6,7 @@ extension AccountService {
     /// Payload fields an export (and the feed) leaves out: secrets and their hashes are not the
     /// person's data, and in a leaked export they would only help an attacker.
     static let exportRedactedFields: Set<String> = [
-        "password_hash", "code_hmac", "cooldown_keys", "refresh_token", "totp_secret", "link_token", "previous_email_key",
+        "password_hash", "code_hmac", "cooldown_keys", "refresh_token", "totp_secret", "link_token", "previous_email_key", "email_key",
     ]
 
     /// The account's own history, decrypted (GDPR access and portability), for an account

@@ -41,7 +41,7 @@ extension ImpliedMessages {
                 notice = Notice(template: Self.methodRemovedTemplate, method: "phone", sessionID: nil)
             case .providerUnlinked(let unlinked) where unlinked.reason == nil || unlinked.reason == "apple_consent_revoked":
                 notice = Notice(template: Self.methodRemovedTemplate, method: unlinked.provider.rawValue, sessionID: nil)
-            case .emailRemoved(let removed) where removed.reason == nil:
+            case .emailRemoved(let removed) where removed.reason == nil || removed.reason == "proven_by_another_account":
                 notice = Notice(template: Self.methodRemovedTemplate, method: "email", sessionID: removed.sessionID)
             default: notice = nil
             }
@@ -49,33 +49,48 @@ extension ImpliedMessages {
                 notices.append(notice)
             }
         }
-        guard !notices.isEmpty, let contact = Self.contact(before: before, after: after, events: events) else { return [] }
-        return notices.map { notice in
-            var details = ["changed_at": RFC3339.format(time), "secure_account": Self.secureAccountAdvice]
-            if let method = notice.method { details["method"] = method }
-            let device = notice.sessionID.flatMap { before.sessions[$0]?.device ?? after.sessions[$0]?.device }
-            details["device"] = device ?? DeviceLabel.unknown
-            return OutboxMessage(channel: contact.channel, to: contact.address, template: notice.template, details: details)
+        // A revert tells the address it displaced (no longer the account's), beside the rest:
+        // should the revert be an intruder's (an old mailbox taken over), its owner learns of it.
+        var recipients = Self.contacts(before: before, after: after, events: events)
+        for case .emailReverted(let reverted) in events {
+            guard let displaced = before.email, before.emailVerified,
+                EmailAddress.normalize(displaced) != EmailAddress.normalize(reverted.email)
+            else { continue }
+            notices.append(Notice(template: Self.methodRemovedTemplate, method: "email", sessionID: nil))
+            recipients = [(.email, displaced)]
+        }
+        return recipients.flatMap { recipient in
+            notices.map { notice in
+                var details = ["changed_at": RFC3339.format(time), "secure_account": Self.secureAccountAdvice]
+                if let method = notice.method { details["method"] = method }
+                let device = notice.sessionID.flatMap { before.sessions[$0]?.device ?? after.sessions[$0]?.device }
+                details["device"] = device ?? DeviceLabel.unknown
+                return OutboxMessage(channel: recipient.channel, to: recipient.address, template: notice.template, details: details)
+            }
         }
     }
 
-    /// Where the owner is told: the verified email the account had before (unless these events
-    /// take it away: the removed address gets its own notice, with a way back), else the phone it
-    /// had before, by SMS; else what it has after. Before, not after: whoever made the change may
-    /// have just added the address or number it would otherwise go to.
-    static func contact(before: AccountState, after: AccountState, events: [AccountEvent]) -> (
-        channel: OutboxMessage.Channel, address: String
-    )? {
+    /// A notice's recipient: an email address or a phone number (SMS).
+    typealias Recipient = (channel: OutboxMessage.Channel, address: String)
+
+    /// Where the owner is told: every way the account reached them before the change, its
+    /// verified email (unless these events take it away: the removed address gets its own
+    /// notice, with a way back) and its phone, by SMS; else what it has after. Before, not
+    /// after, and all of them: whoever made the change may have added an address or number of
+    /// their own first, which must not be the only one told.
+    static func contacts(before: AccountState, after: AccountState, events: [AccountEvent]) -> [Recipient] {
         let emailRemoved = events.contains { if case .emailRemoved = $0 { true } else { false } }
         // A reset that proved the address for the first time: the others' ways in are gone.
         let addressProven = events.contains {
             if case .emailVerified(let verified) = $0 { verified.via == "password_reset" } else { false }
         }
-        if addressProven, let email = after.email { return (.email, email) }
-        if let email = before.email, before.emailVerified, !emailRemoved { return (.email, email) }
-        if let phone = before.phone { return (.sms, phone) }
-        if let email = after.email, after.emailVerified { return (.email, email) }
-        if let phone = after.phone { return (.sms, phone) }
-        return nil
+        if addressProven, let email = after.email { return [(.email, email)] }
+        var contacts: [Recipient] = []
+        if let email = before.email, before.emailVerified, !emailRemoved { contacts.append((.email, email)) }
+        if let phone = before.phone { contacts.append((.sms, phone)) }
+        if !contacts.isEmpty { return contacts }
+        if let email = after.email, after.emailVerified { return [(.email, email)] }
+        if let phone = after.phone { return [(.sms, phone)] }
+        return []
     }
 }

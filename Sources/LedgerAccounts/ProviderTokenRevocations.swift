@@ -57,7 +57,8 @@ public struct ProviderTokenRevocations: Sendable {
     public static let parkingMargin: TimeInterval = 60
 
     /// A revocation message for a token (due at `notBefore`, else at once); the message id is
-    /// bound into the seal, so a token cannot be moved to another row.
+    /// bound into the seal, so a token cannot be moved to another row. A parked one (with
+    /// `notBefore`) names its grant (`details.grant`): any token kept for that grant withdraws it.
     public func message(revoking token: AccountState.ProviderToken, id: UUID = UUID.random(), notBefore: Date? = nil) throws
         -> OutboxMessage
     {
@@ -65,7 +66,18 @@ public struct ProviderTokenRevocations: Sendable {
         return OutboxMessage(
             id: id, channel: Self.channel, to: token.provider.rawValue, template: Self.template,
             token: try AESGCM.sealText(key: key, plaintext: Array(plaintext), additionalData: Self.associatedData + id.bytes),
-            notBefore: notBefore)
+            details: notBefore == nil ? nil : [Self.grantDetail: grant(of: token)], notBefore: notBefore)
+    }
+
+    /// The detail naming a parked revocation's grant.
+    public static let grantDetail = "grant"
+
+    /// A keyed hash of the grant a token belongs to (the provider user and the app): revoking
+    /// any of its tokens ends the person's whole consent to the app, so a parked revocation must
+    /// not go once a later sign-in kept a token of the same grant.
+    public func grant(of token: AccountState.ProviderToken) -> String {
+        Hex.encode(
+            HMACSHA256.authenticate(key: key, message: Array("grant:\(token.provider.rawValue):\(token.subject):\(token.clientID)".utf8)))
     }
 
     /// The token a revocation message carries; nil for a message that is not one, or whose

@@ -108,7 +108,7 @@ extension AccountService {
         if let owner {
             guard owner == claimant else { throw taken() }
         } else {
-            try await checkCooldown(identifier)
+            try await checkCooldown(identifier, claimant: claimant)
         }
     }
 
@@ -116,9 +116,12 @@ extension AccountService {
     /// account, and for an address or number added to another account (else the cooldown
     /// would only take another route); `409 email_held` while another account may still revert
     /// its change or removal of the address.
-    public func checkCooldown(_ identifier: Retention.Identifier) async throws {
-        if let reason = try await repository.listing(keyHash: retention.key(identifier), at: clock.now()) {
-            throw retention.refusal(reason)
+    public func checkCooldown(_ identifier: Retention.Identifier, claimant: UUID? = nil) async throws {
+        // The account that listed the address (one it removed) may take it back.
+        if let listed = try await repository.listing(keyHash: retention.key(identifier), at: clock.now()),
+            listed.accountID != claimant
+        {
+            throw retention.refusal(listed.reason)
         }
     }
 }

@@ -158,6 +158,12 @@ struct AccountProjector {
     /// current before the first event, which a refresh among them spends.
     mutating func add(_ state: AccountState, events: [(AccountEvent, Date)], from previous: AccountState? = nil) {
         guard let createdAt = state.createdAt else { return }
+        // The address add-with-password waits for, while its link lives at the latest event's
+        // time: one past it is written no more (the retention sweep clears what is left).
+        let lastTime = events.last?.1
+        let pendingLink = state.pendingEmail.flatMap { state.pendingLinks[$0.linkID] }.flatMap { link in
+            lastTime.map { link.expiresAt > $0 } ?? true ? link : nil
+        }
         for (event, time) in events {
             addLinks(state.accountID, event, at: time)
             if previous != nil, case .appleNotificationReceived(let received) = event {
@@ -175,8 +181,8 @@ struct AccountProjector {
                 apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
                 deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt,
                 totp_enabled: state.isTOTPEnabled, recovery_codes_left: Int64(state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0),
-                pending_email: live ? state.pendingEmail?.email : nil,
-                pending_email_expires_at: live ? state.pendingEmail.flatMap { state.pendingLinks[$0.linkID]?.expiresAt } : nil))
+                pending_email: live ? pendingLink.map { _ in state.pendingEmail?.email } ?? nil : nil,
+                pending_email_expires_at: live ? pendingLink?.expiresAt : nil))
         // The address an email change or removal took away is held for its revert link's life,
         // as a deletion's identifiers are for the cooldown (the owner itself may claim it back).
         for listing in Retention.Listing.listed(by: events.map(\.0)) {
@@ -267,10 +273,15 @@ struct AccountProjector {
             }
         case .emailChanged(let changed):
             use([.emailChange, .verifyEmail])
+            spend(.link(changed.linkID, time))  // an email_add link it completes
             insertLink(accountID, changed.revertTokenHash, changed.revertLinkID, .emailRevert, changed.revertExpiresAt)
         case .emailReverted(let reverted):
-            use([.emailChange, .verifyEmail])
-            spend(.revertsFrom(accountID: accountID, linkID: reverted.linkID, time))
+            use([.emailChange, .verifyEmail, .emailAdd])
+            if let ended = reverted.endedRevertLinkIDs {
+                for linkID in [reverted.linkID] + ended { spend(.link(linkID, time)) }
+            } else {
+                spend(.revertsFrom(accountID: accountID, linkID: reverted.linkID, time))
+            }
         case .emailVerified: use([.verifyEmail])
         case .passwordSet(let set) where set.reason == "reset": use([.passwordReset])
         case .reauthGranted(let granted):

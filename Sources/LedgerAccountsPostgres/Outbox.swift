@@ -4,9 +4,14 @@ import LedgerPostgres
 
 /// The transactional outbox table.
 public enum Outbox {
-    /// Withdraws a parked message not sent yet (inside the caller's transaction).
-    static func withdraw(_ id: UUID, on connection: PostgresConnection) {
-        connection.queue("DELETE FROM outbox WHERE id = $1 AND delivered_at IS NULL AND failed_at IS NULL", [.uuid(id)])
+    /// Withdraws the parked revocations of `accountID` for a grant, not sent yet, inside the
+    /// caller's transaction: a token of that grant was kept.
+    static func withdrawParkedRevocations(ofGrant grant: String, accountID: UUID, on connection: PostgresConnection) {
+        connection.queue(
+            """
+            DELETE FROM outbox WHERE account_id = $1 AND channel = 'provider' AND delivered_at IS NULL AND failed_at IS NULL
+              AND details IS NOT NULL AND details::jsonb ->> 'grant' = $2
+            """, [.uuid(accountID), .text(grant)])
     }
 
     /// Writes a message inside the caller's transaction, due at once (or at its `notBefore`). The row is queued on the

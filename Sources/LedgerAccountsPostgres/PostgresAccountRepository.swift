@@ -62,8 +62,11 @@ public struct PostgresAccountRepository: AccountRepository {
         for message in outbox + (try implied.messages(for: events, before: state, after: after, at: now)) {
             Outbox.enqueue(message, accountID: accountID, at: now, on: connection)
         }
+        // A token kept withdraws every revocation parked for its grant (another abandoned sign-in's too).
         for case .providerTokensStored(let stored) in events {
-            if let parked = stored.parkedRevocationID { Outbox.withdraw(parked, on: connection) }
+            let token = AccountState.ProviderToken(
+                provider: stored.provider, subject: stored.subject, clientID: stored.clientID, refreshToken: stored.refreshToken)
+            Outbox.withdrawParkedRevocations(ofGrant: revocations.grant(of: token), accountID: accountID, on: connection)
         }
         return (after, events)
     }
@@ -123,10 +126,11 @@ public struct PostgresAccountRepository: AccountRepository {
         ).rowCount == 0
     }
 
-    public func listing(keyHash: [UInt8], at time: Date) async throws -> Retention.Listing.Reason? {
+    public func listing(keyHash: [UInt8], at time: Date) async throws -> (reason: Retention.Listing.Reason, accountID: UUID)? {
         let rows = try await store.client.query(
-            "SELECT reason FROM signup_cooldowns WHERE key_hmac = $1 AND until > $2", [.bytea(keyHash), .timestamp(time)])
-        return rows.rowCount == 0 ? nil : rows[0].string(0).flatMap(Retention.Listing.Reason.init) ?? .deleted
+            "SELECT reason, account_id FROM signup_cooldowns WHERE key_hmac = $1 AND until > $2", [.bytea(keyHash), .timestamp(time)])
+        guard rows.rowCount == 1, let accountID = try rows[0].uuid(1) else { return nil }
+        return (rows[0].string(0).flatMap(Retention.Listing.Reason.init) ?? .deleted, accountID)
     }
 
     public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {

@@ -54,9 +54,11 @@ public enum AccountCommand: Sendable, Equatable {
     /// address without ever having verified it, gives it up (with the password that came with
     /// it). Nothing when it holds another address or has verified this one.
     case releaseUnprovenEmail(EmailAddress)
-    /// The confirmation link of `add-with-password` was used: the address becomes the account's
-    /// verified email, and the password that waited with it is set.
-    case confirmEmailAdd(linkID: UUID)
+    /// The confirmation link of `add-with-password` was used, while the session that asked is
+    /// live: the address becomes the account's verified email, and the password that waited
+    /// with it is set. A verified (Apple private-relay) address it replaces gets `revertLink`
+    /// and is held (`previousEmailKey`), as after a change.
+    case confirmEmailAdd(linkID: UUID, revertLink: NewLink? = nil, previousEmailKey: String? = nil)
     /// Sends a confirmation link to `newEmail`; needs re-auth unless email + password is the only method.
     case requestEmailChange(EmailAddress, link: NewLink, sessionID: UUID, reauthTokenHash: String?)
     /// The new address's link was used: the change applies, and the old address gets `revertLink`.

@@ -242,22 +242,34 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         ]
 
     case .releaseUnprovenEmail(let address):
+        // Never the holder's only way in: whoever clicked a stranger's confirmation link in their
+        // own mailbox must not find their own account left with nothing (`email_taken` instead).
         guard state.exists, !state.isDeleted, let email = state.email, !state.emailVerified,
-            EmailAddress.normalize(email) == address.normalized
+            EmailAddress.normalize(email) == address.normalized, state.signInMethods != [.password]
         else { return [] }
         let links = state.pendingLinks.values.filter { $0.purpose != .emailRevert }.map(\.id).sorted { $0.uuidString < $1.uuidString }
         return [.emailRemoved(.init(email: email, passwordRemoved: state.hasPassword, reason: "proven_by_another_account"))]
             + (links.isEmpty ? [] : [.emailLinksRevoked(.init(linkIDs: links, reason: "email_removed"))])
 
-    case .confirmEmailAdd(let linkID):
+    case .confirmEmailAdd(let linkID, let revertLink, let previousEmailKey):
         try requireLiveAccount(state)
+        // The session that asked must still be live: signing everyone out ends a pending addition.
         guard let link = state.liveLink(linkID, purpose: .emailAdd, at: now), let pending = state.pendingEmail,
-            pending.linkID == linkID
+            pending.linkID == linkID, state.sessions[pending.sessionID]?.isActive == true
         else { throw IdentityError.linkExpired }
-        return [
-            .emailAdded(.init(email: link.email, verifiedBy: "link", sessionID: pending.sessionID, linkID: linkID)),
-            .passwordSet(.init(passwordHash: pending.passwordHash, reason: "add", sessionID: pending.sessionID)),
-        ]
+        let password = AccountEvent.passwordSet(.init(passwordHash: pending.passwordHash, reason: "add", sessionID: pending.sessionID))
+        // A verified private-relay address replaced: a change like any other, with its way back.
+        if let previous = state.email, state.emailVerified, let revertLink {
+            return [
+                .emailChanged(
+                    .init(
+                        email: link.email, previousEmail: previous, previousEmailVerified: true, linkID: linkID,
+                        revertLinkID: revertLink.linkID, revertExpiresAt: revertLink.expiresAt, revertTokenHash: revertLink.tokenHash,
+                        previousEmailKey: previousEmailKey, sessionID: pending.sessionID)),
+                password,
+            ]
+        }
+        return [.emailAdded(.init(email: link.email, verifiedBy: "link", sessionID: pending.sessionID, linkID: linkID)), password]
 
     case .requestEmailChange(let newEmail, let link, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -294,26 +306,42 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard let link = state.liveLink(linkID, purpose: .emailRevert, at: now) else {
             throw IdentityError.linkExpired
         }
-        let change = link.undoes ?? AccountState.RevertibleChange(version: state.version, sessionID: nil, hadPassword: false)
-        guard newPasswordHash != nil || !change.hadPassword else {
+        let change =
+            link.undoes ?? AccountState.RevertibleChange(version: state.version, sessionID: nil, hadPassword: false, at: now)
+        // Whoever made the change may know the password it had, or have set one since.
+        guard newPasswordHash != nil || !(change.hadPassword || state.hasPassword) else {
             throw IdentityError(.newPasswordRequired, "Choose a new password: whoever changed your email may know the old one.")
         }
-        // The takeover undone: what was added after the change, and what the session that made
-        // it added before it (an intruder links their Google, then removes the email).
-        let undone = { (origin: AccountState.MethodOrigin?) -> Bool in
-            guard let origin else { return false }
-            return origin.version > change.version || (change.sessionID != nil && origin.sessionID == change.sessionID)
+        // The takeover undone: what was added after the change, what the session that made it
+        // added before it (an intruder links their Google, then removes the email), and what
+        // any session added in the day before it (an intruder preparing from a second session).
+        let lookBack = change.at.addingTimeInterval(-Policies.standard.revertLookBack)
+        let inSpan = { (version: Int64?, sessionID: UUID?, at: Date?) -> Bool in
+            guard let version else { return false }
+            if version > change.version { return true }
+            guard let sessionID else { return false }
+            return sessionID == change.sessionID || (at.map { $0 >= lookBack } ?? false)
         }
-        let enrolledInSpan = state.totp.map { totp in
-            (totp.enabledAtVersion ?? 0) > change.version || (change.sessionID != nil && totp.enrolledBy == change.sessionID)
+        let undone = { (origin: AccountState.MethodOrigin?) -> Bool in inSpan(origin?.version, origin?.sessionID, origin?.at) }
+        // TOTP turned on, or its recovery codes replaced, in the span: the factor may be the intruder's.
+        let totpInSpan = state.totp.map { totp in
+            inSpan(totp.enabledAtVersion, totp.enrolledBy, nil) || inSpan(totp.recoveryCodesAtVersion, nil, nil)
+                || (change.sessionID != nil && totp.enrolledBy == change.sessionID)
         }
-        let removals = removeMethods(state, reason: "email_reverted", removingTOTP: enrolledInSpan == true, where: undone)
+        let removals = removeMethods(state, reason: "email_reverted", removingTOTP: totpInSpan == true, where: undone)
         let password: [AccountEvent] = newPasswordHash.map { [.passwordSet(.init(passwordHash: $0, reason: "revert"))] } ?? []
+        // The revert links of changes after this one end with it (by the changes' order, not
+        // their expiry, which a configuration change can reorder).
+        let later = state.pendingLinks.values.filter { other in
+            guard other.purpose == .emailRevert, other.id != linkID else { return false }
+            guard let otherChange = other.undoes else { return other.expiresAt >= link.expiresAt }
+            return otherChange.version > change.version
+        }.map(\.id).sorted { $0.uuidString < $1.uuidString }
         return [
             .emailReverted(
                 .init(
                     email: link.email, linkID: linkID, removedMethods: removedMethods(removals),
-                    twoFactorReset: removals.contains { if case .totpDisabled = $0 { true } else { false } }))
+                    twoFactorReset: removals.contains { if case .totpDisabled = $0 { true } else { false } }, endedRevertLinkIDs: later))
         ] + removals + password
             + revokeSessions(state, reason: "email_reverted", except: nil)
             + endPendingAccess(state, reason: "email_reverted", except: linkID, now: now)

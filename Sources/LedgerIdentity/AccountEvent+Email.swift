@@ -94,15 +94,22 @@ extension AccountEvent {
         /// `phone`, `apple`, `google`.
         public var removedMethods: [String]
         public var twoFactorReset: Bool
+        /// The other revert links this one ends: those of changes after the one it undoes (nil in
+        /// events written before they were named: then those expiring no earlier).
+        public var endedRevertLinkIDs: [UUID]?
         enum CodingKeys: String, CodingKey {
             case email, linkID = "link_id", removedMethods = "removed_methods", twoFactorReset = "two_factor_reset"
+            case endedRevertLinkIDs = "ended_revert_link_ids"
         }
 
-        public init(email: String, linkID: UUID, removedMethods: [String] = [], twoFactorReset: Bool = false) {
+        public init(
+            email: String, linkID: UUID, removedMethods: [String] = [], twoFactorReset: Bool = false, endedRevertLinkIDs: [UUID]? = nil
+        ) {
             self.email = email
             self.linkID = linkID
             self.removedMethods = removedMethods
             self.twoFactorReset = twoFactorReset
+            self.endedRevertLinkIDs = endedRevertLinkIDs
         }
 
         public init(from decoder: any Decoder) throws {
@@ -111,6 +118,7 @@ extension AccountEvent {
             linkID = try container.decode(UUID.self, forKey: .linkID)
             removedMethods = try container.decodeIfPresent([String].self, forKey: .removedMethods) ?? []
             twoFactorReset = try container.decodeIfPresent(Bool.self, forKey: .twoFactorReset) ?? false
+            endedRevertLinkIDs = try container.decodeIfPresent([UUID].self, forKey: .endedRevertLinkIDs)
         }
     }
 

@@ -126,10 +126,11 @@ extension AccountState.RevertibleChange: ByteCodable {
         writer.write(version)
         writer.write(sessionID)
         writer.write(hadPassword)
+        writer.write(at)
     }
 
     public init(from reader: inout ByteReader) throws {
-        self.init(version: try reader.read(), sessionID: try reader.read(), hadPassword: try reader.read())
+        self.init(version: try reader.read(), sessionID: try reader.read(), hadPassword: try reader.read(), at: try reader.read())
     }
 }
 
@@ -137,10 +138,11 @@ extension AccountState.MethodOrigin: ByteCodable {
     public func write(to writer: inout ByteWriter) {
         writer.write(version)
         writer.write(sessionID)
+        writer.write(at)
     }
 
     public init(from reader: inout ByteReader) throws {
-        self.init(version: try reader.read(), sessionID: try reader.read())
+        self.init(version: try reader.read(), sessionID: try reader.read(), at: try reader.read())
     }
 }
 
@@ -240,12 +242,13 @@ extension AccountState.TOTPState: ByteCodable {
         writer.write(lastUsedStep)
         writer.write(enrolledBy)
         writer.write(enabledAtVersion)
+        writer.write(recoveryCodesAtVersion)
     }
 
     public init(from reader: inout ByteReader) throws {
         self.init(
             secret: try reader.read(), enabled: try reader.read(), lastUsedStep: try reader.read(), enrolledBy: try reader.read(),
-            enabledAtVersion: try reader.read())
+            enabledAtVersion: try reader.read(), recoveryCodesAtVersion: try reader.read())
     }
 }
 

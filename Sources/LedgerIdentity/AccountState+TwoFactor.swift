@@ -11,15 +11,21 @@ extension AccountState {
         public var lastUsedStep: Int64?
         /// The session that began the enrolment: only it confirms it.
         public var enrolledBy: UUID?
-        /// The stream version of `mfa.totp_enabled` (what a revert reads).
+        /// The stream versions of `mfa.totp_enabled` and of the last recovery codes issued (what
+        /// a revert reads: codes an intruder regenerated make the factor theirs too).
         public var enabledAtVersion: Int64?
+        public var recoveryCodesAtVersion: Int64?
 
-        public init(secret: String, enabled: Bool, lastUsedStep: Int64?, enrolledBy: UUID? = nil, enabledAtVersion: Int64? = nil) {
+        public init(
+            secret: String, enabled: Bool, lastUsedStep: Int64?, enrolledBy: UUID? = nil, enabledAtVersion: Int64? = nil,
+            recoveryCodesAtVersion: Int64? = nil
+        ) {
             self.secret = secret
             self.enabled = enabled
             self.lastUsedStep = lastUsedStep
             self.enrolledBy = enrolledBy
             self.enabledAtVersion = enabledAtVersion
+            self.recoveryCodesAtVersion = recoveryCodesAtVersion
         }
     }
 

@@ -139,23 +139,27 @@ public struct AccountState: Sendable, Equatable {
         public var version: Int64
         public var sessionID: UUID?
         public var hadPassword: Bool
+        public var at: Date
 
-        public init(version: Int64, sessionID: UUID?, hadPassword: Bool) {
+        public init(version: Int64, sessionID: UUID?, hadPassword: Bool, at: Date) {
             self.version = version
             self.sessionID = sessionID
             self.hadPassword = hadPassword
+            self.at = at
         }
     }
 
-    /// Where a sign-in method came from: the stream version of the event that added it, and the
-    /// signed-in session that added it (nil: a sign-up, or a sign-in that proved the account).
+    /// Where a sign-in method came from: the stream version of the event that added it, when,
+    /// and the signed-in session that added it (nil: a sign-up, or a sign-in that proved the account).
     public struct MethodOrigin: Sendable, Equatable {
         public var version: Int64
         public var sessionID: UUID?
+        public var at: Date
 
-        public init(version: Int64, sessionID: UUID?) {
+        public init(version: Int64, sessionID: UUID?, at: Date) {
             self.version = version
             self.sessionID = sessionID
+            self.at = at
         }
     }
 
@@ -216,6 +220,7 @@ extension AccountState {
     /// account's state (or its snapshot) without bound.
     mutating func linkSent(_ purpose: PendingLink.Purpose, at time: Date) {
         pendingLinks = pendingLinks.filter { $0.value.expiresAt > time }
+        if let pending = pendingEmail, pendingLinks[pending.linkID] == nil { pendingEmail = nil }
         for (sentPurpose, times) in linkSendTimes {
             linkSendTimes[sentPurpose] = Array(
                 times.filter { $0 > time.addingTimeInterval(-LinkResendPolicy.longestWindow) }.suffix(LinkResendPolicy.largestLimit))
@@ -277,11 +282,11 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .phoneLinked(let linked):
         state.phone = linked.phone
         state.phoneRegion = linked.region
-        state.methodOrigins[SignInMethod.phone.rawValue] = .init(version: state.version, sessionID: linked.sessionID)
+        state.methodOrigins[SignInMethod.phone.rawValue] = .init(version: state.version, sessionID: linked.sessionID, at: recordedAt)
     case .phoneChanged(let changed):
         state.phone = changed.phone
         state.phoneRegion = changed.region
-        state.methodOrigins[SignInMethod.phone.rawValue] = .init(version: state.version, sessionID: changed.sessionID)
+        state.methodOrigins[SignInMethod.phone.rawValue] = .init(version: state.version, sessionID: changed.sessionID, at: recordedAt)
     case .reauthGranted(let granted):
         // Grants that ended before this one began can no longer matter.
         state.reauthGrants = state.reauthGrants.filter { $0.value.expiresAt > recordedAt }
@@ -324,9 +329,12 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
             id: sent.linkID, purpose: .emailChange, email: sent.email, expiresAt: sent.expiresAt, sessionID: sent.sessionID)
         state.linkSent(.emailChange, at: recordedAt)
     case .emailChanged(let changed):
-        let undone = AccountState.RevertibleChange(version: state.version, sessionID: changed.sessionID, hadPassword: state.hasPassword)
+        let undone = AccountState.RevertibleChange(
+            version: state.version, sessionID: changed.sessionID, hadPassword: state.hasPassword, at: recordedAt)
         state.email = changed.email
         state.emailVerified = true
+        if state.pendingEmail?.linkID == changed.linkID { state.pendingEmail = nil }
+        state.pendingLinks[changed.linkID] = nil
         // Older change and verification links are for addresses that no longer apply.
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .emailChange && $0.value.purpose != .verifyEmail }
         // A revert link goes only to an address the account had proven: one never verified may
@@ -349,7 +357,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.holds[lapsed.ref] = nil
     case .providerLinked(let linked):
         state.providerSubjects[linked.provider] = linked.subject
-        state.methodOrigins[linked.provider.rawValue] = .init(version: state.version, sessionID: linked.sessionID)
+        state.methodOrigins[linked.provider.rawValue] = .init(version: state.version, sessionID: linked.sessionID, at: recordedAt)
     case .providerUnlinked(let unlinked):
         state.providerSubjects[unlinked.provider] = nil
         state.methodOrigins[unlinked.provider.rawValue] = nil
@@ -363,6 +371,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .totpEnabled(let enabled):
         state.totp?.enabled = true
         state.totp?.enabledAtVersion = state.version
+        state.totp?.recoveryCodesAtVersion = state.version
         state.recoveryCodeHashes = enabled.recoveryCodeHashes
     case .totpDisabled:
         state.totp = nil
@@ -370,6 +379,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.mfaChallenges = [:]
     case .recoveryCodesRegenerated(let regenerated):
         state.recoveryCodeHashes = regenerated.recoveryCodeHashes
+        state.totp?.recoveryCodesAtVersion = state.version
     case .totpCodeUsed(let used):
         let last = state.totp?.lastUsedStep ?? used.step
         state.totp?.lastUsedStep = max(last, used.step)
@@ -408,7 +418,8 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.phoneRegion = nil
         state.methodOrigins[SignInMethod.phone.rawValue] = nil
     case .emailRemoved(let removed):
-        let undone = AccountState.RevertibleChange(version: state.version, sessionID: removed.sessionID, hadPassword: state.hasPassword)
+        let undone = AccountState.RevertibleChange(
+            version: state.version, sessionID: removed.sessionID, hadPassword: state.hasPassword, at: recordedAt)
         state.email = nil
         state.emailVerified = false
         if removed.passwordRemoved { state.passwordHash = nil }
@@ -421,24 +432,34 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.emailVerified = true
         // The used revert link and every later one (back to addresses after this one) end;
         // earlier ones stay, so reverting the second of two changes (the attacker's own
-        // mailbox gets that link) cannot end the original owner's way back.
+        // mailbox gets that link) cannot end the original owner's way back. Which are later is
+        // named in the event (by the changes' order); events written before it said so went by
+        // expiry.
         let used = state.pendingLinks[reverted.linkID]?.expiresAt ?? .distantFuture
-        state.pendingLinks = state.pendingLinks.filter { _, link in
+        let ended = reverted.endedRevertLinkIDs.map(Set.init)
+        state.pendingLinks = state.pendingLinks.filter { id, link in
             switch link.purpose {
-            case .emailChange, .verifyEmail: return false
-            case .emailRevert: return link.expiresAt < used
+            case .emailChange, .verifyEmail, .emailAdd: return false
+            case .emailRevert: return id != reverted.linkID && (ended.map { !$0.contains(id) } ?? (link.expiresAt < used))
             default: return true
             }
         }
+        state.pendingEmail = nil
     }
     if case .passwordSet(let set) = event, set.reason == "reset" {
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }
     }
     // A new password or a reverted email ends the sign-ins waiting for their second factor:
-    // one begun with a phished password is over.
+    // one begun with a phished password is over. A reset or a revert also forgets the known
+    // devices: whoever had access may hold a device token, and their next sign-in must alert.
     switch event {
     case .passwordSet(let set) where set.reason == "reset" || set.reason == "change": state.mfaChallenges = [:]
     case .emailReverted: state.mfaChallenges = [:]
+    default: break
+    }
+    switch event {
+    case .passwordSet(let set) where set.reason == "reset" || set.reason == "revert": state.knownDevices = []
+    case .emailReverted: state.knownDevices = []
     default: break
     }
 }

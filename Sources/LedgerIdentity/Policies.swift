@@ -23,6 +23,10 @@ public struct Policies: Sendable, Equatable {
     /// Email links of one purpose: the "Resend link in 0:27" countdown, and the first send and
     /// 3 resends per 15 minutes, like the OTP resend rule.
     public var linkResend = LinkResendPolicy()
+    /// A revert undoes what any session added this long before the change it reverts (besides
+    /// everything after it, and whatever the changing session added): an intruder with the
+    /// password may prepare from a second session first. The owner adds back what was theirs.
+    public var revertLookBack: TimeInterval = 86_400
     /// How long a provider sign-in waits (`link_token`) for the sign-in that proves the account it
     /// found by email.
     public var providerLinkLifetime: TimeInterval = 900

@@ -223,7 +223,8 @@ public struct LedgerConfiguration: Sendable {
             throw ConfigurationError("LEDGER_TRUSTED_PROXIES: '\(proxy)' is not an address or CIDR block")
         }
         try integer("LEDGER_EMAIL_LINK_TTL_SECONDS", &configuration.emailLinkTTLSeconds, minimum: 1, maximum: 7 * Self.day)
-        try integer("LEDGER_EMAIL_REVERT_TTL_SECONDS", &configuration.emailRevertTTLSeconds, minimum: 1)
+        // At most 30 days: the address stays held from every other account as long.
+        try integer("LEDGER_EMAIL_REVERT_TTL_SECONDS", &configuration.emailRevertTTLSeconds, minimum: 1, maximum: 30 * Self.day)
         // Links once followed the code's countdown and limits; a configuration written then
         // (LEDGER_OTP_RESEND_*) keeps working for links until it names their own.
         // The window is at most a day: an account's state keeps its link send times that long.

@@ -54,7 +54,10 @@ struct LinkPageCopy: Sendable {
                 button: "Set new password", done: "Password updated. Sign in with your new password.",
                 expired: "Password reset links expire after 30 minutes. Request a new one to try again."),
             .confirmEmailChange: Page(
-                title: "Confirm your new email", lead: "Use this address to sign in from now on.", button: "Confirm new email",
+                title: "Confirm your new email",
+                lead: "Use this address to sign in from now on. "
+                    + "If you didn't ask to add or change an email address, close this page: nothing changes.",
+                button: "Confirm new email",
                 done: "Your new email address is confirmed. You can go back to the app.",
                 expired: "Email change links expire after 30 minutes. Request a new one to try again."),
             .revertEmail: Page(

@@ -80,6 +80,13 @@ struct ImpliedMessagesTests {
                 [.providerLinked(.init(provider: .apple, subject: "a", email: nil, emailVerified: false))], before: account(verified: false)
             ).isEmpty)
         #expect(try sent([.phoneRemoved(.init(phone: "+995511200300", reason: "email_reverted"))], before: withPhone).isEmpty)
+        // Every contact the account had before is told: an intruder's address added first is not the only one.
+        let both = try sent([.phoneRemoved(.init(phone: "+995511200300"))], before: withPhone)
+        #expect(both.map(\.to) == ["ana@example.com", "+995511200300"] && both.map(\.channel) == [.email, .sms])
+        // A revert tells the address it displaced, and nobody else.
+        let displaced = try sent([.emailReverted(.init(email: "old@example.com", linkID: UUID()))], before: verified)
+        #expect(displaced.map(\.to) == ["ana@example.com"] && displaced.first?.details?["method"] == "email")
+        #expect(AccountService.isRedactedInExport("email_key") && AccountService.isRedactedInExport("revert_token_sha256"))
         // A sign-up tells nobody.
         #expect(
             try sent(

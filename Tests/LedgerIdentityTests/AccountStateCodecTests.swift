@@ -80,12 +80,13 @@ struct AccountStateCodecTests {
         #expect(Mirror(reflecting: state).children.count == 33)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)
-        #expect(Mirror(reflecting: AccountState.RevertibleChange(version: 1, sessionID: nil, hadPassword: true)).children.count == 3)
-        #expect(Mirror(reflecting: AccountState.MethodOrigin(version: 1, sessionID: nil)).children.count == 2)
+        let change = AccountState.RevertibleChange(version: 1, sessionID: nil, hadPassword: true, at: Date())
+        #expect(Mirror(reflecting: change).children.count == 4)
+        #expect(Mirror(reflecting: AccountState.MethodOrigin(version: 1, sessionID: nil, at: Date())).children.count == 3)
         #expect(
             Mirror(reflecting: AccountState.PendingEmail(email: "", linkID: UUID(), passwordHash: "", sessionID: UUID())).children.count
                 == 4)
-        #expect(Mirror(reflecting: AccountState.TOTPState(secret: "", enabled: true, lastUsedStep: nil)).children.count == 5)
+        #expect(Mirror(reflecting: AccountState.TOTPState(secret: "", enabled: true, lastUsedStep: nil)).children.count == 6)
         #expect(Mirror(reflecting: state.reauthGrants.first!.value).children.count == 5)
         #expect(Mirror(reflecting: state.reauthNonces.first!.value).children.count == 4)
         #expect(Mirror(reflecting: state.holds.first!.value).children.count == 7)

@@ -315,20 +315,28 @@ struct ChangeDecideTests {
         #expect(throws: IdentityError.self) { try decide(deleted, delete, now: now) }
     }
 
-    @Test("a revert removes what was added after the change, and what the changing session added before it; the rest stays")
+    @Test("a revert removes what was added after the change, by its session before it, or by any session the day before; the rest stays")
     func revertUndoesTheSpan() throws {
-        let intruder = UUID()
-        // The owner's account (verified, a password, the phone added by the owner's session
-        // `current`), then the intruder's session links Google before moving the email.
-        var state = fold(
-            try account(),
-            [
+        let (intruder, second) = (UUID(), UUID())
+        // The owner's account (verified, a password, the phone), Apple added by the owner's
+        // session `current` two days before; then, in the day before the change, the intruder
+        // links Google from the session that will move the email, and Microsoft-like extras
+        // from a second session (here: the phone changed to theirs).
+        var state = try account()
+        state = evolve(
+            state, .providerLinked(.init(provider: .apple, subject: "a-1", email: nil, emailVerified: false, sessionID: current)),
+            at: now.addingTimeInterval(-2 * 86_400))
+        state = fold(
+            state,
+            [intruder, second].map {
                 .sessionStarted(
                     .init(
-                        sessionID: intruder, method: "email", device: nil, accessTokenHash: "ai", refreshTokenHash: "ri",
-                        accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+                        sessionID: $0, method: "email", device: nil, accessTokenHash: "a\($0)", refreshTokenHash: "r\($0)",
+                        accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000)))
+            } + [
                 .providerLinked(.init(provider: .google, subject: "g-1", email: nil, emailVerified: false, sessionID: intruder)),
-                .providerLinked(.init(provider: .apple, subject: "a-1", email: nil, emailVerified: false, sessionID: current)),
+                .phoneChanged(
+                    .init(phone: "+995511200399", region: "GE", previousPhone: "+995511200300", requestID: nil, sessionID: second)),
             ])
         let change = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800), tokenHash: "c")
         state = fold(
@@ -351,11 +359,123 @@ struct ChangeDecideTests {
             Issue.record("no email.reverted first")
             return
         }
-        #expect(reverted.removedMethods == ["google"] && reverted.twoFactorReset)
+        #expect(reverted.removedMethods == ["phone", "google"] && reverted.twoFactorReset)
         let after = fold(state, events)
         #expect(after.email == "ana@example.com" && after.emailVerified && after.passwordHash == "h9")
-        // The owner's phone and Apple (added by the owner's session, before the change) stay.
-        #expect(after.phone == "+995511200300" && after.providerSubjects[.apple] == "a-1" && after.providerSubjects[.google] == nil)
+        // Apple, added by the owner's session long before the change, stays.
+        #expect(after.phone == nil && after.providerSubjects[.apple] == "a-1" && after.providerSubjects[.google] == nil)
         #expect(!after.isTOTPEnabled && after.sessions.values.allSatisfy { !$0.isActive } && after.reauthGrants.isEmpty)
+    }
+
+    /// The account with its email moved to eve@ by the session `other`; the revert link's id.
+    func moved(_ state: AccountState, revertLifetime: TimeInterval = 604_800, to email: String = "eve@example.com", at time: Date)
+        throws -> (AccountState, revert: UUID)
+    {
+        let change = AccountCommand.NewLink(linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "c")
+        var state = fold(
+            state, [.emailChangeRequested(.init(email: email, linkID: change.linkID, expiresAt: change.expiresAt, sessionID: other))])
+        let revert = AccountCommand.NewLink(linkID: UUID(), expiresAt: time.addingTimeInterval(revertLifetime), tokenHash: "r")
+        state = try decide(state, .confirmEmailChange(linkID: change.linkID, revertLink: revert), now: time).reduce(state) {
+            evolve($0, $1, at: time)
+        }
+        return (state, revert.linkID)
+    }
+
+    @Test("a revert asks for a new password whenever the account has one, also one set after the change it undoes")
+    func revertPasswordSetInSpan() throws {
+        // An account whose address Google vouched for, without a password.
+        var state = AccountState(accountID: UUID())
+        for event: AccountEvent in [
+            .registered(.init(email: "ana@example.com", displayName: nil, method: "google")),
+            .emailVerified(.init(email: "ana@example.com")),
+            .sessionStarted(
+                .init(
+                    sessionID: other, method: "google", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+        ] { state = evolve(state, event, at: now) }
+        let (changed, revert) = try moved(state, at: now)
+        #expect(try decide(changed, .revertEmail(linkID: revert, newPasswordHash: nil), now: now).first?.type == "email.reverted")
+        // The intruder set a password after the change: the revert must replace it.
+        let withPassword = evolve(changed, .passwordSet(.init(passwordHash: "intruders", reason: "add", sessionID: other)), at: now)
+        #expect(throws: IdentityError.self) { try decide(withPassword, .revertEmail(linkID: revert, newPasswordHash: nil), now: now) }
+        let after = fold(withPassword, try decide(withPassword, .revertEmail(linkID: revert, newPasswordHash: "owners"), now: now))
+        #expect(after.passwordHash == "owners")
+    }
+
+    @Test("reverting an earlier change ends the later changes' revert links by their order, whatever their expiry says")
+    func revertOrder() throws {
+        // ana@ → eve@ (a 7-day link to ana@), then eve@ → mallory@ with a shorter link (the
+        // operator shortened LEDGER_EMAIL_REVERT_TTL_SECONDS in between).
+        let (once, toAna) = try moved(try account(), at: now)
+        let (twice, toEve) = try moved(once, revertLifetime: 86_400, to: "mallory@example.com", at: now.addingTimeInterval(60))
+        let events = try decide(twice, .revertEmail(linkID: toAna, newPasswordHash: "h"), now: now.addingTimeInterval(120))
+        guard case .emailReverted(let reverted) = events.first else {
+            Issue.record("no email.reverted")
+            return
+        }
+        #expect(reverted.endedRevertLinkIDs == [toEve])
+        let after = fold(twice, events)
+        #expect(after.email == "ana@example.com" && after.pendingLinks[toEve] == nil)
+        #expect(throws: IdentityError.linkExpired) { try decide(after, .revertEmail(linkID: toEve, newPasswordHash: "h"), now: now) }
+    }
+
+    @Test("recovery codes replaced after the change turn TOTP off at the revert; a reset or revert forgets the known devices")
+    func revertRecoveryCodesAndDevices() throws {
+        var state = fold(
+            try account(),
+            [.totpEnrolmentStarted(.init(secret: "s", sessionID: current)), .totpEnabled(.init(recoveryCodeHashes: ["c1"]))])
+        state = evolve(
+            state,
+            .sessionStarted(
+                .init(
+                    sessionID: UUID(), method: "email", device: nil, accessTokenHash: "ad", refreshTokenHash: "rd",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000), deviceID: UUID())),
+            at: now.addingTimeInterval(-3 * 86_400))
+        let (changed, revert) = try moved(state, at: now)
+        #expect(!changed.knownDevices.isEmpty)
+        let untouched = try decide(changed, .revertEmail(linkID: revert, newPasswordHash: "h"), now: now)
+        #expect(!untouched.contains { $0.kind == .totpDisabled })
+        #expect(fold(changed, untouched).knownDevices.isEmpty)
+        let regenerated = evolve(changed, .recoveryCodesRegenerated(.init(recoveryCodeHashes: ["intruders"])), at: now)
+        let events = try decide(regenerated, .revertEmail(linkID: revert, newPasswordHash: "h"), now: now)
+        #expect(events.contains { $0.kind == .totpDisabled })
+    }
+
+    @Test("a pending addition ends with the session that asked; a relay address it replaces gets a revert link and is held")
+    func pendingAdditionRules() throws {
+        var relay = AccountState(accountID: UUID())
+        for event: AccountEvent in [
+            .registered(.init(email: "x1@privaterelay.appleid.com", displayName: nil, method: "apple")),
+            .emailVerified(.init(email: "x1@privaterelay.appleid.com")),
+            .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
+            .sessionStarted(
+                .init(
+                    sessionID: current, method: "apple", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+            .reauthGranted(
+                .init(grantID: UUID(), sessionID: current, method: "phone", tokenHash: "g", expiresAt: now.addingTimeInterval(900))),
+        ] { relay = evolve(relay, event, at: now) }
+        let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800), tokenHash: "t")
+        let requested = fold(
+            relay,
+            try decide(
+                relay,
+                .addEmailAndPassword(
+                    EmailAddress("ana@example.com")!, passwordHash: "h", link: link, sessionID: current, reauthTokenHash: "g"),
+                now: now))
+        // Signed out everywhere: the pending addition is over.
+        let signedOut = fold(requested, try decide(requested, .revokeSession(sessionID: current, reason: "logout"), now: now))
+        #expect(throws: IdentityError.linkExpired) { try decide(signedOut, .confirmEmailAdd(linkID: link.linkID), now: now) }
+        // Confirmed while the session lives: a change of the relay address, with its way back.
+        let revert = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800), tokenHash: "r")
+        let events = try decide(requested, .confirmEmailAdd(linkID: link.linkID, revertLink: revert, previousEmailKey: "k"), now: now)
+        guard case .emailChanged(let changed) = events.first else {
+            Issue.record("no email.changed")
+            return
+        }
+        #expect(changed.previousEmail == "x1@privaterelay.appleid.com" && changed.previousEmailKey == "k")
+        let after = fold(requested, events)
+        #expect(after.email == "ana@example.com" && after.hasPassword && after.pendingEmail == nil)
+        #expect(after.pendingLinks[revert.linkID]?.purpose == .emailRevert)
     }
 }

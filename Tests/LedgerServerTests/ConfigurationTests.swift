@@ -121,6 +121,8 @@ struct ConfigurationTests {
             ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "101"),
             // The lag is measured to a second (a sample a second); an hour behind bounds nothing a purge needs.
             ("LEDGER_READ_MAX_LAG_SECONDS", "0"), ("LEDGER_READ_MAX_LAG_SECONDS", "3601"), ("LEDGER_READ_MAX_LAG_SECONDS", "2.5"),
+            // A revert link holds its address from every other account as long: not for years.
+            ("LEDGER_EMAIL_REVERT_TTL_SECONDS", "2592001"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")

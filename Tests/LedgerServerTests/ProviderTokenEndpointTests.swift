@@ -206,7 +206,7 @@ struct ProviderTokenEndpointTests {
         }
     }
 
-    @Test("a link_required sign-in keeps its refresh token in the link token: stored when the link is made, revoked when it never is")
+    @Test("a link_required sign-in keeps its refresh token in the link token: revoked when the link is never made, stored when it is")
     func tokenAtLinkRequired() async throws {
         try await withApp { client, setup in
             let providers = setup.providers
@@ -221,18 +221,24 @@ struct ProviderTokenEndpointTests {
                 #expect(answer.status == .conflict && answer.string("error") == "link_required")
                 return try #require(answer.string("link_token"))
             }
+            // A link never made: its token is revoked once the link token has expired.
             _ = try await required()
             let unused = try #require(setup.fake.issuedTokens.last)
+            try await setup.dispatcher.runOnce()  // the sign-up's email
+            setup.db.clock.advance(by: Policies.standard.providerLinkLifetime + ProviderTokenRevocations.parkingMargin + 1)
+            #expect(try await setup.dispatcher.runOnce() == 1)
+            #expect(setup.fake.revocations.map(\.token) == [unused])
+            // Two more, the second linked: the token kept withdraws every revocation parked for its
+            // grant (revoking the first would end the person's whole consent, the kept token's too).
+            _ = try await required()
             let linkToken = try await required()
-            #expect(setup.fake.issuedTokens.count == 2)
+            #expect(setup.fake.issuedTokens.count == 3)
             let proven = try await call(
                 client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91", "link_token": linkToken])
             #expect(proven.status == .ok)
-            try await setup.dispatcher.runOnce()  // the emails of the sign-up and the sign-in
-            #expect(setup.fake.revocations.isEmpty)
+            try await setup.dispatcher.runOnce()  // the sign-in's email
             setup.db.clock.advance(by: Policies.standard.providerLinkLifetime + ProviderTokenRevocations.parkingMargin + 1)
-            #expect(try await setup.dispatcher.runOnce() == 1)
-            // Only the token whose link was never made is revoked; the linked one is kept.
+            #expect(try await setup.dispatcher.runOnce() == 0)
             #expect(setup.fake.revocations.map(\.token) == [unused])
             #expect(try await setup.feed(client).filter { $0.type == "provider.tokens_stored" }.count == 1)
         }

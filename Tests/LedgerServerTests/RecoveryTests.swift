@@ -209,4 +209,53 @@ struct RecoveryTests {
             #expect(again.body["removed_methods"] as? [String] == [] && again.body["two_factor_reset"] as? Bool == false)
         }
     }
+
+    @Test("a stranger's add-with-password confirmed from the owner's mailbox never strips the owner's only way in")
+    func confirmationNeverStripsTheClicker() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                // The owner signed up with ana@ and has not verified it yet.
+                let owner = try await signUp(client, email: "ana@example.com")
+                let stranger = try await phoneSignIn(client, db, "+995511200366")
+                let grant = try await phoneGrant(client, db, token: stranger, phone: "+995511200366")
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "copper-lantern-77"],
+                        token: stranger, reauth: grant
+                    ).status == .accepted)
+                // The owner clicks the link that landed in their mailbox: the address stays theirs.
+                let link = try #require(try await outboxMessage(db, template: "email_add_confirm").token)
+                let clicked = try await call(client, .post, "/auth/email/confirm-change", ["token": link])
+                #expect(clicked.status == .conflict && clicked.string("error") == "email_taken")
+                #expect(try await call(client, .get, "/me/auth-methods", token: owner).string("email") == "ana@example.com")
+                #expect(try await call(client, .get, "/me/auth-methods", token: stranger).body["email"] is NSNull)
+            }
+        }
+    }
+
+    @Test("an address the account removed is held from others, not from itself; each of its contacts hears of every change")
+    func heldForOthersOnly() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let access = try await accountWithPhone(client, db)
+                let grant = try await passwordGrant(client, token: access)
+                #expect(try await call(client, .delete, "/me/auth-methods/email", token: access, reauth: grant).status == .ok)
+                let phoneGrant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
+                db.clock.advance(by: 30)
+                let back = try await call(
+                    client, .post, "/auth/email/add-with-password", ["email": "ana@example.com", "password": "amber-orchard-52"],
+                    token: access, reauth: phoneGrant)
+                #expect(back.status == .accepted)
+                let confirm = try #require(try await outboxMessage(db, template: "email_add_confirm").token)
+                #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+                // Now both the address and the phone are the account's: removing the phone tells both.
+                let grantAgain = try await passwordGrant(client, token: access, password: "amber-orchard-52")
+                #expect(try await call(client, .delete, "/me/auth-methods/phone", token: access, reauth: grantAgain).status == .ok)
+                let told = try await db.client.query(
+                    "SELECT recipient FROM outbox WHERE template = 'method_removed' AND details::jsonb->>'method' = 'phone' ORDER BY recipient"
+                )
+                #expect(told.rows.compactMap { $0.string(0) } == ["+995511200300", "ana@example.com"])
+            }
+        }
+    }
 }

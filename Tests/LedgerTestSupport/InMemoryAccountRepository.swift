@@ -56,7 +56,9 @@ public actor InMemoryAccountRepository: AccountRepository {
         streams[accountID, default: []] += events.map { ($0, now) }
         outbox += messages + (try implied.messages(for: events, before: state, after: after, at: now))
         for case .providerTokensStored(let stored) in events {
-            outbox.removeAll { $0.id == stored.parkedRevocationID }
+            let grant = revocations.grant(
+                of: .init(provider: stored.provider, subject: stored.subject, clientID: stored.clientID, refreshToken: stored.refreshToken))
+            outbox.removeAll { $0.details?[ProviderTokenRevocations.grantDetail] == grant }
         }
         return (after, events)
     }
@@ -179,8 +181,8 @@ public actor InMemoryAccountRepository: AccountRepository {
         !states.values.contains { $0.handle?.lowercased() == handle.normalized }
     }
 
-    public func listing(keyHash: [UInt8], at time: Date) async throws -> Retention.Listing.Reason? {
-        cooldowns[Hex.encode(keyHash)].flatMap { $0.listing.until > time ? $0.listing.reason : nil }
+    public func listing(keyHash: [UInt8], at time: Date) async throws -> (reason: Retention.Listing.Reason, accountID: UUID)? {
+        cooldowns[Hex.encode(keyHash)].flatMap { $0.listing.until > time ? ($0.listing.reason, $0.owner) : nil }
     }
 
     public func providerOwner(_ provider: IdentityProvider, subject: String) async throws -> UUID? {
