@@ -39,6 +39,12 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // SMTP and its TLS, through Debian's libcurl (OpenSSL flavour).
+        .systemLibrary(
+            name: "CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
 
         // Foundation-level helpers every layer may use (clock, encodings).
         .target(name: "LedgerCore", swiftSettings: swiftSettings),
@@ -109,12 +115,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The ways messages leave: the sink protocol, templates, MIME, SMTP (libcurl), Twilio.
+        .target(
+            name: "LedgerDelivery",
+            dependencies: [
+                "CLibCurl", "LedgerCore", "LedgerAccounts",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Background workers: delivery, event webhooks, the purge and the retention sweep.
         .target(
             name: "LedgerWorkers",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
-                "LedgerAccountsPostgres",
+                "LedgerAccountsPostgres", "LedgerDelivery",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -147,7 +167,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
-                "LedgerIdentity", "LedgerWorkers", "LedgerProviders", "LedgerAccountsPostgres",
+                "LedgerIdentity", "LedgerWorkers", "LedgerProviders", "LedgerAccountsPostgres", "LedgerDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -184,6 +204,11 @@ let package = Package(
         ),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "LedgerDeliveryTests",
+            dependencies: ["LedgerDelivery", "LedgerAccounts", "LedgerCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LedgerCryptoTests",
             dependencies: ["LedgerCrypto", "LedgerCore"],
             swiftSettings: swiftSettings
@@ -204,7 +229,7 @@ let package = Package(
             name: "LedgerWorkersTests",
             dependencies: [
                 "LedgerWorkers", "LedgerAccounts", "LedgerAccountsPostgres", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres",
-                "LedgerCore",
+                "LedgerCore", "LedgerDelivery",
                 "LedgerEventStore", "LedgerIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -227,7 +252,7 @@ let package = Package(
             name: "LedgerServerTests",
             dependencies: [
                 "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerAccountsPostgres",
-                "LedgerCrypto", "LedgerWorkers",
+                "LedgerCrypto", "LedgerWorkers", "LedgerDelivery",
                 "LedgerCore", "LedgerIdentity",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -2,7 +2,7 @@
 # Installs what building and testing need on Debian 12, when it is missing. Safe to re-run.
 set -euo pipefail
 
-packages=(libpq-dev libssl-dev pkg-config postgresql postgresql-client docker-compose curl ${LEDGER_EXTRA_PACKAGES:-})
+packages=(libpq-dev libssl-dev libcurl4-openssl-dev pkg-config postgresql postgresql-client docker-compose curl ${LEDGER_EXTRA_PACKAGES:-})
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -3,6 +3,7 @@ import Foundation
 import LedgerAccounts
 import LedgerCore
 import LedgerCrypto
+import LedgerDelivery
 import LedgerEventStore
 import LedgerPostgres
 import LedgerServer

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerAccounts
 import LedgerCore
+import LedgerDelivery
 import LedgerEventStore
 import LedgerPostgres
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerDelivery
 import LedgerIdentity
 
 /// Delivers the outbox's `provider` messages: opens the sealed refresh token and revokes it at
@@ -12,6 +13,8 @@ public struct ProviderRevocationSink: DeliverySink {
         self.revocations = revocations
         self.client = client
     }
+
+    public var provider: String { "provider" }
 
     public func deliver(_ message: OutboxMessage) async throws {
         guard let revocation = revocations.open(message) else {

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
 import LedgerCore
+import LedgerDelivery
 import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport

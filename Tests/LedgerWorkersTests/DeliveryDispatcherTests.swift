@@ -6,6 +6,7 @@ import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
+import LedgerDelivery
 import LedgerIdentity
 import LedgerPostgres
 import LedgerTestSupport

@@ -3,21 +3,10 @@ import Foundation
 import LedgerAccounts
 import LedgerCore
 import LedgerCrypto
+import LedgerDelivery
 import Logging
 import NIOCore
 import NIOHTTP1
-
-/// Where outgoing SMS and email go.
-public protocol DeliverySink: Sendable {
-    /// Sends one message; throws when it was not accepted (it is then retried).
-    func deliver(_ message: OutboxMessage) async throws
-}
-
-/// A delivery that did not go through, with a reason that names no secret.
-public struct DeliveryError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
 
 /// Development sink: writes each message to the log, codes and links included, so a
 /// developer can follow a flow with curl. Never used when a webhook is configured.
@@ -27,6 +16,8 @@ public struct LogDeliverySink: DeliverySink {
     public init(logger: Logger = Logger(label: "ledger.delivery")) {
         self.logger = logger
     }
+
+    public var provider: String { "log" }
 
     public func deliver(_ message: OutboxMessage) async throws {
         logger.notice(
@@ -52,6 +43,8 @@ public struct WebhookDeliverySink: DeliverySink {
         self.httpClient = httpClient
         self.clock = clock
     }
+
+    public var provider: String { "webhook" }
 
     public func deliver(_ message: OutboxMessage) async throws {
         let body = try message.payload(sentAt: clock.now())
