@@ -68,11 +68,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
         defer { cluster?.stop() }
         let development = dev || cluster != nil
-        // Without a delivery webhook, codes and links go to the log: fine on a laptop, a leak
-        // of every sign-in code anywhere else (docs/architecture.md "Abuse limits").
-        guard development || configuration.deliveryWebhookURL != nil else {
+        // Without a way out, codes and links go to the log: fine on a laptop, a leak of every
+        // sign-in code anywhere else (docs/architecture.md "Abuse limits").
+        guard development || (configuration.emailsHaveAWayOut && configuration.textsHaveAWayOut) else {
+            let missing = [
+                configuration.emailsHaveAWayOut ? nil : "emails (set LEDGER_SMTP_URL or LEDGER_DELIVERY_WEBHOOK_URL)",
+                configuration.textsHaveAWayOut ? nil : "texts (set LEDGER_TWILIO_* or LEDGER_DELIVERY_WEBHOOK_URL)",
+            ].compactMap { $0 }
             throw ValidationError(
-                "refusing to start: LEDGER_DELIVERY_WEBHOOK_URL is not set, and outside development mode (--dev) "
+                "refusing to start: no way out for \(missing.joined(separator: " or ")); outside development mode (--dev) "
                     + "codes and links never go to a log")
         }
         if dev, cluster == nil {
@@ -141,19 +145,16 @@ struct ServeCommand: AsyncParsableCommand {
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey, readClient: readClient)
-        let sink: any DeliverySink =
-            configuration.deliveryWebhookURL.map {
-                WebhookDeliverySink(url: $0, secret: configuration.deliveryWebhookSecret, clock: clock)
-            } ?? LogDeliverySink()
-        if configuration.deliveryWebhookURL == nil {
-            logger.warning("no LEDGER_DELIVERY_WEBHOOK_URL: emails and SMS go to the log (development only)")
-        }
+        let sinks = try configuration.deliverySinks(clock: clock, logger: logger)
+        var dispatcher = DeliveryDispatcher(
+            client: client, email: sinks.email, sms: sinks.sms,
+            revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
+            store: eventStore)
+        dispatcher.retryWindow = TimeInterval(configuration.deliveryRetrySeconds)
+        dispatcher.observe = { [metrics = services.metrics] in metrics.countDelivery(channel: $0, provider: $1, outcome: $2.rawValue) }
         var workers: [any Service] = [
             RemoteCommitListener(store: eventStore, url: url),
-            DeliveryDispatcher(
-                client: client, sink: sink,
-                revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
-                store: eventStore),
+            dispatcher,
             EventWebhookDispatcher(subscriptions: services.subscriptions, store: services.readStore, clock: clock),
             HoldLapseWorker(client: client, accounts: services.accounts, clock: clock),
         ]

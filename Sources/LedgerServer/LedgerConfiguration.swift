@@ -18,6 +18,40 @@ public struct LedgerConfiguration: Sendable {
     public var masterKey: String?
     public var deliveryWebhookURL: String?
     public var deliveryWebhookSecret: String?
+    /// Email out over SMTP (`LEDGER_SMTP_URL`, `LEDGER_SMTP_CA_FILE`), from `LEDGER_EMAIL_FROM`.
+    public var smtpURL: String?
+    public var smtpCAFile: String?
+    public var emailFrom = "321Fit <no-reply@321.fit>"
+    /// Texts out through Twilio's Messages API (`LEDGER_TWILIO_*`: all of SID, token and From, or none).
+    public var twilio: Twilio?
+    /// A folder whose templates replace the built-in ones, file by file (`LEDGER_TEMPLATES_DIR`).
+    public var templatesDirectory: String?
+    /// What the built-in templates show (`LEDGER_BRAND_NAME`, `LEDGER_BRAND_URL`, `LEDGER_BRAND_COLOR`).
+    public var brandName = "321Fit"
+    public var brandURL = "https://321.fit"
+    public var brandColor = "#E4002B"
+    /// How long an SMS or email is retried after it was written (`LEDGER_DELIVERY_RETRY_SECONDS`).
+    public var deliveryRetrySeconds = 3600
+
+    /// Twilio's account and sender.
+    public struct Twilio: Sendable, Equatable {
+        public var accountSID: String
+        public var authToken: String
+        /// A phone number, or a Messaging Service SID (`MG…`).
+        public var from: String
+        public var baseURL = "https://api.twilio.com"
+
+        public init(accountSID: String, authToken: String, from: String, baseURL: String = "https://api.twilio.com") {
+            self.accountSID = accountSID
+            self.authToken = authToken
+            self.from = from
+            self.baseURL = baseURL
+        }
+    }
+
+    /// Whether emails have a way out (SMTP, or the delivery webhook), and texts (Twilio, or the webhook).
+    public var emailsHaveAWayOut: Bool { smtpURL != nil || deliveryWebhookURL != nil }
+    public var textsHaveAWayOut: Bool { twilio != nil || deliveryWebhookURL != nil }
     public var otpTTLSeconds = Int(Policies.standard.otp.ttl)
     public var otpMaxAttempts = Policies.standard.otp.maxAttempts
     public var otpResendLimit = Policies.standard.otp.resendLimit
@@ -184,6 +218,7 @@ public struct LedgerConfiguration: Sendable {
         configuration.masterKey = string("LEDGER_MASTER_KEY")
         configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")
         configuration.deliveryWebhookSecret = string("LEDGER_DELIVERY_WEBHOOK_SECRET")
+        try configuration.readDelivery(string: string, integer: integer)
         try integer("LEDGER_OTP_TTL_SECONDS", &configuration.otpTTLSeconds, minimum: 1, maximum: Self.day)
         try integer("LEDGER_OTP_MAX_ATTEMPTS", &configuration.otpMaxAttempts, minimum: 1, maximum: 100)
         try integer("LEDGER_OTP_RESEND_LIMIT", &configuration.otpResendLimit)

@@ -42,6 +42,16 @@ public final class LedgerMetrics: Sendable {
         let status: Int
     }
 
+    /// One try of one message (`ledger_deliveries_total{channel, provider, outcome}`; outcome
+    /// `sent`, `retrying` or `failed`).
+    public func countDelivery(channel: String, provider: String, outcome: String) {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "ledger", metricName: "deliveries", unitName: "", helpText: "Tries of outgoing SMS, emails and revocations."),
+            labels: [("channel", channel), ("provider", provider), ("outcome", outcome)]
+        ).increment()
+    }
+
     /// Sets a gauge (created on first use).
     func set(_ name: String, _ help: String, _ value: Double, labels: [(String, String)] = []) {
         registry.makeGauge(descriptor: .init(namespace: "ledger", metricName: name, unitName: "", helpText: help), labels: labels)

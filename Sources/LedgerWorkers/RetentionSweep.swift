@@ -15,8 +15,11 @@ public struct RetentionSweep: Sendable {
         public var throttleRows: TimeInterval = 86_400
         /// Code requests this long after they were made (at least the daily wrong-code window).
         public var otpRequests: TimeInterval = 86_400
-        /// Messages this long after they were delivered or given up.
+        /// Messages this long after they were delivered.
         public var outboxMessages: TimeInterval = 3_600
+        /// Messages given up this long after (a masked recipient and the error are all they keep,
+        /// for `ledger deliveries list --failed`).
+        public var failedMessages: TimeInterval = 7 * 86_400
         /// Email links this long after they expired.
         public var emailLinks: TimeInterval = 86_400
         /// Apple notification ids this long after they were acted on (longer than the oldest
@@ -51,7 +54,8 @@ public struct RetentionSweep: Sendable {
         [
             ("login_throttle", "window_started < $1 AND (locked_until IS NULL OR locked_until < $3)", policy.throttleRows, true),
             ("otp_requests", "created_at < $1", policy.otpRequests, false),
-            ("outbox", "coalesce(delivered_at, failed_at) < $1", policy.outboxMessages, false),
+            ("outbox", "delivered_at < $1", policy.outboxMessages, false),
+            ("outbox", "failed_at < $1", policy.failedMessages, false),
             ("email_links", "expires_at < $1", policy.emailLinks, false),
             ("apple_notifications", "received_at < $1", policy.appleNotifications, false),
         ]
@@ -64,7 +68,7 @@ public struct RetentionSweep: Sendable {
         let now = clock.now()
         var deleted: [String: Int] = [:]
         for rule in rules {
-            deleted[rule.table] = try await batched(
+            deleted[rule.table, default: 0] += try await batched(
                 """
                 WITH gone AS (
                     DELETE FROM \(rule.table) WHERE ctid IN (

@@ -103,6 +103,31 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("the ways out: SMTP, Twilio (all three or none), templates, brand, retries")
+    func delivery() throws {
+        let plain = try LedgerConfiguration.fromEnvironment([:])
+        #expect(!plain.emailsHaveAWayOut && !plain.textsHaveAWayOut && plain.deliveryRetrySeconds == 3600)
+        #expect(plain.emailFrom == "321Fit <no-reply@321.fit>" && plain.brandName == "321Fit")
+        let relays = try LedgerConfiguration.fromEnvironment([
+            "LEDGER_SMTP_URL": "smtps://mail.example.net:465", "LEDGER_TWILIO_ACCOUNT_SID": "AC1", "LEDGER_TWILIO_AUTH_TOKEN": "t",
+            "LEDGER_TWILIO_FROM": "MG2", "LEDGER_DELIVERY_RETRY_SECONDS": "600", "LEDGER_BRAND_COLOR": "#123",
+        ])
+        #expect(relays.emailsHaveAWayOut && relays.textsHaveAWayOut && relays.deliveryRetrySeconds == 600)
+        #expect(relays.twilio == .init(accountSID: "AC1", authToken: "t", from: "MG2"))
+        let webhook = try LedgerConfiguration.fromEnvironment(["LEDGER_DELIVERY_WEBHOOK_URL": "https://bridge.example.net/d"])
+        #expect(webhook.emailsHaveAWayOut && webhook.textsHaveAWayOut)
+        for (name, environment) in [
+            ("LEDGER_TWILIO_AUTH_TOKEN", ["LEDGER_TWILIO_ACCOUNT_SID": "AC1"]), ("LEDGER_BRAND_COLOR", ["LEDGER_BRAND_COLOR": "red"]),
+            ("LEDGER_DELIVERY_RETRY_SECONDS", ["LEDGER_DELIVERY_RETRY_SECONDS": "0"]),
+            ("LEDGER_TEMPLATES_DIR", ["LEDGER_TEMPLATES_DIR": "/nonexistent/templates"]),
+            ("LEDGER_SMTP_CA_FILE", ["LEDGER_SMTP_CA_FILE": "/nonexistent/ca.pem"]),
+            ("LEDGER_EMAIL_FROM", ["LEDGER_EMAIL_FROM": "no address"]),
+        ] {
+            let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment(environment) }
+            #expect(error?.message.contains(name) == true, "\(environment): \(error?.message ?? "no error")")
+        }
+    }
+
     @Test("a value that cannot be used is an error naming its variable")
     func malformed() {
         for (name, value) in [

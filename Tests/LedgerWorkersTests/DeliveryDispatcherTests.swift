@@ -16,24 +16,39 @@ import NIOCore
 import ServiceLifecycle
 import Testing
 
-/// Keeps what it was given; fails the first `failures` deliveries.
+/// Keeps what it was given; fails the first `failures` deliveries with `failure`.
 final class RecordingSink: DeliverySink, @unchecked Sendable {
     private let lock = NSLock()
     private var remainingFailures: Int
     private var received: [OutboxMessage] = []
+    private let failure: DeliveryError
 
-    init(failures: Int = 0) { remainingFailures = failures }
+    init(failures: Int = 0, failure: DeliveryError = DeliveryError("the bridge answered 503")) {
+        remainingFailures = failures
+        self.failure = failure
+    }
 
     var messages: [OutboxMessage] { lock.withLock { received } }
+    var provider: String { "recording" }
 
     func deliver(_ message: OutboxMessage) async throws {
         try lock.withLock {
             if remainingFailures > 0 {
                 remainingFailures -= 1
-                throw DeliveryError("the bridge answered 503")
+                throw failure
             }
             received.append(message)
         }
+    }
+}
+
+/// The outcomes a dispatcher reported, as `/metrics` counts them.
+final class OutcomeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [String] = []
+    var outcomes: [String] { lock.withLock { seen } }
+    func record(_ channel: String, _ provider: String, _ outcome: DeliveryOutcome) {
+        lock.withLock { seen.append("\(channel) \(provider) \(outcome.rawValue)") }
     }
 }
 
@@ -120,6 +135,46 @@ struct DeliveryDispatcherTests {
             #expect(row.isNull(3))
             #expect(DeliveryDispatcher.backoff(afterAttempt: 1) == 2)
             #expect(DeliveryDispatcher.backoff(afterAttempt: 30) == 3600)
+        }
+    }
+
+    @Test(
+        "a permanent failure is given up at once, its recipient and the relay's words masked; a temporary one is retried within the window")
+    func permanentAndWindow() async throws {
+        try await TestPostgres.withDatabase { db in
+            _ = try await accountService(db).signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let outcomes = OutcomeLog()
+            let refused = DeliveryError("550 5.1.1 <ana@example.com>: no such user", kind: .permanent)
+            var dispatcher = DeliveryDispatcher(client: db.client, sink: RecordingSink(failures: 1, failure: refused), clock: db.clock)
+            dispatcher.observe = outcomes.record
+            #expect(try await dispatcher.runOnce() == 0)
+            let row = try await db.client.query(
+                "SELECT attempts, failed_at IS NOT NULL, last_error, recipient, recipient_masked, provider FROM outbox")[0]
+            #expect(try row.int(0) == 1 && (try row.bool(1)) == true)
+            #expect(row.string(2) == "550 5.1.1 <a•••@example.com>: no such user")
+            #expect(row.isNull(3) && row.string(4) == "a•••@example.com" && row.string(5) == "recording")
+            #expect(outcomes.outcomes == ["email recording failed"])
+            // What `ledger deliveries list --failed` shows: nothing but masked.
+            let failed = try await Outbox.failed(limit: 10, client: db.client)
+            #expect(failed.map(\.recipient) == ["a•••@example.com"] && failed.map(\.template) == ["verify_email"])
+            #expect(failed.first?.error?.contains("ana@") == false && failed.first?.provider == "recording")
+
+            // Temporary: tried at 0, 2 and 6 s; the next try (14 s) is past a 10-second window.
+            try await db.client.query("DELETE FROM outbox")
+            _ = try await accountService(db).signUp(
+                email: "bo@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let busy = OutcomeLog()
+            var windowed = DeliveryDispatcher(client: db.client, sink: RecordingSink(failures: 100), clock: db.clock)
+            windowed.retryWindow = 10
+            windowed.observe = busy.record
+            for wait in [0.0, 2.1, 4.1] {
+                db.clock.advance(by: wait)
+                _ = try await windowed.runOnce()
+            }
+            let given = try await db.client.query("SELECT attempts, failed_at IS NOT NULL FROM outbox")[0]
+            #expect(try given.int(0) == 3 && (try given.bool(1)) == true)
+            #expect(busy.outcomes == ["email recording retrying", "email recording retrying", "email recording failed"])
         }
     }
 
