@@ -196,6 +196,7 @@ let package = Package(
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto", "LedgerIdentity", "LedgerAccounts",
                 "LedgerProviders",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

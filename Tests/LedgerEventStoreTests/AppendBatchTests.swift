@@ -325,12 +325,12 @@ struct AppendGroupCommitTests {
                         to: locked, streamType: "account", subjectID: nil, expected: .noStream, events: [AppendTests.event()],
                         on: connection)
                     holding.continuation.yield()
-                    // Held until the others are written, or 20 s: never a deadlock, only a failure.
+                    // Held until the others are written, or 60 s: never a deadlock, only a failure.
                     _ = await Task { for await _ in release.stream { return } }.value
                 }
             }
             let releaseLater = Task {
-                try? await Task.sleep(for: .seconds(20))
+                try? await Task.sleep(for: .seconds(60))
                 release.continuation.yield()
             }
             for await _ in holding.stream { break }

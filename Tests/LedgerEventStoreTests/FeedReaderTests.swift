@@ -23,7 +23,7 @@ struct FeedReaderTests {
             let empty = try await reader.page(after: .start, limit: 10, types: nil, waitingUpTo: .milliseconds(300))
             #expect(empty.events.isEmpty && ContinuousClock.now - started >= .milliseconds(300))
 
-            async let waited = reader.page(after: .start, limit: 10, types: nil, waitingUpTo: .seconds(20))
+            async let waited = reader.page(after: .start, limit: 10, types: nil, waitingUpTo: .seconds(60))
             try await Task.sleep(for: .milliseconds(200))
             try await Self.append(store, 1)
             let page = try await waited

@@ -102,66 +102,66 @@ struct EventsConsistencyTests {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
             let key = try await services.apiKeys.create(name: "consumer", scopes: [.eventsRead]).key
-            let http = HTTPClient(eventLoopGroupProvider: .singleton)
             let app = Application(router: buildRouter(services), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                for index in 0..<3 { _ = try await signUp(client, email: "sse\(index)@example.com") }
-                let total = Int(try await db.client.query("SELECT count(*) FROM events")[0].int(0) ?? 0)
-                try await services.eventStore.waitForFeed(count: total)
+            try await withHTTPClient { http in
+                try await app.test(.live) { client in
+                    let port = try #require(client.port)
+                    for index in 0..<3 { _ = try await signUp(client, email: "sse\(index)@example.com") }
+                    let total = Int(try await db.client.query("SELECT count(*) FROM events")[0].int(0) ?? 0)
+                    try await services.eventStore.waitForFeed(count: total)
 
-                /// Reads SSE messages until `count` have arrived, then drops the connection.
-                func read(_ count: Int, lastEventID: String?) async throws -> [(id: String, type: String, data: [String: Any])] {
-                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/events/stream")
-                    request.headers.add(name: "Authorization", value: "Bearer \(key)")
-                    if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
-                    let response = try await http.execute(request, timeout: .seconds(30))
-                    #expect(response.status == .ok)
-                    #expect(response.headers["Content-Type"].first == "text/event-stream")
-                    var messages: [(id: String, type: String, data: [String: Any])] = []
-                    var text = ""
-                    for try await buffer in response.body {
-                        text += String(buffer: buffer)
-                        while let end = text.range(of: "\n\n") {
-                            let block = String(text[..<end.lowerBound])
-                            text = String(text[end.upperBound...])
-                            var fields: [String: String] = [:]
-                            for line in block.split(separator: "\n") where !line.hasPrefix(":") {
-                                if let colon = line.firstIndex(of: ":") {
-                                    fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingCharacters(
-                                        in: .whitespaces)
+                    /// Reads SSE messages until `count` have arrived, then drops the connection.
+                    func read(_ count: Int, lastEventID: String?) async throws -> [(id: String, type: String, data: [String: Any])] {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/events/stream")
+                        request.headers.add(name: "Authorization", value: "Bearer \(key)")
+                        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
+                        let response = try await http.execute(request, timeout: .seconds(30))
+                        #expect(response.status == .ok)
+                        #expect(response.headers["Content-Type"].first == "text/event-stream")
+                        var messages: [(id: String, type: String, data: [String: Any])] = []
+                        var text = ""
+                        for try await buffer in response.body {
+                            text += String(buffer: buffer)
+                            while let end = text.range(of: "\n\n") {
+                                let block = String(text[..<end.lowerBound])
+                                text = String(text[end.upperBound...])
+                                var fields: [String: String] = [:]
+                                for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                                    if let colon = line.firstIndex(of: ":") {
+                                        fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingCharacters(
+                                            in: .whitespaces)
+                                    }
                                 }
+                                guard let id = fields["id"], let type = fields["event"], let data = fields["data"] else { continue }
+                                let object = try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] ?? [:]
+                                messages.append((id, type, object))
                             }
-                            guard let id = fields["id"], let type = fields["event"], let data = fields["data"] else { continue }
-                            let object = try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] ?? [:]
-                            messages.append((id, type, object))
+                            if messages.count >= count { break }
                         }
-                        if messages.count >= count { break }
+                        // One read may bring several messages: keep the first `count`, as a client
+                        // that stopped after them would have, and resume after the last of those.
+                        return Array(messages.prefix(count))
                     }
-                    // One read may bring several messages: keep the first `count`, as a client
-                    // that stopped after them would have, and resume after the last of those.
-                    return Array(messages.prefix(count))
-                }
 
-                let firstPart = try await read(4, lastEventID: nil)
-                #expect(firstPart.count == 4)
-                for message in firstPart {
-                    #expect(message.data["cursor"] as? String == message.id && message.data["type"] as? String == message.type)
-                }
-                // Reconnect after the fourth: the rest, including an event committed while away.
-                _ = try await signUp(client, email: "sse-late@example.com")
-                let newTotal = Int(try await db.client.query("SELECT count(*) FROM events")[0].int(0) ?? 0)
-                let rest = try await read(newTotal - 4, lastEventID: firstPart.last?.id)
-                let all = (firstPart + rest).compactMap { $0.data["event_id"] as? String }
-                let stored = try await db.client.query("SELECT event_id FROM events ORDER BY tx_id, global_position")
-                #expect(all == (try stored.rows.map { try #require(try $0.uuid(0)).lowercased }))
+                    let firstPart = try await read(4, lastEventID: nil)
+                    #expect(firstPart.count == 4)
+                    for message in firstPart {
+                        #expect(message.data["cursor"] as? String == message.id && message.data["type"] as? String == message.type)
+                    }
+                    // Reconnect after the fourth: the rest, including an event committed while away.
+                    _ = try await signUp(client, email: "sse-late@example.com")
+                    let newTotal = Int(try await db.client.query("SELECT count(*) FROM events")[0].int(0) ?? 0)
+                    let rest = try await read(newTotal - 4, lastEventID: firstPart.last?.id)
+                    let all = (firstPart + rest).compactMap { $0.data["event_id"] as? String }
+                    let stored = try await db.client.query("SELECT event_id FROM events ORDER BY tx_id, global_position")
+                    #expect(all == (try stored.rows.map { try #require(try $0.uuid(0)).lowercased }))
 
-                // A bad cursor is refused before the stream starts.
-                var bad = HTTPClientRequest(url: "http://127.0.0.1:\(port)/events/stream?after=garbage")
-                bad.headers.add(name: "Authorization", value: "Bearer \(key)")
-                #expect(try await http.execute(bad, timeout: .seconds(10)).status == .badRequest)
+                    // A bad cursor is refused before the stream starts.
+                    var bad = HTTPClientRequest(url: "http://127.0.0.1:\(port)/events/stream?after=garbage")
+                    bad.headers.add(name: "Authorization", value: "Bearer \(key)")
+                    #expect(try await http.execute(bad, timeout: .seconds(10)).status == .badRequest)
+                }
             }
-            try await http.shutdown()
         }
     }
 
@@ -174,36 +174,36 @@ struct EventsConsistencyTests {
             }
             let consumer = try await services.apiKeys.create(name: "consumer", scopes: [.eventsRead])
             let other = try await services.apiKeys.create(name: "other", scopes: [.eventsRead]).key
-            let http = HTTPClient(eventLoopGroupProvider: .singleton)
             let app = Application(router: buildRouter(services), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                func open(_ key: String) async throws -> HTTPClientResponse {
-                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/events/stream")
-                    request.headers.add(name: "Authorization", value: "Bearer \(key)")
-                    return try await http.execute(request, timeout: .seconds(60))
+            try await withHTTPClient { http in
+                try await app.test(.live) { client in
+                    let port = try #require(client.port)
+                    func open(_ key: String) async throws -> HTTPClientResponse {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/events/stream")
+                        request.headers.add(name: "Authorization", value: "Bearer \(key)")
+                        return try await http.execute(request, timeout: .seconds(60))
+                    }
+                    let first = try await open(consumer.key)
+                    let second = try await open(consumer.key)
+                    #expect(first.status == .ok && second.status == .ok)
+                    let third = try await open(consumer.key)
+                    #expect(third.status == .tooManyRequests && third.headers["Retry-After"].first == "30")
+                    _ = try await third.body.collect(upTo: 1 << 16)
+                    // Another key is not affected.
+                    let others = try await open(other)
+                    #expect(others.status == .ok)
+                    // Revoked, the key's streams end by themselves (within the recheck and the key
+                    // cache's lifetime); the other key's stays open.
+                    _ = try await services.apiKeys.revoke(consumer.id)
+                    for response in [first, second] {
+                        var bytes = 0
+                        for try await buffer in response.body { bytes += buffer.readableBytes }
+                        #expect(bytes > 0)
+                    }
+                    // A slot is free again once a stream ends; the revoked key gets 401, not 429.
+                    #expect(try await open(consumer.key).status == .unauthorized)
                 }
-                let first = try await open(consumer.key)
-                let second = try await open(consumer.key)
-                #expect(first.status == .ok && second.status == .ok)
-                let third = try await open(consumer.key)
-                #expect(third.status == .tooManyRequests && third.headers["Retry-After"].first == "30")
-                _ = try await third.body.collect(upTo: 1 << 16)
-                // Another key is not affected.
-                let others = try await open(other)
-                #expect(others.status == .ok)
-                // Revoked, the key's streams end by themselves (within the recheck and the key
-                // cache's lifetime); the other key's stays open.
-                _ = try await services.apiKeys.revoke(consumer.id)
-                for response in [first, second] {
-                    var bytes = 0
-                    for try await buffer in response.body { bytes += buffer.readableBytes }
-                    #expect(bytes > 0)
-                }
-                // A slot is free again once a stream ends; the revoked key gets 401, not 429.
-                #expect(try await open(consumer.key).status == .unauthorized)
             }
-            try await http.shutdown()
         }
     }
 }

@@ -192,21 +192,22 @@ struct DeliveryDispatcherTests {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
         let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "webhook-sink"))
-        // Its own client, closed before the server stops, so no connection is cut mid-stream.
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             var ports = portStream.makeAsyncIterator()
             let port = try #require(await ports.next())
             let clock = ManualClock()
-            let sink = WebhookDeliverySink(
-                url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", httpClient: httpClient, clock: clock)
             let message = OutboxMessage(channel: .sms, to: "+995511200300", template: "otp", code: "482915")
-            try await sink.deliver(message)
-            await #expect(throws: (any Error).self) {
-                try await WebhookDeliverySink(url: "http://127.0.0.1:\(port)/missing", secret: nil, httpClient: httpClient).deliver(message)
+            // Its own client, closed before the server stops, so no connection is cut mid-stream.
+            try await withHTTPClient { httpClient in
+                let sink = WebhookDeliverySink(
+                    url: "http://127.0.0.1:\(port)/deliveries", secret: "s3cret", httpClient: httpClient, clock: clock)
+                try await sink.deliver(message)
+                await #expect(throws: (any Error).self) {
+                    try await WebhookDeliverySink(url: "http://127.0.0.1:\(port)/missing", secret: nil, httpClient: httpClient)
+                        .deliver(message)
+                }
             }
-            try await httpClient.shutdown()
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
             let (signature, body) = try #require(received.first)

@@ -62,19 +62,17 @@ final class EventReceiver: @unchecked Sendable {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
         let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "event-receiver"))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
-            var ports = portStream.makeAsyncIterator()
-            let port = try #require(await ports.next())
             do {
-                try await body("http://127.0.0.1:\(port)/hook", client)
+                var ports = portStream.makeAsyncIterator()
+                let port = try #require(await ports.next())
+                // The client closes before the receiver stops, so no connection is cut mid-stream.
+                try await withHTTPClient { client in try await body("http://127.0.0.1:\(port)/hook", client) }
             } catch {
-                try await client.shutdown()
                 await services.triggerGracefulShutdown()
                 throw error
             }
-            try await client.shutdown()
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
         }
