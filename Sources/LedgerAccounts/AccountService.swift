@@ -73,7 +73,7 @@ public struct AccountService: Sendable {
     /// password hashed.
     public func signUp(
         email rawEmail: String, password: String, displayName: String?, handle rawHandle: String?, device: String?,
-        client: String? = nil, deviceToken: String? = nil
+        client: String? = nil, deviceToken: String? = nil, locale: String? = nil
     ) async throws -> Session {
         var problems: [ValidationFailure.Problem] = []
         let email = EmailAddress(rawEmail)
@@ -114,7 +114,7 @@ public struct AccountService: Sendable {
                             handleIsTemporary: requestedHandle == nil,
                             session: .init(
                                 sessionID: sessionID, method: "email", device: device, tokens: tokens.hashes,
-                                deviceID: UUID.random()),
+                                deviceID: UUID.random(), locale: locale),
                             verificationLink: link))
                 }
                 return session(state, sessionID, tokens)
@@ -134,7 +134,7 @@ public struct AccountService: Sendable {
     /// (`MFARequired`); `linkToken` waits in it until the second factor is passed.
     public func signIn(
         email rawEmail: String, password: String, device: String?, client: String? = nil, linkToken: String? = nil,
-        deviceToken: String? = nil
+        deviceToken: String? = nil, locale: String? = nil
     ) async throws -> Session {
         let email = EmailAddress(rawEmail)
         let admission = try await admit(
@@ -164,7 +164,7 @@ public struct AccountService: Sendable {
         }
         let deviceID = self.deviceID(presented: deviceToken, of: found.accountID)
         let (state, events) = try await repository.execute(found.accountID) { _ in
-            .startSession(pending.newSession(method: "email", device: device, deviceID: deviceID))
+            .startSession(pending.newSession(method: "email", device: device, deviceID: deviceID, locale: locale))
         }
         return try pending.session(state, events, accounts: self)
     }

@@ -54,7 +54,7 @@ public struct OTPService: Sendable {
     /// registered counts as a lookup (`RequestLimits`) before it looks.
     public func request(
         phone rawPhone: String?, country: String?, purpose rawPurpose: String, session: SessionRef?, reauthToken: String?,
-        client: String?
+        client: String?, locale: String? = nil
     ) async throws -> Requested {
         guard let purpose = OTPPurpose(rawValue: rawPurpose) else {
             // Every rule the input breaks, not only the first.
@@ -96,7 +96,9 @@ public struct OTPService: Sendable {
             accountID: accountID, sessionID: purpose.needsSession ? session?.sessionID : nil, purpose: purpose,
             phone: phone.e164, region: phone.region, codeHash: codeHash(code, requestID: requestID),
             expiresAt: now.addingTimeInterval(policy.ttl), maxAttempts: policy.maxAttempts)
-        let message = OutboxMessage(channel: .sms, to: phone.e164, template: "otp", code: code)
+        // The code in the language of the request that asked for it.
+        let message = OutboxMessage(
+            channel: .sms, to: phone.e164, template: "otp", code: code, locale: LanguageTag.normalize(locale) ?? "en")
         let resendAfter = try await otps.issue(requestID, issued, clientAddress: client, policy: policy, message: message)
         return Requested(requestID: requestID, expiresIn: Int(policy.ttl), resendAfter: resendAfter)
     }
@@ -134,7 +136,7 @@ public struct OTPService: Sendable {
     /// Checks a code and does what its purpose says, atomically with marking it used.
     public func verify(
         requestID rawRequestID: String, code: String, session: SessionRef?, reauthToken: String?, device: String?,
-        linkToken: String? = nil, deviceToken: String? = nil
+        linkToken: String? = nil, deviceToken: String? = nil, locale: String? = nil
     ) async throws -> Outcome {
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationFailure(problems: [.init(field: "code", code: "invalid_code", message: "Enter the 6-digit code.")])
@@ -148,7 +150,7 @@ public struct OTPService: Sendable {
         let command: @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand = { issued, state in
             let phone = PhoneNumber(e164: issued.phone, region: issued.region)
             let deviceID = state.exists ? accounts.devices.deviceID(in: deviceToken, of: state.accountID) ?? newDevice : newDevice
-            let newSession = pending.newSession(method: "phone", device: device, deviceID: deviceID)
+            let newSession = pending.newSession(method: "phone", device: device, deviceID: deviceID, locale: locale)
             switch issued.purpose {
             case .signIn:
                 return state.exists

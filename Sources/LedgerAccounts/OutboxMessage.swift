@@ -45,6 +45,13 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale, details }
 
+    /// The message in the language the account last signed in with (`Accept-Language`), when it said one.
+    public func inLocale(of state: AccountState) -> OutboxMessage {
+        var message = self
+        if let locale = state.locale { message.locale = locale }
+        return message
+    }
+
     /// The payload POSTed to the delivery webhook: fields that do not apply are left out, and
     /// `sent_at` says when this attempt went, under the signature (a receiver refuses an old
     /// one: a captured request replayed).

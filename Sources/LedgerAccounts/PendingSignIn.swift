@@ -26,9 +26,10 @@ struct PendingSignIn: Sendable {
         }
     }
 
-    func newSession(method: String, device: String?, deviceID: UUID) -> AccountCommand.NewSession {
+    func newSession(method: String, device: String?, deviceID: UUID, locale: String?) -> AccountCommand.NewSession {
         AccountCommand.NewSession(
-            sessionID: sessionID, method: method, device: device, tokens: tokens.hashes, stepUp: challenge, deviceID: deviceID)
+            sessionID: sessionID, method: method, device: device, tokens: tokens.hashes, stepUp: challenge, deviceID: deviceID,
+            locale: locale)
     }
 
     /// Whether the command issued the challenge instead of starting the session.

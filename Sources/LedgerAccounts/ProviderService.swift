@@ -46,23 +46,25 @@ public struct ProviderService: Sendable {
     /// link token.
     public func signIn(
         _ provider: IdentityProvider, idToken: String, nonce: String?, displayName: String?, device: String?,
-        linkToken: String? = nil, authorizationCode: String? = nil, client: String? = nil, deviceToken: String? = nil
+        linkToken: String? = nil, authorizationCode: String? = nil, client: String? = nil, deviceToken: String? = nil,
+        locale: String? = nil
     ) async throws -> (AccountService.Session, created: Bool) {
         let waiting = try linkToken.map(waitingIdentity)
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nonce)
         let token = await fetchToken(authorizationCode, for: identity, client: client)
         let (session, created) = try await signIn(
-            identity, token: token, displayName: displayName, device: SignInDevice(label: device, token: deviceToken),
+            identity, token: token, displayName: displayName, device: SignInDevice(label: device, token: deviceToken, locale: locale),
             linkToken: linkToken)
         if let token { try await keep(token, on: session.accountID) }
         if let waiting { try await link(waiting, to: session) }
         return (session, created)
     }
 
-    /// Where a sign-in comes from: the client's label, and the `device_token` it sent.
+    /// Where a sign-in comes from: the client's label, the `device_token` it sent, its language.
     struct SignInDevice {
         let label: String?
         let token: String?
+        let locale: String?
     }
 
     /// The refresh token `code` is exchanged for, for the identity the ID token proved; nil
@@ -182,7 +184,7 @@ public struct ProviderService: Sendable {
                             handle: Handle.randomTemporary(),
                             session: .init(
                                 sessionID: sessionID, method: provider.rawValue, device: device.label, tokens: tokens.hashes,
-                                deviceID: UUID.random())))
+                                deviceID: UUID.random(), locale: device.locale)))
                 }
                 return (accounts.session(state, sessionID, tokens), true)
             } catch is ClaimTaken {
@@ -213,7 +215,7 @@ public struct ProviderService: Sendable {
         let pending = try PendingSignIn(linkToken: linkToken, providerToken: token, now: clock.now())
         let deviceID = accounts.deviceID(presented: device.token, of: accountID)
         let (state, events) = try await repository.execute(accountID) { _ in
-            .startSession(pending.newSession(method: provider.rawValue, device: device.label, deviceID: deviceID))
+            .startSession(pending.newSession(method: provider.rawValue, device: device.label, deviceID: deviceID, locale: device.locale))
         }
         return try pending.session(state, events, accounts: accounts)
     }

@@ -78,7 +78,9 @@ public struct TwoFactorService: Sendable {
     /// Wrong: `401 incorrect_code` with the attempts left; the fifth wrong one, or a token
     /// past its 5 minutes, is `410 mfa_expired`. Right: the session, and the provider
     /// identity the sign-in's `link_token` carried is linked.
-    public func verify(mfaToken: String, code: String?, recoveryCode: String?, client: String?) async throws -> AccountService.Session {
+    public func verify(mfaToken: String, code: String?, recoveryCode: String?, client: String?, locale: String? = nil) async throws
+        -> AccountService.Session
+    {
         let token = try MFAChallengeToken(parsing: mfaToken)
         guard code != nil || recoveryCode != nil else {
             throw AccountService.ValidationFailure(problems: [
@@ -109,7 +111,7 @@ public struct TwoFactorService: Sendable {
             let (after, events) = try await repository.execute(token.accountID) { _ in
                 .completeMFAChallenge(
                     challengeID: token.challengeID, tokenHash: token.secretHash, proof: proof,
-                    session: .init(sessionID: sessionID, method: "", device: nil, tokens: tokens.hashes))
+                    session: .init(sessionID: sessionID, method: "", device: nil, tokens: tokens.hashes, locale: locale))
             }
             guard events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) else {
                 if after.mfaChallenges[token.challengeID] == nil { throw IdentityError.mfaExpired }

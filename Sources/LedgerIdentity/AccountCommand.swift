@@ -251,10 +251,14 @@ public enum AccountCommand: Sendable, Equatable {
         /// The device it comes from: the id of the `device_token` the client sent (checked as
         /// this account's), or a new one. Nil: the session's own id.
         public var deviceID: UUID?
+        /// The language of the sign-in (`Accept-Language`): the account's messages follow the last.
+        public var locale: String?
 
         public init(
-            sessionID: UUID, method: String, device: String?, tokens: SessionTokens, stepUp: NewChallenge? = nil, deviceID: UUID? = nil
+            sessionID: UUID, method: String, device: String?, tokens: SessionTokens, stepUp: NewChallenge? = nil, deviceID: UUID? = nil,
+            locale: String? = nil
         ) {
+            self.locale = LanguageTag.normalize(locale)
             self.sessionID = sessionID
             self.method = method
             self.device = device.map { String($0.prefix(Self.maximumDeviceLength)) }

@@ -728,5 +728,5 @@ private func sessionStarted(_ session: AccountCommand.NewSession) -> AccountEven
             sessionID: session.sessionID, method: session.method, device: session.device,
             accessTokenHash: session.tokens.accessTokenHash, refreshTokenHash: session.tokens.refreshTokenHash,
             accessExpiresAt: session.tokens.accessExpiresAt, refreshExpiresAt: session.tokens.refreshExpiresAt,
-            deviceID: session.deviceID ?? session.sessionID))
+            deviceID: session.deviceID ?? session.sessionID, locale: session.locale))
 }

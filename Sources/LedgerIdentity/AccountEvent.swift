@@ -133,16 +133,19 @@ public enum AccountEvent: Sendable, Equatable {
         public var refreshExpiresAt: Date
         /// The device it came from: the id its `device_token` names.
         public var deviceID: UUID?
+        /// The language of the sign-in; the account's messages follow the last one.
+        public var locale: String?
         enum CodingKeys: String, CodingKey {
             case sessionID = "session_id", method, device
             case accessTokenHash = "access_token_sha256", refreshTokenHash = "refresh_token_sha256"
-            case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at", deviceID = "device_id"
+            case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at", deviceID = "device_id", locale
         }
 
         public init(
             sessionID: UUID, method: String, device: String?, accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date,
-            refreshExpiresAt: Date, deviceID: UUID? = nil
+            refreshExpiresAt: Date, deviceID: UUID? = nil, locale: String? = nil
         ) {
+            self.locale = locale
             self.deviceID = deviceID
             self.sessionID = sessionID
             self.method = method

@@ -40,6 +40,7 @@ extension AccountState: ByteCodable {
         writer.write(knownDevices)
         writer.write(methodOrigins)
         writer.write(pendingEmail)
+        writer.write(locale)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -76,6 +77,7 @@ extension AccountState: ByteCodable {
         knownDevices = try reader.read()
         methodOrigins = try reader.read()
         pendingEmail = try reader.read()
+        locale = try reader.read()
     }
 }
 

@@ -56,6 +56,8 @@ public struct AccountState: Sendable, Equatable {
     /// An address `add-with-password` is waiting to have confirmed (`pending_email`), with the
     /// password that comes with it.
     public var pendingEmail: PendingEmail?
+    /// The language of the latest sign-in that said one: the account's messages are in it.
+    public var locale: String?
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }
@@ -251,6 +253,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         if EmailAddress.normalize(verified.email) == state.email.map(EmailAddress.normalize) { state.emailVerified = true }
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .verifyEmail }
     case .sessionStarted(let started):
+        if let locale = started.locale { state.locale = locale }
         if let deviceID = started.deviceID {
             state.knownDevices.removeAll { $0 == deviceID }
             state.knownDevices = Array((state.knownDevices + [deviceID]).suffix(maximumKnownDevices))

@@ -24,7 +24,8 @@ public struct AuthController: Sendable {
             let session = try await ErrorTranslation.singleRule {
                 try await accounts.signUp(
                     email: body.email, password: body.password, displayName: body.displayName, handle: body.handle,
-                    device: request.deviceLabel, client: context.client, deviceToken: request.deviceToken)
+                    device: request.deviceLabel, client: context.client, deviceToken: request.deviceToken,
+                    locale: request.locale)
             }
             return try JSONResponse(.created, encoding: SessionBody(session))
         }
@@ -34,7 +35,7 @@ public struct AuthController: Sendable {
             return try await JSONResponse.orMFARequired {
                 let session = try await accounts.signIn(
                     email: body.email, password: body.password, device: request.deviceLabel, client: context.client,
-                    linkToken: body.linkToken, deviceToken: request.deviceToken)
+                    linkToken: body.linkToken, deviceToken: request.deviceToken, locale: request.locale)
                 if let waiting { try await providers.link(waiting, to: session) }
                 return try JSONResponse(.ok, encoding: SessionBody(session))
             }

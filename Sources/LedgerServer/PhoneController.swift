@@ -26,7 +26,7 @@ public struct PhoneController: Sendable {
             let requested = try await ErrorTranslation.singleRule {
                 try await otp.request(
                     phone: body.phone, country: body.country, purpose: body.purpose, session: session,
-                    reauthToken: request.headers[.xReauthToken], client: context.client)
+                    reauthToken: request.headers[.xReauthToken], client: context.client, locale: request.locale)
             }
             return JSONResponse(
                 .accepted,
@@ -42,7 +42,8 @@ public struct PhoneController: Sendable {
             return try await JSONResponse.orMFARequired {
                 let outcome = try await otp.verify(
                     requestID: body.requestID, code: body.code, session: session, reauthToken: request.headers[.xReauthToken],
-                    device: request.deviceLabel, linkToken: body.linkToken, deviceToken: request.deviceToken)
+                    device: request.deviceLabel, linkToken: body.linkToken, deviceToken: request.deviceToken,
+                    locale: request.locale)
                 switch outcome {
                 case .session(let signedIn, _):
                     if let waiting { try await providers.link(waiting, to: signedIn) }

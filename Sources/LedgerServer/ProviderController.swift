@@ -47,7 +47,7 @@ public struct ProviderController: Sendable {
                 let (session, created) = try await providers.signIn(
                     provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
                     device: request.deviceLabel, linkToken: body.linkToken, authorizationCode: body.authorizationCode,
-                    client: context.client, deviceToken: request.deviceToken)
+                    client: context.client, deviceToken: request.deviceToken, locale: request.locale)
                 return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
             }
         }

@@ -9,4 +9,8 @@ extension Request {
 
     /// The `device_token` the client sent back (`X-Device-Token`), if any.
     var deviceToken: String? { headers[.xDeviceToken] }
+
+    /// The language the client asks messages in: the first `Accept-Language` entry as a plain
+    /// tag (`en`, `pt-BR`), nil when it names none the templates could be filed under.
+    var locale: String? { LanguageTag.normalize(AcceptLanguage.firstLanguage(headers[.acceptLanguage])) }
 }

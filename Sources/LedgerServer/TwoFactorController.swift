@@ -39,7 +39,8 @@ public struct TwoFactorController: Sendable {
         routes.post("/auth/mfa/verify") { request, context in
             let body = try await request.decodeJSON(MFAVerifyRequest.self, context: context)
             let session = try await twoFactor.verify(
-                mfaToken: body.mfaToken, code: body.code, recoveryCode: body.recoveryCode, client: context.client)
+                mfaToken: body.mfaToken, code: body.code, recoveryCode: body.recoveryCode, client: context.client,
+                locale: request.locale)
             return try JSONResponse(.ok, encoding: SessionBody(session))
         }
         signedIn.post("/auth/reauth/totp") { request, context in

@@ -77,7 +77,7 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 33)
+        #expect(Mirror(reflecting: state).children.count == 34)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)
         let change = AccountState.RevertibleChange(version: 1, sessionID: nil, hadPassword: true, at: Date())

@@ -54,7 +54,7 @@ public actor InMemoryAccountRepository: AccountRepository {
         index(after, before: state, events: events, at: now)
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
-        outbox += messages + (try implied.messages(for: events, before: state, after: after, at: now))
+        outbox += (messages + (try implied.messages(for: events, before: state, after: after, at: now))).map { $0.inLocale(of: after) }
         for case .providerTokensStored(let stored) in events {
             let grant = revocations.grant(
                 of: .init(provider: stored.provider, subject: stored.subject, clientID: stored.clientID, refreshToken: stored.refreshToken))
