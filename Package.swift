@@ -126,6 +126,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            resources: [.copy("Resources/templates")],
             swiftSettings: swiftSettings
         ),
 
