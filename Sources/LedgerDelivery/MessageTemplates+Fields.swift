@@ -6,7 +6,9 @@ import LedgerCore
 ///
 /// Every template: `brand_name`, `brand_url`, `brand_color` (`#rrggbb`), `brand_button_text_color`
 /// and `brand_text_color` (readable on and beside the brand colour), `support_email`,
-/// `secure_account` (what an alert tells a person who did not do it) and, in HTML, `lang`.
+/// `secure_account` (what an alert tells a person who did not do it), `code_expires_in`,
+/// `link_expires_in` and `revert_expires_in` ("5 minutes", "30 minutes", "7 days", from the
+/// service's settings) and, in HTML, `lang`.
 ///
 /// Per message, when it has them: `code`, `link`, `device` (the session's label, as the
 /// sessions screen shows it), `time` (when it happened: `signed_in_at`, `changed_at` or
@@ -31,6 +33,9 @@ extension MessageTemplates {
         fields["support_email"] = supportEmail
         fields["secure_account"] = details["secure_account"] ?? ImpliedMessages.secureAccountAdvice
         fields["lang"] = "en"
+        fields["code_expires_in"] = MessageLifetimes.readable(lifetimes.codeSeconds)
+        fields["link_expires_in"] = MessageLifetimes.readable(lifetimes.linkSeconds)
+        fields["revert_expires_in"] = MessageLifetimes.readable(lifetimes.revertSeconds)
         if let code = message.code { fields["code"] = code }
         if let link = message.link { fields["link"] = link }
         if let time = ["signed_in_at", "changed_at", "reached_at"].lazy.compactMap({ details[$0].flatMap(Self.readableTime) }).first {

@@ -24,6 +24,8 @@ public struct MessageTemplates: MessageRendering {
     public let brand: MessageBrand
     /// Where people write for help (`LEDGER_SUPPORT_EMAIL`).
     public let supportEmail: String
+    /// How long codes and links work, as the messages say.
+    public let lifetimes: MessageLifetimes
     /// The built-in files and the overrides, by lower-cased name without `.mustache`
     /// (`verify_email.ka.html`): names are matched without regard to case.
     let builtIn: [String: TemplateFile]
@@ -32,9 +34,13 @@ public struct MessageTemplates: MessageRendering {
     /// Loads the built-in templates and, when `overridesDirectory` is given, every
     /// `*.mustache` file in it; throws `TemplateError` for a file that does not parse or a folder
     /// that cannot be read.
-    public init(brand: MessageBrand, supportEmail: String = "support@321.fit", overridesDirectory: String? = nil) throws {
+    public init(
+        brand: MessageBrand, supportEmail: String = "support@321.fit", lifetimes: MessageLifetimes = MessageLifetimes(),
+        overridesDirectory: String? = nil
+    ) throws {
         self.brand = brand
         self.supportEmail = supportEmail
+        self.lifetimes = lifetimes
         guard let directory = Bundle.module.url(forResource: "templates", withExtension: nil) else {
             throw TemplateError(file: "Resources/templates", origin: Self.builtInOrigin, reason: .missing)
         }

@@ -143,6 +143,20 @@ struct MessageTemplatesTests {
         #expect(delivery.kind == .configuration)
     }
 
+    @Test("the lifetimes the copy states are the service's settings")
+    func lifetimes() throws {
+        let short = try MessageTemplates(environment: [
+            "LEDGER_OTP_TTL_SECONDS": "600", "LEDGER_EMAIL_LINK_TTL_SECONDS": "3600", "LEDGER_EMAIL_REVERT_TTL_SECONDS": "86400",
+        ])
+        #expect(try short.sms(MessageTemplates.sample("otp", channel: .sms)) == "321Fit code: 482915. It expires in 10 minutes.")
+        #expect(try short.email(MessageTemplates.sample("verify_email")).text.contains("Verification links expire after 1 hour."))
+        #expect(try short.email(MessageTemplates.sample("password_reset")).html.contains("The link expires after 1 hour and works once."))
+        #expect(try short.email(MessageTemplates.sample("email_changed_notice")).text.contains("The link works for 1 day."))
+        #expect(try templates.email(MessageTemplates.sample("email_removed_notice")).text.contains("The link works for 7 days."))
+        let odd = try MessageTemplates(brand: MessageBrand(), lifetimes: MessageLifetimes(codeSeconds: 90))
+        #expect(try odd.sms(MessageTemplates.sample("otp", channel: .sms)).hasSuffix("It expires in 90 seconds."))
+    }
+
     @Test("the brand: name, URL and colour in every email, and text that reads on a light colour")
     func brand() throws {
         let handz = try MessageTemplates(environment: [
