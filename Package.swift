@@ -126,6 +126,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            resources: [.copy("Resources/templates")],
             swiftSettings: swiftSettings
         ),
 
@@ -206,7 +207,13 @@ let package = Package(
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LedgerDeliveryTests",
-            dependencies: ["LedgerDelivery", "LedgerAccounts", "LedgerCore"],
+            dependencies: [
+                "LedgerDelivery", "LedgerAccounts", "LedgerCore",
+                // The fake Twilio of `TwilioSMSSinkTests`.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

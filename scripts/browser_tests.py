@@ -5,7 +5,10 @@ webhook that this script receives, so the links the service sends are the ones t
 opens. Drives each page: verify, reset (a rule broken, then a good password that the API then
 signs in with), confirm an email change, revert it (every session ends), each again after use
 (the expired page at once, no form), once with JavaScript off; checks the headers of every page, that a GET uses
-nothing, and the two .well-known documents. Screenshots go to .build/screenshots/.
+nothing, and the two .well-known documents. Then one HTML email as a mail client shows it: the
+verification email rendered by `ledger templates preview verify_email --html FILE` (the built-in
+template and layout), its text, button and written-out link visible. Screenshots go to
+.build/screenshots/.
 """
 
 import base64
@@ -175,6 +178,7 @@ def main():
             except Exception:
                 time.sleep(0.1)
         run(base)
+        email_preview()
     finally:
         server.terminate()
         server.wait(timeout=20)
@@ -281,6 +285,33 @@ def run(base):
           "apple-app-site-association lists the link paths")
     status, _, body = raw_get(base + "/.well-known/assetlinks.json")
     check(status == 200 and json.loads(body)[0]["target"]["package_name"] == "fit.threetwoone", "assetlinks.json names the Android app")
+
+
+def email_preview():
+    """The built-in verification email, rendered by the binary with its sample link, in a phone-sized window."""
+    path = os.path.join(ROOT, ".build", "email-verify.html")
+    result = subprocess.run([os.environ["LEDGER_BINARY"], "templates", "preview", "verify_email", "--html", path],
+                            capture_output=True, text=True, timeout=60)
+    check(result.returncode == 0 and os.path.exists(path), f"templates preview writes the HTML ({result.stderr.strip()[:200]})")
+    if result.returncode != 0:
+        return
+    driver = browser(javascript=False)
+    try:
+        driver.get("file://" + path)
+        driver.save_screenshot(os.path.join(SHOTS, "email-verify.png"))
+        check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "email: the page says its language")
+        text = driver.find_element(By.TAG_NAME, "body").text
+        check("Verify your email" in text and "Verification links expire after 30 minutes." in text, "email: its text is visible")
+        button = driver.find_element(By.ID, "action")
+        link = driver.find_element(By.ID, "link")
+        check(button.is_displayed() and button.text == "Verify email", "email: the button is visible")
+        href = button.get_attribute("href")
+        check(link.is_displayed() and link.text == href and href.startswith("https://321.fit/verify-email?token="),
+              "email: the link is written out, the same as the button's")
+        width = driver.execute_script("return document.documentElement.scrollWidth")
+        check(width <= driver.execute_script("return window.innerWidth"), "email: one column, no sideways scrolling on a phone")
+    finally:
+        driver.quit()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ struct Ledger: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self, KeysCommand.self, VerifyCommand.self, ProjectionsCommand.self,
             PurgeCommand.self, ReplayCommand.self, EventsCommand.self, CheckpointCommand.self, DevCommand.self, AccountsCommand.self,
-            DeliveriesCommand.self,
+            DeliveriesCommand.self, TemplatesCommand.self,
         ])
 
     /// Logs go to standard error at `LOG_LEVEL` (default info).

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// Twilio's Messages API on loopback: records what each POST carried (path, Basic credentials,
+/// content type, form fields) and answers as told, 201 `queued` by default, as Twilio does.
+final class FakeTwilioServer: @unchecked Sendable {
+    /// One request as it arrived.
+    struct Received: Sendable {
+        let path: String
+        let authorization: String?
+        let contentType: String?
+        let fields: [String: String]
+    }
+
+    private let lock = NSLock()
+    private var received: [Received] = []
+    private var answers: [(status: HTTPResponse.Status, body: String, location: String?)] = []
+    private(set) var baseURL = ""
+
+    /// The requests, in order.
+    var requests: [Received] { lock.withLock { received } }
+
+    /// The next request gets this answer (then the default again).
+    func answer(_ status: HTTPResponse.Status, _ body: String = "{}", location: String? = nil) {
+        lock.withLock { answers.append((status, body, location)) }
+    }
+
+    /// A Twilio error answer, as its API writes them.
+    func answerError(_ status: HTTPResponse.Status, code: Int, message: String) {
+        let object: [String: Any] = [
+            "code": code, "message": message, "more_info": "https://www.twilio.com/docs/errors/\(code)", "status": Int(status.code),
+        ]
+        answer(status, String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+    }
+
+    static func form(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ") }
+            guard let name = parts.first?.removingPercentEncoding else { continue }
+            fields[name] = parts.count == 2 ? parts[1].removingPercentEncoding ?? "" : ""
+        }
+        return fields
+    }
+
+    func handle(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 1 << 16)
+        let next = lock.withLock {
+            received.append(
+                Received(
+                    path: request.uri.path, authorization: request.headers[.authorization], contentType: request.headers[.contentType],
+                    fields: Self.form(String(buffer: body))))
+            return answers.isEmpty ? nil : answers.removeFirst()
+        }
+        let (status, text, location) =
+            next ?? (.created, #"{"sid":"SM0123456789abcdef0123456789abcdef","status":"queued"}"#, nil)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let location { headers[.location] = location }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Runs `body` with the server listening.
+    func serve(_ body: () async throws -> Void) async throws {
+        let router = Router()
+        router.post("/2010-04-01/Accounts/:sid/Messages.json") { request, _ in try await self.handle(request) }
+        router.post("/elsewhere") { request, _ in try await self.handle(request) }
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
+        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "fake-twilio"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await services.run() }
+            var ports = portStream.makeAsyncIterator()
+            baseURL = "http://127.0.0.1:\(try #require(await ports.next()))"
+            do {
+                try await body()
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
+        }
+    }
+}
