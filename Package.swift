@@ -198,6 +198,9 @@ let package = Package(
                 "LedgerCore", "LedgerPostgres", "LedgerEventStore", "LedgerCrypto", "LedgerIdentity", "LedgerAccounts",
                 "LedgerProviders",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -208,11 +211,7 @@ let package = Package(
         .testTarget(
             name: "LedgerDeliveryTests",
             dependencies: [
-                "LedgerDelivery", "LedgerAccounts", "LedgerCore",
-                // The fake Twilio of `TwilioSMSSinkTests`.
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                "LedgerDelivery", "LedgerAccounts", "LedgerCore", "LedgerTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -93,6 +93,13 @@ struct ServeCommand: AsyncParsableCommand {
                 "refusing to start: provider token endpoints must be https (or http on loopback) outside development mode (\(url))")
         }
         for warning in configuration.warnings { logger.warning("\(warning)") }
+        // Every template parsed now: a broken override stops serve before a message is lost.
+        let templates: MessageTemplates
+        do {
+            templates = try configuration.messageTemplates()
+        } catch {
+            throw ValidationError("refusing to start: \(error)")
+        }
         let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let keyring = SubjectKeyring(masterKey: masterKey)
@@ -145,7 +152,7 @@ struct ServeCommand: AsyncParsableCommand {
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey, readClient: readClient)
-        let sinks = try configuration.deliverySinks(clock: clock, logger: logger)
+        let sinks = try configuration.deliverySinks(templates: templates, clock: clock, logger: logger)
         var dispatcher = DeliveryDispatcher(
             client: client, email: sinks.email, sms: sinks.sms,
             revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerAccounts
 import LedgerDelivery
+import LedgerServer
 
 /// `ledger templates preview NAME`: a message template rendered with sample fields, as the
 /// service would send it with this environment's `LEDGER_TEMPLATES_DIR` and `LEDGER_BRAND_*`, so
@@ -36,7 +37,7 @@ struct TemplatesCommand: AsyncParsableCommand {
         func run() throws {
             var environment = ProcessInfo.processInfo.environment
             if let templatesDir { environment["LEDGER_TEMPLATES_DIR"] = templatesDir }
-            let templates = try MessageTemplates(environment: environment)
+            let templates = try LedgerConfiguration.fromEnvironment(environment).messageTemplates()
             let channels = templates.channels(of: name)
             guard !channels.isEmpty else {
                 throw ValidationError("no template \(name) (built in: \(MessageTemplates.catalog.keys.sorted().joined(separator: ", ")))")

@@ -40,9 +40,9 @@ func metricsController(_ services: LedgerServices) -> MetricsController {
 /// in one service group until SIGTERM or SIGINT. On shutdown the servers stop taking requests
 /// first, then the workers finish their pass (a group shuts its services down last to first).
 public func runApplications(_ services: LedgerServices, workers: [any Service], logger: Logger) async throws {
-    var members: [ServiceGroupConfiguration.ServiceConfiguration] = workers.map { .init(service: $0) }
-    if let metrics = buildMetricsApplication(services, logger: logger) { members.append(.init(service: metrics)) }
-    members.append(.init(service: buildApplication(services, logger: logger)))
+    var members: [ServiceGroupConfiguration.ServiceConfiguration] = workers.map { .init(service: LoggedService(service: $0)) }
+    if let metrics = buildMetricsApplication(services, logger: logger) { members.append(.init(service: LoggedService(service: metrics))) }
+    members.append(.init(service: LoggedService(service: buildApplication(services, logger: logger))))
     let group = ServiceGroup(configuration: .init(services: members, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()
 }

@@ -37,11 +37,11 @@ extension LedgerConfiguration {
                 throw ConfigurationError("LEDGER_TEMPLATES_DIR: '\(directory)' is not a folder")
             }
         }
-        brandName = string("LEDGER_BRAND_NAME") ?? brandName
+        brandName = string("LEDGER_BRAND_NAME") ?? productName
         brandURL = string("LEDGER_BRAND_URL") ?? brandURL
         brandColor = string("LEDGER_BRAND_COLOR") ?? brandColor
         guard brandColor.range(of: "^#[0-9A-Fa-f]{3}([0-9A-Fa-f]{3})?$", options: .regularExpression) != nil else {
-            throw ConfigurationError("LEDGER_BRAND_COLOR must be a hex colour like #E4002B, got '\(brandColor)'")
+            throw ConfigurationError("LEDGER_BRAND_COLOR must be a hex colour like #1d4ed8, got '\(brandColor)'")
         }
         // A day at most: a code or link older than that is no use to anyone.
         try integer("LEDGER_DELIVERY_RETRY_SECONDS", &deliveryRetrySeconds, 1, Self.day)

@@ -26,10 +26,11 @@ public struct LedgerConfiguration: Sendable {
     public var twilio: Twilio?
     /// A folder whose templates replace the built-in ones, file by file (`LEDGER_TEMPLATES_DIR`).
     public var templatesDirectory: String?
-    /// What the built-in templates show (`LEDGER_BRAND_NAME`, `LEDGER_BRAND_URL`, `LEDGER_BRAND_COLOR`).
+    /// What the built-in templates show (`LEDGER_BRAND_NAME`, default `LEDGER_PRODUCT_NAME`;
+    /// `LEDGER_BRAND_URL`; `LEDGER_BRAND_COLOR`).
     public var brandName = "321Fit"
     public var brandURL = "https://321.fit"
-    public var brandColor = "#E4002B"
+    public var brandColor = "#1d4ed8"
     /// How long an SMS or email is retried after it was written (`LEDGER_DELIVERY_RETRY_SECONDS`).
     public var deliveryRetrySeconds = 3600
 
@@ -163,6 +164,12 @@ public struct LedgerConfiguration: Sendable {
         for (name, url) in providerEndpoints where !url.hasPrefix("https://") {
             warnings.append("\(name) is not https: client secrets and refresh tokens would cross the network in the clear")
         }
+        if let twilio, !Self.isPrivateToHost(twilio.baseURL) {
+            warnings.append("LEDGER_TWILIO_BASE_URL is not https: the auth token and every code would cross the network in the clear")
+        }
+        if let webhook = deliveryWebhookURL, !Self.isPrivateToHost(webhook) {
+            warnings.append("LEDGER_DELIVERY_WEBHOOK_URL is not https: every code and link would cross the network in the clear")
+        }
         return warnings
     }
 
@@ -218,7 +225,6 @@ public struct LedgerConfiguration: Sendable {
         configuration.masterKey = string("LEDGER_MASTER_KEY")
         configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")
         configuration.deliveryWebhookSecret = string("LEDGER_DELIVERY_WEBHOOK_SECRET")
-        try configuration.readDelivery(string: string, integer: integer)
         try integer("LEDGER_OTP_TTL_SECONDS", &configuration.otpTTLSeconds, minimum: 1, maximum: Self.day)
         try integer("LEDGER_OTP_MAX_ATTEMPTS", &configuration.otpMaxAttempts, minimum: 1, maximum: 100)
         try integer("LEDGER_OTP_RESEND_LIMIT", &configuration.otpResendLimit)
@@ -321,6 +327,8 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_DB_POOL_TIMEOUT_SECONDS", &configuration.databasePoolTimeoutSeconds, minimum: 1, maximum: 300)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
         configuration.productName = string("LEDGER_PRODUCT_NAME") ?? configuration.productName
+        // After the product name: the brand the messages show defaults to it.
+        try configuration.readDelivery(string: string, integer: integer)
         for (name, target) in [
             ("LEDGER_APP_STORE_URL", \LedgerConfiguration.apps.appStoreURL), ("LEDGER_PLAY_STORE_URL", \.apps.playStoreURL),
         ] {

@@ -145,9 +145,8 @@ struct MessageTemplatesTests {
 
     @Test("the lifetimes the copy states are the service's settings")
     func lifetimes() throws {
-        let short = try MessageTemplates(environment: [
-            "LEDGER_OTP_TTL_SECONDS": "600", "LEDGER_EMAIL_LINK_TTL_SECONDS": "3600", "LEDGER_EMAIL_REVERT_TTL_SECONDS": "86400",
-        ])
+        let short = try MessageTemplates(
+            brand: MessageBrand(), lifetimes: MessageLifetimes(codeSeconds: 600, linkSeconds: 3600, revertSeconds: 86400))
         #expect(try short.sms(MessageTemplates.sample("otp", channel: .sms)) == "321Fit code: 482915. It expires in 10 minutes.")
         #expect(try short.email(MessageTemplates.sample("verify_email")).text.contains("Verification links expire after 1 hour."))
         #expect(try short.email(MessageTemplates.sample("password_reset")).html.contains("The link expires after 1 hour and works once."))
@@ -159,10 +158,8 @@ struct MessageTemplatesTests {
 
     @Test("the brand: name, URL and colour in every email, and text that reads on a light colour")
     func brand() throws {
-        let handz = try MessageTemplates(environment: [
-            "LEDGER_BRAND_NAME": "Handz", "LEDGER_BRAND_URL": "https://handz.app", "LEDGER_BRAND_COLOR": "#FFEB3B",
-            "LEDGER_SUPPORT_EMAIL": "help@handz.app",
-        ])
+        let handz = try MessageTemplates(
+            brand: MessageBrand(name: "Handz", url: "https://handz.app", color: "#FFEB3B"), supportEmail: "help@handz.app")
         let email = try handz.email(MessageTemplates.sample("verify_email"))
         #expect(email.subject == "Verify your email for Handz")
         #expect(email.html.contains("href=\"https://handz.app\""))

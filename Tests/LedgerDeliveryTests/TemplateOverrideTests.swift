@@ -18,7 +18,7 @@ struct TemplateOverrideTests {
     }
 
     static func templates(_ files: [String: String]) throws -> MessageTemplates {
-        try MessageTemplates(environment: ["LEDGER_TEMPLATES_DIR": try folder(files)])
+        try MessageTemplates(brand: MessageBrand(), overridesDirectory: try folder(files))
     }
 
     @Test("a file replaces its built-in one only: the other parts stay built in")
@@ -76,7 +76,7 @@ struct TemplateOverrideTests {
         }
         #expect(error.file == "new_sign_in.html.mustache")
         if case .invalid = error.reason {} else { Issue.record("\(error.reason)") }
-        #expect(throws: TemplateError.self) { try MessageTemplates(environment: ["LEDGER_TEMPLATES_DIR": "/nonexistent/templates"]) }
+        #expect(throws: TemplateError.self) { try MessageTemplates(brand: MessageBrand(), overridesDirectory: "/nonexistent/templates") }
     }
 
     @Test("an override showing a field the message lacks throws at render, naming the file and field only")

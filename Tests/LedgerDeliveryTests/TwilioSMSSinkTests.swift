@@ -1,6 +1,7 @@
 import Foundation
 import LedgerAccounts
 import LedgerDelivery
+import LedgerTestSupport
 import Testing
 
 /// `TwilioSMSSink` against a fake of Twilio's Messages API on loopback.

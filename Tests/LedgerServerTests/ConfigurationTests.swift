@@ -159,13 +159,26 @@ struct ConfigurationTests {
         #expect(short?.message.contains("LEDGER_OTP_RETENTION_SECONDS") == true)
     }
 
-    @Test("unsafe settings are warned about at start: scrypt below 15, private webhook destinations")
+    @Test("unsafe settings are warned about at start: scrypt below 15, private webhook destinations, codes in the clear")
     func warnings() throws {
         #expect(try LedgerConfiguration.fromEnvironment([:]).warnings.isEmpty)
         #expect(try LedgerConfiguration.fromEnvironment(["LEDGER_SCRYPT_LOG_N": "15"]).warnings.isEmpty)
         let weak = try LedgerConfiguration.fromEnvironment(["LEDGER_SCRYPT_LOG_N": "14", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "1"])
         #expect(weak.warnings.count == 2)
         #expect(weak.warnings.first?.contains("LEDGER_SCRYPT_LOG_N=14 is below 15") == true)
+        // Codes and the Twilio token in the clear over a network: said at start (a loopback relay is fine).
+        let clear = try LedgerConfiguration.fromEnvironment([
+            "LEDGER_TWILIO_ACCOUNT_SID": "AC1", "LEDGER_TWILIO_AUTH_TOKEN": "t", "LEDGER_TWILIO_FROM": "+15005550006",
+            "LEDGER_TWILIO_BASE_URL": "http://sms.internal:8080", "LEDGER_DELIVERY_WEBHOOK_URL": "http://bridge.internal/deliveries",
+        ])
+        #expect(clear.warnings.count == 2)
+        #expect(clear.warnings.contains { $0.hasPrefix("LEDGER_TWILIO_BASE_URL is not https") })
+        #expect(clear.warnings.contains { $0.hasPrefix("LEDGER_DELIVERY_WEBHOOK_URL is not https") })
+        let local = try LedgerConfiguration.fromEnvironment([
+            "LEDGER_TWILIO_ACCOUNT_SID": "AC1", "LEDGER_TWILIO_AUTH_TOKEN": "t", "LEDGER_TWILIO_FROM": "+15005550006",
+            "LEDGER_TWILIO_BASE_URL": "http://127.0.0.1:8080", "LEDGER_DELIVERY_WEBHOOK_URL": "http://[::1]:9/deliveries",
+        ])
+        #expect(local.warnings.isEmpty)
     }
 
     @Test("what stays off the wire in the clear: https, or http to loopback")

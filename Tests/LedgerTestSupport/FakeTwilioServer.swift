@@ -3,34 +3,35 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Testing
 
 /// Twilio's Messages API on loopback: records what each POST carried (path, Basic credentials,
 /// content type, form fields) and answers as told, 201 `queued` by default, as Twilio does.
-final class FakeTwilioServer: @unchecked Sendable {
+public final class FakeTwilioServer: @unchecked Sendable {
+    public init() {}
+
     /// One request as it arrived.
-    struct Received: Sendable {
-        let path: String
-        let authorization: String?
-        let contentType: String?
-        let fields: [String: String]
+    public struct Received: Sendable {
+        public let path: String
+        public let authorization: String?
+        public let contentType: String?
+        public let fields: [String: String]
     }
 
     private let lock = NSLock()
     private var received: [Received] = []
     private var answers: [(status: HTTPResponse.Status, body: String, location: String?)] = []
-    private(set) var baseURL = ""
+    public private(set) var baseURL = ""
 
     /// The requests, in order.
-    var requests: [Received] { lock.withLock { received } }
+    public var requests: [Received] { lock.withLock { received } }
 
     /// The next request gets this answer (then the default again).
-    func answer(_ status: HTTPResponse.Status, _ body: String = "{}", location: String? = nil) {
+    public func answer(_ status: HTTPResponse.Status, _ body: String = "{}", location: String? = nil) {
         lock.withLock { answers.append((status, body, location)) }
     }
 
     /// A Twilio error answer, as its API writes them.
-    func answerError(_ status: HTTPResponse.Status, code: Int, message: String) {
+    public func answerError(_ status: HTTPResponse.Status, code: Int, message: String) {
         let object: [String: Any] = [
             "code": code, "message": message, "more_info": "https://www.twilio.com/docs/errors/\(code)", "status": Int(status.code),
         ]
@@ -64,7 +65,7 @@ final class FakeTwilioServer: @unchecked Sendable {
     }
 
     /// Runs `body` with the server listening.
-    func serve(_ body: () async throws -> Void) async throws {
+    public func serve(_ body: () async throws -> Void) async throws {
         let router = Router()
         router.post("/2010-04-01/Accounts/:sid/Messages.json") { request, _ in try await self.handle(request) }
         router.post("/elsewhere") { request, _ in try await self.handle(request) }
@@ -76,7 +77,8 @@ final class FakeTwilioServer: @unchecked Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             var ports = portStream.makeAsyncIterator()
-            baseURL = "http://127.0.0.1:\(try #require(await ports.next()))"
+            guard let port = await ports.next() else { throw CancellationError() }
+            baseURL = "http://127.0.0.1:\(port)"
             do {
                 try await body()
             } catch {

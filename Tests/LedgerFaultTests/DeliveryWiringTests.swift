@@ -1,0 +1,77 @@
+import Foundation
+import LedgerTestSupport
+import Testing
+
+/// `ledger serve` as shipped: texts through Twilio rendered from the templates, and templates
+/// checked before the service takes a request.
+@Suite("ledger serve: the ways messages leave", .timeLimit(.minutes(3)))
+struct DeliveryWiringTests {
+    /// Waits until `server` has had `count` requests (or 30 s).
+    private func requests(_ server: FakeTwilioServer, count: Int) async throws -> [FakeTwilioServer.Received] {
+        for _ in 0..<300 where server.requests.count < count { try await Task.sleep(for: .milliseconds(100)) }
+        return server.requests
+    }
+
+    @Test("with LEDGER_TWILIO_* a sign-in code goes through Twilio in the brand's words, and the log never shows it")
+    func twilio() async throws {
+        try await TestPostgres.withDatabase { db in
+            let twilio = FakeTwilioServer()
+            try await twilio.serve {
+                let server = try ServerUnderTest(
+                    databaseURL: db.url,
+                    environment: [
+                        "LEDGER_DELIVERY_WEBHOOK_URL": "", "LEDGER_SMTP_URL": "smtp://127.0.0.1:9?tls=none",
+                        "LEDGER_TWILIO_ACCOUNT_SID": "AC0123456789abcdef0123456789abcdef",
+                        "LEDGER_TWILIO_AUTH_TOKEN": "twilio-secret-token",
+                        "LEDGER_TWILIO_FROM": "+15005550006", "LEDGER_TWILIO_BASE_URL": twilio.baseURL, "LEDGER_BRAND_NAME": "Handz",
+                        "LEDGER_OTP_TTL_SECONDS": "600", "LOG_LEVEL": "debug",
+                    ])
+                do {
+                    try await server.start()
+                    let asked = try await server.send(
+                        "POST", "/auth/phone/request-otp", json: ["phone": "+995511200300", "purpose": "sign_in"])
+                    #expect(asked.status == 202)
+                    let sent = try #require(try await requests(twilio, count: 1).first)
+                    #expect(sent.path == "/2010-04-01/Accounts/AC0123456789abcdef0123456789abcdef/Messages.json")
+                    #expect(sent.fields["To"] == "+995511200300" && sent.fields["From"] == "+15005550006")
+                    let text = try #require(sent.fields["Body"])
+                    let code = String(text.drop { !$0.isNumber }.prefix { $0.isNumber })
+                    #expect(code.count == 6 && text == "Handz code: \(code). It expires in 10 minutes.")
+                    let expected = "Basic " + Data("AC0123456789abcdef0123456789abcdef:twilio-secret-token".utf8).base64EncodedString()
+                    #expect(sent.authorization == expected)
+                    try await server.shutdown()
+                    let log = server.process?.output ?? ""
+                    #expect(!log.contains(code) && !log.contains("twilio-secret-token"))
+                    #expect(!log.contains("+995511200300"), "numbers are masked in the log")
+                } catch {
+                    try? await server.shutdown()
+                    throw error
+                }
+            }
+        }
+    }
+
+    @Test("a template override that does not parse stops serve before it takes a request, naming the file")
+    func brokenOverride() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("templates-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("{{#code}} unclosed".utf8).write(to: folder.appendingPathComponent("otp.ka.sms.mustache"))
+        try await TestPostgres.withDatabase { db in
+            let server = try ServerUnderTest(databaseURL: db.url, environment: ["LEDGER_TEMPLATES_DIR": folder.path])
+            let (status, output) = try await server.ledger(["serve", "--host", "127.0.0.1"])
+            try await server.shutdown()
+            #expect(status != 0)
+            #expect(output.contains("refusing to start") && output.contains("otp.ka.sms.mustache"))
+
+            // The same folder fixed previews in Georgian, at the lifetime the service is set to.
+            try Data("{{brand_name}}: {{code}} ({{code_expires_in}})".utf8).write(to: folder.appendingPathComponent("otp.ka.sms.mustache"))
+            let preview = try ServerUnderTest(
+                databaseURL: db.url, environment: ["LEDGER_TEMPLATES_DIR": folder.path, "LEDGER_OTP_TTL_SECONDS": "600"])
+            let (previewed, text) = try await preview.ledger(["templates", "preview", "otp", "--locale", "ka"])
+            try await preview.shutdown()
+            #expect(previewed == 0)
+            #expect(text.contains("321Fit: 482915 (10 minutes)"), "\(text)")
+        }
+    }
+}
