@@ -5,7 +5,6 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
 import Logging
-import ServiceLifecycle
 
 /// Purges deleted accounts whose `purge_after` has passed (docs/architecture.md "Event store rules", "Deletion").
 ///
@@ -168,25 +167,5 @@ public struct PurgeWorker: Sendable {
         }
         if let failure { throw failure }
         return scheduled
-    }
-
-    /// Passes every `interval` until cancelled.
-    public func run(every interval: Duration) async {
-        while !Task.isCancelled {
-            do {
-                let purged = try await runOnce()
-                if purged > 0 { logger.info("purged accounts", metadata: ["count": "\(purged)"]) }
-            } catch {
-                logger.warning("purge pass failed", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: interval)
-        }
-    }
-}
-
-extension PurgeWorker: Service {
-    /// Runs with the service group until its graceful shutdown (every minute at the latest).
-    public func run() async throws {
-        await cancelWhenGracefulShutdown { await run(every: .seconds(60)) }
     }
 }
