@@ -275,6 +275,8 @@ let package = Package(
             name: "LedgerFaultTests",
             dependencies: [
                 "LedgerTestSupport", "LedgerPostgres", "LedgerCrypto",
+                // An account state only the services make (an Apple deletion a hold blocked), for `ledger purge`.
+                "LedgerCore", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts", "LedgerAccountsPostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

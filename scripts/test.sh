@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a private, throwaway PostgreSQL cluster:
 # installs missing packages, starts the cluster (as the postgres user when run as root),
-# checks the formatting (`swift format lint --strict`) and the layering (scripts/check-layers.sh), runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh) and the link pages in a real browser (scripts/browser-tests.sh), and stops the cluster whatever
+# checks the formatting (`swift format lint --strict`), the layering (scripts/check-layers.sh) and
+# docker/compose.yaml (scripts/check-compose.sh), runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh) and the link pages in a real browser (scripts/browser-tests.sh), and stops the cluster whatever
 # happens. Afterwards it reads the whole run's output (every log line the service wrote) for
 # the secrets the tests use: a password, an email address or a session token there fails the run.
 set -euo pipefail
@@ -17,9 +18,12 @@ echo "test: PostgreSQL on 127.0.0.1:$PG_CLUSTER_PORT ($PG_CLUSTER_DIR)" >&2
 
 # Formatting first (the toolchain's swift-format, .swift-format): a file off the style fails
 # the run before anything is built.
+# Then the compose file (scripts/check-compose.sh: Debian's docker-compose validates it; no
+# container engine runs here): an invalid docker/compose.yaml fails the run too.
 if [ $# -eq 0 ]; then
   swift format lint --strict --recursive Sources Tests Package.swift
   ./scripts/check-layers.sh
+  ./scripts/check-compose.sh
 fi
 
 export LEDGER_TEST_PG_PORT=$PG_CLUSTER_PORT

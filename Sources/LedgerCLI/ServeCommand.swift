@@ -25,8 +25,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.")
     var host: String = "0.0.0.0"
 
-    @Flag(help: "Also run the purge worker in this process (a pass a minute).")
-    var purge = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Run the purge and the retention sweep here, on one instance at a time (the default); --no-purge leaves them to "
+                + "another process. --purge, once the way to turn them on, is still accepted and changes nothing."))
+    var purge = true
 
     @Flag(help: "Apply pending migrations before serving (always on in development mode).")
     var migrate = false
@@ -167,10 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         // First in the group, so it stops last: the readers' route is measured while they serve.
         if let standbyMonitor = services.standbyMonitor { workers.insert(standbyMonitor, at: 0) }
-        if purge {
-            let retention = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
-            workers.append(PurgeWorker(store: eventStore, clock: clock, retention: retention, accounts: services.accounts))
-        }
+        workers.append(await purgeService(configuration, store: eventStore, services: services, clock: clock, logger: logger))
         logger.info(
             "serving",
             metadata: [

@@ -88,6 +88,12 @@ public struct LedgerConfiguration: Sendable {
     public var loginMaxFailures = Policies.standard.loginMaxFailures
     public var loginLockoutSeconds = Int(Policies.standard.loginLockout)
     public var purgeAfterSeconds = Int(Policies.standard.purgeDelay)
+    /// Seconds between two passes of the purge and the retention sweep on the instance that
+    /// runs them (`LEDGER_PURGE_INTERVAL_SECONDS`).
+    public var purgeIntervalSeconds = 60
+    /// Seconds within which another instance runs the purge once the one running it dies
+    /// (`LEDGER_PURGE_TAKEOVER_SECONDS`): the others try for its lock twice as often.
+    public var purgeTakeoverSeconds = 30
     public var signupCooldownSeconds = Int(Policies.standard.signupCooldown)
     public var scryptLogN = Policies.standard.scryptLogN
     public var appleJWKS = "https://appleid.apple.com/auth/keys"
@@ -288,6 +294,11 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_LOGIN_MAX_FAILURES", &configuration.loginMaxFailures, minimum: 1)
         try integer("LEDGER_LOGIN_LOCKOUT_SECONDS", &configuration.loginLockoutSeconds, minimum: 1, maximum: Self.day)
         try integer("LEDGER_PURGE_AFTER_SECONDS", &configuration.purgeAfterSeconds)
+        // At most an hour between passes: a pass finds what became due since the last one, and a
+        // purge promised within 30 days should not wait on the schedule. A takeover of at least
+        // 2 s (the followers try every half of it) and at most an hour, for the same reason.
+        try integer("LEDGER_PURGE_INTERVAL_SECONDS", &configuration.purgeIntervalSeconds, minimum: 1, maximum: 3600)
+        try integer("LEDGER_PURGE_TAKEOVER_SECONDS", &configuration.purgeTakeoverSeconds, minimum: 2, maximum: 3600)
         try integer("LEDGER_SIGNUP_COOLDOWN_SECONDS", &configuration.signupCooldownSeconds)
         try integer("LEDGER_SCRYPT_LOG_N", &configuration.scryptLogN, minimum: 1)
         guard (1...22).contains(configuration.scryptLogN) else {

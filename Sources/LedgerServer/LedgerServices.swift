@@ -58,9 +58,7 @@ public struct LedgerServices: Sendable {
         let verifier = JWKSIdentityTokenVerifier(
             apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
             google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock)
-        let retention = Retention(
-            purgeDelay: TimeInterval(configuration.purgeAfterSeconds), cooldown: TimeInterval(configuration.signupCooldownSeconds),
-            cooldownKey: masterKey.derivedKey(label: KeyLabel.signupCooldown))
+        let retention = configuration.retention(masterKey: masterKey)
         let repository = PostgresAccountRepository(store: eventStore, clock: clock, retention: retention)
         let counters = PostgresAttemptCounters(client: client)
         let accounts = AccountService(
@@ -127,6 +125,14 @@ extension LedgerConfiguration {
         return HTTPProviderTokenClient(
             apple: .init(tokenURL: appleTokenURL, revokeURL: appleRevokeURL, clientSecret: secret),
             google: .init(tokenURL: googleTokenURL, revokeURL: googleRevokeURL, clientSecret: googleClientSecret), clock: clock)
+    }
+
+    /// The purge delay and the re-signup cooldown these settings give, with the cooldown list's
+    /// key from `masterKey`: `serve` and `ledger purge` must list identifiers under one key.
+    public func retention(masterKey: MasterKey) -> Retention {
+        Retention(
+            purgeDelay: TimeInterval(purgeAfterSeconds), cooldown: TimeInterval(signupCooldownSeconds),
+            cooldownKey: masterKey.derivedKey(label: KeyLabel.signupCooldown))
     }
 
     /// The email links' countdown and resend limit these settings give.

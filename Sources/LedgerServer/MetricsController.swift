@@ -8,7 +8,8 @@ import LedgerPostgres
 
 /// `GET /metrics`: Prometheus text. Request latency histograms come from the middleware; the
 /// cluster-wide gauges (append position, feed hold-back, outbox backlog, purge due and done,
-/// webhook lag) are read from the database at each scrape.
+/// webhook lag) are read from the database at each scrape. The purge's own gauges (whether this
+/// instance leads it, the oldest due purge's age) are set by its ticks (`recordPurge`).
 ///
 /// Unauthenticated, as Prometheus scrapes it: it names no account and no secret; expose it
 /// on the internal network only.

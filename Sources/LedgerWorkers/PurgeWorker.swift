@@ -5,7 +5,6 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
 import Logging
-import ServiceLifecycle
 
 /// Purges deleted accounts whose `purge_after` has passed (docs/architecture.md "Event store rules", "Deletion").
 ///
@@ -14,7 +13,8 @@ import ServiceLifecycle
 /// backups included, while the hash chain still verifies), and delete what the projections and
 /// the outbox hold about it. A crash at any point rolls the whole purge back, so the next pass
 /// simply does it again; `FOR UPDATE SKIP LOCKED` on the schedule lets several workers run at
-/// once without purging one account twice.
+/// once without purging one account twice. `serve` runs it through `PurgeLeadership` (one
+/// instance at a time); `ledger purge` runs it once, or every `--interval` with `--watch`.
 public struct PurgeWorker: Sendable {
     let store: EventStore
     let clock: any LedgerClock
@@ -25,7 +25,7 @@ public struct PurgeWorker: Sendable {
     /// Deletes what outlived its use, once a pass (nil: nothing is swept).
     let retention: RetentionSweep?
     /// Schedules, once a pass, the deletions holds blocked when they were asked for (nil: not
-    /// here; `ledger purge` has no master key to seal their events).
+    /// here; it needs the master key, to read the account and seal the events).
     let accounts: AccountService?
     /// Tables whose rows about a purged account are removed.
     static let accountTables = [
@@ -122,13 +122,19 @@ public struct PurgeWorker: Sendable {
         var purgeFailure: (any Error)?
         do {
             try await scheduleRequestedDeletions()
+        } catch {
+            // Scheduling reads accounts and seals events; a failure there must not stop the
+            // purges already due.
+            purgeFailure = error
+        }
+        do {
             while count < limit, let accountID = try await purgeNext() {
                 count += 1
                 progress(count, accountID)
             }
         } catch {
             // One account that cannot be purged must not keep everything else from its end.
-            purgeFailure = error
+            purgeFailure = purgeFailure ?? error
         }
         if let retention {
             let swept = try await retention.run().filter { $0.value > 0 }
@@ -138,36 +144,28 @@ public struct PurgeWorker: Sendable {
         return count
     }
 
-    /// Schedules every requested deletion whose holds have lapsed or been released.
-    func scheduleRequestedDeletions() async throws {
-        guard let accounts else { return }
+    /// Schedules every requested deletion whose holds have lapsed or been released; returns how
+    /// many it scheduled (0 without `accounts`). One account that fails is left for the next
+    /// pass, after the others; the first failure is thrown at the end.
+    @discardableResult
+    public func scheduleRequestedDeletions() async throws -> Int {
+        guard let accounts else { return 0 }
         let rows = try await store.client.query(
             "SELECT account_id FROM accounts WHERE deletion_requested_at IS NOT NULL AND deleted_at IS NULL ORDER BY deletion_requested_at LIMIT 1000"
         )
+        var scheduled = 0
+        var failure: (any Error)?
         for accountID in try rows.rows.compactMap({ try $0.uuid(0) }) {
-            if try await accounts.completeRequestedDeletion(accountID) {
-                logger.info("requested deletion scheduled", metadata: ["account_id": "\(accountID.lowercased)"])
-            }
-        }
-    }
-
-    /// Passes every `interval` until cancelled.
-    public func run(every interval: Duration) async {
-        while !Task.isCancelled {
             do {
-                let purged = try await runOnce()
-                if purged > 0 { logger.info("purged accounts", metadata: ["count": "\(purged)"]) }
+                if try await accounts.completeRequestedDeletion(accountID) {
+                    scheduled += 1
+                    logger.info("requested deletion scheduled", metadata: ["account_id": "\(accountID.lowercased)"])
+                }
             } catch {
-                logger.warning("purge pass failed", metadata: ["error": "\(error)"])
+                failure = failure ?? error
             }
-            try? await Task.sleep(for: interval)
         }
-    }
-}
-
-extension PurgeWorker: Service {
-    /// Runs with the service group until its graceful shutdown (every minute at the latest).
-    public func run() async throws {
-        await cancelWhenGracefulShutdown { await run(every: .seconds(60)) }
+        if let failure { throw failure }
+        return scheduled
     }
 }

@@ -28,6 +28,7 @@ struct ConfigurationTests {
         #expect(configuration.linkResendPolicy == LinkResendPolicy(interval: 30, limit: 3, window: 900))
         #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
         #expect(configuration.purgeAfterSeconds == 2_592_000 && configuration.signupCooldownSeconds == 604_800)
+        #expect(configuration.purgeIntervalSeconds == 60 && configuration.purgeTakeoverSeconds == 30)
         #expect(configuration.scryptLogN == 17)
         #expect(configuration.readDatabaseURL == nil && configuration.readMaxLagSeconds == 10)
         // One home for the numbers: the configuration starts from the policies.
@@ -57,6 +58,7 @@ struct ConfigurationTests {
             "LEDGER_SCRYPT_LOG_N": "10", "LEDGER_APPLE_JWKS": "/etc/apple.json", "LEDGER_GOOGLE_JWKS": "/etc/google.json",
             "LEDGER_APPLE_CLIENT_IDS": "fit.321.app, fit.321.web", "LEDGER_GOOGLE_CLIENT_IDS": "g-client",
             "LEDGER_READ_DATABASE_URL": "postgresql://standby/ledger", "LEDGER_READ_MAX_LAG_SECONDS": "3",
+            "LEDGER_PURGE_INTERVAL_SECONDS": "1", "LEDGER_PURGE_TAKEOVER_SECONDS": "2",
         ])
         #expect(configuration.databaseURL == "postgresql://db/ledger" && configuration.port == 9090)
         #expect(configuration.masterKey == nil)
@@ -76,6 +78,7 @@ struct ConfigurationTests {
         #expect(configuration.emailLinkTTLSeconds == 60 && configuration.emailRevertTTLSeconds == 3600)
         #expect(configuration.loginMaxFailures == 4 && configuration.loginLockoutSeconds == 100)
         #expect(configuration.purgeAfterSeconds == 0 && configuration.signupCooldownSeconds == 86400)
+        #expect(configuration.purgeIntervalSeconds == 1 && configuration.purgeTakeoverSeconds == 2)
         #expect(configuration.scryptLogN == 10)
         #expect(configuration.appleJWKS == "/etc/apple.json" && configuration.googleJWKS == "/etc/google.json")
         #expect(configuration.appleClientIDs == ["fit.321.app", "fit.321.web"] && configuration.googleClientIDs == ["g-client"])
@@ -148,6 +151,9 @@ struct ConfigurationTests {
             ("LEDGER_READ_MAX_LAG_SECONDS", "0"), ("LEDGER_READ_MAX_LAG_SECONDS", "3601"), ("LEDGER_READ_MAX_LAG_SECONDS", "2.5"),
             // A revert link holds its address from every other account as long: not for years.
             ("LEDGER_EMAIL_REVERT_TTL_SECONDS", "2592001"),
+            // Whole seconds; a pass at least every hour; a takeover of 2 s to an hour (the others try every half of it).
+            ("LEDGER_PURGE_INTERVAL_SECONDS", "0"), ("LEDGER_PURGE_INTERVAL_SECONDS", "3601"), ("LEDGER_PURGE_INTERVAL_SECONDS", "0.5"),
+            ("LEDGER_PURGE_TAKEOVER_SECONDS", "1"), ("LEDGER_PURGE_TAKEOVER_SECONDS", "3601"), ("LEDGER_PURGE_TAKEOVER_SECONDS", "30s"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([name: value]) }
             #expect(error?.message.contains(name) == true, "\(name)=\(value): \(error?.message ?? "no error")")

@@ -188,6 +188,8 @@ struct DeploymentTests {
         #expect(text.contains("--product ledger"))
         #expect(text.contains("libpq5"))
         #expect(text.contains("libssl3"))
+        // LedgerDelivery's SMTP links libcurl (CLibCurl): to build, and to run.
+        #expect(text.contains("libcurl4-openssl-dev") && text.contains("libcurl4 "))
         #expect(text.range(of: #"(?m)^USER\s+\S+"#, options: .regularExpression) != nil)
     }
 }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
+import LedgerWorkers
 import NIOCore
 import Testing
 
@@ -145,6 +146,50 @@ struct SubscriptionsEndpointTests {
                 #expect(text.contains("ledger_purge_due_accounts 1"))
                 #expect(text.contains("ledger_purged_accounts_total 1"))
                 #expect(!text.contains("example.com"))
+            }
+        }
+    }
+
+    @Test("/metrics shows whether this instance runs the purge, and how long the oldest due purge has waited")
+    func purgeMetrics() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(
+                    UUID(uuidString: try await call(client, .get, "/me", token: access).string("account_id") ?? ""))
+                // Due for purge these 90 seconds.
+                try await db.client.query(
+                    "UPDATE accounts SET deleted_at = $2, purge_after = $2 WHERE account_id = $1",
+                    [.uuid(accountID), .timestamp(db.clock.now().addingTimeInterval(-90))])
+                /// Runs the purge's service until /metrics shows every one of `lines`.
+                func run(_ leadership: PurgeLeadership, until lines: [String]) async throws {
+                    let running = Task { try await leadership.run() }
+                    var text = ""
+                    for _ in 0..<100 {
+                        text = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+                        if lines.allSatisfy({ text.contains("\n\($0)") }) { break }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    // Stopped before the next one starts: its last report (not leading) comes first.
+                    running.cancel()
+                    _ = try? await running.value
+                    #expect(lines.allSatisfy { text.contains("\n\($0)") }, "\(text.split(separator: "\n").filter { $0.contains("purge") })")
+                }
+                let worker = PurgeWorker(store: services.eventStore, clock: db.clock)
+                let report: @Sendable (Bool, Double?) -> Void = { services.metrics.recordPurge(leading: $0, oldestDueSeconds: $1) }
+                // --no-purge: never the leader, the age all the same.
+                try await run(
+                    PurgeLeadership(
+                        worker: worker, lock: nil, interval: .seconds(60), takeover: .seconds(30), clock: db.clock, report: report),
+                    until: ["ledger_purge_leader 0", "ledger_purge_oldest_due_seconds 90"])
+                // Holding the lock: it leads, its pass purges the account, and nothing is due any more.
+                let lock = SessionAdvisoryLock(client: db.client, key: PurgeLeadership.lockKey)
+                try await run(
+                    PurgeLeadership(
+                        worker: worker, lock: lock, interval: .seconds(60), takeover: .seconds(30), clock: db.clock, report: report),
+                    until: ["ledger_purge_leader 1", "ledger_purge_oldest_due_seconds 0"])
+                #expect(try await db.client.query("SELECT 1 FROM accounts WHERE account_id = $1", [.uuid(accountID)]).rowCount == 0)
             }
         }
     }
