@@ -120,47 +120,60 @@ extension MIMEMessage {
     /// end of a line, and a `.` or `From ` at the start of one are escaped (the last two so
     /// neither SMTP's end-of-data nor an mbox `From ` line can ever be read into a body).
     public static func quotedPrintable(_ text: String) -> [String] {
-        let normalized = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        var sourceLines = normalized.split(separator: "\n", omittingEmptySubsequences: false)
-        if sourceLines.count > 1 && sourceLines.last == "" { sourceLines.removeLast() }
-        var output: [String] = []
-        for sourceLine in sourceLines {
-            let bytes = Array(sourceLine.utf8)
-            var line = ""
-            for (index, byte) in bytes.enumerated() {
-                let isLast = index == bytes.count - 1
-                var token: String
-                switch byte {
-                case 0x20, 0x09:
-                    token = isLast ? escape(byte) : String(UnicodeScalar(byte))
-                case 0x3D:
-                    token = escape(byte)
-                case 0x21...0x7E:
-                    token = String(UnicodeScalar(byte))
-                default:
-                    token = escape(byte)
-                }
-                // Room for the token and, unless it ends the line, a soft break after it.
-                let room = isLast ? lineLimit : lineLimit - 1
-                if line.utf8.count + token.utf8.count > room {
-                    output.append(line + "=")
-                    line = ""
-                }
-                let startsLine = line.isEmpty
-                if startsLine && byte == 0x2E {
-                    token = "=2E"
-                } else if startsLine && byte == 0x46 && bytes[index...].starts(with: Array("From ".utf8)) {
-                    token = "=46"
-                }
-                line += token
+        // Bytes in, bytes out: every message's bodies pass here, and a String per byte was the
+        // larger part of composing one.
+        let bytes = Array(text.utf8)
+        var sourceLines: [Range<Int>] = []
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == 0x0D || bytes[index] == 0x0A else {
+                index += 1
+                continue
             }
-            output.append(line)
+            sourceLines.append(start..<index)
+            if bytes[index] == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A { index += 1 }
+            index += 1
+            start = index
+        }
+        if start < bytes.count || sourceLines.isEmpty { sourceLines.append(start..<bytes.count) }
+
+        let hex = Array("0123456789ABCDEF".utf8)
+        let from = Array("From ".utf8)
+        var output: [String] = []
+        output.reserveCapacity(sourceLines.count + bytes.count / (lineLimit - 1))
+        var line: [UInt8] = []
+        line.reserveCapacity(lineLimit)
+        for range in sourceLines {
+            line.removeAll(keepingCapacity: true)
+            for position in range {
+                let byte = bytes[position]
+                let isLast = position == range.upperBound - 1
+                var literal: Bool
+                switch byte {
+                case 0x20, 0x09: literal = !isLast
+                case 0x3D: literal = false
+                case 0x21...0x7E: literal = true
+                default: literal = false
+                }
+                // Room for the byte and, unless it ends the line, a soft break after it.
+                let room = isLast ? lineLimit : lineLimit - 1
+                if line.count + (literal ? 1 : 3) > room {
+                    line.append(0x3D)
+                    output.append(String(decoding: line, as: UTF8.self))
+                    line.removeAll(keepingCapacity: true)
+                }
+                if line.isEmpty && (byte == 0x2E || (byte == 0x46 && bytes[position..<range.upperBound].starts(with: from))) {
+                    literal = false
+                }
+                if literal {
+                    line.append(byte)
+                } else {
+                    line += [0x3D, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                }
+            }
+            output.append(String(decoding: line, as: UTF8.self))
         }
         return output
-    }
-
-    private static func escape(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return "=" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
     }
 }
