@@ -143,9 +143,19 @@ struct TestCertificate: Sendable {
     let certificatePath: String
     let keyPath: String
 
+    /// This process's certificates, removed when it exits.
+    private static let directory: URL = {
+        atexit { try? FileManager.default.removeItem(at: TestCertificate.directoryURL(pid: getpid())) }
+        return directoryURL(pid: getpid())
+    }()
+
+    private static func directoryURL(pid: pid_t) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("ledger-smtp-certificates-\(pid)")
+    }
+
     /// `names`: the subjectAltName entries (`DNS:localhost`, `IP:127.0.0.1`).
     static func make(names: [String]) throws -> TestCertificate {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-cert-\(UUID().uuidString)")
+        let directory = Self.directory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = TestCertificate(
             certificatePath: directory.appendingPathComponent("cert.pem").path, keyPath: directory.appendingPathComponent("key.pem").path)
