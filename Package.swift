@@ -184,7 +184,7 @@ let package = Package(
             name: "LedgerBench",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
-                "LedgerIdentity", "LedgerWorkers", "LedgerAccountsPostgres",
+                "LedgerIdentity", "LedgerWorkers", "LedgerAccountsPostgres", "LedgerDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -27,6 +27,10 @@ if [ $# -eq 0 ]; then
 fi
 
 export LEDGER_TEST_PG_PORT=$PG_CLUSTER_PORT
+# The SMTP tests run a real SMTP server (scripts/smtp-server.py, aiosmtpd) from a venv of pinned
+# packages; the tests would make it themselves, but here its install shows before the build.
+LEDGER_TEST_SMTP_PYTHON=$(./scripts/smtp-venv.sh)
+export LEDGER_TEST_SMTP_PYTHON
 status=0
 # The fault runs (Tests/LedgerFaultTests) start the `ledger` executable itself.
 { swift build --product ledger && swift test "$@"; } 2>&1 | tee "$output" || status=$?
