@@ -97,10 +97,12 @@ struct ServeCommand: AsyncParsableCommand {
                 "refusing to start: provider token endpoints must be https (or http on loopback) outside development mode (\(url))")
         }
         for warning in configuration.warnings { logger.warning("\(warning)") }
-        // Every template parsed now: a broken override stops serve before a message is lost.
-        let templates: MessageTemplates
+        let clock = SystemClock()
+        // Every template parsed and the relays' settings checked now, before the database is
+        // touched: a broken override or an SMTP URL that cannot work stops serve at once.
+        let sinks: DeliverySinks
         do {
-            templates = try configuration.messageTemplates()
+            sinks = try configuration.deliverySinks(templates: try configuration.messageTemplates(), clock: clock, logger: logger)
         } catch {
             throw ValidationError("refusing to start: \(error)")
         }
@@ -144,7 +146,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
 
-        let clock = SystemClock()
         let eventStore = EventStore(client: client, keyring: keyring, clock: clock)
         // Readers on a standby, when one is configured: a pool of their own.
         let readClient = configuration.readDatabaseURL.map {
@@ -156,7 +157,6 @@ struct ServeCommand: AsyncParsableCommand {
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey, readClient: readClient)
-        let sinks = try configuration.deliverySinks(templates: templates, clock: clock, logger: logger)
         var dispatcher = DeliveryDispatcher(
             client: client, email: sinks.email, sms: sinks.sms,
             revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
@@ -183,6 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             logger.error("server stopped with an error", metadata: ["error": "\(error)"])
         }
+        await sinks.shutdown()
         await client.shutdown()
         await readClient?.shutdown()
         logger.info("stopped")

@@ -47,7 +47,8 @@ public final class LedgerMetrics: Sendable {
     public func countDelivery(channel: String, provider: String, outcome: String) {
         registry.makeCounter(
             descriptor: .init(
-                namespace: "ledger", metricName: "deliveries", unitName: "", helpText: "Tries of outgoing SMS, emails and revocations."),
+                namespace: "ledger", metricName: "deliveries_total", unitName: "",
+                helpText: "Tries of outgoing SMS, emails and revocations."),
             labels: [("channel", channel), ("provider", provider), ("outcome", outcome)]
         ).increment()
     }

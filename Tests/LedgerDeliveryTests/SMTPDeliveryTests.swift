@@ -1,6 +1,7 @@
 import Foundation
 import LedgerAccounts
 import LedgerCore
+import LedgerTestSupport
 import Testing
 
 @testable import LedgerDelivery

@@ -51,6 +51,70 @@ struct DeliveryWiringTests {
         }
     }
 
+    @Test("with LEDGER_SMTP_URL a verification email goes over STARTTLS to the relay, rendered, and is counted as sent")
+    func smtp() async throws {
+        var options = SMTPTestServer.Options()
+        let certificate = try TestCertificate.make(names: ["DNS:localhost"])
+        options.certificate = certificate
+        options.user = "relay-user"
+        options.password = "relay pass/with@signs"
+        let relay = try await SMTPTestServer.start(options)
+        defer { relay.stop() }
+        try await TestPostgres.withDatabase { db in
+            let server = try ServerUnderTest(
+                databaseURL: db.url,
+                environment: [
+                    "LEDGER_DELIVERY_WEBHOOK_URL": "", "LEDGER_TWILIO_ACCOUNT_SID": "AC1", "LEDGER_TWILIO_AUTH_TOKEN": "t",
+                    "LEDGER_TWILIO_FROM": "+15005550006", "LEDGER_TWILIO_BASE_URL": "http://127.0.0.1:9",
+                    "LEDGER_SMTP_URL": "smtp://relay-user:relay%20pass%2Fwith%40signs@localhost:\(relay.port)",
+                    "LEDGER_SMTP_CA_FILE": certificate.certificatePath, "LEDGER_EMAIL_FROM": "Handz <hello@handz.app>",
+                    "LEDGER_SUPPORT_EMAIL": "help@handz.app", "LEDGER_BRAND_NAME": "Handz", "LOG_LEVEL": "debug",
+                ])
+            do {
+                try await server.start()
+                _ = try await server.signUp(1)
+                let received = try #require(try await relay.waitForMessages(1, timeout: .seconds(30)).first)
+                #expect(received.tls == true && relay.authentications().count == 1)
+                #expect(received.subject == "Verify your email for Handz")
+                #expect(received.from == [.init(display_name: "Handz", address: "hello@handz.app")])
+                #expect(received.reply_to == [.init(display_name: "", address: "help@handz.app")])
+                #expect(received.content_type == "multipart/alternative")
+                let text = try #require(received.parts?.first { $0.content_type == "text/plain" }?.content)
+                let link = try #require(text.split(whereSeparator: \.isWhitespace).first { $0.contains("/verify-email?token=") })
+                #expect(received.parts?.contains { $0.content_type == "text/html" && $0.content.contains(String(link)) } == true)
+
+                var counted = ""
+                for _ in 0..<100 {
+                    counted = String(decoding: try await server.send("GET", "/metrics").body, as: UTF8.self)
+                    if counted.contains(#"ledger_deliveries_total{channel="email",provider="smtp",outcome="sent"} 1"#) { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(counted.contains(#"ledger_deliveries_total{channel="email",provider="smtp",outcome="sent"} 1"#))
+                try await server.shutdown()
+                let log = server.process?.output ?? ""
+                let token = String(link.split(separator: "=").last ?? "")
+                #expect(!token.isEmpty && !log.contains(token))
+                #expect(!log.contains("relay pass") && !log.contains("pass%2Fwith"))
+            } catch {
+                try? await server.shutdown()
+                throw error
+            }
+        }
+    }
+
+    @Test("an SMTP URL that would send credentials in the clear off this host stops serve, naming the variable, not the password")
+    func smtpInTheClear() async throws {
+        try await TestPostgres.withDatabase { db in
+            let server = try ServerUnderTest(
+                databaseURL: db.url, environment: ["LEDGER_SMTP_URL": "smtp://relay-user:hunter2-secret@smtp.example.com:25?tls=none"])
+            let (status, output) = try await server.ledger(["serve", "--host", "127.0.0.1"])
+            try await server.shutdown()
+            #expect(status != 0)
+            #expect(output.contains("refusing to start") && output.contains("LEDGER_SMTP_URL"))
+            #expect(!output.contains("hunter2-secret"))
+        }
+    }
+
     @Test("a template override that does not parse stops serve before it takes a request, naming the file")
     func brokenOverride() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("templates-\(UUID().uuidString)")

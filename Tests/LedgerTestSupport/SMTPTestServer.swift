@@ -4,57 +4,64 @@ import LedgerCore
 /// A real SMTP server for a test: scripts/smtp-server.py (aiosmtpd) as a child process on a free
 /// loopback port, recording each connection, AUTH and message (parsed by Python's email package,
 /// as a mail client reads it) in a JSON-lines file this reads back.
-final class SMTPTestServer: @unchecked Sendable {
-    struct Options {
+public final class SMTPTestServer: @unchecked Sendable {
+    public struct Options {
+        public init() {}
+
         /// `starttls`, `implicit` or `none`.
-        var tls = "starttls"
-        var certificate: TestCertificate?
-        var user: String?
-        var password: String?
-        var mechanisms = "PLAIN,LOGIN"
-        var refuseStartTLS = false
-        var dataDelay = 0.0
-        var idleTimeout: Double?
+        public var tls = "starttls"
+        public var certificate: TestCertificate?
+        public var user: String?
+        public var password: String?
+        public var mechanisms = "PLAIN,LOGIN"
+        public var refuseStartTLS = false
+        public var dataDelay = 0.0
+        public var idleTimeout: Double?
     }
 
     /// One line of the record: a connection, an AUTH or a message.
-    struct Event: Decodable {
-        var event: String
-        var connection: Int?
-        var mechanism: String?
-        var tls: Bool?
-        var mail_from: String?
-        var rcpt_tos: [String]?
-        var subject: String?
-        var from: [Mailbox]?
-        var to: [Mailbox]?
-        var reply_to: [Mailbox]?
-        var date: String?
-        var date_valid: Bool?
-        var message_id: String?
-        var mime_version: String?
-        var content_type: String?
-        var header_names: [String]?
-        var parts: [Part]?
-        var defects: [String]?
-        var max_line_length: Int?
-        var bare_line_feeds: Int?
-        var raw: String?
+    public struct Event: Decodable {
+        public var event: String
+        public var connection: Int?
+        public var mechanism: String?
+        public var tls: Bool?
+        public var mail_from: String?
+        public var rcpt_tos: [String]?
+        public var subject: String?
+        public var from: [Mailbox]?
+        public var to: [Mailbox]?
+        public var reply_to: [Mailbox]?
+        public var date: String?
+        public var date_valid: Bool?
+        public var message_id: String?
+        public var mime_version: String?
+        public var content_type: String?
+        public var header_names: [String]?
+        public var parts: [Part]?
+        public var defects: [String]?
+        public var max_line_length: Int?
+        public var bare_line_feeds: Int?
+        public var raw: String?
     }
 
-    struct Mailbox: Decodable, Equatable {
-        var display_name: String
-        var address: String
+    public struct Mailbox: Decodable, Equatable {
+        public var display_name: String
+        public var address: String
+
+        public init(display_name: String, address: String) {
+            self.display_name = display_name
+            self.address = address
+        }
     }
 
-    struct Part: Decodable {
-        var content_type: String
-        var charset: String?
-        var transfer_encoding: String?
-        var content: String
+    public struct Part: Decodable {
+        public var content_type: String
+        public var charset: String?
+        public var transfer_encoding: String?
+        public var content: String
     }
 
-    let port: Int
+    public let port: Int
     private let pid: pid_t
     private let directory: URL
     private var recordPath: String { directory.appendingPathComponent("record.jsonl").path }
@@ -70,7 +77,7 @@ final class SMTPTestServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    static func start(_ options: Options) async throws -> SMTPTestServer {
+    public static func start(_ options: Options) async throws -> SMTPTestServer {
         let python = try await SMTPTestEnvironment.shared.python()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-smtp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -103,18 +110,18 @@ final class SMTPTestServer: @unchecked Sendable {
     }
 
     /// Everything recorded so far.
-    func events() -> [Event] {
+    public func events() -> [Event] {
         guard let text = try? String(contentsOfFile: recordPath, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
     }
 
-    func messages() -> [Event] { events().filter { $0.event == "message" } }
-    func connections() -> Int { events().filter { $0.event == "connect" }.count }
-    func authentications() -> [Event] { events().filter { $0.event == "auth" } }
+    public func messages() -> [Event] { events().filter { $0.event == "message" } }
+    public func connections() -> Int { events().filter { $0.event == "connect" }.count }
+    public func authentications() -> [Event] { events().filter { $0.event == "auth" } }
 
     /// Waits until `count` messages arrived (they are recorded before the server answers 250,
     /// so after a successful send they are there at once).
-    func waitForMessages(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [Event] {
+    public func waitForMessages(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [Event] {
         let deadline = ContinuousClock.now + timeout
         while messages().count < count && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
@@ -123,9 +130,9 @@ final class SMTPTestServer: @unchecked Sendable {
     }
 
     /// What the server printed (never an address or a password).
-    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-    func stop() {
+    public func stop() {
         lock.lock()
         defer { lock.unlock() }
         guard !stopped else { return }
@@ -139,9 +146,9 @@ final class SMTPTestServer: @unchecked Sendable {
 }
 
 /// A self-signed certificate and its key, made with the openssl command for the test.
-struct TestCertificate: Sendable {
-    let certificatePath: String
-    let keyPath: String
+public struct TestCertificate: Sendable {
+    public let certificatePath: String
+    public let keyPath: String
 
     /// This process's certificates, removed when it exits.
     private static let directory: URL = {
@@ -154,7 +161,7 @@ struct TestCertificate: Sendable {
     }
 
     /// `names`: the subjectAltName entries (`DNS:localhost`, `IP:127.0.0.1`).
-    static func make(names: [String]) throws -> TestCertificate {
+    public static func make(names: [String]) throws -> TestCertificate {
         let directory = Self.directory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = TestCertificate(
@@ -174,16 +181,16 @@ struct TestCertificate: Sendable {
 }
 
 /// Where the repository, the venv's python and the commands are.
-actor SMTPTestEnvironment {
-    static let shared = SMTPTestEnvironment()
+public actor SMTPTestEnvironment {
+    public static let shared = SMTPTestEnvironment()
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     private var preparing: Task<String, any Error>?
 
     /// `LEDGER_TEST_SMTP_PYTHON` (scripts/test.sh sets it), else the python of the venv that
     /// scripts/smtp-venv.sh makes or finds (so `swift test` alone works too).
-    func python() async throws -> String {
+    public func python() async throws -> String {
         if let configured = ProcessInfo.processInfo.environment["LEDGER_TEST_SMTP_PYTHON"], !configured.isEmpty { return configured }
         if let preparing { return try await preparing.value }
         let task = Task<String, any Error> {
