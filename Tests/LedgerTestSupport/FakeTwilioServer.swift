@@ -1,8 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
-import ServiceLifecycle
 
 /// Twilio's Messages API on loopback: records what each POST carried (path, Basic credentials,
 /// content type, form fields) and answers as told, 201 `queued` by default, as Twilio does.
@@ -69,24 +67,9 @@ public final class FakeTwilioServer: @unchecked Sendable {
         let router = Router()
         router.post("/2010-04-01/Accounts/:sid/Messages.json") { request, _ in try await self.handle(request) }
         router.post("/elsewhere") { request, _ in try await self.handle(request) }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
-        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "fake-twilio"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            var ports = portStream.makeAsyncIterator()
-            guard let port = await ports.next() else { throw CancellationError() }
+        try await withLoopbackServer(router, label: "fake-twilio") { port in
             baseURL = "http://127.0.0.1:\(port)"
-            do {
-                try await body()
-            } catch {
-                await services.triggerGracefulShutdown()
-                throw error
-            }
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
+            try await body()
         }
     }
 }

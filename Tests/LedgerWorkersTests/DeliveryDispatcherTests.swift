@@ -11,9 +11,7 @@ import LedgerIdentity
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWorkers
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Testing
 
 /// Keeps what it was given; fails the first `failures` deliveries with `failure`.
@@ -187,17 +185,9 @@ struct DeliveryDispatcherTests {
             received.add(signature: request.headers[HTTPField.Name("X-Ledger-Signature")!] ?? "", body: Array(buffer: body))
             return .noContent
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
-        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "webhook-sink"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            var ports = portStream.makeAsyncIterator()
-            let port = try #require(await ports.next())
-            let clock = ManualClock()
-            let message = OutboxMessage(channel: .sms, to: "+995511200300", template: "otp", code: "482915")
+        let clock = ManualClock()
+        let message = OutboxMessage(channel: .sms, to: "+995511200300", template: "otp", code: "482915")
+        try await withLoopbackServer(router, label: "webhook-sink") { port in
             // Its own client, closed before the server stops, so no connection is cut mid-stream.
             try await withHTTPClient { httpClient in
                 let sink = WebhookDeliverySink(
@@ -208,21 +198,19 @@ struct DeliveryDispatcherTests {
                         .deliver(message)
                 }
             }
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
-            let (signature, body) = try #require(received.first)
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
-            #expect(
-                object == [
-                    "id": message.id.uuidString.lowercased(), "channel": "sms", "to": "+995511200300",
-                    "template": "otp", "code": "482915", "locale": "en",
-                    // Under the signature: a receiver refuses an old one (a replay).
-                    "sent_at": RFC3339.format(clock.now()),
-                ])
-            // API.md's "X-Ledger-Signature (HMAC-SHA256)": the hex MAC of the raw body, nothing else.
-            #expect(signature == Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: body)))
-            #expect(signature.count == 64 && signature == signature.lowercased())
         }
+        let (signature, body) = try #require(received.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
+        #expect(
+            object == [
+                "id": message.id.uuidString.lowercased(), "channel": "sms", "to": "+995511200300",
+                "template": "otp", "code": "482915", "locale": "en",
+                // Under the signature: a receiver refuses an old one (a replay).
+                "sent_at": RFC3339.format(clock.now()),
+            ])
+        // API.md's "X-Ledger-Signature (HMAC-SHA256)": the hex MAC of the raw body, nothing else.
+        #expect(signature == Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: body)))
+        #expect(signature.count == 64 && signature == signature.lowercased())
     }
 }
 

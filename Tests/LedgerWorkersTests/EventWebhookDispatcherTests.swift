@@ -9,9 +9,7 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerTestSupport
 import LedgerWorkers
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Testing
 
 /// A webhook receiver on loopback: keeps every push it accepts, and answers 503 while told to fail.
@@ -57,24 +55,9 @@ final class EventReceiver: @unchecked Sendable {
         router.post("/moved") { _, _ -> Response in
             Response(status: .found, headers: [.location: "/hook"])
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
-        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "event-receiver"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            do {
-                var ports = portStream.makeAsyncIterator()
-                let port = try #require(await ports.next())
-                // The client closes before the receiver stops, so no connection is cut mid-stream.
-                try await withHTTPClient { client in try await body("http://127.0.0.1:\(port)/hook", client) }
-            } catch {
-                await services.triggerGracefulShutdown()
-                throw error
-            }
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
+        try await withLoopbackServer(router, label: "event-receiver") { port in
+            // The client closes before the receiver stops, so no connection is cut mid-stream.
+            try await withHTTPClient { client in try await body("http://127.0.0.1:\(port)/hook", client) }
         }
     }
 }

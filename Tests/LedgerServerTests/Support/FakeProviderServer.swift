@@ -3,9 +3,8 @@ import HTTPTypes
 import Hummingbird
 import JWTKit
 import LedgerCore
-import Logging
+import LedgerTestSupport
 import NIOCore
-import ServiceLifecycle
 import Testing
 
 /// Apple's and Google's token and revoke endpoints on loopback, strict as the real ones about
@@ -159,23 +158,9 @@ final class FakeProviderServer: @unchecked Sendable {
                 }
             }
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) })
-        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "fake-provider"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            var ports = portStream.makeAsyncIterator()
-            baseURL = "http://127.0.0.1:\(try #require(await ports.next()))"
-            do {
-                try await body()
-            } catch {
-                await services.triggerGracefulShutdown()
-                throw error
-            }
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
+        try await withLoopbackServer(router, label: "fake-provider") { port in
+            baseURL = "http://127.0.0.1:\(port)"
+            try await body()
         }
     }
 }
