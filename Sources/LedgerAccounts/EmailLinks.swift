@@ -56,7 +56,7 @@ public struct EmailLinks: Sendable {
             tokenHash: Hex.encode(IssuedTokens.tokenHash(token)), resend: resend)
         let message = OutboxMessage(
             channel: .email, to: address, template: template, link: "\(baseURL)/\(Self.path(purpose))?token=\(token)", token: token,
-            details: details.map { ["message": $0, "secure_account": ImpliedMessages.secureAccountAdvice] })
+            details: details.map { ["message": $0, "secure_account": ImpliedMessages.secureAccountAdvice] }, expiresAt: link.expiresAt)
         return (link, message)
     }
 

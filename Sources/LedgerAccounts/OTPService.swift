@@ -62,6 +62,7 @@ public struct OTPService: Sendable {
             throw ValidationFailure(problems: [Self.invalidPurpose] + (phoneUnreadable ? [Self.invalidPhone] : []))
         }
         var phone = try rawPhone.map { try parse($0, country: country) }
+        try checkTextable(phone)
         let now = clock.now()
         let requestID = UUID.random()
         var accountID: UUID
@@ -91,6 +92,8 @@ public struct OTPService: Sendable {
             accountID = state.accountID
         }
         guard let phone else { throw ValidationFailure(problems: [Self.invalidPhone]) }
+        // The account's own number (re-auth) may be from a country the operator stopped texting.
+        try checkTextable(phone)
         let code = String(format: "%06d", try SecureRandom.uniform(below: 1_000_000))
         let issued = OTPEvent.Issued(
             accountID: accountID, sessionID: purpose.needsSession ? session?.sessionID : nil, purpose: purpose,
@@ -98,7 +101,8 @@ public struct OTPService: Sendable {
             expiresAt: now.addingTimeInterval(policy.ttl), maxAttempts: policy.maxAttempts)
         // The code in the language of the request that asked for it.
         let message = OutboxMessage(
-            channel: .sms, to: phone.e164, template: "otp", code: code, locale: LanguageTag.normalize(locale) ?? "en")
+            channel: .sms, to: phone.e164, template: "otp", code: code, locale: LanguageTag.normalize(locale) ?? "en",
+            expiresAt: issued.expiresAt)
         let resendAfter = try await otps.issue(requestID, issued, clientAddress: client, policy: policy, message: message)
         return Requested(requestID: requestID, expiresIn: Int(policy.ttl), resendAfter: resendAfter)
     }
@@ -216,6 +220,14 @@ public struct OTPService: Sendable {
         return parsed
     }
 
+    /// Refuses a number of a country codes are not sent to (`OTPPolicy.allowedRegions`).
+    private func checkTextable(_ phone: PhoneNumber?) throws {
+        guard let phone, let allowed = policy.allowedRegions, !allowed.contains(phone.region) else { return }
+        throw ValidationFailure(problems: [Self.unsupportedCountry])
+    }
+
+    static let unsupportedCountry = ValidationFailure.Problem(
+        field: "phone", code: "unsupported_country", message: "We can't send codes to numbers from this country.")
     static let invalidPhone = ValidationFailure.Problem(field: "phone", code: "invalid_phone", message: "Enter a valid phone number.")
     static let notAccountPhone = ValidationFailure.Problem(
         field: "phone", code: "not_account_phone", message: "Enter the phone number on your account.")

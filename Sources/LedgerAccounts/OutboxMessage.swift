@@ -12,8 +12,9 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var channel: Channel
     public var to: String
     /// `otp`, `verify_email`, `email_change_confirm`, `email_change_notice`, `password_reset`,
-    /// `reauth_link`, `email_changed_notice`, `new_sign_in`, `two_factor_changed`,
-    /// `two_factor_limit_reached`.
+    /// `reauth_link`, `email_add_confirm`, `email_changed_notice`, `email_removed_notice`,
+    /// `new_sign_in`, `two_factor_changed`, `two_factor_limit_reached`, `method_added`,
+    /// `method_removed`, `password_changed` (the templates of `LedgerDelivery`).
     public var template: String
     public var code: String?
     public var link: String?
@@ -26,11 +27,16 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var details: [String: String]?
     /// When it may go first (nil: at once): a revocation parked for a sign-in not done.
     public var notBefore: Date?
+    /// When the code or link it carries stops working: a message not sent by then is given up,
+    /// not retried (nobody can use it), and Twilio is told not to hold a text longer.
+    public var expiresAt: Date?
 
     public init(
         id: UUID = UUID.random(), channel: Channel, to: String, template: String, code: String? = nil, link: String? = nil,
-        token: String? = nil, locale: String = "en", details: [String: String]? = nil, notBefore: Date? = nil
+        token: String? = nil, locale: String = "en", details: [String: String]? = nil, notBefore: Date? = nil,
+        expiresAt: Date? = nil
     ) {
+        self.expiresAt = expiresAt
         self.notBefore = notBefore
         self.details = details
         self.id = id

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerCore
 import LedgerIdentity
 import LedgerPostgres
 
@@ -8,7 +9,7 @@ import LedgerPostgres
 struct OTPProjector {
     struct RequestRow: RecordsetRow {
         let request_id: UUID, account_id: UUID, session_id: UUID?, purpose: String, phone_e164: String
-        let client_address: String?, created_at: Date, expires_at: Date
+        let client_address: String?, client_network: String?, region: String, created_at: Date, expires_at: Date
         var closed_at: Date?
         var failed_attempts: Int64 = 0
 
@@ -19,6 +20,8 @@ struct OTPProjector {
             row.field("purpose", purpose)
             row.field("phone_e164", phone_e164)
             row.field("client_address", client_address)
+            row.field("client_network", client_network)
+            row.field("region", region)
             row.field("created_at", created_at)
             row.field("expires_at", expires_at)
             row.field("closed_at", closed_at)
@@ -53,7 +56,8 @@ struct OTPProjector {
                     RequestRow(
                         request_id: requestID, account_id: issued.accountID, session_id: issued.sessionID,
                         purpose: issued.purpose.rawValue, phone_e164: issued.phone, client_address: clientAddress,
-                        created_at: time, expires_at: issued.expiresAt))
+                        client_network: clientAddress.flatMap(IPAddress.networkLimitKey), region: issued.region, created_at: time,
+                        expires_at: issued.expiresAt))
             case .verified, .invalidated, .cancelled:
                 if let index = rowIndex[requestID] {
                     if rows[index].closed_at == nil { rows[index].closed_at = time }
@@ -96,9 +100,9 @@ struct OTPProjector {
         try await target.write(
             """
             INSERT INTO otp_requests (request_id, account_id, session_id, purpose, phone_e164, client_address,
-                                      created_at, expires_at, closed_at, failed_attempts)
+                                      client_network, region, created_at, expires_at, closed_at, failed_attempts)
             SELECT r.request_id, r.account_id, r.session_id, r.purpose, r.phone_e164, r.client_address,
-                   r.created_at, r.expires_at, r.closed_at, r.failed_attempts
+                   r.client_network, r.region, r.created_at, r.expires_at, r.closed_at, r.failed_attempts
             FROM \(recordset.source)
             \(target == .live ? "ON CONFLICT (request_id) DO NOTHING" : "")
             """,

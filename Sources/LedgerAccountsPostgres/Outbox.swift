@@ -20,15 +20,15 @@ public enum Outbox {
         connection.queue(
             """
             INSERT INTO outbox (id, account_id, channel, recipient, template, code, token, link, locale, created_at, next_attempt_at,
-                                details)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $11)
+                                details, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $11, $13)
             """,
             [
                 .uuid(message.id), accountID.map { .uuid($0) } ?? .null, .text(message.channel.rawValue), .text(message.to),
                 .text(message.template), message.code.map { .text($0) } ?? .null, message.token.map { .text($0) } ?? .null,
                 message.link.map { .text($0) } ?? .null, .text(message.locale), .timestamp(time),
                 (try? message.details.map { .text(String(decoding: try JSONEncoder().encode($0), as: UTF8.self)) }) ?? .null,
-                .timestamp(message.notBefore ?? time),
+                .timestamp(message.notBefore ?? time), message.expiresAt.map { .timestamp($0) } ?? .null,
             ])
     }
 }

@@ -33,6 +33,9 @@ public struct PostgresOTPRepository: OTPRepository {
                 policy.sendDelay(previousSends: recent.phone, now: now),
                 SlidingWindowLimit(limit: policy.addressLimit, window: policy.capWindow).retryAfter(recent.address, now: now),
                 SlidingWindowLimit(limit: policy.accountLimit, window: policy.capWindow).retryAfter(recent.account, now: now),
+                // The oldest send that still fills the window: the ceiling frees when it leaves.
+                recent.networkFull.map { secondsUntil($0.addingTimeInterval(policy.capWindow), from: now) },
+                recent.regionFull.map { secondsUntil($0.addingTimeInterval(policy.regionWindow), from: now) },
             ].compactMap { $0 }
             if let wait = delays.max() {
                 throw IdentityError(.rateLimited, "Too many codes requested. Try again later.", retryAfter: wait)
@@ -89,9 +92,20 @@ public struct PostgresOTPRepository: OTPRepository {
     /// the window, which is all a sliding window needs, so the query stays small however busy
     /// an address is — and the open requests a new code replaces (for a signed-in purpose,
     /// only the same account's).
+    /// What the send limits read: the number's sends, the client's, the account's; the send
+    /// that fills the client's /48's or the country's window when one is full; the open requests.
+    struct RecentSends {
+        var phone: [Date] = []
+        var address: [Date] = []
+        var account: [Date] = []
+        var open: [UUID] = []
+        var networkFull: Date?
+        var regionFull: Date?
+    }
+
     private func recentSends(
         _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date, on connection: PostgresConnection
-    ) async throws -> (phone: [Date], address: [Date], account: [Date], open: [UUID]) {
+    ) async throws -> RecentSends {
         let horizon = now.addingTimeInterval(-max(policy.resendWindow, policy.resendInterval))
         let capHorizon = now.addingTimeInterval(-policy.capWindow)
         let rows = try await connection.query(
@@ -108,20 +122,31 @@ public struct PostgresOTPRepository: OTPRepository {
             UNION ALL
             (SELECT 'account', request_id, created_at FROM otp_requests
              WHERE $7 AND account_id = $6 AND session_id IS NOT NULL AND created_at > $9 ORDER BY created_at DESC LIMIT $11)
+            UNION ALL
+            (SELECT 'network', request_id, created_at FROM otp_requests
+             WHERE $12::text IS NOT NULL AND client_network = $12 AND created_at > $9 ORDER BY created_at DESC OFFSET $13 LIMIT 1)
+            UNION ALL
+            (SELECT 'region', request_id, created_at FROM otp_requests
+             WHERE $14 AND region = $15 AND session_id IS NULL AND created_at > $16 ORDER BY created_at DESC OFFSET $17 LIMIT 1)
             """,
             [
                 .text(issued.phone), .text(issued.purpose.rawValue), .timestamp(now), .timestamp(horizon),
                 clientAddress.map { .text($0) } ?? .null, .uuid(issued.accountID), .bool(issued.sessionID != nil),
                 .int(Int64(policy.sendLimit.limit)), .timestamp(capHorizon), .int(Int64(policy.addressLimit)),
                 .int(Int64(policy.accountLimit)),
+                clientAddress.flatMap(IPAddress.networkLimitKey).map { .text($0) } ?? .null, .int(Int64(policy.networkLimit - 1)),
+                .bool(issued.sessionID == nil && policy.regionLimit > 0), .text(issued.region),
+                .timestamp(now.addingTimeInterval(-policy.regionWindow)), .int(Int64(max(policy.regionLimit - 1, 0))),
             ])
-        var result: (phone: [Date], address: [Date], account: [Date], open: [UUID]) = ([], [], [], [])
+        var result = RecentSends()
         for row in rows.rows {
             guard let created = try row.date(2) else { continue }
             switch row.string(0) {
             case "phone": result.phone.append(created)
             case "open": if let id = try row.uuid(1) { result.open.append(id) }
             case "address": result.address.append(created)
+            case "network": result.networkFull = created
+            case "region": result.regionFull = created
             default: result.account.append(created)
             }
         }

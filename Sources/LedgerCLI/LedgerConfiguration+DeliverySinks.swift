@@ -34,7 +34,8 @@ extension LedgerConfiguration {
         let sms: any DeliverySink =
             try twilio.map {
                 try TwilioSMSSink(
-                    accountSID: $0.accountSID, authToken: $0.authToken, from: $0.from, baseURL: $0.baseURL, rendering: templates)
+                    accountSID: $0.accountSID, authToken: $0.authToken, from: $0.from, baseURL: $0.baseURL, rendering: templates,
+                    clock: clock)
             } ?? fallback
         for (channel, sink) in [("emails", email), ("texts", sms)] where sink is LogDeliverySink {
             logger.warning("no way out for \(channel): they go to the log, codes and links included (development only)")

@@ -157,15 +157,23 @@ struct ServeCommand: AsyncParsableCommand {
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey, readClient: readClient)
-        var dispatcher = DeliveryDispatcher(
+        // One dispatcher for email, one for texts and revocations: a relay that answers slowly
+        // never holds up a sign-in code. Email batches stay near the SMTP connections' count, so
+        // a batch ends well inside its lease even when every send waits out its timeout.
+        var messages = DeliveryDispatcher(
             client: client, email: sinks.email, sms: sinks.sms,
             revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
             store: eventStore)
-        dispatcher.retryWindow = TimeInterval(configuration.deliveryRetrySeconds)
-        dispatcher.observe = { [metrics = services.metrics] in metrics.countDelivery(channel: $0, provider: $1, outcome: $2.rawValue) }
+        messages.retryWindow = TimeInterval(configuration.deliveryRetrySeconds)
+        messages.observe = { [metrics = services.metrics] in metrics.countDelivery(channel: $0, provider: $1, outcome: $2.rawValue) }
+        var emails = messages
+        emails.channels = [.email]
+        emails.batchSize = 8
+        emails.lease = 300
+        messages.channels = [.sms, .provider]
         var workers: [any Service] = [
             RemoteCommitListener(store: eventStore, url: url),
-            dispatcher,
+            emails, messages,
             EventWebhookDispatcher(subscriptions: services.subscriptions, store: services.readStore, clock: clock),
             HoldLapseWorker(client: client, accounts: services.accounts, clock: clock),
         ]

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LedgerAccounts
+import LedgerCore
 import NIOCore
 
 /// Sends each SMS through Twilio's Messages API (`POST {base}/2010-04-01/Accounts/{sid}/Messages.json`,
@@ -27,14 +28,16 @@ public struct TwilioSMSSink: DeliverySink {
     let rendering: any MessageRendering
     let httpClient: HTTPClient
     let timeout: TimeAmount
+    let clock: any LedgerClock
 
     /// Throws a configuration `DeliveryError` for settings that cannot work: an account SID that
     /// is not letters and digits (it goes into the URL's path), an empty token or sender, a
     /// base URL that is not http(s).
     public init(
         accountSID: String, authToken: String, from: String, baseURL: String = defaultBaseURL, rendering: any MessageRendering,
-        httpClient: HTTPClient = TwilioSMSSink.httpClient, timeout: TimeAmount = .seconds(10)
+        httpClient: HTTPClient = TwilioSMSSink.httpClient, timeout: TimeAmount = .seconds(10), clock: any LedgerClock = SystemClock()
     ) throws {
+        self.clock = clock
         guard !accountSID.isEmpty, accountSID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw DeliveryError("LEDGER_TWILIO_ACCOUNT_SID must be letters and digits (AC…)", kind: .configuration)
         }
@@ -75,7 +78,13 @@ public struct TwilioSMSSink: DeliverySink {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
         let sender = usesMessagingService ? ("MessagingServiceSid", from) : ("From", from)
-        request.body = .bytes(ByteBuffer(string: Self.formEncoded([("To", message.to), ("Body", body), sender])))
+        var fields = [("To", message.to), ("Body", body), sender]
+        // A code that arrives after it expired is no use: Twilio drops it rather than queue it longer.
+        if let expiresAt = message.expiresAt {
+            let seconds = Int(expiresAt.timeIntervalSince(clock.now()).rounded(.up))
+            fields.append(("ValidityPeriod", String(min(max(seconds, 1), Self.longestValidityPeriod))))
+        }
+        request.body = .bytes(ByteBuffer(string: Self.formEncoded(fields)))
         let response: HTTPClientResponse
         let answer: ByteBuffer?
         do {
@@ -96,8 +105,13 @@ public struct TwilioSMSSink: DeliverySink {
     }
 
     /// Twilio errors about the sender, not the recipient: the operator's to fix (a wrong
-    /// `LEDGER_TWILIO_FROM`, a number not SMS-capable or not Twilio's).
-    static let senderErrors: Set<Int> = [21212, 21601, 21606, 21659]
+    /// `LEDGER_TWILIO_FROM`, a number not SMS-capable or not Twilio's). Not 21606 (the sender
+    /// cannot reach this destination) nor 21408 (its country is not enabled): the destination is
+    /// whoever asked for the code's to choose, so those are permanent for that message, or any
+    /// number of texts to premium ranges would be retried for an hour and logged as errors.
+    static let senderErrors: Set<Int> = [21212, 21601, 21659]
+    /// The longest `ValidityPeriod` Twilio takes (10 hours).
+    static let longestValidityPeriod = 36_000
     /// Twilio errors that pass: the sender's queue is full (21611).
     static let passingErrors: Set<Int> = [21611]
 

@@ -16,6 +16,17 @@ public struct OTPPolicy: Sendable, Equatable {
     /// Codes one account may request (all numbers and purposes together) per `capWindow`.
     public var accountLimit = 10
     public var capWindow: TimeInterval = 900
+    /// Codes one IPv6 network (its /48: what one customer of a tunnel broker or host gets)
+    /// may request per `capWindow`, all its /64s together (`LEDGER_IP_OTP_NETWORK_LIMIT`).
+    public var networkLimit = 120
+    /// Codes sent without a session (sign-in codes, which anyone may ask for any number) to the
+    /// numbers of one country per `regionWindow`, all clients together: the ceiling on what SMS
+    /// pumping can bill, whatever addresses it comes from (`LEDGER_OTP_COUNTRY_HOURLY_LIMIT`; 0: none).
+    public var regionLimit = 1000
+    public var regionWindow: TimeInterval = 3600
+    /// The countries codes may be sent to (ISO 3166 codes, `LEDGER_SMS_COUNTRIES`); nil: every
+    /// country of the picker.
+    public var allowedRegions: Set<String>?
     /// Wrong codes one number may take per `dailyFailureWindow`, all its codes together; then
     /// code requests for it are refused (`LEDGER_OTP_DAILY_FAILURE_LIMIT`).
     public var dailyFailureLimit = 20

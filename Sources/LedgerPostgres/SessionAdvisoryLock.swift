@@ -62,8 +62,13 @@ public actor SessionAdvisoryLock {
         }
     }
 
-    /// Gives the lock up by closing its connection (PostgreSQL frees it with the session).
-    public func release() {
+    /// Gives the lock up: unlocks it (so another may take it as soon as this returns), then
+    /// closes its connection (PostgreSQL frees it with the session anyway, a moment later, when
+    /// the unlock could not be said).
+    public func release() async {
+        if let connection, connection.isUsable {
+            _ = try? await connection.query("SELECT pg_advisory_unlock($1)", [.int(key)])
+        }
         drop()
     }
 

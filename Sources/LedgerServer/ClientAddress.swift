@@ -23,14 +23,8 @@ public enum ClientAddress {
         return closest
     }
 
-    /// The client as per-client limits count it: an IPv4 address as it is, an IPv6 address by
-    /// its /64 (one subscriber's network: a host picks among 2^64 addresses at will), an
-    /// IPv4-mapped IPv6 address as its IPv4 address. Anything else is returned unchanged.
+    /// The client as per-client limits count it (`IPAddress.limitKey`: an IPv6 client by its /64).
     public static func limitKey(_ rawAddress: String) -> String {
-        let address = IPAddress.canonical(rawAddress)
-        guard let bytes = IPAddress.bytes(address) else { return address }
-        if bytes.count == 4 { return address }
-        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-        return groups.joined(separator: ":") + "::/64"
+        IPAddress.limitKey(rawAddress)
     }
 }

@@ -62,6 +62,12 @@ public struct LedgerConfiguration: Sendable {
     public var ipOTPLimit = Policies.standard.otp.addressLimit
     /// Codes one signed-in account may request per 15 minutes, all numbers together (our own addition to the contract).
     public var accountOTPLimit = Policies.standard.otp.accountLimit
+    /// Codes per IPv6 /48 per 15 minutes (`LEDGER_IP_OTP_NETWORK_LIMIT`).
+    public var ipNetworkOTPLimit = Policies.standard.otp.networkLimit
+    /// Sign-in codes per destination country per hour (`LEDGER_OTP_COUNTRY_HOURLY_LIMIT`; 0: no limit).
+    public var otpCountryHourlyLimit = Policies.standard.otp.regionLimit
+    /// The countries codes may be texted to (`LEDGER_SMS_COUNTRIES`); nil: all.
+    public var smsCountries: Set<String>?
     public var ipLoginFailureLimit = Policies.standard.ipLoginFailureLimit
     public var otpDailyFailureLimit = Policies.standard.otp.dailyFailureLimit
     /// Wrong second factors per account per 24 hours (our own addition to the contract).
@@ -239,6 +245,18 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_REAUTH_TTL_SECONDS", &configuration.reauthTTLSeconds, minimum: 1, maximum: Self.day)
         try integer("LEDGER_IP_OTP_LIMIT", &configuration.ipOTPLimit, minimum: 1)
         try integer("LEDGER_ACCOUNT_OTP_LIMIT", &configuration.accountOTPLimit, minimum: 1)
+        try integer("LEDGER_IP_OTP_NETWORK_LIMIT", &configuration.ipNetworkOTPLimit, minimum: 1)
+        try integer("LEDGER_OTP_COUNTRY_HOURLY_LIMIT", &configuration.otpCountryHourlyLimit, minimum: 0, maximum: 10_000_000)
+        if let countries = list("LEDGER_SMS_COUNTRIES") {
+            let codes = Set(countries.map { $0.uppercased() })
+            let unknown = codes.filter { CountryCatalog.standard.country(iso: $0) == nil }.sorted()
+            guard unknown.isEmpty, !codes.isEmpty else {
+                throw ConfigurationError(
+                    "LEDGER_SMS_COUNTRIES must list ISO 3166 codes of the picker's countries (GE,AM,…); unknown: '\(unknown.joined(separator: ","))'"
+                )
+            }
+            configuration.smsCountries = codes
+        }
         try integer("LEDGER_OTP_DAILY_FAILURE_LIMIT", &configuration.otpDailyFailureLimit, minimum: 1)
         // Never below one challenge's own attempts: a lower cap would lock the owner out for a day on a typo.
         // Never above 100: it is the only cap on TOTP guesses at sign-in (3 live codes in a million).

@@ -151,6 +151,9 @@ extension LedgerConfiguration {
         policy.resendInterval = TimeInterval(otpResendIntervalSeconds)
         policy.addressLimit = ipOTPLimit
         policy.accountLimit = accountOTPLimit
+        policy.networkLimit = ipNetworkOTPLimit
+        policy.regionLimit = otpCountryHourlyLimit
+        policy.allowedRegions = smsCountries
         policy.dailyFailureLimit = otpDailyFailureLimit
         return policy
     }

@@ -38,8 +38,12 @@ public struct DeliveryDispatcher: Sendable {
     /// a grant must end at the provider, whatever its outage or an operator's mistake.
     public var maximumRevocationAttempts = 180
     public var batchSize = 32
-    /// How long a claimed message is hidden from other dispatchers.
+    /// How long a claimed message is hidden from other dispatchers: longer than a batch can take
+    /// to send (else another instance would send it again).
     public var lease: TimeInterval = 60
+    /// The channels this dispatcher claims: `serve` runs one for email and one for texts and
+    /// revocations, so a slow mail relay never holds up a sign-in code.
+    public var channels: [OutboxMessage.Channel] = [.email, .sms, .provider]
 
     /// Emails and texts to one sink (the delivery webhook, the development log).
     public init(
@@ -78,8 +82,11 @@ public struct DeliveryDispatcher: Sendable {
         let now = clock.now()
         // Both outbox statements are PL/pgSQL functions (schema 013, 014): cached plans, index scans only.
         let claimed = try await client.query(
-            "SELECT * FROM ledger_outbox_claim($1, $2, $3)",
-            [.timestamp(now), .timestamp(now.addingTimeInterval(lease)), .int(Int64(batchSize))])
+            "SELECT * FROM ledger_outbox_claim($1, $2, $3, $4)",
+            [
+                .timestamp(now), .timestamp(now.addingTimeInterval(lease)), .int(Int64(batchSize)),
+                .textArray(channels.map(\.rawValue)),
+            ])
         var messages: [Claimed] = []
         for row in claimed.rows {
             guard let id = try row.uuid(0), let channel = row.string(1).flatMap(OutboxMessage.Channel.init(rawValue:)),
@@ -88,13 +95,18 @@ public struct DeliveryDispatcher: Sendable {
             let message = OutboxMessage(
                 id: id, channel: channel, to: row.string(2) ?? "", template: template, code: row.string(4),
                 link: row.string(6), token: row.string(5), locale: row.string(7) ?? "en",
-                details: row.string(9).flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) })
+                details: row.string(9).flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) },
+                expiresAt: try row.date(11))
             messages.append(Claimed(message: message, attempts: attempts, createdAt: try row.date(10) ?? now))
         }
         let outcomes = await withTaskGroup(of: (Claimed, DeliveryError?).self) { group in
             for claimed in messages {
                 group.addTask {
                     do {
+                        // Its code or link no longer works: sending it would only bill a text.
+                        if let expiresAt = claimed.message.expiresAt, expiresAt <= now {
+                            throw DeliveryError("its code or link expired before it could be sent", kind: .permanent)
+                        }
                         guard let sink = self.sink(for: claimed.message.channel) else {
                             throw DeliveryError("no provider credentials are configured to revoke the token", kind: .configuration)
                         }
@@ -164,10 +176,11 @@ public struct DeliveryDispatcher: Sendable {
     }
 
     /// Whether a failed message may be tried again at `retryAt`: a revocation for a week of
-    /// tries, an SMS or email within its window and its tries.
+    /// tries, an SMS or email within its window and its tries, and while its code or link works.
     func mayRetry(_ claimed: Claimed, at retryAt: Date) -> Bool {
         if claimed.message.channel == .provider { return claimed.attempts < Int64(maximumRevocationAttempts) }
         return claimed.attempts < Int64(maximumAttempts) && retryAt <= claimed.createdAt.addingTimeInterval(retryWindow)
+            && retryAt < (claimed.message.expiresAt ?? .distantFuture)
     }
 
     /// Where a message of `channel` goes.

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerCore
 import LedgerDelivery
 import LedgerTestSupport
 import Testing
@@ -56,6 +57,28 @@ struct TwilioSMSSinkTests {
         }
     }
 
+    @Test("a code's text asks Twilio to hold it no longer than the code works (ValidityPeriod)")
+    func validityPeriod() async throws {
+        let server = FakeTwilioServer()
+        try await server.serve {
+            let clock = ManualClock()
+            let sink = try TwilioSMSSink(
+                accountSID: Self.sid, authToken: Self.token, from: "+15005550006", baseURL: server.baseURL, rendering: templates,
+                clock: clock)
+            var code = Self.otp()
+            code.expiresAt = clock.now().addingTimeInterval(299.2)
+            try await sink.deliver(code)
+            #expect(server.requests.last?.fields["ValidityPeriod"] == "300")
+            code.expiresAt = clock.now().addingTimeInterval(86_400)
+            try await sink.deliver(code)
+            #expect(server.requests.last?.fields["ValidityPeriod"] == "36000")
+            // A message that carries no expiry leaves Twilio's default.
+            code.expiresAt = nil
+            try await sink.deliver(code)
+            #expect(server.requests.last?.fields["ValidityPeriod"] == nil)
+        }
+    }
+
     @Test("a Messaging Service SID (MG…) goes as MessagingServiceSid, with no From")
     func sendsFromMessagingService() async throws {
         let server = FakeTwilioServer()
@@ -95,6 +118,11 @@ struct TwilioSMSSinkTests {
             server.answerError(.badRequest, code: 21212, message: "The 'From' number +15005550001 is not a valid phone number.")
             let sender = try #require(await failure(sink))
             #expect(sender.kind == .configuration && !sender.description.contains("+15005550001"))
+            // The destination's country out of reach, or not enabled: the asker chose it, so no retry.
+            server.answerError(.badRequest, code: 21606, message: "The 'From' phone number provided is not a valid message-capable number")
+            #expect(await failure(sink)?.kind == .permanent)
+            server.answerError(.badRequest, code: 21408, message: "Permission to send an SMS has not been enabled for the region")
+            #expect(await failure(sink)?.kind == .permanent)
             server.answerError(.badRequest, code: 21611, message: "This 'From' number has exceeded the maximum number of queued messages")
             #expect(await failure(sink)?.kind == .temporary)
             #expect(await failure(sink) == nil)

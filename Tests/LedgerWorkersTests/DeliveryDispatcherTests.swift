@@ -176,6 +176,74 @@ struct DeliveryDispatcherTests {
         }
     }
 
+    @Test("a code is not sent, nor retried, once it has expired; a dispatcher claims only its channels")
+    func expiryAndChannels() async throws {
+        try await TestPostgres.withDatabase { db in
+            func enqueue(_ channel: String, _ recipient: String, expiresIn seconds: TimeInterval?) async throws -> UUID {
+                let id = UUID()
+                let now = db.clock.now()
+                try await db.client.query(
+                    """
+                    INSERT INTO outbox (id, channel, recipient, template, code, created_at, next_attempt_at, expires_at)
+                    VALUES ($1, $2, $3, 'otp', '482915', $4, $4, $5)
+                    """,
+                    [
+                        .uuid(id), .text(channel), .text(recipient), .timestamp(now),
+                        seconds.map { .timestamp(now.addingTimeInterval($0)) } ?? .null,
+                    ])
+                return id
+            }
+            let fresh = try await enqueue("sms", "+995511200301", expiresIn: 300)
+            let late = try await enqueue("sms", "+995511200302", expiresIn: 5)
+            let mail = try await enqueue("email", "ana@example.com", expiresIn: nil)
+
+            // Texts only: the email waits for its own dispatcher.
+            let sink = RecordingSink(failures: 1)
+            var texts = DeliveryDispatcher(client: db.client, sink: sink, clock: db.clock)
+            texts.channels = [.sms]
+            _ = try await texts.runOnce()
+            #expect(sink.messages.count == 1)
+            // The failed one's retry would come after its code expired (at 5 s, retry at 2 s is fine: it goes).
+            db.clock.advance(by: 2.1)
+            _ = try await texts.runOnce()
+            #expect(Set(sink.messages.map(\.to)) == ["+995511200301", "+995511200302"])
+            func state(_ id: UUID) async throws -> (delivered: Bool, failed: Bool) {
+                let row = try await db.client.query(
+                    "SELECT delivered_at IS NOT NULL, failed_at IS NOT NULL FROM outbox WHERE id = $1", [.uuid(id)])[0]
+                return (try row.bool(0) == true, try row.bool(1) == true)
+            }
+            let (freshState, lateState) = (try await state(fresh), try await state(late))
+            #expect(freshState.delivered && lateState.delivered)
+            #expect(try await state(mail) == (false, false))
+
+            // A text whose code expires while it waits for its retry is given up, never sent late.
+            let expiring = try await enqueue("sms", "+995511200303", expiresIn: 3)
+            let failing = RecordingSink(failures: 100)
+            var retrying = DeliveryDispatcher(client: db.client, sink: failing, clock: db.clock)
+            retrying.channels = [.sms]
+            _ = try await retrying.runOnce()
+            #expect(try await state(expiring) == (false, false), "first try at 0 s, retry due at 2 s, before the code's 3 s")
+            db.clock.advance(by: 2.1)
+            _ = try await retrying.runOnce()
+            #expect(try await state(expiring).failed, "the next retry (4 s later) would be after it expired")
+            let expired = try await enqueue("sms", "+995511200304", expiresIn: -1)
+            let untouched = RecordingSink()
+            var late2 = DeliveryDispatcher(client: db.client, sink: untouched, clock: db.clock)
+            late2.channels = [.sms]
+            _ = try await late2.runOnce()
+            let expiredState = try await state(expired)
+            #expect(untouched.messages.isEmpty && expiredState.failed)
+            let error = try await db.client.query("SELECT last_error, code IS NULL FROM outbox WHERE id = $1", [.uuid(expired)])[0]
+            let codeCleared = try error.bool(1) == true
+            #expect(error.string(0) == "its code or link expired before it could be sent" && codeCleared)
+
+            var emails = DeliveryDispatcher(client: db.client, sink: untouched, clock: db.clock)
+            emails.channels = [.email]
+            _ = try await emails.runOnce()
+            #expect(untouched.messages.map(\.to) == ["ana@example.com"])
+        }
+    }
+
     @Test("the webhook sink POSTs the delivery payload, signed over timestamp and body")
     func webhook() async throws {
         let received = ReceivedRequests()

@@ -56,7 +56,7 @@ SELECT r, gen_random_uuid(), 'sign_in', '+995555' || lpad((random() * 999999)::i
 INSERT INTO outbox (id, channel, recipient, template, code, locale, created_at, next_attempt_at)
 SELECT gen_random_uuid(), 'sms', '+995555000000', 'otp', '123456', 'en', now(), now() FROM generate_series(1, :b::int);
 COMMIT;
-SELECT count(*) FROM ledger_outbox_claim(now(), now() + interval '60 seconds', :b::int);
+SELECT count(*) FROM ledger_outbox_claim(now(), now() + interval '60 seconds', :b::int, ARRAY['sms', 'email', 'provider']);
 SELECT ledger_outbox_delivered(ARRAY(SELECT id FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL
                                        AND next_attempt_at > now() LIMIT :b::int), now());
 BEGIN;
