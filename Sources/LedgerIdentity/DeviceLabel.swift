@@ -27,10 +27,15 @@ public enum DeviceLabel {
         label.lowercased().split(separator: " ").filter { !$0.allSatisfy { $0.isNumber || $0 == "." } }.joined(separator: " ")
     }
 
-    /// Printable characters only, whitespace folded, at most `limit` of them.
+    /// Printable characters only, whitespace folded, at most `limit` of them. Format characters
+    /// (bidi overrides, zero-width joiners) go entirely: in a new sign-in alert they would let a
+    /// sender make "‮enohPi‬" read as a device the owner knows.
     static func clean(_ text: String, upTo limit: Int) -> String {
-        let printable = text.prefix(4 * limit).unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : String($0) }
-            .joined()
+        let printable = text.prefix(4 * limit).unicodeScalars.map { scalar -> String in
+            if scalar.properties.generalCategory == .format { return "" }
+            return CharacterSet.controlCharacters.contains(scalar) ? " " : String(scalar)
+        }
+        .joined()
         return String(printable.split(whereSeparator: \.isWhitespace).joined(separator: " ").prefix(limit))
     }
 

@@ -209,6 +209,10 @@ struct TwoFactorDecideTests {
         #expect(DeviceLabel.describe(deviceName: nil, userAgent: "Handz/2.0.1 (Android 14; Pixel 8)") == "Android · Handz 2.0.1")
         #expect(DeviceLabel.describe(deviceName: nil, userAgent: nil) == nil)
         #expect(DeviceLabel.key("iPhone · 321Fit 4.2") == DeviceLabel.key("iPhone · 321Fit 4.3"))
+        // Bidi overrides, isolates and zero-width characters are dropped, controls become spaces.
+        #expect(DeviceLabel.describe(deviceName: "\u{202E}enohPi\u{202C} s'anA", userAgent: nil) == "enohPi s'anA")
+        #expect(DeviceLabel.describe(deviceName: "i\u{200B}Phone\u{2066}\u{FEFF}\tX", userAgent: nil) == "iPhone X")
+        #expect(DeviceLabel.describe(deviceName: "\u{200D}\u{2067}", userAgent: "Handz/2.0 (Android)") == "Android · Handz 2.0")
     }
 
     @Test("an unverified email's password turns on no second factor: neither its grant nor the account itself")
