@@ -51,10 +51,13 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale, details }
 
-    /// The message in the language the account last signed in with (`Accept-Language`), when it said one.
-    public func inLocale(of state: AccountState) -> OutboxMessage {
+    /// The message in the language the account last signed in with (`Accept-Language`), when it
+    /// said one: as it was before the change that queues the message, so a sign-in does not
+    /// choose the language of its own new sign-in alert (an intruder's "Accept-Language: xx" would
+    /// make the owner's alert unreadable to them). An account that had none takes the change's.
+    public func inLocale(before: AccountState, after: AccountState) -> OutboxMessage {
         var message = self
-        if let locale = state.locale { message.locale = locale }
+        if let locale = before.locale ?? after.locale { message.locale = locale }
         return message
     }
 

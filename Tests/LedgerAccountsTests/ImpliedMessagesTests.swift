@@ -93,4 +93,24 @@ struct ImpliedMessagesTests {
                 [.registered(.init(email: "bo@example.com", displayName: nil, method: "email"))], before: AccountState(accountID: UUID())
             ).isEmpty)
     }
+
+    @Test("messages go in the language the account had before the change: a sign-in does not pick its own alert's language")
+    func localeBeforeTheChange() {
+        func signedIn(_ state: AccountState, locale: String?) -> AccountState {
+            evolve(
+                state,
+                .sessionStarted(
+                    .init(
+                        sessionID: UUID(), method: "email", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
+                        accessExpiresAt: now, refreshExpiresAt: now, locale: locale)), at: now)
+        }
+        let fresh = account(verified: true)
+        let georgian = signedIn(fresh, locale: "ka-GE")
+        let intruder = signedIn(georgian, locale: "xx")
+        let alert = OutboxMessage(channel: .email, to: "ana@example.com", template: ImpliedMessages.newSignInTemplate)
+        #expect(alert.inLocale(before: georgian, after: intruder).locale == "ka-GE")
+        // An account that never said a language takes the change's; one that says none keeps English.
+        #expect(alert.inLocale(before: fresh, after: georgian).locale == "ka-GE")
+        #expect(alert.inLocale(before: fresh, after: fresh).locale == "en")
+    }
 }

@@ -54,7 +54,9 @@ public actor InMemoryAccountRepository: AccountRepository {
         index(after, before: state, events: events, at: now)
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
-        outbox += (messages + (try implied.messages(for: events, before: state, after: after, at: now))).map { $0.inLocale(of: after) }
+        outbox += (messages + (try implied.messages(for: events, before: state, after: after, at: now))).map {
+            $0.inLocale(before: state, after: after)
+        }
         for case .providerTokensStored(let stored) in events {
             let grant = revocations.grant(
                 of: .init(provider: stored.provider, subject: stored.subject, clientID: stored.clientID, refreshToken: stored.refreshToken))
