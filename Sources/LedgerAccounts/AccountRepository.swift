@@ -63,8 +63,9 @@ public protocol AccountRepository: Sendable {
     /// What a backend learns about an access token: its session, account and expiry.
     func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection?
 
-    /// The account's live sessions (not revoked, refresh token not expired), most recently used first.
-    func liveSessions(_ accountID: UUID, at time: Date) async throws -> [SessionListing]
+    /// The session of a live access token and its account's live sessions (not revoked, refresh
+    /// token not expired), most recently used first, in one query (the sessions screen).
+    func liveSessions(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, sessions: [SessionListing])?
 
     /// Moves a session's `last_used_at` to `time` unless it moved less than `interval` ago:
     /// operational data, not an event.

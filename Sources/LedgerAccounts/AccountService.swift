@@ -218,9 +218,14 @@ public struct AccountService: Sendable {
         return found.summary
     }
 
-    /// The sessions screen: the account's live sessions, most recently used first.
-    public func liveSessions(_ accountID: UUID) async throws -> [SessionListing] {
-        try await repository.liveSessions(accountID, at: clock.now())
+    /// The sessions screen for a live access token: its session and the account's live
+    /// sessions, most recently used first; nil when the token is not live. A use of the session.
+    public func liveSessions(accessToken: String) async throws -> (session: SessionRef, sessions: [SessionListing])? {
+        guard let found = try await repository.liveSessions(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now()) else {
+            return nil
+        }
+        activity.used(found.session)
+        return found
     }
 
     /// "Sign out all other devices".

@@ -183,19 +183,24 @@ public struct PostgresAccountRepository: AccountRepository {
         return (SessionRef(accountID: id, sessionID: sessionID), summary)
     }
 
-    public func liveSessions(_ accountID: UUID, at time: Date) async throws -> [SessionListing] {
+    public func liveSessions(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, sessions: [SessionListing])?
+    {
+        // The token's own session is live, so it is among the rows: none means not signed in.
         let rows = try await store.client.query(
             """
-            SELECT session_id, method, device, created_at, last_used_at FROM sessions
-            WHERE account_id = $1 AND revoked_at IS NULL AND refresh_expires_at > $2
-            ORDER BY last_used_at DESC, created_at DESC
+            SELECT me.account_id, me.session_id, s.session_id, s.method, s.device, s.created_at, s.last_used_at
+            FROM sessions me JOIN sessions s ON s.account_id = me.account_id AND s.revoked_at IS NULL AND s.refresh_expires_at > $2
+            WHERE me.access_token_sha256 = $1 AND me.revoked_at IS NULL AND me.access_expires_at > $2
+            ORDER BY s.last_used_at DESC, s.created_at DESC
             """,
-            [.uuid(accountID), .timestamp(time)])
-        return try rows.rows.compactMap { row in
-            guard let id = try row.uuid(0), let createdAt = try row.date(3), let lastUsedAt = try row.date(4) else { return nil }
+            [.bytea(hash), .timestamp(time)])
+        guard rows.rowCount > 0, let accountID = try rows[0].uuid(0), let sessionID = try rows[0].uuid(1) else { return nil }
+        let sessions = try rows.rows.compactMap { row -> SessionListing? in
+            guard let id = try row.uuid(2), let createdAt = try row.date(5), let lastUsedAt = try row.date(6) else { return nil }
             return SessionListing(
-                sessionID: id, method: row.string(1) ?? "", device: row.string(2), createdAt: createdAt, lastUsedAt: lastUsedAt)
+                sessionID: id, method: row.string(3) ?? "", device: row.string(4), createdAt: createdAt, lastUsedAt: lastUsedAt)
         }
+        return (SessionRef(accountID: accountID, sessionID: sessionID), sessions)
     }
 
     public func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws {

@@ -112,7 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
         let client = PostgresClient(
             configuration: .init(
                 url: url, maximumConnections: configuration.databaseMaxConnections,
-                checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds)))
+                checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds), maximumWaiters: configuration.databaseMaxWaiters))
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
             let status = try await migrator.status(client: client)
@@ -152,7 +152,7 @@ struct ServeCommand: AsyncParsableCommand {
             PostgresClient(
                 configuration: .init(
                     url: $0, maximumConnections: configuration.databaseMaxConnections,
-                    checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds)))
+                    checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds), maximumWaiters: configuration.databaseMaxWaiters))
         }
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,

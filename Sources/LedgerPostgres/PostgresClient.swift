@@ -17,12 +17,19 @@ public final class PostgresClient: Sendable {
         /// How long a caller waits for a connection when all are in use before `poolExhausted`
         /// (the service answers `503` with `Retry-After`); nil waits as long as it takes.
         public var checkoutTimeout: Duration?
+        /// How many callers may wait for a connection at once; the next one fails at once with
+        /// `poolExhausted` rather than queueing behind them.
+        public var maximumWaiters: Int
 
-        public init(url: String, maximumConnections: Int = 16, transactionRetries: Int = 5, checkoutTimeout: Duration? = nil) {
+        public init(
+            url: String, maximumConnections: Int = 16, transactionRetries: Int = 5, checkoutTimeout: Duration? = nil,
+            maximumWaiters: Int = 1024
+        ) {
             self.url = url
             self.maximumConnections = maximumConnections
             self.transactionRetries = transactionRetries
             self.checkoutTimeout = checkoutTimeout
+            self.maximumWaiters = maximumWaiters
         }
     }
 
@@ -31,14 +38,24 @@ public final class PostgresClient: Sendable {
     /// Nil only when epoll is unavailable; every statement then runs on `executor`.
     let readiness = SocketReadiness()
     private let pool: ConnectionPool
+    private let statements = StatementCounter()
     let logger: Logger
+
+    /// Statements this client has sent since it was made (`BEGIN` and `COMMIT` included): what a
+    /// test reads to hold a request to its budget of round trips.
+    public var statementsSent: Int { statements.value }
+
+    /// Callers waiting for a connection now (every one was busy).
+    public var waitingForConnection: Int { pool.waiting }
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "ledger.postgres")) {
         self.configuration = configuration
         self.logger = logger
         // One extra thread so a connection being opened never waits behind busy statements.
         self.executor = BlockingExecutor(threads: configuration.maximumConnections + 1)
-        self.pool = ConnectionPool(maximum: configuration.maximumConnections, checkoutTimeout: configuration.checkoutTimeout)
+        self.pool = ConnectionPool(
+            maximum: configuration.maximumConnections, maximumWaiters: configuration.maximumWaiters,
+            checkoutTimeout: configuration.checkoutTimeout)
     }
 
     deinit {
@@ -47,7 +64,7 @@ public final class PostgresClient: Sendable {
 
     /// Closes every idle connection and refuses new checkouts.
     public func shutdown() async {
-        await pool.close()
+        pool.close()
         await executor.shutdown()
         readiness?.shutdown()
     }
@@ -64,18 +81,20 @@ public final class PostgresClient: Sendable {
             do {
                 let value = try await body(connection)
                 try await connection.flush()
-                await pool.release(connection)
+                statements.add(connection.statementsSinceCheckout)
+                pool.release(connection)
                 return value
             } catch let error as PostgresError
                 where error.code == .connectionLost && reused && !replacedStale && connection.statementsSinceCheckout == 0
             {
                 connection.close()
-                await pool.release(connection)
+                pool.release(connection)
                 replacedStale = true
                 logger.info("replacing a stale pooled connection", metadata: ["reason": "\(error.message)"])
             } catch {
+                statements.add(connection.statementsSinceCheckout)
                 connection.discardQueued()
-                await pool.release(connection)
+                pool.release(connection)
                 throw error
             }
         }
@@ -110,13 +129,13 @@ public final class PostgresClient: Sendable {
                 // Cheap and non-blocking: notices a server that closed the socket meanwhile.
                 if connection.probeIdle() { return (connection, true) }
                 connection.close()
-                await pool.release(connection)
+                pool.release(connection)
             case .openNew:
                 do {
                     let connection = try await PostgresConnection.connect(url: configuration.url, executor: executor, readiness: readiness)
                     return (connection, false)
                 } catch {
-                    await pool.openFailed()
+                    pool.openFailed()
                     throw error
                 }
             }
@@ -137,88 +156,14 @@ public enum IsolationLevel: Sendable {
     }
 }
 
-/// The pool's bookkeeping; connecting happens outside the actor so it never blocks it.
-actor ConnectionPool {
-    enum Lease {
-        case idle(PostgresConnection)
-        case openNew
-    }
+/// A count shared by every checkout of a client.
+private final class StatementCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
 
-    private let maximum: Int
-    private let checkoutTimeout: Duration?
-    private var idle: [PostgresConnection] = []
-    private var open = 0
-    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Lease, any Error>)] = []
-    private var nextWaiterID: UInt64 = 0
-    private var closed = false
+    var value: Int { lock.withLock { count } }
 
-    init(maximum: Int, checkoutTimeout: Duration? = nil) {
-        self.maximum = max(1, maximum)
-        self.checkoutTimeout = checkoutTimeout
-    }
-
-    func acquire() async throws -> Lease {
-        guard !closed else { throw PostgresError(.poolClosed, message: "the connection pool is shut down") }
-        if let connection = idle.popLast() { return .idle(connection) }
-        if open < maximum {
-            open += 1
-            return .openNew
-        }
-        nextWaiterID += 1
-        let id = nextWaiterID
-        if let checkoutTimeout {
-            Task { [weak self] in
-                try? await Task.sleep(for: checkoutTimeout)
-                await self?.timeOut(id)
-            }
-        }
-        return try await withCheckedThrowingContinuation { waiters.append((id, $0)) }
-    }
-
-    /// A waiter still waiting when its time is up gives up, so a request fails fast instead
-    /// of every request queueing behind an exhausted pool.
-    private func timeOut(_ id: UInt64) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(
-            throwing: PostgresError(.poolExhausted, message: "no database connection came free in time"))
-    }
-
-    /// Takes a connection back: healthy ones go to a waiter or the idle list, broken ones
-    /// (or ones left inside a transaction) are closed and their slot handed on.
-    func release(_ connection: PostgresConnection) {
-        let healthy = connection.isUsable && connection.transactionStatusIsIdle
-        if healthy && !closed {
-            if !waiters.isEmpty {
-                waiters.removeFirst().continuation.resume(returning: .idle(connection))
-            } else {
-                idle.append(connection)
-            }
-            return
-        }
-        connection.close()
-        open -= 1
-        handSlotToWaiter()
-    }
-
-    func openFailed() {
-        open -= 1
-        handSlotToWaiter()
-    }
-
-    private func handSlotToWaiter() {
-        guard !waiters.isEmpty, open < maximum else { return }
-        open += 1
-        waiters.removeFirst().continuation.resume(returning: .openNew)
-    }
-
-    func close() {
-        closed = true
-        for connection in idle { connection.close() }
-        open -= idle.count
-        idle.removeAll()
-        for waiter in waiters {
-            waiter.continuation.resume(throwing: PostgresError(.poolClosed, message: "the connection pool is shut down"))
-        }
-        waiters.removeAll()
+    func add(_ statements: Int) {
+        lock.withLock { count += statements }
     }
 }

@@ -78,7 +78,8 @@ public struct AuthController: Sendable {
         routes.get("/me") { request, _ in
             JSONResponse(.ok, MeBody(try await signedInAccount(request)))
         }
-        signedIn.get("/me/auth-methods") { request, context in
+        // Read with its session in one query, so not behind SessionMiddleware (a second).
+        routes.get("/me/auth-methods") { request, _ in
             JSONResponse(.ok, AuthMethodsBody(try await signedInAccount(request)))
         }
         return routes

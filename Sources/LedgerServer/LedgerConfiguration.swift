@@ -139,6 +139,8 @@ public struct LedgerConfiguration: Sendable {
     public var streamKeyRecheckInterval: Duration = .seconds(30)
     /// Seconds a request waits for a pooled connection before `503` with `Retry-After`.
     public var databasePoolTimeoutSeconds = 5
+    /// Requests that may wait for a pooled connection at once; the next is `503` at once.
+    public var databaseMaxWaiters = 1024
     /// Requests per second one API key may make to one instance (a burst of twice that is
     /// allowed); 0 turns the limit off (our own addition: `LEDGER_API_KEY_RATE_LIMIT`).
     public var apiKeyRateLimit = 1000
@@ -354,6 +356,7 @@ public struct LedgerConfiguration: Sendable {
         }
         try integer("LEDGER_SSE_STREAMS_PER_KEY", &configuration.streamsPerKey, minimum: 1, maximum: 10_000)
         try integer("LEDGER_DB_POOL_TIMEOUT_SECONDS", &configuration.databasePoolTimeoutSeconds, minimum: 1, maximum: 300)
+        try integer("LEDGER_DB_MAX_WAITERS", &configuration.databaseMaxWaiters, minimum: 0, maximum: 1_000_000)
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
         configuration.productName = string("LEDGER_PRODUCT_NAME") ?? configuration.productName
         // After the product name: the brand the messages show defaults to it.

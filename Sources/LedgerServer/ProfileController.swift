@@ -37,9 +37,12 @@ public struct ProfileController: Sendable {
             }
             return JSONResponse(.ok, ["available": .bool(available)])
         }
-        signedIn.get("/me/sessions") { request, context in
-            let session = try context.requireSession()
-            let list = try await accounts.liveSessions(session.accountID).map { item in
+        // Read with its session in one query, so not behind SessionMiddleware (a second).
+        routes.get("/me/sessions") { request, _ in
+            guard let (session, sessions) = try await accounts.liveSessions(accessToken: try AuthController.bearerToken(request)) else {
+                throw AuthController.unauthorized
+            }
+            let list = sessions.map { item in
                 JSONValue.object([
                     "id": .string(item.sessionID.lowercased), "created_at": .string(RFC3339.format(item.createdAt)),
                     "last_used_at": .string(RFC3339.format(item.lastUsedAt)), "method": .string(item.method),

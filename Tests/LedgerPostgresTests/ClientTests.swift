@@ -144,6 +144,66 @@ struct ClientTests {
         }
     }
 
+    @Test("callers wait in a bounded queue: past LEDGER_DB_MAX_WAITERS the next fails at once; the queue is served in order")
+    func poolQueueBound() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let client = PostgresClient(
+                configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .seconds(60), maximumWaiters: 3))
+            let holder = Task { try await client.query("SELECT pg_sleep(60)") }
+            let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
+            while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            var waiters: [Task<Int64?, any Error>] = []
+            for number in 1...3 {
+                waiters.append(Task { try await client.query("SELECT $1::bigint", [.int(Int64(number))])[0].int(0) })
+                while client.waitingForConnection < number { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            // The fourth is refused while the holder still sleeps: it did not queue.
+            let refused = await #expect(throws: PostgresError.self) { try await client.query("SELECT 4") }
+            #expect(refused?.code == .poolExhausted)
+            #expect(client.waitingForConnection == 3)
+            _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
+            _ = await holder.result
+            var answers: [Int64?] = []
+            for waiter in waiters { answers.append(try await waiter.value) }
+            #expect(answers == [1, 2, 3])
+            #expect(client.waitingForConnection == 0)
+            await client.shutdown()
+        }
+    }
+
+    @Test("many callers timing out together all get poolExhausted, and the pool serves afterwards")
+    func poolTimeoutMany() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .milliseconds(200)))
+            let holder = Task { try await client.query("SELECT pg_sleep(60)") }
+            let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
+            while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let codes = await withTaskGroup(of: PostgresError.Code?.self) { group in
+                for _ in 0..<200 {
+                    group.addTask {
+                        do {
+                            _ = try await client.query("SELECT 1")
+                            return nil
+                        } catch {
+                            return (error as? PostgresError)?.code
+                        }
+                    }
+                }
+                return await group.reduce(into: [PostgresError.Code?]()) { $0.append($1) }
+            }
+            #expect(codes.count == 200 && codes.allSatisfy { $0 == .poolExhausted })
+            #expect(client.waitingForConnection == 0)
+            _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
+            _ = await holder.result
+            #expect(try await client.query("SELECT 1")[0].int(0) == 1)
+            await client.shutdown()
+        }
+    }
+
     @Test("a connection killed by the server is dropped and replaced")
     func brokenConnectionReplaced() async throws {
         try await TestPostgres.withDatabase(migrated: false, maximumConnections: 1) { db in

@@ -213,8 +213,14 @@ public actor InMemoryAccountRepository: AccountRepository {
         }
     }
 
-    public func liveSessions(_ accountID: UUID, at time: Date) async throws -> [SessionListing] {
-        (states[accountID]?.sessions.values.map { $0 } ?? [])
+    public func liveSessions(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, sessions: [SessionListing])?
+    {
+        guard let (state, current) = liveSession(hash, at: time) else { return nil }
+        return (SessionRef(accountID: state.accountID, sessionID: current.id), listing(state, at: time))
+    }
+
+    private func listing(_ state: AccountState, at time: Date) -> [SessionListing] {
+        state.sessions.values.map { $0 }
             .filter { $0.isActive && $0.refreshExpiresAt > time }
             .map { session in
                 SessionListing(

@@ -1,0 +1,52 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerServer
+import LedgerTestSupport
+import Testing
+
+/// The hot reads of the apps and backends cost one statement each (one implicit transaction):
+/// the session is found with what the read returns, never looked up first on its own.
+@Suite("HTTP: an authenticated read is one statement", .timeLimit(.minutes(2)))
+struct ReadBudgetTests {
+    @Test("GET /me, /me/auth-methods, /me/sessions and POST /sessions/introspect send one statement each, answered or refused")
+    func oneStatementPerRead() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock)
+            let app = Application(router: buildRouter(services))
+            let (_, key) = try await services.apiKeys.create(name: "bookings", scopes: [.sessionsIntrospect])
+            try await app.test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                func introspect(_ token: String) async throws -> HTTPResponse.Status {
+                    try await client.execute(
+                        uri: "/sessions/introspect", method: .post, headers: bearer(key), body: jsonBody(["token": token])
+                    ) { $0.status }
+                }
+                let reads: [(name: String, read: () async throws -> HTTPResponse.Status)] =
+                    ["/me", "/me/auth-methods", "/me/sessions"].map { path in
+                        (path, { try await call(client, .get, path, token: access).status })
+                    } + [("/sessions/introspect", { try await introspect(access) })]
+                // What is not paid per read: the session's last_used_at (once a minute) and the
+                // key's lookup (cached).
+                for (_, read) in reads { #expect(try await read() == .ok) }
+                await services.accounts.activity.settle()
+
+                for (name, read) in reads {
+                    let before = db.client.statementsSent
+                    for _ in 0..<10 { #expect(try await read() == .ok) }
+                    #expect(db.client.statementsSent - before == 10, "\(name)")
+                }
+                // A token that is not live costs the same one statement, then 401 (or inactive).
+                for path in ["/me", "/me/auth-methods", "/me/sessions"] {
+                    let before = db.client.statementsSent
+                    #expect(try await call(client, .get, path, token: "la_not_a_token").status == .unauthorized)
+                    #expect(db.client.statementsSent - before == 1, "\(path)")
+                }
+                let before = db.client.statementsSent
+                #expect(try await introspect("la_not_a_token") == .ok)
+                #expect(db.client.statementsSent - before == 1)
+            }
+        }
+    }
+}
