@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 import LedgerPostgres
 
 /// Wakes feed followers when events commit: at once in this process, and through a
@@ -15,12 +16,15 @@ final class FeedWakeups: @unchecked Sendable {
     private let client: PostgresClient
     private let lock = NSLock()
     private var generationCounter: UInt64 = 0
-    private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    private var waiters: [UUID: (continuation: CheckedContinuation<Void, Never>, deadline: ContinuousClock.Instant)] = [:]
     private var notifyInFlight = false
     private var notifyAgain = false
+    /// Ends the waits whose timeout passed: one task for every follower, not one each.
+    private var timer: DeadlineTimer!
 
     init(client: PostgresClient) {
         self.client = client
+        self.timer = DeadlineTimer { [weak self] in self?.expireDue() }
     }
 
     /// Bumped on every wake-up; a follower reads it before looking for events, then waits
@@ -46,7 +50,7 @@ final class FeedWakeups: @unchecked Sendable {
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
             generationCounter &+= 1
             defer { waiters.removeAll() }
-            return Array(waiters.values)
+            return waiters.values.map(\.continuation)
         }
         for waiter in woken { waiter.resume() }
     }
@@ -54,21 +58,15 @@ final class FeedWakeups: @unchecked Sendable {
     /// Waits until the generation moves past `generation`, the timeout passes, or the task is cancelled.
     func wait(after generation: UInt64, timeout: Duration) async {
         let id = UUID()
+        let deadline = ContinuousClock.now + timeout
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let alreadyMoved: Bool = lock.withLock {
                     if generationCounter != generation { return true }
-                    waiters[id] = continuation
+                    waiters[id] = (continuation, deadline)
                     return false
                 }
-                if alreadyMoved {
-                    continuation.resume()
-                } else {
-                    Task { [weak self] in
-                        try? await Task.sleep(for: timeout)
-                        self?.resume(id)
-                    }
-                }
+                if alreadyMoved { continuation.resume() } else { timer.schedule(deadline) }
             }
         } onCancel: {
             resume(id)
@@ -77,7 +75,19 @@ final class FeedWakeups: @unchecked Sendable {
 
     private func resume(_ id: UUID) {
         let waiter = lock.withLock { waiters.removeValue(forKey: id) }
-        waiter?.resume()
+        waiter?.continuation.resume()
+    }
+
+    /// Wakes the followers whose timeout passed; the earliest deadline of the rest.
+    private func expireDue() -> ContinuousClock.Instant? {
+        let (due, next): ([CheckedContinuation<Void, Never>], ContinuousClock.Instant?) = lock.withLock {
+            let now = ContinuousClock.now
+            let due = waiters.filter { $0.value.deadline <= now }
+            for id in due.keys { waiters.removeValue(forKey: id) }
+            return (due.values.map(\.continuation), waiters.values.map(\.deadline).min())
+        }
+        for continuation in due { continuation.resume() }
+        return next
     }
 
     private func sendNotifications() async {

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// The pool's bookkeeping, under a lock rather than in an actor: a checkout that finds an idle
 /// connection (nearly all of them) returns at once, with no hop to another executor and no
@@ -6,8 +7,8 @@ import Foundation
 ///
 /// Callers that find every connection busy wait in a bounded FIFO queue; past its bound they
 /// fail at once (`poolExhausted`, the service's `503`), so a flood cannot queue without end.
-/// Waiting callers give up after the checkout timeout, watched by one sweeper task for the
-/// whole pool (started when the queue fills from empty), not a sleeping task each.
+/// Waiting callers give up after the checkout timeout, watched by one `DeadlineTimer` for the
+/// whole pool, not a sleeping task each.
 final class ConnectionPool: @unchecked Sendable {
     enum Lease {
         case idle(PostgresConnection)
@@ -31,13 +32,14 @@ final class ConnectionPool: @unchecked Sendable {
     private var waiters: [Waiter] = []
     private var waitersHead = 0
     private var nextWaiterID: UInt64 = 0
-    private var sweeping = false
     private var closed = false
+    private var timer: DeadlineTimer!
 
     init(maximum: Int, maximumWaiters: Int = 1024, checkoutTimeout: Duration? = nil) {
         self.maximum = max(1, maximum)
         self.maximumWaiters = max(0, maximumWaiters)
         self.checkoutTimeout = checkoutTimeout
+        self.timer = DeadlineTimer { [weak self] in self?.expireDue() }
     }
 
     /// Callers waiting for a connection now.
@@ -46,29 +48,28 @@ final class ConnectionPool: @unchecked Sendable {
     func acquire() async throws -> Lease {
         if let lease = try lock.withLock({ try immediateLease() }) { return lease }
         return try await withCheckedThrowingContinuation { continuation in
-            let startSweeper: Bool = lock.withLock {
+            let deadline: ContinuousClock.Instant? = lock.withLock {
                 // Again under the same lock as the enqueue: a release between the first look
                 // and here must not leave this caller waiting beside an idle connection.
                 do {
                     if let lease = try immediateLease() {
                         continuation.resume(returning: lease)
-                        return false
+                        return nil
                     }
                 } catch {
                     continuation.resume(throwing: error)
-                    return false
+                    return nil
                 }
                 guard waiters.count - waitersHead < maximumWaiters else {
                     continuation.resume(throwing: PostgresError(.poolExhausted, message: "too many callers are waiting for a connection"))
-                    return false
+                    return nil
                 }
                 nextWaiterID += 1
-                waiters.append(Waiter(id: nextWaiterID, deadline: checkoutTimeout.map { .now + $0 }, continuation: continuation))
-                guard checkoutTimeout != nil, !sweeping else { return false }
-                sweeping = true
-                return true
+                let deadline = checkoutTimeout.map { ContinuousClock.now + $0 }
+                waiters.append(Waiter(id: nextWaiterID, deadline: deadline, continuation: continuation))
+                return deadline
             }
-            if startSweeper { Task { await self.sweep() } }
+            if let deadline { timer.schedule(deadline) }
         }
     }
 
@@ -81,25 +82,19 @@ final class ConnectionPool: @unchecked Sendable {
         return .openNew
     }
 
-    /// Times out waiters whose deadline passed, sleeping until the oldest one's; ends when no
-    /// one waits (the next waiter starts another). Deadlines are in queue order: one timeout.
-    private func sweep() async {
-        while true {
-            let next: ContinuousClock.Instant? = lock.withLock {
-                let now = ContinuousClock.now
-                while let oldest = oldestWaiter(), let deadline = oldest.deadline, deadline <= now {
-                    popOldestWaiter().continuation.resume(
-                        throwing: PostgresError(.poolExhausted, message: "no database connection came free in time"))
-                }
-                guard let deadline = oldestWaiter()?.deadline else {
-                    sweeping = false
-                    return nil
-                }
-                return deadline
-            }
-            guard let next else { return }
-            try? await Task.sleep(until: next, clock: .continuous)
+    /// Times out the waiters whose deadline passed; the oldest remaining one's deadline.
+    /// Deadlines are in queue order (one timeout for all), so only the head is looked at.
+    private func expireDue() -> ContinuousClock.Instant? {
+        let (expired, next): ([Waiter], ContinuousClock.Instant?) = lock.withLock {
+            let now = ContinuousClock.now
+            var expired: [Waiter] = []
+            while let oldest = oldestWaiter(), let deadline = oldest.deadline, deadline <= now { expired.append(popOldestWaiter()) }
+            return (expired, oldestWaiter()?.deadline)
         }
+        for waiter in expired {
+            waiter.continuation.resume(throwing: PostgresError(.poolExhausted, message: "no database connection came free in time"))
+        }
+        return next
     }
 
     private func oldestWaiter() -> Waiter? {
@@ -164,6 +159,7 @@ final class ConnectionPool: @unchecked Sendable {
             waitersHead = 0
             return (connections, waiting)
         }
+        timer.cancel()
         for connection in connections { connection.close() }
         for waiter in waiting {
             waiter.continuation.resume(throwing: PostgresError(.poolClosed, message: "the connection pool is shut down"))
