@@ -18,7 +18,7 @@ struct Ledger: AsyncParsableCommand {
     static func bootstrapLogging() {
         let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
+            var handler = LedgerLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

@@ -33,6 +33,9 @@ struct ReadBudgetTests {
                 await services.accounts.activity.settle()
 
                 for (name, read) in reads {
+                    // Once more first: the key's cached lookup lasts 5 s, which a loaded machine
+                    // could spend on the reads before this one.
+                    #expect(try await read() == .ok)
                     let before = db.client.statementsSent
                     for _ in 0..<10 { #expect(try await read() == .ok) }
                     #expect(db.client.statementsSent - before == 10, "\(name)")

@@ -45,13 +45,18 @@ struct ResponseRenderingTests {
         #expect(credential(nil) == nil)
     }
 
-    @Test("deferred metadata writes the lines StreamLogHandler writes")
-    func deferredMetadataLogLines() {
+    @Test("the service's log handler writes the lines StreamLogHandler writes, time aside")
+    func logLines() {
         let plain = LineCapture()
         let deferred = LineCapture()
         var plainLogger = Logger(label: "test") { StreamLogHandler(label: $0, stream: plain, metadataProvider: nil) }
         var deferredLogger = Logger(label: "test") {
-            DeferredMetadataLogHandler(StreamLogHandler(label: $0, stream: deferred, metadataProvider: nil))
+            LedgerLogHandler(
+                label: $0,
+                output: LogOutput { line in
+                    var capture = deferred
+                    capture.write(line)
+                })
         }
         plainLogger[metadataKey: "request_id"] = "r-1"
         deferredLogger[metadataKey: "request_id"] = "r-1"
@@ -68,6 +73,20 @@ struct ResponseRenderingTests {
         #expect(deferred.lines.count == 2)
         #expect(deferred.lines == plain.lines)
         #expect(deferred.lines.first?.hasSuffix(" test: a=1 b=statement request_id=r-1 [LedgerServerTests] hello") == true)
+        // Errors are rendered as StreamLogHandler renders them.
+        struct Oops: Error {}
+        plainLogger.logLevel = .info
+        deferredLogger.logLevel = .info
+        plainLogger.error("failed", error: Oops())
+        deferredLogger.error("failed", error: Oops())
+        #expect(deferred.lines.count == 3 && deferred.lines == plain.lines)
+    }
+
+    @Test("log times are UTC, in StreamLogHandler's shape")
+    func logTimestamps() {
+        #expect(LogTimestamp.format(1_795_803_921) == "2026-11-27T18:25:21+0000")
+        #expect(LogTimestamp.format(0) == "1970-01-01T00:00:00+0000")
+        #expect(LogTimestamp.now().count == "2026-11-27T18:25:21+0000".count)
     }
 }
 
