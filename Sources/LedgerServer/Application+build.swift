@@ -12,6 +12,7 @@ public func buildApplication(_ services: LedgerServices, logger: Logger) -> some
         configuration: .init(
             address: .hostname(services.configuration.host, port: services.configuration.port),
             serverName: "account-ledger"),
+        eventLoopGroupProvider: .shared(HTTPEventLoops.group(threads: services.configuration.httpThreads)),
         logger: logger)
 }
 
@@ -22,6 +23,7 @@ public func buildMetricsApplication(_ services: LedgerServices, logger: Logger) 
     return Application(
         router: buildMetricsRouter(services),
         configuration: .init(address: .hostname(services.configuration.host, port: port), serverName: "account-ledger-metrics"),
+        eventLoopGroupProvider: .shared(HTTPEventLoops.group(threads: services.configuration.httpThreads)),
         logger: logger)
 }
 

@@ -14,6 +14,9 @@ public struct LedgerConfiguration: Sendable {
     public var readMaxLagSeconds = 10
     public var host = "0.0.0.0"
     public var port = 8080
+    /// Event loop threads of the HTTP server: they parse and write, the handlers run on Swift's
+    /// executor; half the cores by default (see `HTTPEventLoops`).
+    public var httpThreads = HTTPEventLoops.defaultThreads
     /// base64 of 32 bytes; generated in development when absent.
     public var masterKey: String?
     public var deliveryWebhookURL: String?
@@ -236,6 +239,7 @@ public struct LedgerConfiguration: Sendable {
         // lag monitor keeps a sample a second for that long.
         try integer("LEDGER_READ_MAX_LAG_SECONDS", &configuration.readMaxLagSeconds, minimum: 1, maximum: 3600)
         try integer("LEDGER_PORT", &configuration.port, minimum: 0, maximum: 65_535)
+        try integer("LEDGER_HTTP_THREADS", &configuration.httpThreads, minimum: 1, maximum: 256)
         configuration.masterKey = string("LEDGER_MASTER_KEY")
         configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")
         configuration.deliveryWebhookSecret = string("LEDGER_DELIVERY_WEBHOOK_SECRET")

@@ -58,7 +58,8 @@ struct ConfigurationTests {
             "LEDGER_SCRYPT_LOG_N": "10", "LEDGER_APPLE_JWKS": "/etc/apple.json", "LEDGER_GOOGLE_JWKS": "/etc/google.json",
             "LEDGER_APPLE_CLIENT_IDS": "fit.321.app, fit.321.web", "LEDGER_GOOGLE_CLIENT_IDS": "g-client",
             "LEDGER_READ_DATABASE_URL": "postgresql://standby/ledger", "LEDGER_READ_MAX_LAG_SECONDS": "3",
-            "LEDGER_PURGE_INTERVAL_SECONDS": "1", "LEDGER_PURGE_TAKEOVER_SECONDS": "2",
+            "LEDGER_PURGE_INTERVAL_SECONDS": "1", "LEDGER_PURGE_TAKEOVER_SECONDS": "2", "LEDGER_HTTP_THREADS": "3",
+            "LEDGER_DB_MAX_WAITERS": "40",
         ])
         #expect(configuration.databaseURL == "postgresql://db/ledger" && configuration.port == 9090)
         #expect(configuration.masterKey == nil)
@@ -147,6 +148,8 @@ struct ConfigurationTests {
             ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "4"),
             // It is the only cap on TOTP guesses at sign-in: not a thousand a day.
             ("LEDGER_MFA_DAILY_FAILURE_LIMIT", "101"),
+            // A server with no event loop serves nothing; a queue cannot be negative.
+            ("LEDGER_HTTP_THREADS", "0"), ("LEDGER_DB_MAX_WAITERS", "-1"),
             // The lag is measured to a second (a sample a second); an hour behind bounds nothing a purge needs.
             ("LEDGER_READ_MAX_LAG_SECONDS", "0"), ("LEDGER_READ_MAX_LAG_SECONDS", "3601"), ("LEDGER_READ_MAX_LAG_SECONDS", "2.5"),
             // A revert link holds its address from every other account as long: not for years.
