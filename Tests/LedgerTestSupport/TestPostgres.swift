@@ -32,13 +32,16 @@ public enum TestPostgres {
     ) async throws -> T {
         let name = "t_" + Hex.encode(try SecureRandom.bytes(6))
         let admin = PostgresClient(configuration: .init(url: try await url(database: "postgres"), maximumConnections: 1))
-        try await admin.query("CREATE DATABASE \(name)")
+        // A migrated database is a copy of one migrated once per process: every migration per
+        // test was most of a short test's time.
+        if migrated {
+            try await admin.query("CREATE DATABASE \(name) TEMPLATE \(try await state.migratedTemplate())")
+        } else {
+            try await admin.query("CREATE DATABASE \(name)")
+        }
         let database = TestDatabase(
             name: name, url: try await url(database: name), maximumConnections: maximumConnections)
         do {
-            if migrated {
-                try await SchemaMigrator(directory: schemaDirectory).migrate(client: database.client)
-            }
             let value = try await body(database)
             await database.close()
             try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
@@ -96,6 +99,30 @@ public final class TestDatabase: Sendable {
 
 private actor ServerState {
     private var starting: Task<Int, any Error>?
+    private var templating: Task<String, any Error>?
+
+    /// The name of a database migrated to the latest schema, made once per process and never
+    /// connected to again (`CREATE DATABASE … TEMPLATE` refuses a template with sessions).
+    func migratedTemplate() async throws -> String {
+        if let templating { return try await templating.value }
+        let task = Task<String, any Error> {
+            let name = "template_\(getpid())_" + Hex.encode(try SecureRandom.bytes(4))
+            let admin = PostgresClient(configuration: .init(url: try await TestPostgres.url(database: "postgres"), maximumConnections: 1))
+            try await admin.query("CREATE DATABASE \(name)")
+            await admin.shutdown()
+            let client = PostgresClient(configuration: .init(url: try await TestPostgres.url(database: name), maximumConnections: 1))
+            do {
+                try await SchemaMigrator(directory: TestPostgres.schemaDirectory).migrate(client: client)
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+            await client.shutdown()
+            return name
+        }
+        templating = task
+        return try await task.value
+    }
 
     /// One start for the whole process: concurrent tests share the same task.
     func port() async throws -> Int {
