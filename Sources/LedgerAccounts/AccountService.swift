@@ -7,7 +7,7 @@ import LedgerIdentity
 /// passwords on the bounded pool, and runs commands through the repository.
 public struct AccountService: Sendable {
     let repository: any AccountRepository
-    let hasher: PasswordHasher
+    public let hasher: PasswordHasher
     let policy: PasswordPolicy
     let clock: any LedgerClock
     let links: EmailLinks

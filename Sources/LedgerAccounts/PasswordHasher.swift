@@ -28,6 +28,11 @@ public final class PasswordHasher: Sendable {
         try await gated(.newPassword) { [parameters] in try parameters.hash(password) }
     }
 
+    /// Lets the hashes under way finish, then stops the threads (the service's shutdown).
+    public func shutdown() async {
+        try? await threads.shutdownGracefully()
+    }
+
     /// Whether a new password's hash would be queued now; when not, a sign-up is refused
     /// (`overloaded`) before it counts, looks up or writes anything.
     public var acceptsNewPasswords: Bool { queue.hasRoom(for: .newPassword) }

@@ -179,6 +179,21 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         // First in the group, so it stops last: the readers' route is measured while they serve.
         if let standbyMonitor = services.standbyMonitor { workers.insert(standbyMonitor, at: 0) }
+        // Before everything that uses them, so they drain after it has stopped: the database
+        // last, the sinks before it (a send under way finishes), the hashes and the sessions'
+        // last uses before those.
+        let resources: [any Service] = [
+            DrainingResource("postgres") {
+                await client.shutdown()
+                await readClient?.shutdown()
+            },
+            DrainingResource("delivery sinks") { await sinks.shutdown() },
+            DrainingResource("hashing and session activity") { [accounts = services.accounts] in
+                await accounts.activity.settle()
+                await accounts.hasher.shutdown()
+            },
+        ]
+        workers.insert(contentsOf: resources, at: 0)
         workers.append(await purgeService(configuration, store: eventStore, services: services, clock: clock, logger: logger))
         logger.info(
             "serving",
@@ -191,9 +206,6 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             logger.error("server stopped with an error", metadata: ["error": "\(error)"])
         }
-        await sinks.shutdown()
-        await client.shutdown()
-        await readClient?.shutdown()
         logger.info("stopped")
     }
 }

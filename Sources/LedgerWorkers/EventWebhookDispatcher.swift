@@ -24,6 +24,8 @@ public struct EventWebhookDispatcher: Sendable {
     let policy: WebhookSubscription.Policy
     let clock: any LedgerClock
     let logger: Logger
+    /// Clients pinned to the addresses checked for their hosts, reused between pushes.
+    let pinnedClients = PinnedHTTPClients()
     /// This dispatcher's identity in leases.
     let owner = UUID()
     static let lease: TimeInterval = 60
@@ -105,19 +107,15 @@ public struct EventWebhookDispatcher: Sendable {
         body.append(contentsOf: #"","events":"#.utf8)
         body.append(contentsOf: EventDocument.jsonArray(events))
         body.append(UInt8(ascii: "}"))
-        var pinnedClient: HTTPClient?
+        let httpClient: HTTPClient
         switch await subscriptions.destination(of: subscription.url) {
         case .refused(let reason): throw WebhookPushError(description: "refused: \(reason)")
         case .unresolved: throw WebhookPushError(description: "refused: The URL's host does not resolve.")
-        case .unchecked: break
+        case .unchecked: httpClient = self.httpClient
         case .pinned(let host, let address):
             // The connection goes to the address just checked, whatever the name resolves to now.
-            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-            configuration.dnsOverride = [host: address]
-            pinnedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            httpClient = pinnedClients.client(host: host, address: address)
         }
-        defer { if let pinnedClient { Task { try? await pinnedClient.shutdown() } } }
-        let httpClient = pinnedClient ?? self.httpClient
         var request = HTTPClientRequest(url: subscription.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -143,5 +141,6 @@ extension EventWebhookDispatcher: Service {
     /// Runs with the service group until its graceful shutdown (every second at the latest).
     public func run() async throws {
         await cancelWhenGracefulShutdown { await run(every: .seconds(1)) }
+        await pinnedClients.shutdown()
     }
 }

@@ -3,7 +3,7 @@ import LedgerPostgres
 import LedgerTestSupport
 import Testing
 
-@Suite("PostgreSQL client on libpq")
+@Suite("PostgreSQL client on libpq", .timeLimit(.minutes(3)))
 struct ClientTests {
     @Test("parameters are bound, never spliced: SQL in a value is just text")
     func boundParameters() async throws {
