@@ -3,7 +3,7 @@
 # docker-compose (1.29, installed by scripts/setup.sh) parses, validates against the Compose
 # schema and interpolates it (`config`), with the one variable it requires set to a placeholder;
 # then the rendered file must run `serve` (purging by default: no --no-purge) and pass through
-# every relay and purge variable the README documents. Exits 1 naming what is wrong.
+# every relay and purge variable docs/configuration.md documents. Exits 1 naming what is wrong.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v docker-compose >/dev/null || {

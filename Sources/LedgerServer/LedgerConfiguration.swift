@@ -2,7 +2,7 @@ import Foundation
 import LedgerCore
 import LedgerIdentity
 
-/// Everything the service reads from its environment (the README's "Configuration"); defaults are
+/// Everything the service reads from its environment (docs/configuration.md); defaults are
 /// `Policies.standard`, the product's values. Flags of `ledger serve` override the environment.
 public struct LedgerConfiguration: Sendable {
     public var databaseURL: String?
@@ -213,7 +213,7 @@ public struct LedgerConfiguration: Sendable {
     /// The largest any setting may be: ten years, in seconds or in counts.
     static let longestSetting = 3650 * day
 
-    /// Reads the variables of the README's "Configuration"; a malformed number is an error naming the variable.
+    /// Reads the variables of docs/configuration.md; a malformed number is an error naming the variable.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerConfiguration
     {
         var configuration = LedgerConfiguration()

@@ -22,16 +22,16 @@ struct ConfigurationDocumentationTests {
         return names
     }
 
-    @Test("the README's configuration table and openapi.yaml's x-configuration name each one")
+    @Test("docs/configuration.md's table and openapi.yaml's x-configuration name each one")
     func documented() throws {
         let read = try Self.variablesRead()
         #expect(read.count > 60 && read.contains("LEDGER_SMTP_URL") && read.contains("LEDGER_PURGE_TAKEOVER_SECONDS"))
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
         let table = try #require(
             readme.components(separatedBy: "## Configuration").dropFirst().first?.components(separatedBy: "\n## ").first)
         let documented = (OpenAPIDocument.shared.root["x-configuration"] as? [String: Any])?["variables"] as? [String: Any] ?? [:]
         for name in read.sorted() {
-            #expect(table.contains("`\(name)`"), "README.md's configuration table does not name \(name)")
+            #expect(table.contains("`\(name)`"), "docs/configuration.md's table does not name \(name)")
             #expect(documented[name] != nil, "openapi.yaml's x-configuration does not name \(name)")
         }
     }

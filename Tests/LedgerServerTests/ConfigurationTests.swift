@@ -3,7 +3,7 @@ import LedgerIdentity
 import LedgerServer
 import Testing
 
-@Suite("Configuration from the environment (README, \"Configuration\")")
+@Suite("Configuration from the environment (docs/configuration.md)")
 struct ConfigurationTests {
     @Test("an empty environment gives the documented defaults")
     func defaults() throws {
