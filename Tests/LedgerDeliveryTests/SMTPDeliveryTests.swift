@@ -287,7 +287,9 @@ struct SMTPDeliveryTests {
         // 16 sends on 8 connections of a 1 s relay: two rounds, not sixteen.
         #expect(elapsed < .seconds(8))
         #expect(server.connections() <= 8)
-        #expect(longestGap < .milliseconds(500))
+        // A send on the pool would stop the ticker for the relay's whole second; a loaded CI
+        // machine has delayed a 10 ms tick by 520 ms, so the line sits between the two.
+        #expect(longestGap < .milliseconds(900))
     }
 
     @Test("after shutdown a send fails as temporary, and nothing is left running")
