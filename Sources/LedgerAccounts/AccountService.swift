@@ -11,8 +11,11 @@ public struct AccountService: Sendable {
     let policy: PasswordPolicy
     let clock: any LedgerClock
     let links: EmailLinks
-    let throttle: LoginThrottle?
-    let limits: RequestLimits?
+    /// Failed sign-ins and re-auths per account, session and client: required, so a service
+    /// wired without it cannot silently drop the lockouts.
+    let throttle: LoginThrottle
+    /// Sign-ups and lookups per client, counted before the work they protect.
+    let limits: RequestLimits
     let retention: Retention
     /// The `device_token`s of sessions (the new sign-in alert reads them).
     let devices: DeviceTokens
@@ -21,8 +24,8 @@ public struct AccountService: Sendable {
 
     public init(
         repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
-        clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle? = nil,
-        limits: RequestLimits? = nil, retention: Retention = .development, devices: DeviceTokens = .development
+        clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle,
+        limits: RequestLimits, retention: Retention = .development, devices: DeviceTokens = .development
     ) {
         self.devices = devices
         self.limits = limits
@@ -138,23 +141,21 @@ public struct AccountService: Sendable {
     ) async throws -> Session {
         let email = EmailAddress(rawEmail)
         let admission = try await admit(
-            [email.map { throttle?.key(email: $0.normalized) } ?? nil, client.flatMap { throttle?.key(address: $0) }])
+            [email.map { throttle.key(email: $0.normalized) }, client.map { throttle.key(address: $0) }])
         var found: (accountID: UUID, passwordHash: String?)?
         if let email { found = try await repository.credentials(forEmail: email.normalized) }
         guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
         else {
-            if let throttle, let admission {
-                let lockouts = try await throttle.failed(admission, now: clock.now())
-                let lockedUntil = admission.keys.first.flatMap { lockouts[$0] }
-                if let found {
-                    _ = try await repository.execute(found.accountID) { _ in
-                        .recordLoginFailure(failures: admission.attempt, lockedUntil: lockedUntil)
-                    }
+            let lockouts = try await throttle.failed(admission, now: clock.now())
+            let lockedUntil = admission.keys.first.flatMap { lockouts[$0] }
+            if let found {
+                _ = try await repository.execute(found.accountID) { _ in
+                    .recordLoginFailure(failures: admission.attempt, lockedUntil: lockedUntil)
                 }
             }
             throw IdentityError.invalidCredentials
         }
-        if let admission { try await throttle?.succeeded(admission) }
+        try await throttle.succeeded(admission)
         // Best effort, at a new password's priority: a flood that fills that share must not turn
         // a right password into a 503; the next sign-in rehashes instead.
         let rehash = hasher.needsRehash(storedHash) && hasher.acceptsNewPasswords ? try? await hasher.hash(password) : nil
@@ -169,17 +170,14 @@ public struct AccountService: Sendable {
         return try pending.session(state, events, accounts: self)
     }
 
-    /// Counts a request under docs/architecture.md "Abuse limits" before the work it protects; nothing
-    /// when the service counts nothing (no limits configured).
+    /// Counts a request under docs/architecture.md "Abuse limits" before the work it protects.
     func admit(_ work: RequestLimits.Work, client: String?, accountID: UUID?) async throws {
-        try await limits?.admit(work, client: client, accountID: accountID, now: clock.now())
+        try await limits.admit(work, client: client, accountID: accountID, now: clock.now())
     }
 
-    /// One attempt admitted under each of `keys` (nil ones left out), or `TooManyAttempts`;
-    /// nil when the service counts nothing (no throttle configured).
-    func admit(_ keys: [LoginThrottle.Key?]) async throws -> LoginThrottle.Admission? {
-        guard let throttle else { return nil }
-        return try await throttle.admit(keys.compactMap { $0 }, now: clock.now())
+    /// One attempt admitted under each of `keys` (nil ones left out), or `TooManyAttempts`.
+    func admit(_ keys: [LoginThrottle.Key?]) async throws -> LoginThrottle.Admission {
+        try await throttle.admit(keys.compactMap { $0 }, now: clock.now())
     }
 
     /// Exchanges a refresh token for a new pair. A spent token presented again revokes its

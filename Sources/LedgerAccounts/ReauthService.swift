@@ -47,16 +47,16 @@ public struct ReauthService: Sendable {
     public func withPassword(_ session: SessionRef, password: String, client: String?) async throws -> ReauthGrantToken {
         let throttle = accounts.throttle
         let admission = try await accounts.admit(
-            [throttle?.key(reauthOf: session.accountID), client.flatMap { throttle?.key(address: $0) }])
+            [throttle.key(reauthOf: session.accountID), client.map { throttle.key(address: $0) }])
         let state = try await repository.load(session.accountID)
         guard try await accounts.hasher.verify(password, against: state.passwordHash), state.hasPassword else {
-            if let throttle, let admission { try await throttle.failed(admission, now: clock.now()) }
+            try await throttle.failed(admission, now: clock.now())
             _ = try await repository.execute(session.accountID) { _ in
                 .recordReauthFailure(sessionID: session.sessionID, method: .password)
             }
             throw IdentityError(.invalidCredentials, "Incorrect password. Try again.")
         }
-        if let admission { try await throttle?.succeeded(admission) }
+        try await throttle.succeeded(admission)
         return try await grant(session, method: .password)
     }
 

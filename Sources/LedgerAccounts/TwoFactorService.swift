@@ -166,9 +166,9 @@ public struct TwoFactorService: Sendable {
     /// The day a check counts against, if any.
     func day(_ accountID: UUID, _ check: Check) -> LoginThrottle.Key? {
         switch check {
-        case .signInTOTP: accounts.throttle?.key(secondFactorOf: accountID)
-        case .recoveryCode: accounts.throttle?.key(recoveryCodesOf: accountID)
-        case .reauthTOTP(let sessionID): accounts.throttle?.key(secondFactorOfSession: sessionID)
+        case .signInTOTP: accounts.throttle.key(secondFactorOf: accountID)
+        case .recoveryCode: accounts.throttle.key(recoveryCodesOf: accountID)
+        case .reauthTOTP(let sessionID): accounts.throttle.key(secondFactorOfSession: sessionID)
         case .enrolment: nil
         }
     }
@@ -182,10 +182,10 @@ public struct TwoFactorService: Sendable {
         let throttle = accounts.throttle
         let signedIn: LoginThrottle.Key? =
             switch check {
-            case .reauthTOTP, .enrolment: throttle?.key(reauthOf: accountID)
+            case .reauthTOTP, .enrolment: throttle.key(reauthOf: accountID)
             case .signInTOTP, .recoveryCode: nil
             }
-        return try await accounts.admit([day(accountID, check), signedIn, client.flatMap { throttle?.key(address: $0) }])
+        return try await accounts.admit([day(accountID, check), signedIn, client.map { throttle.key(address: $0) }])
     }
 
     /// Runs what follows a check's admission. Every refusal (a wrong code, a challenge that
@@ -208,14 +208,14 @@ public struct TwoFactorService: Sendable {
     /// history, which tells the owner (`mfa.daily_limit_reached`): someone holds their password,
     /// or one of their sessions, and is guessing codes.
     func failed(_ admission: LoginThrottle.Admission?, _ accountID: UUID, _ check: Check) async throws {
-        guard let throttle = accounts.throttle, let admission else { return }
-        let lockouts = try await throttle.failed(admission, now: clock.now())
+        guard let admission else { return }
+        let lockouts = try await accounts.throttle.failed(admission, now: clock.now())
         guard let day = day(accountID, check), let until = lockouts[day] else { return }
         let sessionID: UUID? = if case .reauthTOTP(let sessionID) = check { sessionID } else { nil }
         _ = try await repository.execute(accountID) { _ in .recordMFADailyLimit(until: until, sessionID: sessionID) }
     }
 
     func succeeded(_ admission: LoginThrottle.Admission?) async throws {
-        if let admission { try await accounts.throttle?.succeeded(admission) }
+        if let admission { try await accounts.throttle.succeeded(admission) }
     }
 }

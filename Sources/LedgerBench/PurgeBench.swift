@@ -31,7 +31,9 @@ struct PurgeBench: AsyncParsableCommand {
         let pastStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: past)
         let service = AccountService(
             repository: PostgresAccountRepository(store: pastStore, clock: past),
-            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: past)
+            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: past,
+            throttle: LoginThrottle(counters: PostgresAttemptCounters(client: pastStore.client), policy: .init()),
+            limits: RequestLimits(counters: PostgresAttemptCounters(client: pastStore.client)))
         let reauth = ReauthService(accounts: service)
         let runID = UUID().uuidString.prefix(8).lowercased()
         let setupStarted = Date()

@@ -101,7 +101,8 @@ struct PurgeCommand: AsyncParsableCommand {
         let accounts = AccountService(
             repository: PostgresAccountRepository(store: store, clock: clock, retention: retention),
             hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN), maximumConcurrent: 1), clock: clock,
-            retention: retention)
+            throttle: LoginThrottle(counters: PostgresAttemptCounters(client: store.client), policy: .init()),
+            limits: RequestLimits(counters: PostgresAttemptCounters(client: store.client)), retention: retention)
         return (store, accounts)
     }
 }

@@ -14,7 +14,7 @@ extension TestDatabase {
         let store = eventStore()
         return AccountService(
             repository: PostgresAccountRepository(store: store, clock: clock),
-            hasher: try PasswordHasher(parameters: Scrypt(logN: logN)), clock: clock)
+            hasher: try PasswordHasher(parameters: Scrypt(logN: logN)), clock: clock, throttle: .inMemory(), limits: .inMemory())
     }
 }
 
@@ -248,7 +248,7 @@ struct AddressThrottleTests {
                 hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
                 throttle: LoginThrottle(
                     counters: PostgresAttemptCounters(client: db.client),
-                    policy: .init(maximumFailures: 5, lockout: 900, maximumFailuresPerAddress: 3)))
+                    policy: .init(maximumFailures: 5, lockout: 900, maximumFailuresPerAddress: 3)), limits: .inMemory())
             for name in ["a", "b"] {
                 _ = try await service.signUp(
                     email: "\(name)@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
@@ -327,7 +327,8 @@ struct ProjectionRebuildTests {
             let store = EventStore(client: db.client, keyring: SubjectKeyring(masterKey: db.masterKey), clock: clock)
             let repository = PostgresAccountRepository(store: store, clock: clock)
             let service = AccountService(
-                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock)
+                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
+                throttle: .inMemory(), limits: .inMemory())
             let ana = try await service.signUp(
                 email: "Ana@example.com", password: "violet-harbor-91", displayName: "Ana", handle: nil, device: "ios")
             db.clock.advance(by: 5)

@@ -64,7 +64,9 @@ struct OnlineRebuildTests {
             self.db = db
             store = db.eventStore()
             let repository = PostgresAccountRepository(store: store, clock: db.clock)
-            service = AccountService(repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+            service = AccountService(
+                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
+                throttle: .inMemory(), limits: .inMemory())
             otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
         }
 

@@ -213,7 +213,9 @@ struct PurgeLeadershipFaultTests {
         let clock = SystemClock()
         let store = EventStore(client: db.client, keyring: SubjectKeyring(masterKey: masterKey), clock: clock)
         let repository = PostgresAccountRepository(store: store, clock: clock)
-        let accounts = AccountService(repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock)
+        let accounts = AccountService(
+            repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock, throttle: .inMemory(),
+            limits: .inMemory())
         let session = try await accounts.signUp(
             email: "requested-\(UUID().uuidString.prefix(8))@example.net", password: "amber-orchard-59", displayName: nil, handle: nil,
             device: nil)

@@ -53,7 +53,8 @@ final class OutcomeLog: @unchecked Sendable {
 func accountService(_ db: TestDatabase) throws -> AccountService {
     AccountService(
         repository: PostgresAccountRepository(store: db.eventStore(), clock: db.clock),
-        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
+        limits: .inMemory())
 }
 
 @Suite("Delivery outbox", .timeLimit(.minutes(2)))
@@ -64,7 +65,8 @@ struct DeliveryDispatcherTests {
             let store = db.eventStore()
             let service = AccountService(
                 repository: PostgresAccountRepository(store: store, clock: db.clock),
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
+                limits: .inMemory())
             let sink = RecordingSink()
             let dispatcher = DeliveryDispatcher(client: db.client, sink: sink, clock: db.clock, store: store)
             let running = Task { await dispatcher.run(every: .seconds(600)) }

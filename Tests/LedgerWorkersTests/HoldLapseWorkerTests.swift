@@ -15,7 +15,8 @@ struct HoldLapseWorkerTests {
             let store = db.eventStore()
             let accounts = AccountService(
                 repository: PostgresAccountRepository(store: store, clock: db.clock),
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
+                limits: .inMemory())
             let session = try await accounts.signUp(
                 email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
             let now = db.clock.now()

@@ -74,7 +74,8 @@ struct RetentionSweepTests {
             let store = db.eventStore()
             let accounts = AccountService(
                 repository: PostgresAccountRepository(store: store, clock: db.clock),
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
+                limits: .inMemory())
             let otp = OTPService(
                 otps: PostgresOTPRepository(accounts: PostgresAccountRepository(store: store, clock: db.clock)), accounts: accounts,
                 codeKey: Array(repeating: 3, count: 32))
@@ -159,7 +160,8 @@ struct RetentionSweepTests {
             let store = db.eventStore()
             let repository = PostgresAccountRepository(store: store, clock: db.clock)
             let accounts = AccountService(
-                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock)
+                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
+                limits: .inMemory())
             let otp = OTPService(
                 otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 3, count: 32))
             let requested = try await otp.request(

@@ -23,7 +23,7 @@ struct InMemoryAccounts {
         repository = try InMemoryAccountRepository(clock: clock)
         accounts = AccountService(
             repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
-            throttle: LoginThrottle(counters: InMemoryAttemptCounters(), policy: .init()))
+            throttle: .inMemory(), limits: .inMemory())
         providers = ProviderService(
             accounts: accounts, verifier: verifier, linkTokens: ProviderLinkTokens(key: Array(repeating: 7, count: 32)),
             tokenClient: providerTokens)
