@@ -43,7 +43,9 @@ public struct PostgresAccountRepository: AccountRepository {
         store.lockStream(accountID, on: connection)
         let fold = try await AccountSnapshots.fold(accountID, at: nil, store: store, on: connection)
         let state = fold.state
-        let events = try decide(state, try command(state), now: now)
+        let decided = try command(state)
+        let events = try decide(state, decided, now: now)
+        assert(decided.undeclared(in: events).isEmpty, "docs/events.md: \(decided.name) appends \(decided.undeclared(in: events))")
         // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
         try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)
         guard !events.isEmpty else { return (state, []) }

@@ -44,7 +44,9 @@ public actor InMemoryAccountRepository: AccountRepository {
     ) async throws -> (AccountState, [AccountEvent]) {
         let now = clock.now()
         let state = states[accountID] ?? AccountState(accountID: accountID)
-        let events = try decide(state, try command(state), now: now)
+        let decided = try command(state)
+        let events = try decide(state, decided, now: now)
+        precondition(decided.undeclared(in: events).isEmpty, "docs/events.md: \(decided.name) appends \(decided.undeclared(in: events))")
         guard !events.isEmpty else { return (state, []) }
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try guardClaims(events, after: after, before: state, at: now)
