@@ -63,11 +63,19 @@ let package = Package(
         // OpenSSL primitives: SHA-256, HMAC, AES-256-GCM, scrypt, random bytes, constant-time compare.
         .target(name: "LedgerCrypto", dependencies: ["COpenSSL", "LedgerCore"], swiftSettings: swiftSettings),
 
+        // The events as values (recorded and new events, cursors, metadata, the store's errors):
+        // what use cases need of the store, without PostgreSQL.
+        .target(
+            name: "LedgerEvents",
+            dependencies: ["LedgerCore", "LedgerCrypto"],
+            swiftSettings: swiftSettings
+        ),
+
         // The event store: append, read, cursor feed, hash chain, envelope encryption, migrations.
         .target(
             name: "LedgerEventStore",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEvents",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -87,7 +95,7 @@ let package = Package(
         .target(
             name: "LedgerAccounts",
             dependencies: [
-                "LedgerCore", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity",
+                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // RFC 6238 codes only (`TOTPCodes`).
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),

@@ -1,5 +1,5 @@
 import Foundation
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 /// Where accounts live: their streams and the projections that index them.

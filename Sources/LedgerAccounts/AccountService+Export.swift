@@ -1,5 +1,5 @@
 import Foundation
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 extension AccountService {

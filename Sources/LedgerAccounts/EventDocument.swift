@@ -1,6 +1,6 @@
 import Foundation
 import LedgerCore
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 /// The public JSON form of a recorded event, as the event API, its stream and webhooks send it

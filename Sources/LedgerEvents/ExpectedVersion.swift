@@ -9,7 +9,7 @@ public enum ExpectedVersion: Sendable, Hashable {
     /// The stream must be exactly at this version (0 means it must not exist).
     case exact(Int64)
 
-    var sqlKind: String {
+    package var sqlKind: String {
         switch self {
         case .any: return "any"
         case .noStream: return "no_stream"
@@ -18,7 +18,7 @@ public enum ExpectedVersion: Sendable, Hashable {
         }
     }
 
-    var sqlVersion: Int64 {
+    package var sqlVersion: Int64 {
         if case .exact(let version) = self { return version }
         return 0
     }

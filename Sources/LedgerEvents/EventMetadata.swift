@@ -58,7 +58,7 @@ public struct EventMetadata: Sendable, Hashable, Codable {
 
     /// As stored for a stream whose subject key is `key`: the client address replaced by its
     /// hash under that key.
-    func sealed(with key: DataKey?) -> EventMetadata {
+    package func sealed(with key: DataKey?) -> EventMetadata {
         guard let address = clientAddress else { return self }
         var sealed = self
         sealed.clientAddress = nil

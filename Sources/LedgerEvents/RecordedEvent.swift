@@ -43,4 +43,9 @@ public struct FeedPage: Sendable {
     public let events: [RecordedEvent]
     /// Where the next read continues; equal to the request's cursor when nothing was new.
     public let nextCursor: FeedCursor
+
+    package init(events: [RecordedEvent], nextCursor: FeedCursor) {
+        self.events = events
+        self.nextCursor = nextCursor
+    }
 }
