@@ -126,18 +126,11 @@ struct ClientTests {
     func poolTimeout() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
             let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .milliseconds(200)))
-            // The only connection, held until the test ends the statement (a loaded machine
-            // could outlast any fixed sleep), and surely taken before the caller below asks.
-            let holder = Task { try await client.query("SELECT pg_sleep(60)") }
-            let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
-            while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            let holder = try await HeldConnection(of: client, watchedThrough: db.client)
             // It fails while the holder still holds the only connection: it did not wait it out.
             let waited = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
             #expect(waited?.code == .poolExhausted)
-            _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
-            _ = await holder.result
+            try await holder.release()
             // Free again, the pool serves.
             #expect(try await client.query("SELECT 1")[0].int(0) == 1)
             await client.shutdown()
@@ -149,11 +142,7 @@ struct ClientTests {
         try await TestPostgres.withDatabase(migrated: false) { db in
             let client = PostgresClient(
                 configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .seconds(60), maximumWaiters: 3))
-            let holder = Task { try await client.query("SELECT pg_sleep(60)") }
-            let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
-            while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            let holder = try await HeldConnection(of: client, watchedThrough: db.client)
             var waiters: [Task<Int64?, any Error>] = []
             for number in 1...3 {
                 waiters.append(Task { try await client.query("SELECT $1::bigint", [.int(Int64(number))])[0].int(0) })
@@ -163,8 +152,7 @@ struct ClientTests {
             let refused = await #expect(throws: PostgresError.self) { try await client.query("SELECT 4") }
             #expect(refused?.code == .poolExhausted)
             #expect(client.waitingForConnection == 3)
-            _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
-            _ = await holder.result
+            try await holder.release()
             var answers: [Int64?] = []
             for waiter in waiters { answers.append(try await waiter.value) }
             #expect(answers == [1, 2, 3])
@@ -177,11 +165,7 @@ struct ClientTests {
     func poolTimeoutMany() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
             let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .milliseconds(200)))
-            let holder = Task { try await client.query("SELECT pg_sleep(60)") }
-            let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
-            while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            let holder = try await HeldConnection(of: client, watchedThrough: db.client)
             let codes = await withTaskGroup(of: PostgresError.Code?.self) { group in
                 for _ in 0..<200 {
                     group.addTask {
@@ -197,8 +181,7 @@ struct ClientTests {
             }
             #expect(codes.count == 200 && codes.allSatisfy { $0 == .poolExhausted })
             #expect(client.waitingForConnection == 0)
-            _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
-            _ = await holder.result
+            try await holder.release()
             #expect(try await client.query("SELECT 1")[0].int(0) == 1)
             await client.shutdown()
         }
@@ -241,5 +224,27 @@ struct ClientTests {
             let woke: Void? = await iterator.next()
             #expect(woke != nil)
         }
+    }
+}
+
+/// The only connection of a one-connection client, held by a statement until `release` (a
+/// loaded machine could outlast any fixed sleep), and surely taken when `init` returns.
+struct HeldConnection {
+    private let holder: Task<PostgresResult, any Error>
+    private let observer: PostgresClient
+    private static let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
+
+    init(of client: PostgresClient, watchedThrough observer: PostgresClient) async throws {
+        self.holder = Task { try await client.query("SELECT pg_sleep(60)") }
+        self.observer = observer
+        while try await observer.query("SELECT count(*) \(Self.holding) AND state = 'active'")[0].int(0) == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Ends the statement, and with it the hold.
+    func release() async throws {
+        _ = try await observer.query("SELECT pg_cancel_backend(pid) \(Self.holding)")
+        _ = await holder.result
     }
 }

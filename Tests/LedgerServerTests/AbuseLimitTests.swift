@@ -11,12 +11,7 @@ import Testing
 @Suite("HTTP: abuse limits", .timeLimit(.minutes(3)))
 struct AbuseLimitTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void) throws -> some ApplicationProtocol {
-        Application(
-            router: buildRouter(
-                try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
-                    $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
-                    configure(&$0)
-                }))
+        try testApplication(db, behindProxy: true, configure: configure)
     }
 
     func expectLimited(_ answer: Answer, retryAfter: Int = 900, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -10,10 +10,7 @@ import Testing
 @Suite("HTTP: phone numbers and codes", .timeLimit(.minutes(3)))
 struct PhoneEndpointTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
-        Application(
-            router: buildRouter(
-                try makeServices(
-                    url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: configure)))
+        try testApplication(db, behindProxy: false, configure: configure)
     }
 
     @Test("a new number signs up by code; the same number signs in to the same account; the hub shows it")

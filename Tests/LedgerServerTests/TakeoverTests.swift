@@ -12,10 +12,7 @@ import Testing
 @Suite("HTTP: account-takeover paths", .timeLimit(.minutes(3)))
 struct TakeoverTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
-        Application(
-            router: buildRouter(
-                try makeServices(
-                    url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: configure)))
+        try testApplication(db, behindProxy: false, configure: configure)
     }
 
     @Test("a stolen session cannot add its own number: add_phone needs a grant at request and again at verify")
