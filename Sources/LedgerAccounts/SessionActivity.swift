@@ -5,13 +5,16 @@ import LedgerIdentity
 /// Moves a session's `last_used_at` when it is used, beside the request rather than in its
 /// path: at most one write a minute per session and instance (the write itself skips a
 /// session another instance moved within the minute). Operational data, not an event.
+///
+/// A use only notes the session; `settle` writes what is noted. The service runs it on a beat
+/// (`SessionActivityWriter`) and once more at shutdown, so no request starts a task of its own.
 public final class SessionActivity: @unchecked Sendable {
     let repository: any AccountRepository
     let clock: any LedgerClock
     let interval: TimeInterval
     private let lock = NSLock()
     private var lastWrites: [UUID: Date] = [:]
-    private var inFlight: [UUID: Task<Void, Never>] = [:]
+    private var pending: [UUID: (session: SessionRef, usedAt: Date)] = [:]
     /// Sessions remembered per instance before the old entries are dropped.
     static let capacity = 100_000
 
@@ -25,25 +28,20 @@ public final class SessionActivity: @unchecked Sendable {
     /// The session was used now.
     public func used(_ session: SessionRef) {
         let now = clock.now()
-        let due: Bool = lock.withLock {
-            if let last = lastWrites[session.sessionID], now.timeIntervalSince(last) < interval { return false }
+        lock.withLock {
+            if let last = lastWrites[session.sessionID], now.timeIntervalSince(last) < interval { return }
             if lastWrites.count >= Self.capacity { lastWrites = lastWrites.filter { now.timeIntervalSince($0.value) < interval } }
             lastWrites[session.sessionID] = now
-            return true
-        }
-        guard due else { return }
-        let writeID = UUID.random()
-        // Made under the lock: the write's own removal (which takes the lock) cannot come first.
-        lock.withLock {
-            inFlight[writeID] = Task<Void, Never> { [repository, interval] in
-                _ = try? await repository.touch(session, at: now, interval: interval)
-                _ = self.lock.withLock { self.inFlight.removeValue(forKey: writeID) }
-            }
+            pending[session.sessionID] = (session, now)
         }
     }
 
-    /// Waits for the writes started so far (tests, and a clean shutdown).
+    /// Writes the uses noted so far (the writer's beat, a clean shutdown, and tests).
     public func settle() async {
-        for task in lock.withLock({ Array(inFlight.values) }) { await task.value }
+        let due = lock.withLock {
+            defer { pending.removeAll(keepingCapacity: true) }
+            return Array(pending.values)
+        }
+        for use in due { _ = try? await repository.touch(use.session, at: use.usedAt, interval: interval) }
     }
 }

@@ -173,6 +173,7 @@ struct ServeCommand: AsyncParsableCommand {
         messages.channels = [.sms, .provider]
         var workers: [any Service] = [
             RemoteCommitListener(store: eventStore, url: url),
+            SessionActivityWriter(activity: services.accounts.activity),
             emails, messages,
             EventWebhookDispatcher(subscriptions: services.subscriptions, store: services.readStore, clock: clock),
             HoldLapseWorker(client: client, accounts: services.accounts, clock: clock),
@@ -188,10 +189,7 @@ struct ServeCommand: AsyncParsableCommand {
                 await readClient?.shutdown()
             },
             DrainingResource("delivery sinks") { await sinks.shutdown() },
-            DrainingResource("hashing and session activity") { [accounts = services.accounts] in
-                await accounts.activity.settle()
-                await accounts.hasher.shutdown()
-            },
+            DrainingResource("hashing") { [hasher = services.accounts.hasher] in await hasher.shutdown() },
         ]
         workers.insert(contentsOf: resources, at: 0)
         workers.append(await purgeService(configuration, store: eventStore, services: services, clock: clock, logger: logger))
