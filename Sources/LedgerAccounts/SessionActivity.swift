@@ -30,7 +30,13 @@ public final class SessionActivity: @unchecked Sendable {
         let now = clock.now()
         lock.withLock {
             if let last = lastWrites[session.sessionID], now.timeIntervalSince(last) < interval { return }
-            if lastWrites.count >= Self.capacity { lastWrites = lastWrites.filter { now.timeIntervalSince($0.value) < interval } }
+            if lastWrites.count >= Self.capacity {
+                lastWrites = lastWrites.filter { now.timeIntervalSince($0.value) < interval }
+                // Still nearly full (that many sessions within the minute): forget them all rather
+                // than copy the table again on the next one. A write too many is harmless: the
+                // UPDATE skips a session moved within the minute.
+                if lastWrites.count > Self.capacity * 3 / 4 { lastWrites.removeAll(keepingCapacity: true) }
+            }
             lastWrites[session.sessionID] = now
             pending[session.sessionID] = (session, now)
         }

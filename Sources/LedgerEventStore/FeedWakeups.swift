@@ -16,7 +16,12 @@ final class FeedWakeups: @unchecked Sendable {
     private let client: PostgresClient
     private let lock = NSLock()
     private var generationCounter: UInt64 = 0
-    private var waiters: [UUID: (continuation: CheckedContinuation<Void, Never>, deadline: ContinuousClock.Instant)] = [:]
+    private var waiters: [UInt64: (continuation: CheckedContinuation<Void, Never>, deadline: ContinuousClock.Instant)] = [:]
+    private var nextWaiterID: UInt64 = 0
+    /// Waits ending this close to their deadline end with the one that fires: a follower woken a
+    /// little early just looks again, and idle followers' staggered deadlines would otherwise
+    /// fire the timer (and scan every waiter) once each.
+    static let timeoutSlack: Duration = .milliseconds(50)
     private var notifyInFlight = false
     private var notifyAgain = false
     /// Ends the waits whose timeout passed: one task for every follower, not one each.
@@ -57,12 +62,16 @@ final class FeedWakeups: @unchecked Sendable {
 
     /// Waits until the generation moves past `generation`, the timeout passes, or the task is cancelled.
     func wait(after generation: UInt64, timeout: Duration) async {
-        let id = UUID()
+        let id: UInt64 = lock.withLock {
+            nextWaiterID &+= 1
+            return nextWaiterID
+        }
         let deadline = ContinuousClock.now + timeout
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let alreadyMoved: Bool = lock.withLock {
-                    if generationCounter != generation { return true }
+                    // Cancelled before this registers: `onCancel` found nothing to resume.
+                    if generationCounter != generation || Task.isCancelled { return true }
                     waiters[id] = (continuation, deadline)
                     return false
                 }
@@ -73,7 +82,7 @@ final class FeedWakeups: @unchecked Sendable {
         }
     }
 
-    private func resume(_ id: UUID) {
+    private func resume(_ id: UInt64) {
         let waiter = lock.withLock { waiters.removeValue(forKey: id) }
         waiter?.continuation.resume()
     }
@@ -81,7 +90,7 @@ final class FeedWakeups: @unchecked Sendable {
     /// Wakes the followers whose timeout passed; the earliest deadline of the rest.
     private func expireDue() -> ContinuousClock.Instant? {
         let (due, next): ([CheckedContinuation<Void, Never>], ContinuousClock.Instant?) = lock.withLock {
-            let now = ContinuousClock.now
+            let now = ContinuousClock.now + Self.timeoutSlack
             let due = waiters.filter { $0.value.deadline <= now }
             for id in due.keys { waiters.removeValue(forKey: id) }
             return (due.values.map(\.continuation), waiters.values.map(\.deadline).min())

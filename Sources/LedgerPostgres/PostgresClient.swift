@@ -1,6 +1,7 @@
 import CLibPQ
 import Foundation
 import Logging
+import Synchronization
 
 /// A pool of libpq connections with a maximum size, scoped checkout and transactions.
 ///
@@ -157,13 +158,12 @@ public enum IsolationLevel: Sendable {
 }
 
 /// A count shared by every checkout of a client.
-private final class StatementCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+private final class StatementCounter: Sendable {
+    private let count = Atomic<Int>(0)
 
-    var value: Int { lock.withLock { count } }
+    var value: Int { count.load(ordering: .relaxed) }
 
     func add(_ statements: Int) {
-        lock.withLock { count += statements }
+        count.add(statements, ordering: .relaxed)
     }
 }

@@ -56,20 +56,24 @@ public struct LogOutput: Sendable {
 
     public static let standardError = LogOutput { line in
         var line = line
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Foundation.write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
+        // One line at a time: a pipe writes at most 4 KiB at once, and a longer line written in
+        // parts must not interleave with another thread's.
+        standardErrorLock.withLock { _ in
+            line.withUTF8 { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Foundation.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    offset += written
                 }
-                offset += written
             }
         }
     }
 
-    func write(_ line: String) { write(line) }
+    private static let standardErrorLock = Mutex(())
 }
 
 /// `2026-11-27T18:25:21+0000`, made once per second.

@@ -107,6 +107,9 @@ public struct EventWebhookDispatcher: Sendable {
         body.append(contentsOf: #"","events":"#.utf8)
         body.append(contentsOf: EventDocument.jsonArray(events))
         body.append(UInt8(ascii: "}"))
+        // Clients earlier pushes replaced (a host moved) or evicted: pushes go one at a time,
+        // so none of them is in use now.
+        await pinnedClients.shutdownRetired()
         let httpClient: HTTPClient
         switch await subscriptions.destination(of: subscription.url) {
         case .refused(let reason): throw WebhookPushError(description: "refused: \(reason)")

@@ -17,8 +17,13 @@ struct PinnedHTTPClientsTests {
         for index in 0..<(PinnedHTTPClients.capacity + 10) {
             made.append(clients.client(host: "h\(index).example.com", address: "93.184.215.14"))
         }
-        #expect(clients.count <= PinnedHTTPClients.capacity)
-        // Every client made, kept or retired, is shut down with the dispatcher.
+        #expect(clients.count == PinnedHTTPClients.capacity)
+        // The oldest hosts went first: the moved host and the first ten made after it.
+        #expect(clients.client(host: "h73.example.com", address: "93.184.215.14") === made[73])
+        #expect(clients.retiredCount == 12)
+        // Retired clients are shut down between pushes, not kept until the dispatcher stops.
+        await clients.shutdownRetired()
+        #expect(clients.retiredCount == 0)
         await clients.shutdown()
         #expect(clients.count == 0)
     }
