@@ -97,7 +97,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         }
         return proven + [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))]
             + revokeSessions(state, reason: "password_reset", except: nil)
-            + endPendingAccess(state, reason: "password_reset", except: linkID, now: now)
+            + endPendingAccess(state, reason: .passwordReset, except: linkID, now: now)
 
     case .rehashPassword(let newPasswordHash):
         try requireAccount(state)
@@ -219,7 +219,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         try state.requireReauth(.changePassword, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "change", sessionID: sessionID))]
             + revokeSessions(state, reason: "password_changed", except: sessionID)
-            + endPendingAccess(state, reason: "password_changed", except: nil, now: now)
+            + endPendingAccess(state, reason: .passwordChanged, except: nil, now: now)
 
     case .addEmailAndPassword(let email, let passwordHash, let link, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -344,7 +344,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
                     twoFactorReset: removals.contains { if case .totpDisabled = $0 { true } else { false } }, endedRevertLinkIDs: later))
         ] + removals + password
             + revokeSessions(state, reason: "email_reverted", except: nil)
-            + endPendingAccess(state, reason: "email_reverted", except: linkID, now: now)
+            + endPendingAccess(state, reason: .emailReverted, except: linkID, now: now)
 
     case .registerByProvider(let registration):
         guard !state.exists else { throw IdentityError(.accountExists, "This account already exists.") }
@@ -408,7 +408,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
         guard !state.isDisabled else { return [] }
         return [.accountDisabled(.init(reason: reason))]
             + revokeSessions(state, reason: "account_disabled", except: nil)
-            + endPendingAccess(state, reason: "account_disabled", except: nil, now: now)
+            + endPendingAccess(state, reason: .accountDisabled, except: nil, now: now)
 
     case .enableAccount:
         try requireAccount(state)
@@ -435,7 +435,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
                 ? [] : [.providerUnlinked(.init(provider: .apple, subject: notice.subject, reason: "apple_consent_revoked"))]
             return [received] + unlink + revokeProviderTokens(state, of: [.apple], reason: "apple_consent_revoked")
                 + revokeSessions(state, reason: "apple_consent_revoked", except: nil)
-                + endPendingAccess(state, reason: "apple_consent_revoked", except: nil, now: now)
+                + endPendingAccess(state, reason: .appleConsentRevoked, except: nil, now: now)
         case .accountDelete:
             let blockers = state.deletionBlockers(at: now)
             guard blockers.isEmpty else {
@@ -450,7 +450,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) 
                     ]
                 return [received, .deletionRequested(.init(by: "apple", blockedBy: blockers.map(\.kind)))] + disabled
                     + revokeSessions(state, reason: "account_disabled", except: nil)
-                    + endPendingAccess(state, reason: "account_disabled", except: nil, now: now)
+                    + endPendingAccess(state, reason: .accountDisabled, except: nil, now: now)
             }
             return [received]
                 + scheduleDeletion(
@@ -654,7 +654,7 @@ private func scheduleDeletion(
         )
     ]
         + revokeSessions(state, reason: "account_deleted", except: nil)
-        + endPendingAccess(state, reason: "account_deleted", except: nil, now: now)
+        + endPendingAccess(state, reason: .accountDeleted, except: nil, now: now)
         + revokeProviderTokens(state, of: IdentityProvider.allCases, reason: "account_deleted")
 }
 
@@ -690,18 +690,16 @@ private func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, li
 
 /// Recovery (and deletion) wins: every pending email link but the one being used, and every
 /// live re-auth grant, ends with it, so whoever holds a copy (an attacker's email-change link,
-/// a grant earned on a stolen session) holds nothing (docs/architecture.md "Re-auth"). Revert links are the
-/// exception until deletion: they are the previous owner's way back, and an attacker who
-/// moved the email and then reset the password must not end them.
-private func endPendingAccess(_ state: AccountState, reason: String, except usedLink: UUID?, now: Date) -> [AccountEvent] {
-    let endsReverts = reason == "account_deleted"
+/// a grant earned on a stolen session) holds nothing (docs/architecture.md "Re-auth"). Revert
+/// links end only as `AccessEndReason.endsRevertLinks` says.
+private func endPendingAccess(_ state: AccountState, reason: AccessEndReason, except usedLink: UUID?, now: Date) -> [AccountEvent] {
     let links = state.pendingLinks.values
-        .filter { $0.id != usedLink && (endsReverts || $0.purpose != .emailRevert) }
+        .filter { $0.id != usedLink && (reason.endsRevertLinks || $0.purpose != .emailRevert) }
         .map(\.id).sorted { $0.uuidString < $1.uuidString }
     let grants = state.reauthGrants.values.filter { now < $0.expiresAt }.map(\.id).sorted { $0.uuidString < $1.uuidString }
     var events: [AccountEvent] = []
-    if !links.isEmpty { events.append(.emailLinksRevoked(.init(linkIDs: links, reason: reason))) }
-    if !grants.isEmpty { events.append(.reauthGrantsRevoked(.init(grantIDs: grants, reason: reason))) }
+    if !links.isEmpty { events.append(.emailLinksRevoked(.init(linkIDs: links, reason: reason.rawValue))) }
+    if !grants.isEmpty { events.append(.reauthGrantsRevoked(.init(grantIDs: grants, reason: reason.rawValue))) }
     return events
 }
 

@@ -479,3 +479,15 @@ struct ChangeDecideTests {
         #expect(after.pendingLinks[revert.linkID]?.purpose == .emailRevert)
     }
 }
+
+@Suite("Access ends by reason")
+struct AccessEndReasonTests {
+    @Test("only deletion ends revert links; the reasons recorded are the events' words")
+    func revertLinksEndOnlyWithDeletion() {
+        #expect(AccessEndReason.allCases.filter(\.endsRevertLinks) == [.accountDeleted])
+        #expect(
+            AccessEndReason.allCases.map(\.rawValue) == [
+                "password_reset", "password_changed", "email_reverted", "account_disabled", "apple_consent_revoked", "account_deleted",
+            ])
+    }
+}
