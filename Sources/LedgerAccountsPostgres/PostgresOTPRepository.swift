@@ -88,10 +88,6 @@ public struct PostgresOTPRepository: OTPRepository {
         return (policy.dailyFailureDelay(failures, now: now), accountDeleted)
     }
 
-    /// Earlier sends the limits count — for each limit only its newest `limit` sends inside
-    /// the window, which is all a sliding window needs, so the query stays small however busy
-    /// an address is — and the open requests a new code replaces (for a signed-in purpose,
-    /// only the same account's).
     /// What the send limits read: the number's sends, the client's, the account's; the send
     /// that fills the client's /48's or the country's window when one is full; the open requests.
     struct RecentSends {
@@ -103,6 +99,10 @@ public struct PostgresOTPRepository: OTPRepository {
         var regionFull: Date?
     }
 
+    /// Earlier sends the limits count — for each limit only its newest `limit` sends inside
+    /// the window, which is all a sliding window needs, so the query stays small however busy
+    /// an address is; for the /48 and the country only the send at the limit (`OFFSET`) — and
+    /// the open requests a new code replaces (for a signed-in purpose, only the same account's).
     private func recentSends(
         _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date, on connection: PostgresConnection
     ) async throws -> RecentSends {

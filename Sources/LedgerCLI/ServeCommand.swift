@@ -109,10 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
         let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let keyring = SubjectKeyring(masterKey: masterKey)
-        let client = PostgresClient(
-            configuration: .init(
-                url: url, maximumConnections: configuration.databaseMaxConnections,
-                checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds), maximumWaiters: configuration.databaseMaxWaiters))
+        let client = configuration.databasePool(url: url)
         let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
         do {
             let status = try await migrator.status(client: client)
@@ -148,12 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         let eventStore = EventStore(client: client, keyring: keyring, clock: clock)
         // Readers on a standby, when one is configured: a pool of their own.
-        let readClient = configuration.readDatabaseURL.map {
-            PostgresClient(
-                configuration: .init(
-                    url: $0, maximumConnections: configuration.databaseMaxConnections,
-                    checkoutTimeout: .seconds(configuration.databasePoolTimeoutSeconds), maximumWaiters: configuration.databaseMaxWaiters))
-        }
+        let readClient = configuration.readDatabaseURL.map { configuration.databasePool(url: $0) }
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey, readClient: readClient)

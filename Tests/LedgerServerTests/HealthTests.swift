@@ -141,19 +141,12 @@ struct BoundedResourceTests {
                 let access = try await signUp(http, email: "ana@example.com")
                 // The pool's one connection, held until the test ends the statement: a loaded
                 // machine could outlast any fixed sleep before the request below is served.
-                let holder = Task { try await client.query("SELECT pg_sleep(60)") }
-                let holding = "FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND datname = current_database()"
-                // Until the connection is surely taken (a loaded machine may start the holder
-                // late), seen from another pool.
-                while try await db.client.query("SELECT count(*) \(holding) AND state = 'active'")[0].int(0) == 0 {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                let holder = try await HeldConnection(of: client, watchedThrough: db.client)
                 let answer = try await call(http, .get, "/me", token: access)
                 #expect(answer.status == .serviceUnavailable)
                 #expect(answer.string("error") == "service_unavailable")
                 #expect(answer.headers[.retryAfter] == "1")
-                _ = try await db.client.query("SELECT pg_cancel_backend(pid) \(holding)")
-                _ = await holder.result
+                try await holder.release()
                 #expect(try await call(http, .get, "/me", token: access).status == .ok)
             }
             await client.shutdown()
