@@ -17,6 +17,10 @@ public protocol AccountRepository: Sendable {
     /// Seals the provider refresh tokens that wait in the outbox to be revoked.
     var revocations: ProviderTokenRevocations { get }
 
+    /// The rules `decide` applies to every command here (`DecisionContext`); the services read
+    /// the same value through `AccountsEnvironment`.
+    var policies: Policies { get }
+
     /// Writes a message outside any command, due at its `notBefore`: the revocation of a
     /// provider token whose sign-in is not done (`link_required`), withdrawn when the token is
     /// kept (`provider.tokens_stored` naming it).

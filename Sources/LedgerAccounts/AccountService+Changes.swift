@@ -3,7 +3,7 @@ import LedgerCore
 import LedgerIdentity
 
 /// Email and password changes (docs/architecture.md "Changes"): change password, add email & password,
-/// change email with its confirmation and revert links.
+/// change email with its confirmation and revert environment.links.
 extension AccountService {
     /// Sets a new password: re-auth (unless email + password is the only method), every rule
     /// (`same_as_current` included), and every other session revoked; this one stays.
@@ -12,14 +12,14 @@ extension AccountService {
         guard state.hasPassword, state.email != nil else { throw IdentityError(.noPassword, "Add an email and password first.") }
         let tokenHash = reauthToken.map(ReauthGrantToken.hash)
         try state.requireReauth(.changePassword, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
-        var problems = policy.violations(of: newPassword, email: state.email.flatMap(EmailAddress.init))
+        var problems = environment.passwordPolicy.violations(of: newPassword, email: state.email.flatMap(EmailAddress.init))
             .map { ValidationFailure.Problem(field: "new_password", code: $0.code, message: $0.message) }
-        if try await hasher.verify(newPassword, against: state.passwordHash) {
+        if try await environment.hasher.verify(newPassword, against: state.passwordHash) {
             problems.append(
                 .init(field: "new_password", code: "same_as_current", message: "Pick something different from your current password."))
         }
         guard problems.isEmpty else { throw ValidationFailure(problems: problems) }
-        let hash = try await hasher.hash(newPassword)
+        let hash = try await environment.hasher.hash(newPassword)
         _ = try await repository.execute(session.accountID) { _ in
             .changePassword(newPasswordHash: hash, sessionID: session.sessionID, reauthTokenHash: tokenHash)
         }
@@ -44,8 +44,8 @@ extension AccountService {
                     .removeEmail(sessionID: session.sessionID, reauthTokenHash: tokenHash)
                 }.0
             }
-            let (link, notice) = try links.makeRevert(of: .removal, to: email, now: clock.now())
-            let key = Hex.encode(retention.key(.email(EmailAddress.normalize(email))))
+            let (link, notice) = try environment.links.makeRevert(of: .removal, to: email, now: clock.now())
+            let key = Hex.encode(environment.retention.key(.email(EmailAddress.normalize(email))))
             return try await repository.execute(session.accountID, outbox: [notice]) { current in
                 // The address the notice names is the one removed (a change meanwhile is a conflict).
                 guard current.email == email else { throw IdentityError(.noEmail, "Your email changed meanwhile. Try again.") }
@@ -79,7 +79,7 @@ extension AccountService {
     ) async throws -> EmailAddition {
         let email = EmailAddress(rawEmail)
         var problems = email == nil ? [Self.invalidEmail] : []
-        problems += policy.violations(of: password, email: email)
+        problems += environment.passwordPolicy.violations(of: password, email: email)
             .map { ValidationFailure.Problem(field: "password", code: $0.code, message: $0.message) }
         guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
         let state = try await repository.load(session.accountID)
@@ -91,19 +91,19 @@ extension AccountService {
         // The account's own verified address is no lookup: nothing is claimed.
         let ownVerified = state.emailVerified && state.email.map(EmailAddress.normalize) == email.normalized
         if !ownVerified {
-            try await admit(.lookup, client: client, accountID: session.accountID)
+            try await environment.admit(.lookup, client: client, accountID: session.accountID)
             if let holder = try await repository.emailHolder(email), holder.verified, holder.accountID != session.accountID {
                 throw Self.emailTaken
             }
-            try await checkCooldown(.email(email.normalized), claimant: session.accountID)
+            try await environment.checkCooldown(.email(email.normalized), claimant: session.accountID)
         }
-        let hash = try await hasher.hash(password)
-        let (link, message) = try links.make(.emailAdd, to: email.value, now: clock.now())
+        let hash = try await environment.hasher.hash(password)
+        let (link, message) = try environment.links.make(.emailAdd, to: email.value, now: clock.now())
         let (after, events) = try await repository.execute(session.accountID, outbox: ownVerified ? [] : [message]) { _ in
             .addEmailAndPassword(email, passwordHash: hash, link: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
         }
         if events.contains(where: { if case .passwordSet = $0 { true } else { false } }) { return .passwordSet(after) }
-        return .confirmationSent(resendAfter: links.resendAfter(.emailAdd, after, now: clock.now()))
+        return .confirmationSent(resendAfter: environment.links.resendAfter(.emailAdd, after, now: clock.now()))
     }
 
     /// Sends a confirmation link to the new address and an alert (no link) to the old one;
@@ -123,15 +123,15 @@ extension AccountService {
                 .init(field: "new_email", code: "same_as_current", message: "This is already your email address.")
             ])
         }
-        try await admit(.lookup, client: client, accountID: session.accountID)
+        try await environment.admit(.lookup, client: client, accountID: session.accountID)
         guard try await repository.isEmailFree(newEmail) else { throw Self.emailTaken }
-        try await checkCooldown(.email(newEmail.normalized), claimant: session.accountID)
-        let (link, confirmation) = try links.make(.emailChange, to: newEmail.value, now: clock.now())
+        try await environment.checkCooldown(.email(newEmail.normalized), claimant: session.accountID)
+        let (link, confirmation) = try environment.links.make(.emailChange, to: newEmail.value, now: clock.now())
         let notice = OutboxMessage(channel: .email, to: current, template: "email_change_notice")
         let (after, _) = try await repository.execute(session.accountID, outbox: [confirmation, notice]) { _ in
             .requestEmailChange(newEmail, link: link, sessionID: session.sessionID, reauthTokenHash: tokenHash)
         }
-        return links.resendAfter(.emailChange, after, now: clock.now())
+        return environment.links.resendAfter(.emailChange, after, now: clock.now())
     }
 
     /// Applies an email change from the new address's link (the old address, when verified, gets
@@ -148,12 +148,12 @@ extension AccountService {
         var outbox: [OutboxMessage] = []
         var revertLink = AccountCommand.NewLink(linkID: UUID.random(), expiresAt: clock.now())
         if let old = state.email, state.emailVerified {
-            let (link, message) = try links.makeRevert(of: .change, to: old, now: clock.now())
+            let (link, message) = try environment.links.makeRevert(of: .change, to: old, now: clock.now())
             revertLink = link
             outbox.append(message)
         }
         let chosenRevert = revertLink
-        let hold = state.email.map { Hex.encode(retention.key(.email(EmailAddress.normalize($0)))) }
+        let hold = state.email.map { Hex.encode(environment.retention.key(.email(EmailAddress.normalize($0)))) }
         return try await claimingEmail {
             try await repository.execute(found.accountID, outbox: outbox) { _ in
                 .confirmEmailChange(linkID: found.linkID, revertLink: chosenRevert, previousEmailKey: hold)
@@ -179,8 +179,8 @@ extension AccountService {
         var revertLink: AccountCommand.NewLink?
         var previousKey: String?
         if let previous = state.email, state.emailVerified {
-            let (link, message) = try links.makeRevert(of: .change, to: previous, now: clock.now())
-            (revertLink, previousKey) = (link, Hex.encode(retention.key(.email(EmailAddress.normalize(previous)))))
+            let (link, message) = try environment.links.makeRevert(of: .change, to: previous, now: clock.now())
+            (revertLink, previousKey) = (link, Hex.encode(environment.retention.key(.email(EmailAddress.normalize(previous)))))
             outbox.append(message)
         }
         let (chosenLink, chosenKey) = (revertLink, previousKey)
@@ -210,11 +210,11 @@ extension AccountService {
         let hadPassword = link.undoes?.hadPassword ?? false
         var hash: String?
         if let newPassword, !newPassword.isEmpty {
-            let violations = policy.violations(of: newPassword, email: EmailAddress(link.email))
+            let violations = environment.passwordPolicy.violations(of: newPassword, email: EmailAddress(link.email))
             guard violations.isEmpty else {
                 throw ValidationFailure(problems: violations.map { .init(field: "new_password", code: $0.code, message: $0.message) })
             }
-            hash = try await hasher.hash(newPassword)
+            hash = try await environment.hasher.hash(newPassword)
         } else if hadPassword {
             throw ValidationFailure(problems: [Self.newPasswordRequired])
         }

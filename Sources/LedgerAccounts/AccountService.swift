@@ -6,37 +6,15 @@ import LedgerIdentity
 /// The email-and-password use cases: sign-up, sign-in, sessions. Validates input, hashes
 /// passwords on the bounded pool, and runs commands through the repository.
 public struct AccountService: Sendable {
-    let repository: any AccountRepository
-    public let hasher: PasswordHasher
-    let policy: PasswordPolicy
-    let clock: any LedgerClock
-    let links: EmailLinks
-    /// Failed sign-ins and re-auths per account, session and client: required, so a service
-    /// wired without it cannot silently drop the lockouts.
-    let throttle: LoginThrottle
-    /// Sign-ups and lookups per client, counted before the work they protect.
-    let limits: RequestLimits
-    let retention: Retention
-    /// The `device_token`s of sessions (the new sign-in alert reads them).
-    let devices: DeviceTokens
-    /// Moves `last_used_at` of the sessions that authenticate.
-    public let activity: SessionActivity
+    /// What the use cases work with; the other services hold the same one.
+    public let environment: AccountsEnvironment
+    var repository: any AccountRepository { environment.repository }
+    var clock: any LedgerClock { environment.clock }
+    /// Moves `last_used_at` of the sessions that authenticate (`serve` runs its writer).
+    public var activity: SessionActivity { environment.activity }
 
-    public init(
-        repository: any AccountRepository, hasher: PasswordHasher, policy: PasswordPolicy = .standard,
-        clock: any LedgerClock, links: EmailLinks = EmailLinks(), throttle: LoginThrottle,
-        limits: RequestLimits, retention: Retention = .development, devices: DeviceTokens = .development
-    ) {
-        self.devices = devices
-        self.limits = limits
-        self.retention = retention
-        self.activity = SessionActivity(repository: repository, clock: clock)
-        self.throttle = throttle
-        self.links = links
-        self.repository = repository
-        self.hasher = hasher
-        self.policy = policy
-        self.clock = clock
+    public init(environment: AccountsEnvironment) {
+        self.environment = environment
     }
 
     /// A signed-in session as the API returns it.
@@ -81,7 +59,7 @@ public struct AccountService: Sendable {
         var problems: [ValidationFailure.Problem] = []
         let email = EmailAddress(rawEmail)
         if email == nil { problems.append(Self.invalidEmail) }
-        for violation in policy.violations(of: password, email: email) {
+        for violation in environment.passwordPolicy.violations(of: password, email: email) {
             problems.append(.init(field: "password", code: violation.code, message: violation.message))
         }
         var handle: Handle?
@@ -94,21 +72,21 @@ public struct AccountService: Sendable {
         }
         guard problems.isEmpty, let email else { throw ValidationFailure(problems: problems) }
         // A flood that has filled the sign-ups' share of the hashing queue costs nothing more.
-        guard hasher.acceptsNewPasswords else { throw PasswordHasherError.overloaded }
-        try await admit(.signup, client: client, accountID: nil)
+        guard environment.hasher.acceptsNewPasswords else { throw PasswordHasherError.overloaded }
+        try await environment.admit(.signup, client: client, accountID: nil)
         // A taken address is answered before the hash (and without the insert failing on the claim).
         guard try await repository.isEmailFree(email) else { throw ClaimTaken(claim: .email) }
-        try await checkCooldown(.email(email.normalized))
+        try await environment.checkCooldown(.email(email.normalized))
         let requestedHandle = handle
 
-        let passwordHash = try await hasher.hash(password)
+        let passwordHash = try await environment.hasher.hash(password)
         for attempt in 0..<5 {
             let accountID = UUID.random()
             let now = clock.now()
-            let tokens = try IssuedTokens.issue(now: now)
+            let tokens = try environment.issueTokens(now: now)
             let sessionID = UUID.random()
             let chosenHandle = requestedHandle ?? Handle.randomTemporary()
-            let (link, message) = try links.make(.verifyEmail, to: email.value, now: now)
+            let (link, message) = try environment.links.make(.verifyEmail, to: email.value, now: now)
             do {
                 let (state, _) = try await repository.execute(accountID, outbox: [message]) { _ in
                     .register(
@@ -120,7 +98,7 @@ public struct AccountService: Sendable {
                                 deviceID: UUID.random(), locale: locale),
                             verificationLink: link))
                 }
-                return session(state, sessionID, tokens)
+                return environment.session(state, sessionID, tokens)
             } catch let taken as ClaimTaken where taken.claim == .handle && requestedHandle == nil && attempt < 4 {
                 continue  // a generated handle collided: draw another
             }
@@ -140,13 +118,13 @@ public struct AccountService: Sendable {
         deviceToken: String? = nil, locale: String? = nil
     ) async throws -> Session {
         let email = EmailAddress(rawEmail)
-        let admission = try await admit(
-            [email.map { throttle.key(email: $0.normalized) }, client.map { throttle.key(address: $0) }])
+        let admission = try await environment.admit(
+            [email.map { environment.throttle.key(email: $0.normalized) }, client.map { environment.throttle.key(address: $0) }])
         var found: (accountID: UUID, passwordHash: String?)?
         if let email { found = try await repository.credentials(forEmail: email.normalized) }
-        guard try await hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
+        guard try await environment.hasher.verify(password, against: found?.passwordHash), let found, let storedHash = found.passwordHash
         else {
-            let lockouts = try await throttle.failed(admission, now: clock.now())
+            let lockouts = try await environment.throttle.failed(admission, now: clock.now())
             let lockedUntil = admission.keys.first.flatMap { lockouts[$0] }
             if let found {
                 _ = try await repository.execute(found.accountID) { _ in
@@ -155,29 +133,21 @@ public struct AccountService: Sendable {
             }
             throw IdentityError.invalidCredentials
         }
-        try await throttle.succeeded(admission)
+        try await environment.throttle.succeeded(admission)
         // Best effort, at a new password's priority: a flood that fills that share must not turn
         // a right password into a 503; the next sign-in rehashes instead.
-        let rehash = hasher.needsRehash(storedHash) && hasher.acceptsNewPasswords ? try? await hasher.hash(password) : nil
-        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now())
+        let rehash =
+            environment.hasher.needsRehash(storedHash) && environment.hasher.acceptsNewPasswords
+            ? try? await environment.hasher.hash(password) : nil
+        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now(), policies: environment.policies)
         if let rehash {
             _ = try await repository.execute(found.accountID) { _ in .rehashPassword(newPasswordHash: rehash) }
         }
-        let deviceID = self.deviceID(presented: deviceToken, of: found.accountID)
+        let deviceID = environment.deviceID(presented: deviceToken, of: found.accountID)
         let (state, events) = try await repository.execute(found.accountID) { _ in
             .startSession(pending.newSession(method: "email", device: device, deviceID: deviceID, locale: locale))
         }
-        return try pending.session(state, events, accounts: self)
-    }
-
-    /// Counts a request under docs/architecture.md "Abuse limits" before the work it protects.
-    func admit(_ work: RequestLimits.Work, client: String?, accountID: UUID?) async throws {
-        try await limits.admit(work, client: client, accountID: accountID, now: clock.now())
-    }
-
-    /// One attempt admitted under each of `keys` (nil ones left out), or `TooManyAttempts`.
-    func admit(_ keys: [LoginThrottle.Key?]) async throws -> LoginThrottle.Admission {
-        try await throttle.admit(keys.compactMap { $0 }, now: clock.now())
+        return try pending.session(state, events, environment: environment)
     }
 
     /// Exchanges a refresh token for a new pair. A spent token presented again revokes its
@@ -185,18 +155,18 @@ public struct AccountService: Sendable {
     public func refresh(_ refreshToken: String) async throws -> Session {
         let presented = IssuedTokens.tokenHash(refreshToken)
         guard let found = try await repository.session(forRefreshHash: presented) else { throw IdentityError.sessionExpired }
-        let tokens = try IssuedTokens.issue(now: clock.now())
+        let tokens = try environment.issueTokens(now: clock.now())
         let (state, events) = try await repository.execute(found.accountID) { _ in
             .refreshSession(sessionID: found.sessionID, presentedRefreshHash: Hex.encode(presented), replacement: tokens.hashes)
         }
         if case .sessionRevoked = events.first {
             throw state.sessions[found.sessionID].map { IdentityError.sessionExpired(lastMethod: $0.method) } ?? .sessionExpired
         }
-        return session(state, found.sessionID, tokens)
+        return environment.session(state, found.sessionID, tokens)
     }
 
     public func revoke(session: SessionRef, reason: String) async throws {
-        _ = try await repository.execute(session.accountID) { _ in .revokeSession(sessionID: session.sessionID, reason: reason) }
+        try await environment.revoke(session: session, reason: reason)
     }
 
     /// The session an access token belongs to, when it is live (its use is recorded).
@@ -245,10 +215,12 @@ public struct AccountService: Sendable {
     @discardableResult
     public func resendVerification(_ accountID: UUID) async throws -> Int {
         let state = try await repository.load(accountID)
-        guard let email = state.email, !state.emailVerified else { return links.resendAfter(.verifyEmail, state, now: clock.now()) }
-        let (link, message) = try links.make(.verifyEmail, to: email, now: clock.now())
+        guard let email = state.email, !state.emailVerified else {
+            return environment.links.resendAfter(.verifyEmail, state, now: clock.now())
+        }
+        let (link, message) = try environment.links.make(.verifyEmail, to: email, now: clock.now())
         let (after, _) = try await repository.execute(accountID, outbox: [message]) { _ in .sendVerificationLink(link) }
-        return links.resendAfter(.verifyEmail, after, now: clock.now())
+        return environment.links.resendAfter(.verifyEmail, after, now: clock.now())
     }
 
     /// Whether a link could still do its work (known, unused, not past its time), without using
@@ -275,14 +247,14 @@ public struct AccountService: Sendable {
     @discardableResult
     public func forgotPassword(email rawEmail: String, client: String? = nil) async throws -> Int {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
-        try await admit(.signup, client: client, accountID: nil)
+        try await environment.admit(.signup, client: client, accountID: nil)
         guard let found = try await repository.credentials(forEmail: email.normalized) else {
             throw IdentityError(.noAccount, "No account found for that email.")
         }
         let state = try await repository.load(found.accountID)
-        let (link, message) = try links.make(.passwordReset, to: state.email ?? email.value, now: clock.now())
+        let (link, message) = try environment.links.make(.passwordReset, to: state.email ?? email.value, now: clock.now())
         let (after, _) = try await repository.execute(found.accountID, outbox: [message]) { _ in .sendPasswordResetLink(link) }
-        return links.resendAfter(.passwordReset, after, now: clock.now())
+        return environment.links.resendAfter(.passwordReset, after, now: clock.now())
     }
 
     /// What a reset removed: on an address it proved for the first time, every other sign-in
@@ -300,11 +272,11 @@ public struct AccountService: Sendable {
             throw IdentityError.linkExpired
         }
         let state = try await repository.load(found.accountID)
-        let violations = policy.violations(of: newPassword, email: state.email.flatMap(EmailAddress.init))
+        let violations = environment.passwordPolicy.violations(of: newPassword, email: state.email.flatMap(EmailAddress.init))
         guard violations.isEmpty else {
             throw ValidationFailure(problems: violations.map { .init(field: "new_password", code: $0.code, message: $0.message) })
         }
-        let hash = try await hasher.hash(newPassword)
+        let hash = try await environment.hasher.hash(newPassword)
         let (_, events) = try await repository.execute(found.accountID) { _ in
             .resetPassword(linkID: found.linkID, newPasswordHash: hash)
         }
@@ -339,25 +311,11 @@ public struct AccountService: Sendable {
     /// and the account's first (`RequestLimits`).
     public func isEmailAvailable(_ rawEmail: String, checkedBy accountID: UUID, client: String? = nil) async throws -> Bool {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
-        try await admit(.lookup, client: client, accountID: accountID)
+        try await environment.admit(.lookup, client: client, accountID: accountID)
         return try await repository.isEmailFree(email)
     }
 
     static let invalidHandle = ValidationFailure.Problem(
         field: "handle", code: "invalid_handle", message: "Use 3–20 letters, numbers or underscores.")
     static let invalidEmail = ValidationFailure.Problem(field: "email", code: "invalid_email", message: "Enter a valid email address.")
-
-    func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) -> Session {
-        Session(
-            accountID: state.accountID, sessionID: sessionID, accessToken: tokens.accessToken,
-            refreshToken: tokens.refreshToken, expiresIn: Int(IssuedTokens.accessLifetime),
-            emailVerified: state.emailVerified,
-            deviceToken: devices.token(for: state.sessions[sessionID]?.deviceID ?? sessionID, of: state.accountID))
-    }
-
-    /// The device a sign-in to `accountID` comes from: the one its `X-Device-Token` names when
-    /// the token is this account's, else a new one.
-    func deviceID(presented token: String?, of accountID: UUID) -> UUID {
-        devices.deviceID(in: token, of: accountID) ?? UUID.random()
-    }
 }

@@ -64,7 +64,7 @@ extension ProviderService {
         guard let kind = notification.kind, let owner = try await repository.providerOwner(.apple, subject: notification.subject) else {
             return .ignored
         }
-        let retention = accounts.retention
+        let retention = environment.retention
         do {
             let (_, events) = try await repository.execute(owner) { state in
                 .handleAppleNotification(

@@ -5,28 +5,20 @@ import LedgerIdentity
 
 /// One-shot email links: a random token (stored only as its hash) inside a link to the app.
 public struct EmailLinks: Sendable {
-    /// How long a link works.
-    public let lifetime: TimeInterval
+    /// How long a link works (`emailLinkLifetime`, `emailRevertLifetime` for the revert link
+    /// sent to the old address) and how often links of one purpose may go (`linkResend`).
+    let policies: Policies
     /// Where links point: `<base>/verify-email?token=…`, `<base>/reset-password?token=…`, `<base>/reauth?token=…`.
     public let baseURL: String
-    /// How long the revert link to the old address works after an email change.
-    public let revertLifetime: TimeInterval
-    /// How often links of one purpose may go to an account.
-    public let resend: LinkResendPolicy
 
-    public init(
-        lifetime: TimeInterval = Policies.standard.emailLinkLifetime, baseURL: String = "https://321.fit",
-        revertLifetime: TimeInterval = Policies.standard.emailRevertLifetime, resend: LinkResendPolicy = Policies.standard.linkResend
-    ) {
-        self.lifetime = lifetime
+    public init(policies: Policies, baseURL: String) {
+        self.policies = policies
         self.baseURL = baseURL
-        self.revertLifetime = revertLifetime
-        self.resend = resend
     }
 
     /// `resend_after` for a link of `purpose` just sent (or refused as needless) to `state`'s account.
     func resendAfter(_ purpose: AccountState.PendingLink.Purpose, _ state: AccountState, now: Date) -> Int {
-        state.linkResendAfter(purpose, policy: resend, now: now)
+        state.linkResendAfter(purpose, policy: policies.linkResend, now: now)
     }
 
     /// A new link for `purpose` and the message that carries it to `address`.
@@ -52,8 +44,9 @@ public struct EmailLinks: Sendable {
     ) throws -> (AccountCommand.NewLink, OutboxMessage) {
         let token = Base64URL.encode(try SecureRandom.bytes(32))
         let link = AccountCommand.NewLink(
-            linkID: UUID.random(), expiresAt: now.addingTimeInterval(purpose == .emailRevert ? revertLifetime : lifetime),
-            tokenHash: Hex.encode(IssuedTokens.tokenHash(token)), resend: resend)
+            linkID: UUID.random(),
+            expiresAt: now.addingTimeInterval(purpose == .emailRevert ? policies.emailRevertLifetime : policies.emailLinkLifetime),
+            tokenHash: Hex.encode(IssuedTokens.tokenHash(token)))
         let message = OutboxMessage(
             channel: .email, to: address, template: template, link: "\(baseURL)/\(Self.path(purpose))?token=\(token)", token: token,
             details: details.map { ["message": $0, "secure_account": ImpliedMessages.secureAccountAdvice] }, expiresAt: link.expiresAt)

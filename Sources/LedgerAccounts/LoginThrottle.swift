@@ -6,43 +6,15 @@ import LedgerIdentity
 /// Counts sign-in attempts per key (in the shared `AttemptCounters`), before the password is
 /// checked, and locks the key out after too many failures.
 public struct LoginThrottle: Sendable {
-    public struct Policy: Sendable {
-        /// Failures allowed; the next attempt is refused until the lockout ends.
-        public var maximumFailures: Int
-        /// How long a lockout lasts, and the window failures are counted in.
-        public var lockout: TimeInterval
-
-        /// Failures allowed from one client address (all accounts together) per `addressWindow`.
-        public var maximumFailuresPerAddress: Int
-        public var addressWindow: TimeInterval
-
-        /// Wrong second factors one account may take per `secondFactorWindow`, on top of the
-        /// lockout above (`LEDGER_MFA_DAILY_FAILURE_LIMIT`).
-        public var maximumSecondFactorFailures: Int
-        public var secondFactorWindow: TimeInterval
-
-        public init(
-            maximumFailures: Int = Policies.standard.loginMaxFailures, lockout: TimeInterval = Policies.standard.loginLockout,
-            maximumFailuresPerAddress: Int = Policies.standard.ipLoginFailureLimit,
-            addressWindow: TimeInterval = Policies.standard.limitWindow,
-            maximumSecondFactorFailures: Int = Policies.standard.mfaDailyFailureLimit,
-            secondFactorWindow: TimeInterval = Policies.standard.mfaDailyFailureWindow
-        ) {
-            self.maximumFailures = maximumFailures
-            self.lockout = lockout
-            self.maximumFailuresPerAddress = maximumFailuresPerAddress
-            self.addressWindow = addressWindow
-            self.maximumSecondFactorFailures = maximumSecondFactorFailures
-            self.secondFactorWindow = secondFactorWindow
-        }
-    }
-
     let counters: any AttemptCounters
-    public let policy: Policy
+    /// The limits: `loginMaxFailures` per `loginLockout` per email and per account's re-auths,
+    /// `ipLoginFailureLimit` per `limitWindow` per client, `mfaDailyFailureLimit` per
+    /// `mfaDailyFailureWindow` per account's second factors.
+    public let policies: Policies
 
-    public init(counters: any AttemptCounters, policy: Policy) {
+    public init(counters: any AttemptCounters, policies: Policies) {
         self.counters = counters
-        self.policy = policy
+        self.policies = policies
     }
 
     /// A counter of attempts: an email's sign-ins, an account's password re-auths, or a client
@@ -63,12 +35,12 @@ public struct LoginThrottle: Sendable {
 
     /// The key for an email's sign-ins; the address itself is never stored.
     public func key(email normalized: String) -> Key {
-        Key(name: Self.keyName(email: normalized), limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
+        Key(name: Self.keyName(email: normalized), limit: policies.loginMaxFailures, window: policies.loginLockout, clearsOnSuccess: true)
     }
 
     /// The key for an account's password re-auths.
     public func key(reauthOf accountID: UUID) -> Key {
-        Key(name: Self.keyName(reauthOf: accountID), limit: policy.maximumFailures, window: policy.lockout, clearsOnSuccess: true)
+        Key(name: Self.keyName(reauthOf: accountID), limit: policies.loginMaxFailures, window: policies.loginLockout, clearsOnSuccess: true)
     }
 
     /// The key for an account's wrong TOTP codes at sign-in over a day. A success does not clear
@@ -92,7 +64,7 @@ public struct LoginThrottle: Sendable {
     }
 
     private func secondFactorDay(_ name: String) -> Key {
-        Key(name: name, limit: policy.maximumSecondFactorFailures, window: policy.secondFactorWindow, clearsOnSuccess: false)
+        Key(name: name, limit: policies.mfaDailyFailureLimit, window: policies.mfaDailyFailureWindow, clearsOnSuccess: false)
     }
 
     static func keyName(email normalized: String) -> String { "email:" + Hex.encode(SHA256.hash(Array(normalized.utf8))) }
@@ -110,7 +82,7 @@ public struct LoginThrottle: Sendable {
 
     /// The key for a client (an IPv4 address or an IPv6 /64).
     public func key(address: String) -> Key {
-        Key(name: "ip:" + address, limit: policy.maximumFailuresPerAddress, window: policy.addressWindow, clearsOnSuccess: false)
+        Key(name: "ip:" + address, limit: policies.ipLoginFailureLimit, window: policies.limitWindow, clearsOnSuccess: false)
     }
 
     /// Attempts admitted under every key they count against, before the password is checked.

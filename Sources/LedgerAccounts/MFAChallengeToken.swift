@@ -15,7 +15,7 @@ public struct MFAChallengeToken: Sendable, Equatable {
     static let prefix = "mfa_"
 
     /// A new token's parts and the challenge to issue with it, good for `lifetime` from `now`.
-    public static func issue(linkToken: String?, now: Date, lifetime: TimeInterval = Policies.standard.mfaChallengeLifetime) throws
+    public static func issue(linkToken: String?, now: Date, lifetime: TimeInterval) throws
         -> (secret: [UInt8], challenge: AccountCommand.NewChallenge)
     {
         let secret = try SecureRandom.bytes(32)

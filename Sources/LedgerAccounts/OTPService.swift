@@ -7,25 +7,20 @@ import LedgerIdentity
 public struct OTPService: Sendable {
     public typealias ValidationFailure = AccountService.ValidationFailure
     let otps: any OTPRepository
-    let accounts: AccountService
-    let policy: OTPPolicy
+    let environment: AccountsEnvironment
     /// Keys the codes' HMACs, so a leaked event or row does not give the 6 digits away.
     let codeKey: [UInt8]
     let catalog: CountryCatalog
-    let reauthLifetime: TimeInterval
-    var repository: any AccountRepository { accounts.repository }
-    var clock: any LedgerClock { accounts.clock }
+    var repository: any AccountRepository { environment.repository }
+    var clock: any LedgerClock { environment.clock }
+    /// The codes' TTL, attempts, resends and caps.
+    var policy: OTPPolicy { environment.policies.otp }
 
-    public init(
-        otps: any OTPRepository, accounts: AccountService, policy: OTPPolicy = OTPPolicy(), codeKey: [UInt8],
-        catalog: CountryCatalog = .standard, reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
-    ) {
+    public init(otps: any OTPRepository, environment: AccountsEnvironment, codeKey: [UInt8], catalog: CountryCatalog = .standard) {
         self.otps = otps
-        self.accounts = accounts
-        self.policy = policy
+        self.environment = environment
         self.codeKey = codeKey
         self.catalog = catalog
-        self.reauthLifetime = reauthLifetime
     }
 
     /// A code on its way: `202 {request_id, expires_in, resend_after}`.
@@ -72,11 +67,11 @@ public struct OTPService: Sendable {
             guard !purpose.needsSession else { throw IdentityError.signInRequired }
             guard let phone else { throw ValidationFailure(problems: [Self.invalidPhone]) }
             // The answer may be `signup_cooldown`: a lookup.
-            try await accounts.admit(.lookup, client: client, accountID: nil)
+            try await environment.admit(.lookup, client: client, accountID: nil)
             if let owner = try await repository.phoneOwner(phone.e164) {
                 accountID = owner
             } else {
-                try await accounts.checkCooldown(.phone(phone.e164))
+                try await environment.checkCooldown(.phone(phone.e164))
                 accountID = UUID.random()
             }
         }
@@ -84,8 +79,8 @@ public struct OTPService: Sendable {
             let state = try await repository.load(session.accountID)
             phone = try checkSignedIn(purpose, phone: phone, state: state, session: session, reauthToken: reauthToken, now: now)
             if let phone, purpose == .addPhone || purpose == .changePhone {
-                try await accounts.admit(.lookup, client: client, accountID: state.accountID)
-                try await accounts.checkClaimable(
+                try await environment.admit(.lookup, client: client, accountID: state.accountID)
+                try await environment.checkClaimable(
                     .phone(phone.e164), owner: try await repository.phoneOwner(phone.e164), claimant: state.accountID,
                     taken: ClaimTaken(claim: .phone))
             }
@@ -146,14 +141,14 @@ public struct OTPService: Sendable {
             throw ValidationFailure(problems: [.init(field: "code", code: "invalid_code", message: "Enter the 6-digit code.")])
         }
         guard let requestID = UUID(uuidString: rawRequestID) else { throw IdentityError.codeExpired }
-        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now())
-        let reauth = try ReauthGrantToken.issue(method: .phone, lifetime: reauthLifetime)
+        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now(), policies: environment.policies)
+        let reauth = try environment.issueReauthGrant(method: .phone)
         let reauthTokenHash = reauthToken.map(ReauthGrantToken.hash)
-        let accounts = self.accounts
+        let devices = environment.devices
         let newDevice = UUID.random()
         let command: @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand = { issued, state in
             let phone = PhoneNumber(e164: issued.phone, region: issued.region)
-            let deviceID = state.exists ? accounts.devices.deviceID(in: deviceToken, of: state.accountID) ?? newDevice : newDevice
+            let deviceID = state.exists ? devices.deviceID(in: deviceToken, of: state.accountID) ?? newDevice : newDevice
             let newSession = pending.newSession(method: "phone", device: device, deviceID: deviceID, locale: locale)
             switch issued.purpose {
             case .signIn:
@@ -192,7 +187,7 @@ public struct OTPService: Sendable {
         let events = verification.accountEvents
         if PendingSignIn.isChallenged(events) || events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) {
             let created = events.contains { if case .registered = $0 { return true } else { return false } }
-            return .session(try pending.session(state, events, accounts: accounts), created: created)
+            return .session(try pending.session(state, events, environment: environment), created: created)
         }
         return .account(state)
     }

@@ -17,9 +17,9 @@ struct PendingSignIn: Sendable {
     ///   - providerToken: the refresh token a provider sign-in fetched: kept after the second
     ///     factor, and revoked (a revocation parked in the outbox until the challenge's end) if
     ///     it is never passed.
-    init(linkToken: String?, providerToken: AccountState.ProviderToken? = nil, now: Date) throws {
-        tokens = try IssuedTokens.issue(now: now)
-        (secret, challenge) = try MFAChallengeToken.issue(linkToken: linkToken, now: now)
+    init(linkToken: String?, providerToken: AccountState.ProviderToken? = nil, now: Date, policies: Policies) throws {
+        tokens = try IssuedTokens.issue(now: now, policies: policies)
+        (secret, challenge) = try MFAChallengeToken.issue(linkToken: linkToken, now: now, lifetime: policies.mfaChallengeLifetime)
         if let providerToken {
             challenge.providerToken = providerToken
             challenge.parkedRevocationID = UUID.random()
@@ -38,12 +38,12 @@ struct PendingSignIn: Sendable {
     }
 
     /// The session the command started; `MFARequired` when it issued the challenge instead.
-    func session(_ state: AccountState, _ events: [AccountEvent], accounts: AccountService) throws -> AccountService.Session {
+    func session(_ state: AccountState, _ events: [AccountEvent], environment: AccountsEnvironment) throws -> AccountService.Session {
         guard !Self.isChallenged(events) else {
             throw MFARequired(
                 token: MFAChallengeToken(accountID: state.accountID, challengeID: challenge.challengeID, secret: secret).text,
                 accountID: state.accountID)
         }
-        return accounts.session(state, sessionID, tokens)
+        return environment.session(state, sessionID, tokens)
     }
 }

@@ -17,7 +17,7 @@ public struct ProviderLinkTokens: Sendable {
     static let prefix = "lt_"
     static let associatedData = Array("account-ledger/provider-link-token/1".utf8)
 
-    public init(key: [UInt8], lifetime: TimeInterval = Policies.standard.providerLinkLifetime) {
+    public init(key: [UInt8], lifetime: TimeInterval) {
         self.key = key
         self.lifetime = lifetime
     }

@@ -6,29 +6,26 @@ import LedgerIdentity
 /// Sign in with Apple and Google, linking and disconnecting them, and re-auth by them
 /// (docs/architecture.md "Changes", "Re-auth").
 public struct ProviderService: Sendable {
-    let accounts: AccountService
+    let environment: AccountsEnvironment
     let verifier: any IdentityTokenVerifier
     let linkTokens: ProviderLinkTokens
     /// Checks Apple's server-to-server notifications; nil: none are accepted.
     let notificationVerifier: (any AppleNotificationVerifier)?
     /// Exchanges the apps' authorization codes for refresh tokens.
     let tokenClient: any ProviderTokenClient
-    let reauthLifetime: TimeInterval
-    var repository: any AccountRepository { accounts.repository }
-    var clock: any LedgerClock { accounts.clock }
+    var repository: any AccountRepository { environment.repository }
+    var clock: any LedgerClock { environment.clock }
 
     public init(
-        accounts: AccountService, verifier: any IdentityTokenVerifier, linkTokens: ProviderLinkTokens,
+        environment: AccountsEnvironment, verifier: any IdentityTokenVerifier, linkTokens: ProviderLinkTokens,
         notificationVerifier: (any AppleNotificationVerifier)? = nil,
-        tokenClient: any ProviderTokenClient = UnconfiguredProviderTokenClient(),
-        reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
+        tokenClient: any ProviderTokenClient = UnconfiguredProviderTokenClient()
     ) {
-        self.accounts = accounts
+        self.environment = environment
         self.verifier = verifier
         self.linkTokens = linkTokens
         self.notificationVerifier = notificationVerifier
         self.tokenClient = tokenClient
-        self.reauthLifetime = reauthLifetime
     }
 
     /// Signs in the account the identity is linked to; else links it to the account holding
@@ -86,7 +83,7 @@ public struct ProviderService: Sendable {
         {
             return nil
         }
-        guard (try? await accounts.admit(.tokenExchange, client: client, accountID: nil)) != nil,
+        guard (try? await environment.admit(.tokenExchange, client: client, accountID: nil)) != nil,
             let refreshToken = try? await tokenClient.exchange(
                 code: code, provider: identity.provider, clientID: clientID, subject: identity.subject)
         else { return nil }
@@ -124,7 +121,7 @@ public struct ProviderService: Sendable {
             }
             if let token = waiting.token { try await keep(token, on: session.accountID, parkedRevocation: waiting.parkedRevocation) }
         } catch {
-            try? await accounts.revoke(
+            try? await environment.revoke(
                 session: SessionRef(accountID: session.accountID, sessionID: session.sessionID), reason: "link_failed")
             if let taken = error as? ClaimTaken, taken.claim == .apple || taken.claim == .google { throw Self.inUse(identity.provider) }
             throw error
@@ -142,7 +139,7 @@ public struct ProviderService: Sendable {
                 return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken, token: token), false)
             }
             // A deleted account's identity neither joins another account nor starts a new one yet.
-            try await accounts.checkCooldown(.provider(provider, identity.subject))
+            try await environment.checkCooldown(.provider(provider, identity.subject))
             if let holder = try await holderOfAddress(identity) {
                 guard holder.mergeable else {
                     // The refresh token the sign-in fetched waits in the link token; should the
@@ -171,10 +168,10 @@ public struct ProviderService: Sendable {
             // provider either (`409 signup_cooldown`, as an email sign-up gets).
             let email = try await vouched.flatMap(EmailAddress.init).asyncFilter { address in
                 guard try await repository.isEmailFree(address) else { return false }
-                try await accounts.checkCooldown(.email(address.normalized))
+                try await environment.checkCooldown(.email(address.normalized))
                 return true
             }
-            let tokens = try IssuedTokens.issue(now: clock.now())
+            let tokens = try environment.issueTokens(now: clock.now())
             let sessionID = UUID.random()
             do {
                 let (state, _) = try await repository.execute(UUID.random()) { _ in
@@ -186,7 +183,7 @@ public struct ProviderService: Sendable {
                                 sessionID: sessionID, method: provider.rawValue, device: device.label, tokens: tokens.hashes,
                                 deviceID: UUID.random(), locale: device.locale)))
                 }
-                return (accounts.session(state, sessionID, tokens), true)
+                return (environment.session(state, sessionID, tokens), true)
             } catch is ClaimTaken {
                 continue  // a concurrent sign-in took the subject, the address or the handle: look again
             }
@@ -212,12 +209,12 @@ public struct ProviderService: Sendable {
     private func startSession(
         _ accountID: UUID, provider: IdentityProvider, device: SignInDevice, linkToken: String?, token: AccountState.ProviderToken?
     ) async throws -> AccountService.Session {
-        let pending = try PendingSignIn(linkToken: linkToken, providerToken: token, now: clock.now())
-        let deviceID = accounts.deviceID(presented: device.token, of: accountID)
+        let pending = try PendingSignIn(linkToken: linkToken, providerToken: token, now: clock.now(), policies: environment.policies)
+        let deviceID = environment.deviceID(presented: device.token, of: accountID)
         let (state, events) = try await repository.execute(accountID) { _ in
             .startSession(pending.newSession(method: provider.rawValue, device: device.label, deviceID: deviceID, locale: device.locale))
         }
-        return try pending.session(state, events, accounts: accounts)
+        return try pending.session(state, events, environment: environment)
     }
 
     /// Parks the revocation of a refresh token whose sign-in is not done: due at `until`, and
@@ -244,7 +241,7 @@ public struct ProviderService: Sendable {
         try await repository.load(session.accountID).requireReauth(
             .addMethod, sessionID: session.sessionID, tokenHash: tokenHash, now: clock.now())
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
-        try await accounts.checkClaimable(
+        try await environment.checkClaimable(
             .provider(provider, identity.subject), owner: try await repository.providerOwner(provider, subject: identity.subject),
             claimant: session.accountID, taken: Self.inUse(provider))
         let token = await fetchToken(authorizationCode, for: identity, client: client)
@@ -286,7 +283,7 @@ public struct ProviderService: Sendable {
             try await repository.load(accountID).email == nil, try await repository.isEmailFree(email)
         else { return false }
         do {
-            try await accounts.checkCooldown(.email(email.normalized))
+            try await environment.checkCooldown(.email(email.normalized))
         } catch is IdentityError {
             return false
         }
@@ -301,12 +298,12 @@ public struct ProviderService: Sendable {
     }
 
     /// "Verify it's you" by signing in again with the linked provider. The ID token must be
-    /// fresh (`iat` at most `reauthTokenMaxAge` old) and carry a nonce this session asked for
+    /// fresh (`iat` at most `reauthNonceLifetime` old, 5 minutes) and carry a nonce this session asked for
     /// (`ReauthService.issueNonce`), raw or as its SHA-256 in hex; the nonce is used up. So a
     /// token lifted from another sign-in, or an hour-old one, proves nothing here.
     public func reauth(_ session: SessionRef, _ provider: IdentityProvider, idToken: String) async throws -> ReauthGrantToken {
         let identity = try await verifier.verify(idToken, provider: provider, nonce: nil)
-        guard let issuedAt = identity.issuedAt, clock.now().timeIntervalSince(issuedAt) <= Self.reauthTokenMaxAge else {
+        guard let issuedAt = identity.issuedAt, clock.now().timeIntervalSince(issuedAt) <= environment.policies.reauthNonceLifetime else {
             throw InvalidIdentityToken("the token is older than the re-auth window")
         }
         guard let carried = identity.nonce, !carried.isEmpty else { throw InvalidIdentityToken("the token carries no nonce") }
@@ -315,7 +312,7 @@ public struct ProviderService: Sendable {
             throw InvalidIdentityToken("the token is for another \(provider.rawValue) account")
         }
         let presented = [Hex.encode(SHA256.hash(Array(carried.utf8))), carried]
-        let issued = try ReauthGrantToken.issue(method: provider.reauthMethod, lifetime: reauthLifetime)
+        let issued = try environment.issueReauthGrant(method: provider.reauthMethod)
         let (after, _) = try await repository.execute(session.accountID) { _ in
             .grantReauth(sessionID: session.sessionID, issued.grant, presentedNonceHashes: presented)
         }
@@ -324,9 +321,6 @@ public struct ProviderService: Sendable {
 
     /// The longest authorization code passed on to a provider (theirs are a few hundred bytes).
     static let longestAuthorizationCode = 2048
-
-    /// How old an ID token may be for re-auth (5 minutes, `Policies.reauthNonceLifetime`).
-    public static let reauthTokenMaxAge = Policies.standard.reauthNonceLifetime
 
     static func inUse(_ provider: IdentityProvider) -> IdentityError {
         IdentityError(.providerInUse, "This \(provider.displayName) account is already connected to another account.")

@@ -6,15 +6,12 @@ import LedgerIdentity
 /// "Verify it's you" (docs/architecture.md "Re-auth"): the picker's options and the grants by password and
 /// by email link. Phone grants come through `OTPService` with purpose `reauth`.
 public struct ReauthService: Sendable {
-    let accounts: AccountService
-    /// How long a grant lasts (`LEDGER_REAUTH_TTL_SECONDS`).
-    let lifetime: TimeInterval
-    var repository: any AccountRepository { accounts.repository }
-    var clock: any LedgerClock { accounts.clock }
+    let environment: AccountsEnvironment
+    var repository: any AccountRepository { environment.repository }
+    var clock: any LedgerClock { environment.clock }
 
-    public init(accounts: AccountService, lifetime: TimeInterval = Policies.standard.reauthGrantLifetime) {
-        self.accounts = accounts
-        self.lifetime = lifetime
+    public init(environment: AccountsEnvironment) {
+        self.environment = environment
     }
 
     /// The picker for `action` (`change_phone`, …) on `platform` (`ios`, `android`, `web`; nil:
@@ -45,11 +42,11 @@ public struct ReauthService: Sendable {
     /// (per account and per client address, like sign-in), so concurrent guesses cannot pass
     /// the lockout; wrong ones are recorded on the account.
     public func withPassword(_ session: SessionRef, password: String, client: String?) async throws -> ReauthGrantToken {
-        let throttle = accounts.throttle
-        let admission = try await accounts.admit(
+        let throttle = environment.throttle
+        let admission = try await environment.admit(
             [throttle.key(reauthOf: session.accountID), client.map { throttle.key(address: $0) }])
         let state = try await repository.load(session.accountID)
-        guard try await accounts.hasher.verify(password, against: state.passwordHash), state.hasPassword else {
+        guard try await environment.hasher.verify(password, against: state.passwordHash), state.hasPassword else {
             try await throttle.failed(admission, now: clock.now())
             _ = try await repository.execute(session.accountID) { _ in
                 .recordReauthFailure(sessionID: session.sessionID, method: .password)
@@ -61,18 +58,16 @@ public struct ReauthService: Sendable {
     }
 
     /// A one-use nonce for re-auth by Apple or Google, bound to `session` for
-    /// `nonceLifetime`: the app passes it (or its SHA-256) to the provider's sign-in.
+    /// `reauthNonceLifetime` (5 minutes): the app passes it (or its SHA-256) to the provider's sign-in.
     public func issueNonce(_ session: SessionRef) async throws -> (nonce: String, expiresAt: Date) {
         let nonce = Base64URL.encode(try SecureRandom.bytes(32))
         let issued = AccountCommand.NewNonce(
-            nonceID: UUID.random(), nonceHash: Hex.encode(SHA256.hash(Array(nonce.utf8))), lifetime: Self.nonceLifetime)
+            nonceID: UUID.random(), nonceHash: Hex.encode(SHA256.hash(Array(nonce.utf8))),
+            lifetime: environment.policies.reauthNonceLifetime)
         let (state, _) = try await repository.execute(session.accountID) { _ in .issueReauthNonce(sessionID: session.sessionID, issued) }
         guard let expiresAt = state.reauthNonces[issued.nonceID]?.expiresAt else { throw IdentityError.sessionExpired }
         return (nonce, expiresAt)
     }
-
-    /// How long a re-auth nonce lasts (5 minutes, `Policies.reauthNonceLifetime`).
-    public static let nonceLifetime = Policies.standard.reauthNonceLifetime
 
     /// Emails a re-auth link to the account's address; its grant will belong to `session`.
     /// Returns the seconds until another may go (`resend_after`).
@@ -80,11 +75,11 @@ public struct ReauthService: Sendable {
     public func sendEmailLink(_ session: SessionRef) async throws -> Int {
         let state = try await repository.load(session.accountID)
         guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
-        let (link, message) = try accounts.links.make(.reauth, to: email, now: clock.now())
+        let (link, message) = try environment.links.make(.reauth, to: email, now: clock.now())
         let (after, _) = try await repository.execute(session.accountID, outbox: [message]) { _ in
             .sendReauthLink(link, sessionID: session.sessionID)
         }
-        return accounts.links.resendAfter(.reauth, after, now: clock.now())
+        return environment.links.resendAfter(.reauth, after, now: clock.now())
     }
 
     /// Confirms a re-auth link: a grant for the session that asked for it.
@@ -92,7 +87,7 @@ public struct ReauthService: Sendable {
         guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .reauth) else {
             throw IdentityError.linkExpired
         }
-        let issued = try ReauthGrantToken.issue(method: .emailLink, lifetime: lifetime)
+        let issued = try environment.issueReauthGrant(method: .emailLink)
         let (state, _) = try await repository.execute(found.accountID) { _ in .confirmReauthLink(linkID: found.linkID, issued.grant) }
         return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: state)
     }
@@ -105,7 +100,7 @@ public struct ReauthService: Sendable {
     }
 
     private func grant(_ session: SessionRef, method: ReauthMethod) async throws -> ReauthGrantToken {
-        let issued = try ReauthGrantToken.issue(method: method, lifetime: lifetime)
+        let issued = try environment.issueReauthGrant(method: method)
         let (state, _) = try await repository.execute(session.accountID) { _ in .grantReauth(sessionID: session.sessionID, issued.grant) }
         return ReauthGrantToken(token: issued.token, grantID: issued.grant.grantID, in: state)
     }

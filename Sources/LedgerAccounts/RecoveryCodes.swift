@@ -10,7 +10,7 @@ public enum RecoveryCodes {
     static let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
 
     /// `count` new codes and their hashes, in the same order.
-    public static func generate(count: Int = Policies.standard.recoveryCodeCount) throws -> (codes: [String], hashes: [String]) {
+    public static func generate(count: Int) throws -> (codes: [String], hashes: [String]) {
         var codes: [String] = []
         while codes.count < count {
             let characters = Array(try SecureRandom.string(12, from: alphabet))

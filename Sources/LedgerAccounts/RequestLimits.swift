@@ -7,23 +7,6 @@ import LedgerIdentity
 /// is counted before the work it protects (the lookup, the hash), so a refused request costs
 /// one upsert and tells nothing.
 public struct RequestLimits: Sendable {
-    public struct Policy: Sendable {
-        /// Sign-ups and password-reset requests per client per `window` (`LEDGER_IP_SIGNUP_LIMIT`).
-        public var signupsPerClient: Int
-        /// Lookups per client, and per signed-in account, per `window` (`LEDGER_IP_LOOKUP_LIMIT`).
-        public var lookupsPerClient: Int
-        public var window: TimeInterval
-
-        public init(
-            signupsPerClient: Int = Policies.standard.ipSignupLimit, lookupsPerClient: Int = Policies.standard.ipLookupLimit,
-            window: TimeInterval = Policies.standard.limitWindow
-        ) {
-            self.signupsPerClient = signupsPerClient
-            self.lookupsPerClient = lookupsPerClient
-            self.window = window
-        }
-    }
-
     /// What a request is about to do.
     public enum Work: Sendable {
         /// A sign-up or a reset request: a hash or an email, and a lookup.
@@ -36,11 +19,12 @@ public struct RequestLimits: Sendable {
     }
 
     let counters: any AttemptCounters
-    public let policy: Policy
+    /// The limits: `ipSignupLimit` and `ipLookupLimit` per `limitWindow`.
+    public let policies: Policies
 
-    public init(counters: any AttemptCounters, policy: Policy = Policy()) {
+    public init(counters: any AttemptCounters, policies: Policies) {
         self.counters = counters
-        self.policy = policy
+        self.policies = policies
     }
 
     /// The counter of one signed-in account's lookups.
@@ -53,21 +37,21 @@ public struct RequestLimits: Sendable {
         var counts: [(key: String, limit: Int)] = []
         switch (work, client) {
         case (.tokenExchange, let client?):
-            counts.append(("exchange:" + client, policy.signupsPerClient))
+            counts.append(("exchange:" + client, policies.ipSignupLimit))
         case (.tokenExchange, nil):
             break
         case (_, let client?):
-            if work == .signup { counts.append(("signup:" + client, policy.signupsPerClient)) }
-            counts.append(("lookup:" + client, policy.lookupsPerClient))
+            if work == .signup { counts.append(("signup:" + client, policies.ipSignupLimit)) }
+            counts.append(("lookup:" + client, policies.ipLookupLimit))
         case (_, nil):
             break
         }
-        if let accountID, work != .tokenExchange { counts.append((Self.accountKey(accountID), policy.lookupsPerClient)) }
+        if let accountID, work != .tokenExchange { counts.append((Self.accountKey(accountID), policies.ipLookupLimit)) }
         var refusedUntil: Date?
         for (key, limit) in counts {
             // These keys are never locked, so each window is a fixed one from its first request.
-            let counted = try await counters.count(key, window: policy.window, now: now)
-            let windowEnds = counted.windowStarted.addingTimeInterval(policy.window)
+            let counted = try await counters.count(key, window: policies.limitWindow, now: now)
+            let windowEnds = counted.windowStarted.addingTimeInterval(policies.limitWindow)
             if counted.count > limit { refusedUntil = max(refusedUntil ?? windowEnds, windowEnds) }
         }
         if let refusedUntil {

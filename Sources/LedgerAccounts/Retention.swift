@@ -12,17 +12,16 @@ public struct Retention: Sendable {
     /// HMAC key for the cooldown list (derived from the master key in production).
     let cooldownKey: [UInt8]
 
-    public init(
-        purgeDelay: TimeInterval = Policies.standard.purgeDelay, cooldown: TimeInterval = Policies.standard.signupCooldown,
-        cooldownKey: [UInt8]
-    ) {
-        self.purgeDelay = purgeDelay
-        self.cooldown = cooldown
+    /// The policies' purge delay and cooldown, with the cooldown list's key.
+    public init(policies: Policies, cooldownKey: [UInt8]) {
+        self.purgeDelay = policies.purgeDelay
+        self.cooldown = policies.signupCooldown
         self.cooldownKey = cooldownKey
     }
 
-    /// The development setup's: a fixed cooldown key (production derives it from the master key).
-    public static let development = Retention(cooldownKey: Array("account-ledger/development-cooldown-key".utf8))
+    /// The development setup's: the product's windows and a fixed cooldown key (production
+    /// derives it from the master key).
+    public static let development = Retention(policies: .standard, cooldownKey: Array("account-ledger/development-cooldown-key".utf8))
 
     /// `409 signup_cooldown`, naming the configured period.
     package var cooldownError: IdentityError {
@@ -80,11 +79,12 @@ extension AccountService {
     /// the transaction), then every session revoked, the purge scheduled and the account's
     /// identifiers put on the re-signup cooldown list.
     public func deleteAccount(_ session: SessionRef, reauthToken: String?) async throws -> AccountState {
-        let retention = self.retention
+        let retention = environment.retention
         return try await repository.execute(session.accountID) { state in
             .deleteAccount(
                 sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash),
-                purgeDelay: retention.purgeDelay, cooldown: retention.cooldown, cooldownKeys: retention.keys(of: state))
+                purgeDelay: environment.retention.purgeDelay, cooldown: environment.retention.cooldown,
+                cooldownKeys: environment.retention.keys(of: state))
         }.0
     }
 
@@ -92,14 +92,17 @@ extension AccountService {
     /// once none blocks it; true when it was scheduled now.
     @discardableResult
     public func completeRequestedDeletion(_ accountID: UUID) async throws -> Bool {
-        let retention = self.retention
+        let retention = environment.retention
         let (_, events) = try await repository.execute(accountID) { state in
             .completeRequestedDeletion(
-                purgeDelay: retention.purgeDelay, cooldown: retention.cooldown, cooldownKeys: retention.keys(of: state))
+                purgeDelay: environment.retention.purgeDelay, cooldown: environment.retention.cooldown,
+                cooldownKeys: environment.retention.keys(of: state))
         }
         return !events.isEmpty
     }
+}
 
+extension AccountsEnvironment {
     /// Whether `claimant` may take `identifier`, held by `owner` (nil: nobody): `taken` when
     /// another account holds it, `signup_cooldown` while a deleted account's is on the list.
     func checkClaimable(
@@ -116,7 +119,7 @@ extension AccountService {
     /// account, and for an address or number added to another account (else the cooldown
     /// would only take another route); `409 email_held` while another account may still revert
     /// its change or removal of the address.
-    public func checkCooldown(_ identifier: Retention.Identifier, claimant: UUID? = nil) async throws {
+    func checkCooldown(_ identifier: Retention.Identifier, claimant: UUID? = nil) async throws {
         // The account that listed the address (one it removed) may take it back.
         if let listed = try await repository.listing(keyHash: retention.key(identifier), at: clock.now()),
             listed.accountID != claimant

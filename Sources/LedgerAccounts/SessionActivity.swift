@@ -18,8 +18,7 @@ public final class SessionActivity: @unchecked Sendable {
     /// Sessions remembered per instance before the old entries are dropped.
     static let capacity = 100_000
 
-    public init(repository: any AccountRepository, clock: any LedgerClock, interval: TimeInterval = Policies.standard.sessionTouchInterval)
-    {
+    public init(repository: any AccountRepository, clock: any LedgerClock, interval: TimeInterval) {
         self.repository = repository
         self.clock = clock
         self.interval = interval

@@ -10,19 +10,17 @@ public struct IssuedTokens: Sendable {
     public let refreshToken: String
     public let hashes: AccountCommand.SessionTokens
 
-    /// Access tokens live 15 minutes, refresh tokens 30 days (rotated on every use).
-    public static let accessLifetime = Policies.standard.accessTokenLifetime
-    public static let refreshLifetime = Policies.standard.refreshTokenLifetime
-
-    public static func issue(now: Date) throws -> IssuedTokens {
+    /// A new pair: the access token lives `accessTokenLifetime` (15 minutes), the refresh token
+    /// `refreshTokenLifetime` (30 days, rotated on every use).
+    public static func issue(now: Date, policies: Policies) throws -> IssuedTokens {
         let access = "la_" + Base64URL.encode(try SecureRandom.bytes(32))
         let refresh = "lr_" + Base64URL.encode(try SecureRandom.bytes(32))
         return IssuedTokens(
             accessToken: access, refreshToken: refresh,
             hashes: .init(
                 accessTokenHash: Hex.encode(tokenHash(access)), refreshTokenHash: Hex.encode(tokenHash(refresh)),
-                accessExpiresAt: now.addingTimeInterval(accessLifetime),
-                refreshExpiresAt: now.addingTimeInterval(refreshLifetime)))
+                accessExpiresAt: now.addingTimeInterval(policies.accessTokenLifetime),
+                refreshExpiresAt: now.addingTimeInterval(policies.refreshTokenLifetime)))
     }
 
     public static func tokenHash(_ token: String) -> [UInt8] {

@@ -8,22 +8,19 @@ import LedgerIdentity
 /// Every code check is counted first (`LoginThrottle`: per account and per client, atomically),
 /// and a code is accepted once: the account records the time step it spent.
 public struct TwoFactorService: Sendable {
-    let accounts: AccountService
+    let environment: AccountsEnvironment
     let providers: ProviderService
     /// The name authenticator apps show beside the account (the `otpauth://` issuer).
     let issuer: String
-    let reauthLifetime: TimeInterval
-    var repository: any AccountRepository { accounts.repository }
-    var clock: any LedgerClock { accounts.clock }
+    var repository: any AccountRepository { environment.repository }
+    var clock: any LedgerClock { environment.clock }
 
     public init(
-        accounts: AccountService, providers: ProviderService, issuer: String = "321Fit",
-        reauthLifetime: TimeInterval = Policies.standard.reauthGrantLifetime
+        environment: AccountsEnvironment, providers: ProviderService, issuer: String = "321Fit"
     ) {
-        self.accounts = accounts
+        self.environment = environment
         self.providers = providers
         self.issuer = issuer
-        self.reauthLifetime = reauthLifetime
     }
 
     /// A TOTP secret to scan: base32, and the `otpauth://` URI for a QR code.
@@ -45,11 +42,11 @@ public struct TwoFactorService: Sendable {
 
     /// Turns TOTP on with a first code; returns the recovery codes, shown this once.
     public func confirmTOTP(_ session: SessionRef, code: String, client: String?) async throws -> [String] {
-        let recovery = try RecoveryCodes.generate()
+        let recovery = try RecoveryCodes.generate(count: environment.policies.recoveryCodeCount)
         let admission = try await admit(session.accountID, .enrolment, client: client)
         try await settling(admission, session.accountID, .enrolment) {
             let state = try await repository.load(session.accountID)
-            let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
+            let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now(), policy: environment.policies) }
             _ = try await repository.execute(session.accountID) { _ in
                 .confirmTOTP(step: step, recoveryCodeHashes: recovery.hashes, sessionID: session.sessionID)
             }
@@ -67,7 +64,7 @@ public struct TwoFactorService: Sendable {
 
     /// New recovery codes (re-auth `manage_mfa`); the old ones are void.
     public func regenerateRecoveryCodes(_ session: SessionRef, reauthToken: String?) async throws -> [String] {
-        let recovery = try RecoveryCodes.generate()
+        let recovery = try RecoveryCodes.generate(count: environment.policies.recoveryCodeCount)
         _ = try await repository.execute(session.accountID) { _ in
             .regenerateRecoveryCodes(recovery.hashes, sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash))
         }
@@ -103,9 +100,12 @@ public struct TwoFactorService: Sendable {
             if let recoveryCode {
                 .recoveryCode(hash: RecoveryCodes.hash(recoveryCode))
             } else {
-                .totp(step: known.totp.flatMap { TOTPCodes.matchingStep(code ?? "", secret: $0.secret, at: clock.now()) })
+                .totp(
+                    step: known.totp.flatMap {
+                        TOTPCodes.matchingStep(code ?? "", secret: $0.secret, at: clock.now(), policy: environment.policies)
+                    })
             }
-        let tokens = try IssuedTokens.issue(now: clock.now())
+        let tokens = try environment.issueTokens(now: clock.now())
         let sessionID = UUID.random()
         let after = try await settling(admission, token.accountID, check) {
             let (after, events) = try await repository.execute(token.accountID) { _ in
@@ -116,12 +116,12 @@ public struct TwoFactorService: Sendable {
             guard events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) else {
                 if after.mfaChallenges[token.challengeID] == nil { throw IdentityError.mfaExpired }
                 let failures = after.mfaChallenges[token.challengeID]?.failures ?? 0
-                throw IdentityError.incorrectCode(attemptsRemaining: max(0, Policies.standard.mfaMaxFailures - failures))
+                throw IdentityError.incorrectCode(attemptsRemaining: max(0, environment.policies.mfaMaxFailures - failures))
             }
             return after
         }
         try await succeeded(admission)
-        let session = accounts.session(after, sessionID, tokens)
+        let session = environment.session(after, sessionID, tokens)
         if let waitingLink { try await providers.link(waitingLink, to: session) }
         return session
     }
@@ -129,11 +129,11 @@ public struct TwoFactorService: Sendable {
     /// "Verify it's you" by a TOTP code: a grant for `session`.
     public func reauth(_ session: SessionRef, code: String, client: String?) async throws -> ReauthGrantToken {
         let check = Check.reauthTOTP(sessionID: session.sessionID)
-        let issued = try ReauthGrantToken.issue(method: .totp, lifetime: reauthLifetime)
+        let issued = try environment.issueReauthGrant(method: .totp)
         let admission = try await admit(session.accountID, check, client: client)
         let after = try await settling(admission, session.accountID, check) {
             let state = try await repository.load(session.accountID)
-            let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now()) }
+            let step = state.totp.flatMap { TOTPCodes.matchingStep(code, secret: $0.secret, at: clock.now(), policy: environment.policies) }
             do {
                 return try await repository.execute(session.accountID) { _ in
                     .grantReauthByTOTP(sessionID: session.sessionID, issued.grant, step: step)
@@ -166,9 +166,9 @@ public struct TwoFactorService: Sendable {
     /// The day a check counts against, if any.
     func day(_ accountID: UUID, _ check: Check) -> LoginThrottle.Key? {
         switch check {
-        case .signInTOTP: accounts.throttle.key(secondFactorOf: accountID)
-        case .recoveryCode: accounts.throttle.key(recoveryCodesOf: accountID)
-        case .reauthTOTP(let sessionID): accounts.throttle.key(secondFactorOfSession: sessionID)
+        case .signInTOTP: environment.throttle.key(secondFactorOf: accountID)
+        case .recoveryCode: environment.throttle.key(recoveryCodesOf: accountID)
+        case .reauthTOTP(let sessionID): environment.throttle.key(secondFactorOfSession: sessionID)
         case .enrolment: nil
         }
     }
@@ -179,13 +179,13 @@ public struct TwoFactorService: Sendable {
     /// could otherwise keep it shut, and with it the owner's recovery codes and password
     /// re-auths; a challenge ends after 5 wrong answers, and TOTP codes have their day.
     func admit(_ accountID: UUID, _ check: Check, client: String?) async throws -> LoginThrottle.Admission? {
-        let throttle = accounts.throttle
+        let throttle = environment.throttle
         let signedIn: LoginThrottle.Key? =
             switch check {
             case .reauthTOTP, .enrolment: throttle.key(reauthOf: accountID)
             case .signInTOTP, .recoveryCode: nil
             }
-        return try await accounts.admit([day(accountID, check), signedIn, client.map { throttle.key(address: $0) }])
+        return try await environment.admit([day(accountID, check), signedIn, client.map { throttle.key(address: $0) }])
     }
 
     /// Runs what follows a check's admission. Every refusal (a wrong code, a challenge that
@@ -209,13 +209,13 @@ public struct TwoFactorService: Sendable {
     /// or one of their sessions, and is guessing codes.
     func failed(_ admission: LoginThrottle.Admission?, _ accountID: UUID, _ check: Check) async throws {
         guard let admission else { return }
-        let lockouts = try await accounts.throttle.failed(admission, now: clock.now())
+        let lockouts = try await environment.throttle.failed(admission, now: clock.now())
         guard let day = day(accountID, check), let until = lockouts[day] else { return }
         let sessionID: UUID? = if case .reauthTOTP(let sessionID) = check { sessionID } else { nil }
         _ = try await repository.execute(accountID) { _ in .recordMFADailyLimit(until: until, sessionID: sessionID) }
     }
 
     func succeeded(_ admission: LoginThrottle.Admission?) async throws {
-        if let admission { try await accounts.throttle.succeeded(admission) }
+        if let admission { try await environment.throttle.succeeded(admission) }
     }
 }

@@ -14,12 +14,14 @@ public struct PostgresAccountRepository: AccountRepository {
     /// The messages the events imply (provider revocations, new sign-in alerts).
     let implied: ImpliedMessages
     public var revocations: ProviderTokenRevocations { implied.revocations }
+    public let policies: Policies
     public static let streamType = "account"
 
-    /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's rows).
-    public init(store: EventStore, clock: any LedgerClock, retention: Retention = .development) {
+    /// - Parameter retention: the same as the services' (its key finds the cooldown list's rows).
+    public init(store: EventStore, clock: any LedgerClock, policies: Policies, retention: Retention) {
         self.store = store
         self.clock = clock
+        self.policies = policies
         self.retention = retention
         self.implied = ImpliedMessages(masterKey: store.keyring.masterKey)
     }
@@ -44,7 +46,7 @@ public struct PostgresAccountRepository: AccountRepository {
         let fold = try await AccountSnapshots.fold(accountID, at: nil, store: store, on: connection)
         let state = fold.state
         let decided = try command(state)
-        let events = try decide(state, decided, now: now)
+        let events = try decide(state, decided, DecisionContext(now: now, policies: policies))
         assert(decided.undeclared(in: events).isEmpty, "docs/events.md: \(decided.name) appends \(decided.undeclared(in: events))")
         // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
         try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)

@@ -25,25 +25,12 @@ public struct PostgresOTPRepository: OTPRepository {
             connection.queue(
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                 [.text("otp:\(issued.purpose.rawValue):\(issued.phone)")])
-            if let wait = try await dailyFailureDelay(issued.phone, policy: policy, now: now, on: connection).wait {
-                throw Self.tooManyWrongCodes(retryAfter: wait)
-            }
-            let recent = try await recentSends(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
-            let delays = [
-                policy.sendDelay(previousSends: recent.phone, now: now),
-                SlidingWindowLimit(limit: policy.addressLimit, window: policy.capWindow).retryAfter(recent.address, now: now),
-                SlidingWindowLimit(limit: policy.accountLimit, window: policy.capWindow).retryAfter(recent.account, now: now),
-                // The oldest send that still fills the window: the ceiling frees when it leaves.
-                recent.networkFull.map { secondsUntil($0.addingTimeInterval(policy.capWindow), from: now) },
-                recent.regionFull.map { secondsUntil($0.addingTimeInterval(policy.regionWindow), from: now) },
-            ].compactMap { $0 }
-            if let wait = delays.max() {
-                throw IdentityError(.rateLimited, "Too many codes requested. Try again later.", retryAfter: wait)
-            }
+            let history = try await sendHistory(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
+            try policy.admitSend(history.facts, now: now)
             // Every stream this transaction writes is locked before its first write (docs/architecture.md
             // "Event store rules"), in one order: a superseded request locked after another's append would let a
             // writer of it commit a later version with an earlier transaction id.
-            let superseded = recent.open.sorted { $0.uuidString < $1.uuidString }
+            let superseded = history.open.sorted { $0.uuidString < $1.uuidString }
             for openID in superseded { store.lockStream(openID, on: connection) }
             for openID in superseded {
                 try await apply(.supersede, to: openID, now: now, on: connection)
@@ -52,22 +39,17 @@ public struct PostgresOTPRepository: OTPRepository {
             let fresh = OTPChallenge(requestID: requestID)
             try await append(fresh, try decide(fresh, .issue(issued), now: now), now: now, clientAddress: clientAddress, on: connection)
             Outbox.enqueue(message, accountID: issued.accountID, at: now, on: connection)
-            return policy.sendDelay(previousSends: recent.phone + [now], now: now) ?? 0
+            return policy.resendAfter(sendingAfter: history.facts, now: now)
         }
         store.committed()
         return resendAfter
     }
 
-    static func tooManyWrongCodes(retryAfter: Int) -> IdentityError {
-        IdentityError(.rateLimited, "Too many incorrect codes for this number. Try again later.", retryAfter: retryAfter)
-    }
-
-    /// Seconds until `phone` may have codes again after its wrong codes of the last day (all
-    /// purposes and requests together); nil when it may now. In the same round trip, whether
-    /// `deletedAccount` (the account a code acts on) was deleted.
-    private func dailyFailureDelay(
-        _ phone: String, policy: OTPPolicy, now: Date, deletedAccount accountID: UUID? = nil, on connection: PostgresConnection
-    ) async throws -> (wait: Int?, accountDeleted: Bool) {
+    /// The wrong codes `phone` took in the last day (all purposes and requests together). In
+    /// the same round trip, whether `deletedAccount` (the account a code acts on) was deleted.
+    private func dailyFailures(
+        _ phone: String, policy: OTPPolicy, now: Date, deletedAccount accountID: UUID?, on connection: PostgresConnection
+    ) async throws -> (failures: [OTPFailures], accountDeleted: Bool) {
         let rows = try await connection.query(
             """
             SELECT created_at, failed_attempts, false FROM otp_requests
@@ -76,36 +58,31 @@ public struct PostgresOTPRepository: OTPRepository {
             SELECT NULL, NULL, true FROM accounts WHERE account_id = $3 AND deleted_at IS NOT NULL
             """,
             [.text(phone), .timestamp(now.addingTimeInterval(-policy.dailyFailureWindow)), accountID.map { .uuid($0) } ?? .null])
-        var failures: [(requestedAt: Date, count: Int)] = []
+        var failures: [OTPFailures] = []
         var accountDeleted = false
         for row in rows.rows {
             if let created = try row.date(0), let count = try row.int(1) {
-                failures.append((created, Int(count)))
+                failures.append(OTPFailures(requestedAt: created, count: Int(count)))
             } else {
                 accountDeleted = true
             }
         }
-        return (policy.dailyFailureDelay(failures, now: now), accountDeleted)
+        return (failures, accountDeleted)
     }
 
-    /// What the send limits read: the number's sends, the client's, the account's; the send
-    /// that fills the client's /48's or the country's window when one is full; the open requests.
-    struct RecentSends {
-        var phone: [Date] = []
-        var address: [Date] = []
-        var account: [Date] = []
+    /// What the send limits read (`OTPSendHistory`), and the open requests a new code replaces.
+    struct SendHistory {
+        var facts = OTPSendHistory()
         var open: [UUID] = []
-        var networkFull: Date?
-        var regionFull: Date?
     }
 
     /// Earlier sends the limits count — for each limit only its newest `limit` sends inside
     /// the window, which is all a sliding window needs, so the query stays small however busy
     /// an address is; for the /48 and the country only the send at the limit (`OFFSET`) — and
     /// the open requests a new code replaces (for a signed-in purpose, only the same account's).
-    private func recentSends(
+    private func sendHistory(
         _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date, on connection: PostgresConnection
-    ) async throws -> RecentSends {
+    ) async throws -> SendHistory {
         let horizon = now.addingTimeInterval(-max(policy.resendWindow, policy.resendInterval))
         let capHorizon = now.addingTimeInterval(-policy.capWindow)
         let rows = try await connection.query(
@@ -138,18 +115,21 @@ public struct PostgresOTPRepository: OTPRepository {
                 .bool(issued.sessionID == nil && policy.regionLimit > 0), .text(issued.region),
                 .timestamp(now.addingTimeInterval(-policy.regionWindow)), .int(Int64(max(policy.regionLimit - 1, 0))),
             ])
-        var result = RecentSends()
+        var result = SendHistory()
         for row in rows.rows {
             guard let created = try row.date(2) else { continue }
             switch row.string(0) {
-            case "phone": result.phone.append(created)
+            case "phone": result.facts.phone.append(created)
             case "open": if let id = try row.uuid(1) { result.open.append(id) }
-            case "address": result.address.append(created)
-            case "network": result.networkFull = created
-            case "region": result.regionFull = created
-            default: result.account.append(created)
+            case "address": result.facts.address.append(created)
+            case "network": result.facts.networkFull = created
+            case "region": result.facts.regionFull = created
+            default: result.facts.account.append(created)
             }
         }
+        result.facts.failures = try await dailyFailures(
+            issued.phone, policy: policy, now: now, deletedAccount: nil, on: connection
+        ).failures
         return result
     }
 
@@ -165,9 +145,8 @@ public struct PostgresOTPRepository: OTPRepository {
             // The number's codes are checked one at a time, so its open codes (one per
             // purpose) together cannot take more wrong codes than the daily cap.
             connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("otp-daily:" + issued.phone)])
-            let checks = try await dailyFailureDelay(
-                issued.phone, policy: policy, now: now, deletedAccount: issued.accountID, on: connection)
-            if let wait = checks.wait { throw Self.tooManyWrongCodes(retryAfter: wait) }
+            let checks = try await dailyFailures(issued.phone, policy: policy, now: now, deletedAccount: issued.accountID, on: connection)
+            try policy.admitCodes(failures: checks.failures, now: now)
             var events = try decide(
                 challenge,
                 .verify(

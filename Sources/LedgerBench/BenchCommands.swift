@@ -39,7 +39,7 @@ struct ScryptBench: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try LedgerConfiguration.fromEnvironment()
-        let scrypt = Scrypt(logN: configuration.scryptLogN)
+        let scrypt = Scrypt(logN: configuration.policies.scryptLogN)
         let started = ContinuousClock.now
         let deadline = started + .milliseconds(Int(seconds * 1000))
         var hashes = 0

@@ -29,12 +29,11 @@ struct PurgeBench: AsyncParsableCommand {
         // The accounts are made 31 days in the past, so their purge is due now.
         let past = ManualClock(Date().addingTimeInterval(-31 * 86400))
         let pastStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: past)
-        let service = AccountService(
-            repository: PostgresAccountRepository(store: pastStore, clock: past),
-            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: past,
-            throttle: LoginThrottle(counters: PostgresAttemptCounters(client: pastStore.client), policy: .init()),
-            limits: RequestLimits(counters: PostgresAttemptCounters(client: pastStore.client)))
-        let reauth = ReauthService(accounts: service)
+        let environment = AccountsEnvironment.postgres(
+            store: pastStore, clock: past, policies: .standard, retention: .development,
+            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)))
+        let service = AccountService(environment: environment)
+        let reauth = ReauthService(environment: environment)
         let runID = UUID().uuidString.prefix(8).lowercased()
         let setupStarted = Date()
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -27,10 +27,9 @@ struct RebuildBench: AsyncParsableCommand {
         let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers + 4))
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()))
         let service = AccountService(
-            repository: PostgresAccountRepository(store: store, clock: SystemClock()),
-            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: SystemClock(),
-            throttle: LoginThrottle(counters: PostgresAttemptCounters(client: client), policy: .init()),
-            limits: RequestLimits(counters: PostgresAttemptCounters(client: client)))
+            environment: .postgres(
+                store: store, clock: SystemClock(), policies: .standard, retention: .development,
+                hasher: try PasswordHasher(parameters: Scrypt(logN: 4))))
         let accounts = try await client.query(
             "SELECT stream_id FROM stream_catalog WHERE stream_type = 'account' ORDER BY random() LIMIT 10000"
         ).rows.compactMap { try $0.uuid(0) }

@@ -9,7 +9,9 @@ extension LedgerConfiguration {
     func messageTemplates() throws -> MessageTemplates {
         try MessageTemplates(
             brand: MessageBrand(name: brandName, url: brandURL, color: brandColor), supportEmail: supportEmail,
-            lifetimes: MessageLifetimes(codeSeconds: otpTTLSeconds, linkSeconds: emailLinkTTLSeconds, revertSeconds: emailRevertTTLSeconds),
+            lifetimes: MessageLifetimes(
+                codeSeconds: Int(policies.otp.ttl), linkSeconds: Int(policies.emailLinkLifetime),
+                revertSeconds: Int(policies.emailRevertLifetime)),
             overridesDirectory: templatesDirectory)
     }
 }

@@ -99,10 +99,9 @@ struct PurgeCommand: AsyncParsableCommand {
         let retention = configuration.retention(masterKey: masterKey)
         // The hasher is never used here (no password is checked), but the service needs one.
         let accounts = AccountService(
-            repository: PostgresAccountRepository(store: store, clock: clock, retention: retention),
-            hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN), maximumConcurrent: 1), clock: clock,
-            throttle: LoginThrottle(counters: PostgresAttemptCounters(client: store.client), policy: .init()),
-            limits: RequestLimits(counters: PostgresAttemptCounters(client: store.client)), retention: retention)
+            environment: .postgres(
+                store: store, clock: clock, policies: configuration.policies, retention: retention,
+                hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.policies.scryptLogN), maximumConcurrent: 1)))
         return (store, accounts)
     }
 }

@@ -181,7 +181,7 @@ struct ServeCommand: AsyncParsableCommand {
                 await readClient?.shutdown()
             },
             DrainingResource("delivery sinks") { await sinks.shutdown() },
-            DrainingResource("hashing") { [hasher = services.accounts.hasher] in await hasher.shutdown() },
+            DrainingResource("hashing") { [hasher = services.environment.hasher] in await hasher.shutdown() },
         ]
         workers.insert(contentsOf: resources, at: 0)
         workers.append(await purgeService(configuration, store: eventStore, services: services, clock: clock, logger: logger))

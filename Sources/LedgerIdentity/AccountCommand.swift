@@ -307,14 +307,11 @@ public enum AccountCommand: Sendable, Equatable {
         public var expiresAt: Date
         /// SHA-256 (hex) of the token the link carries.
         public var tokenHash: String?
-        /// How often links of its purpose may go (the service's configuration).
-        public var resend: LinkResendPolicy
 
-        public init(linkID: UUID, expiresAt: Date, tokenHash: String? = nil, resend: LinkResendPolicy = Policies.standard.linkResend) {
+        public init(linkID: UUID, expiresAt: Date, tokenHash: String? = nil) {
             self.linkID = linkID
             self.expiresAt = expiresAt
             self.tokenHash = tokenHash
-            self.resend = resend
         }
     }
 }

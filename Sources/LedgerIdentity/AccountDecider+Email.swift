@@ -2,12 +2,13 @@ import Foundation
 import LedgerCrypto
 
 /// `decide` for email links, passwords and email changes.
-func decideEmail(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
+    let now = context.now
     switch command {
     case .sendVerificationLink(let link):
         try requireAccount(state)
         guard let email = state.email, !state.emailVerified else { return [] }
-        try checkLinkRate(state, .verifyEmail, link.resend, now: now)
+        try checkLinkRate(state, .verifyEmail, context.policies.linkResend, now: now)
         return [.emailVerificationSent(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .confirmVerificationLink(let linkID):
@@ -21,7 +22,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, now: Date) th
         guard state.exists, let email = state.email else {
             throw IdentityError(.noAccount, "No account found for that email.")
         }
-        try checkLinkRate(state, .passwordReset, link.resend, now: now)
+        try checkLinkRate(state, .passwordReset, context.policies.linkResend, now: now)
         return [.passwordResetRequested(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .resetPassword(let linkID, let newPasswordHash):
@@ -68,7 +69,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, now: Date) th
         }
         // Any other address is claimed only once its link proves it: whoever holds a session and
         // a phone must not sit on someone else's address meanwhile.
-        try checkLinkRate(state, .emailAdd, link.resend, now: now)
+        try checkLinkRate(state, .emailAdd, context.policies.linkResend, now: now)
         return [
             .emailAddRequested(
                 .init(
@@ -110,7 +111,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, now: Date) th
         try requireAccount(state)
         guard state.email != nil else { throw IdentityError(.noEmail, "Add an email address first.") }
         try state.requireReauth(.changeEmail, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        try checkLinkRate(state, .emailChange, link.resend, now: now)
+        try checkLinkRate(state, .emailChange, context.policies.linkResend, now: now)
         // A new request ends the earlier change links: a mistyped address corrected must not
         // leave its link live in a stranger's mailbox, who could confirm it and take the account.
         let superseded = state.pendingLinks.values.filter { $0.purpose == .emailChange }.sorted {
@@ -150,7 +151,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, now: Date) th
         // The takeover undone: what was added after the change, what the session that made it
         // added before it (an intruder links their Google, then removes the email), and what
         // any session added in the day before it (an intruder preparing from a second session).
-        let lookBack = change.at.addingTimeInterval(-Policies.standard.revertLookBack)
+        let lookBack = change.at.addingTimeInterval(-context.policies.revertLookBack)
         let inSpan = { (version: Int64?, sessionID: UUID?, at: Date?) -> Bool in
             guard let version else { return false }
             if version > change.version { return true }

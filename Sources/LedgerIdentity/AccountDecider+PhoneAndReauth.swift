@@ -2,7 +2,8 @@ import Foundation
 import LedgerCrypto
 
 /// `decide` for phone numbers and re-auth.
-func decidePhoneAndReauth(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+func decidePhoneAndReauth(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
+    let now = context.now
     switch command {
     case .linkPhone(let phone, let requestID, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -44,7 +45,7 @@ func decidePhoneAndReauth(_ state: AccountState, _ command: AccountCommand, now:
         // Counted per session: a stolen session filling the account's slots must not lock
         // the owner's own session out of provider re-auth.
         let live = state.reauthNonces.values.filter { $0.sessionID == sessionID && now < $0.expiresAt }
-        if live.count >= Policies.standard.reauthNonceLimit, let oldest = live.map(\.expiresAt).min() {
+        if live.count >= context.policies.reauthNonceLimit, let oldest = live.map(\.expiresAt).min() {
             throw IdentityError(
                 .rateLimited, "Too many sign-in attempts. Try again later.",
                 retryAfter: max(1, Int(oldest.timeIntervalSince(now).rounded(.up))))
@@ -63,7 +64,7 @@ func decidePhoneAndReauth(_ state: AccountState, _ command: AccountCommand, now:
     case .sendReauthLink(let link, let sessionID):
         try requireAccount(state)
         guard let email = state.email else { throw IdentityError(.noEmail, "Add an email address first.") }
-        try checkLinkRate(state, .reauth, link.resend, now: now)
+        try checkLinkRate(state, .reauth, context.policies.linkResend, now: now)
         return [
             .reauthLinkSent(
                 .init(

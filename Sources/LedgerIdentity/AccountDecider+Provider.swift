@@ -2,7 +2,8 @@ import Foundation
 import LedgerCrypto
 
 /// `decide` for Apple and Google.
-func decideProvider(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+func decideProvider(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
+    let now = context.now
     switch command {
     case .registerByProvider(let registration):
         guard !state.exists else { throw IdentityError(.accountExists, "This account already exists.") }

@@ -2,7 +2,8 @@ import Foundation
 import LedgerCrypto
 
 /// `decide` for disabling, holds and deletion.
-func decideRemoval(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+func decideRemoval(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
+    let now = context.now
     switch command {
     case .disableAccount(let reason):
         try requireAccount(state)

@@ -2,7 +2,8 @@ import Foundation
 import LedgerCrypto
 
 /// `decide` for sessions, sign-up and the profile.
-func decideSessions(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+func decideSessions(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
+    let now = context.now
     switch command {
     case .register(let registration):
         guard !state.exists else { throw IdentityError(.accountExists, "This email is already in use. Log in instead.") }

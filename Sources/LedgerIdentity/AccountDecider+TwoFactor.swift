@@ -2,7 +2,8 @@ import Foundation
 import LedgerCrypto
 
 /// `decide` for two-factor authentication.
-func decideTwoFactor(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+func decideTwoFactor(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
+    let now = context.now
     switch command {
     case .recordMFADailyLimit(let until, let sessionID):
         // Only where a second factor is on: wrong TOTP re-auths of an account without one guess
@@ -49,7 +50,7 @@ func decideTwoFactor(_ state: AccountState, _ command: AccountCommand, now: Date
         guard let used = state.secondFactor(proof) else {
             let failures = challenge.failures + 1
             let ended: [AccountEvent] =
-                failures >= Policies.standard.mfaMaxFailures
+                failures >= context.policies.mfaMaxFailures
                 ? [.mfaChallengeEnded(.init(challengeID: challengeID, reason: "too_many_failures"))] : []
             return [.mfaChallengeFailed(.init(challengeID: challengeID, failures: failures))] + ended
         }

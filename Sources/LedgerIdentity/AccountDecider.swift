@@ -2,24 +2,24 @@ import Foundation
 import LedgerCrypto
 
 /// Decides which events a command produces from the account's current state, or why it is
-/// refused. Pure: the same state, command and time always give the same answer.
-public func decide(_ state: AccountState, _ command: AccountCommand, now: Date) throws -> [AccountEvent] {
+/// refused. Pure: the same state, command, time and policies always give the same answer.
+public func decide(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
     switch command {
     case .register, .startSession, .refreshSession, .revokeSession, .revokeOtherSessions, .recordLoginFailure, .updateProfile,
         .registerByPhone:
-        return try decideSessions(state, command, now: now)
+        return try decideSessions(state, command, context)
     case .sendVerificationLink, .confirmVerificationLink, .sendPasswordResetLink, .resetPassword, .rehashPassword, .changePassword,
         .addEmailAndPassword, .releaseUnprovenEmail, .confirmEmailAdd, .requestEmailChange, .confirmEmailChange, .revertEmail, .removeEmail:
-        return try decideEmail(state, command, now: now)
+        return try decideEmail(state, command, context)
     case .linkPhone, .changePhone, .removePhone, .grantReauth, .issueReauthNonce, .recordReauthFailure, .sendReauthLink, .confirmReauthLink:
-        return try decidePhoneAndReauth(state, command, now: now)
+        return try decidePhoneAndReauth(state, command, context)
     case .registerByProvider, .linkProvider, .unlinkProvider, .storeProviderTokens, .handleAppleNotification:
-        return try decideProvider(state, command, now: now)
+        return try decideProvider(state, command, context)
     case .startTOTPEnrolment, .confirmTOTP, .disableTOTP, .regenerateRecoveryCodes, .completeMFAChallenge, .grantReauthByTOTP,
         .recordMFADailyLimit:
-        return try decideTwoFactor(state, command, now: now)
+        return try decideTwoFactor(state, command, context)
     case .disableAccount, .enableAccount, .completeRequestedDeletion, .deleteAccount, .placeHold, .releaseHold, .lapseHolds:
-        return try decideRemoval(state, command, now: now)
+        return try decideRemoval(state, command, context)
     }
 }
 

@@ -38,9 +38,9 @@ public struct OTPPolicy: Sendable, Equatable {
     public var sendLimit: SlidingWindowLimit { .init(limit: resendLimit + 1, window: resendWindow) }
 
     /// Seconds until a number that took the wrong codes of `failures` (the requests of the
-    /// last `dailyFailureWindow`, with when each was made) may have codes again; nil when it may
-    /// now. The oldest requests leave the window first.
-    public func dailyFailureDelay(_ failures: [(requestedAt: Date, count: Int)], now: Date) -> Int? {
+    /// last `dailyFailureWindow`) may have codes again; nil when it may now. The oldest
+    /// requests leave the window first.
+    public func dailyFailureDelay(_ failures: [OTPFailures], now: Date) -> Int? {
         var total = failures.reduce(0) { $0 + $1.count }
         for failure in failures.sorted(by: { $0.requestedAt < $1.requestedAt }) {
             guard total >= dailyFailureLimit else { break }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The product's numbers, as its spec sets them: every default in the service starts
-/// here (`LedgerConfiguration` reads the environment over `Policies.standard`), so a rule's
-/// number is written once. OTP numbers are `OTPPolicy`, held here as `otp`.
+/// The product's rules as one value: `standard` is the spec's numbers, and a configuration sets
+/// its own (`Policies.settings`: one environment variable per number). `decide` reads them from
+/// its `DecisionContext`, the services from their `AccountsEnvironment`; `evolve` reads none.
+/// OTP numbers are `OTPPolicy`, held here as `otp`.
 public struct Policies: Sendable, Equatable {
     /// The product spec's values.
     public static let standard = Policies()

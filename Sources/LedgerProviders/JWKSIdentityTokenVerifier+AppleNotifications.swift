@@ -16,8 +16,8 @@ extension JWKSIdentityTokenVerifier: AppleNotificationVerifier {
         }
         // Apple sends a notification as it happens and retries it for a while: an older one is a
         // replay (the service remembers every id it acted on for longer than this).
-        guard let issuedAt = claims.iat?.value, clock.now().timeIntervalSince(issuedAt) <= Policies.standard.appleNotificationMaxAge
-        else { throw InvalidAppleNotification("no iat, or older than \(Int(Policies.standard.appleNotificationMaxAge)) s") }
+        guard let issuedAt = claims.iat?.value, clock.now().timeIntervalSince(issuedAt) <= notificationMaxAge
+        else { throw InvalidAppleNotification("no iat, or older than \(Int(notificationMaxAge)) s") }
         guard let id = claims.jti, !id.isEmpty, (1...200).contains(id.count) else { throw InvalidAppleNotification("no jti") }
         guard let event = claims.events.event, !event.sub.isEmpty else { throw InvalidAppleNotification("no event") }
         return AppleNotification(

@@ -38,8 +38,12 @@ public struct JWKSIdentityTokenVerifier: IdentityTokenVerifier {
     public static let leeway: TimeInterval = 60
     static let algorithms: Set<String> = ["RS256", "ES256"]
 
-    public init(apple: Provider, google: Provider, clock: any LedgerClock) {
+    /// The oldest Apple server-to-server notification (by `iat`) acted on (`appleNotificationMaxAge`).
+    let notificationMaxAge: TimeInterval
+
+    public init(apple: Provider, google: Provider, clock: any LedgerClock, notificationMaxAge: TimeInterval) {
         self.clock = clock
+        self.notificationMaxAge = notificationMaxAge
         self.providers = [
             .apple: (apple, JWKSKeySet(source: apple.jwks, clock: clock)),
             .google: (google, JWKSKeySet(source: google.jwks, clock: clock)),

@@ -2,8 +2,9 @@ import Foundation
 import LedgerCore
 import LedgerIdentity
 
-/// Everything the service reads from its environment (docs/configuration.md); defaults are
-/// `Policies.standard`, the product's values. Flags of `ledger serve` override the environment.
+/// Everything the service reads from its environment (docs/configuration.md): the product's
+/// rules as one `Policies` value (one row of `Policies.settings` per variable), and how this
+/// instance runs. Flags of `ledger serve` override the environment.
 public struct LedgerConfiguration: Sendable {
     public var databaseURL: String?
     /// A hot standby of `databaseURL` (PostgreSQL streaming replication) for the readers: the
@@ -56,30 +57,9 @@ public struct LedgerConfiguration: Sendable {
     /// Whether emails have a way out (SMTP, or the delivery webhook), and texts (Twilio, or the webhook).
     public var emailsHaveAWayOut: Bool { smtpURL != nil || deliveryWebhookURL != nil }
     public var textsHaveAWayOut: Bool { twilio != nil || deliveryWebhookURL != nil }
-    public var otpTTLSeconds = Int(Policies.standard.otp.ttl)
-    public var otpMaxAttempts = Policies.standard.otp.maxAttempts
-    public var otpResendLimit = Policies.standard.otp.resendLimit
-    public var otpResendWindowSeconds = Int(Policies.standard.otp.resendWindow)
-    public var otpResendIntervalSeconds = Int(Policies.standard.otp.resendInterval)
-    public var reauthTTLSeconds = Int(Policies.standard.reauthGrantLifetime)
-    public var ipOTPLimit = Policies.standard.otp.addressLimit
-    /// Codes one signed-in account may request per 15 minutes, all numbers together (our own addition to the contract).
-    public var accountOTPLimit = Policies.standard.otp.accountLimit
-    /// Codes per IPv6 /48 per 15 minutes (`LEDGER_IP_OTP_NETWORK_LIMIT`).
-    public var ipNetworkOTPLimit = Policies.standard.otp.networkLimit
-    /// Sign-in codes per destination country per hour (`LEDGER_OTP_COUNTRY_HOURLY_LIMIT`; 0: no limit).
-    public var otpCountryHourlyLimit = Policies.standard.otp.regionLimit
-    /// The countries codes may be texted to (`LEDGER_SMS_COUNTRIES`); nil: all.
-    public var smsCountries: Set<String>?
-    public var ipLoginFailureLimit = Policies.standard.ipLoginFailureLimit
-    public var otpDailyFailureLimit = Policies.standard.otp.dailyFailureLimit
-    /// Wrong second factors per account per 24 hours (our own addition to the contract).
-    public var mfaDailyFailureLimit = Policies.standard.mfaDailyFailureLimit
-    /// Sign-ups and reset requests per client per 15 minutes.
-    public var ipSignupLimit = Policies.standard.ipSignupLimit
-    /// Answers that can tell whether an email or number is registered, per client (and per
-    /// signed-in account) per 15 minutes.
-    public var ipLookupLimit = Policies.standard.ipLookupLimit
+    /// The product's rules, `Policies.standard` unless a variable of `Policies.settings` (or
+    /// `LEDGER_SMS_COUNTRIES`) says otherwise.
+    public var policies = Policies.standard
     /// Whether subscription URLs may reach loopback, private, link-local and metadata addresses.
     public var webhookAllowPrivateNetworks = false
     /// How long rows kept for a while stay (our own addition; `LEDGER_*_RETENTION_SECONDS`).
@@ -88,23 +68,12 @@ public struct LedgerConfiguration: Sendable {
     public var outboxRetentionSeconds = 3_600
     public var emailLinkRetentionSeconds = 86_400
     public var trustedProxies: [String] = []
-    public var emailLinkTTLSeconds = Int(Policies.standard.emailLinkLifetime)
-    public var emailRevertTTLSeconds = Int(Policies.standard.emailRevertLifetime)
-    /// Email links of one purpose: the countdown, and the resends after the first per window.
-    public var linkResendIntervalSeconds = Int(Policies.standard.linkResend.interval)
-    public var linkResendLimit = Policies.standard.linkResend.limit
-    public var linkResendWindowSeconds = Int(Policies.standard.linkResend.window)
-    public var loginMaxFailures = Policies.standard.loginMaxFailures
-    public var loginLockoutSeconds = Int(Policies.standard.loginLockout)
-    public var purgeAfterSeconds = Int(Policies.standard.purgeDelay)
     /// Seconds between two passes of the purge and the retention sweep on the instance that
     /// runs them (`LEDGER_PURGE_INTERVAL_SECONDS`).
     public var purgeIntervalSeconds = 60
     /// Seconds within which another instance runs the purge once the one running it dies
     /// (`LEDGER_PURGE_TAKEOVER_SECONDS`): the others try for its lock twice as often.
     public var purgeTakeoverSeconds = 30
-    public var signupCooldownSeconds = Int(Policies.standard.signupCooldown)
-    public var scryptLogN = Policies.standard.scryptLogN
     public var appleJWKS = "https://appleid.apple.com/auth/keys"
     public var googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleClientIDs: [String] = []
@@ -155,9 +124,10 @@ public struct LedgerConfiguration: Sendable {
     /// Settings that work but are unsafe outside tests; `serve` logs each at start.
     public var warnings: [String] {
         var warnings: [String] = []
-        if scryptLogN < 15 {
+        if policies.scryptLogN < 15 {
             warnings.append(
-                "LEDGER_SCRYPT_LOG_N=\(scryptLogN) is below 15: password hashes are cheap to guess (tests only; 17 is the default)")
+                "LEDGER_SCRYPT_LOG_N=\(policies.scryptLogN) is below 15: password hashes are cheap to guess (tests only; 17 is the default)"
+            )
         }
         if webhookAllowPrivateNetworks {
             warnings.append("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: subscriptions may reach loopback and internal addresses")
@@ -211,7 +181,7 @@ public struct LedgerConfiguration: Sendable {
     static let loopback = ["127.0.0.0/8", "::1"].compactMap(CIDR.init)
 
     /// The largest any setting may be: ten years, in seconds or in counts.
-    static let longestSetting = 3650 * day
+    static let longestSetting = Policies.longestSetting
 
     /// Reads the variables of docs/configuration.md; a malformed number is an error naming the variable.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerConfiguration
@@ -243,16 +213,9 @@ public struct LedgerConfiguration: Sendable {
         configuration.masterKey = string("LEDGER_MASTER_KEY")
         configuration.deliveryWebhookURL = string("LEDGER_DELIVERY_WEBHOOK_URL")
         configuration.deliveryWebhookSecret = string("LEDGER_DELIVERY_WEBHOOK_SECRET")
-        try integer("LEDGER_OTP_TTL_SECONDS", &configuration.otpTTLSeconds, minimum: 1, maximum: Self.day)
-        try integer("LEDGER_OTP_MAX_ATTEMPTS", &configuration.otpMaxAttempts, minimum: 1, maximum: 100)
-        try integer("LEDGER_OTP_RESEND_LIMIT", &configuration.otpResendLimit)
-        try integer("LEDGER_OTP_RESEND_WINDOW_SECONDS", &configuration.otpResendWindowSeconds, minimum: 1)
-        try integer("LEDGER_OTP_RESEND_INTERVAL_SECONDS", &configuration.otpResendIntervalSeconds)
-        try integer("LEDGER_REAUTH_TTL_SECONDS", &configuration.reauthTTLSeconds, minimum: 1, maximum: Self.day)
-        try integer("LEDGER_IP_OTP_LIMIT", &configuration.ipOTPLimit, minimum: 1)
-        try integer("LEDGER_ACCOUNT_OTP_LIMIT", &configuration.accountOTPLimit, minimum: 1)
-        try integer("LEDGER_IP_OTP_NETWORK_LIMIT", &configuration.ipNetworkOTPLimit, minimum: 1)
-        try integer("LEDGER_OTP_COUNTRY_HOURLY_LIMIT", &configuration.otpCountryHourlyLimit, minimum: 0, maximum: 10_000_000)
+        for setting in Policies.settings {
+            try setting.read(string, into: &configuration.policies)
+        }
         if let countries = list("LEDGER_SMS_COUNTRIES") {
             let codes = Set(countries.map { $0.uppercased() })
             let unknown = codes.filter { CountryCatalog.standard.country(iso: $0) == nil }.sorted()
@@ -261,26 +224,17 @@ public struct LedgerConfiguration: Sendable {
                     "LEDGER_SMS_COUNTRIES must list ISO 3166 codes of the picker's countries (GE,AM,…); unknown: '\(unknown.joined(separator: ","))'"
                 )
             }
-            configuration.smsCountries = codes
+            configuration.policies.otp.allowedRegions = codes
         }
-        try integer("LEDGER_OTP_DAILY_FAILURE_LIMIT", &configuration.otpDailyFailureLimit, minimum: 1)
-        // Never below one challenge's own attempts: a lower cap would lock the owner out for a day on a typo.
-        // Never above 100: it is the only cap on TOTP guesses at sign-in (3 live codes in a million).
-        try integer(
-            "LEDGER_MFA_DAILY_FAILURE_LIMIT", &configuration.mfaDailyFailureLimit, minimum: Policies.standard.mfaMaxFailures,
-            maximum: 100)
-        try integer("LEDGER_IP_LOGIN_FAILURE_LIMIT", &configuration.ipLoginFailureLimit, minimum: 1)
-        try integer("LEDGER_IP_SIGNUP_LIMIT", &configuration.ipSignupLimit, minimum: 1)
-        try integer("LEDGER_IP_LOOKUP_LIMIT", &configuration.ipLookupLimit, minimum: 1)
         // Never shorter than what the limits read: a day of throttle windows, a day of wrong codes.
         try integer("LEDGER_THROTTLE_RETENTION_SECONDS", &configuration.throttleRetentionSeconds, minimum: Self.day)
         try integer("LEDGER_OTP_RETENTION_SECONDS", &configuration.otpRetentionSeconds, minimum: Self.day)
         try integer("LEDGER_OUTBOX_RETENTION_SECONDS", &configuration.outboxRetentionSeconds)
         try integer("LEDGER_EMAIL_LINK_RETENTION_SECONDS", &configuration.emailLinkRetentionSeconds)
-        guard configuration.otpRetentionSeconds >= configuration.otpResendWindowSeconds else {
+        guard TimeInterval(configuration.otpRetentionSeconds) >= configuration.policies.otp.resendWindow else {
             throw ConfigurationError(
                 "LEDGER_OTP_RETENTION_SECONDS (\(configuration.otpRetentionSeconds)) must be at least LEDGER_OTP_RESEND_WINDOW_SECONDS "
-                    + "(\(configuration.otpResendWindowSeconds)): the resend limit reads the requests of that window")
+                    + "(\(Int(configuration.policies.otp.resendWindow))): the resend limit reads the requests of that window")
         }
         if let text = string("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS") {
             switch text.lowercased() {
@@ -293,41 +247,11 @@ public struct LedgerConfiguration: Sendable {
         for proxy in configuration.trustedProxies where CIDR(proxy) == nil {
             throw ConfigurationError("LEDGER_TRUSTED_PROXIES: '\(proxy)' is not an address or CIDR block")
         }
-        try integer("LEDGER_EMAIL_LINK_TTL_SECONDS", &configuration.emailLinkTTLSeconds, minimum: 1, maximum: 7 * Self.day)
-        // At most 30 days: the address stays held from every other account as long.
-        try integer("LEDGER_EMAIL_REVERT_TTL_SECONDS", &configuration.emailRevertTTLSeconds, minimum: 1, maximum: 30 * Self.day)
-        // Links once followed the code's countdown and limits; a configuration written then
-        // (LEDGER_OTP_RESEND_*) keeps working for links until it names their own.
-        // The window is at most a day: an account's state keeps its link send times that long.
-        for (link, otp, target, minimum) in [
-            (
-                "LEDGER_LINK_RESEND_INTERVAL_SECONDS", "LEDGER_OTP_RESEND_INTERVAL_SECONDS",
-                \LedgerConfiguration.linkResendIntervalSeconds, 0
-            ),
-            ("LEDGER_LINK_RESEND_LIMIT", "LEDGER_OTP_RESEND_LIMIT", \.linkResendLimit, 0),
-            ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "LEDGER_OTP_RESEND_WINDOW_SECONDS", \.linkResendWindowSeconds, 1),
-        ] {
-            let maximum =
-                target == \LedgerConfiguration.linkResendLimit ? LinkResendPolicy.largestLimit : Int(LinkResendPolicy.longestWindow)
-            if string(link) != nil {
-                try integer(link, &configuration[keyPath: target], minimum: minimum, maximum: maximum)
-            } else if let text = string(otp), let value = Int(text) {
-                configuration[keyPath: target] = min(max(value, minimum), maximum)
-            }
-        }
-        try integer("LEDGER_LOGIN_MAX_FAILURES", &configuration.loginMaxFailures, minimum: 1)
-        try integer("LEDGER_LOGIN_LOCKOUT_SECONDS", &configuration.loginLockoutSeconds, minimum: 1, maximum: Self.day)
-        try integer("LEDGER_PURGE_AFTER_SECONDS", &configuration.purgeAfterSeconds)
         // At most an hour between passes: a pass finds what became due since the last one, and a
         // purge promised within 30 days should not wait on the schedule. A takeover of at least
         // 2 s (the followers try every half of it) and at most an hour, for the same reason.
         try integer("LEDGER_PURGE_INTERVAL_SECONDS", &configuration.purgeIntervalSeconds, minimum: 1, maximum: 3600)
         try integer("LEDGER_PURGE_TAKEOVER_SECONDS", &configuration.purgeTakeoverSeconds, minimum: 2, maximum: 3600)
-        try integer("LEDGER_SIGNUP_COOLDOWN_SECONDS", &configuration.signupCooldownSeconds)
-        try integer("LEDGER_SCRYPT_LOG_N", &configuration.scryptLogN, minimum: 1)
-        guard (1...22).contains(configuration.scryptLogN) else {
-            throw ConfigurationError("LEDGER_SCRYPT_LOG_N must be between 1 and 22")
-        }
         configuration.appleJWKS = string("LEDGER_APPLE_JWKS") ?? configuration.appleJWKS
         configuration.googleJWKS = string("LEDGER_GOOGLE_JWKS") ?? configuration.googleJWKS
         configuration.appleClientIDs = list("LEDGER_APPLE_CLIENT_IDS") ?? []

@@ -23,6 +23,8 @@ public struct LedgerServices: Sendable {
     public let standbyMonitor: StandbyMonitor?
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
+    /// What every account service works with (the repository, the guards, the policies).
+    public let environment: AccountsEnvironment
     public let accounts: AccountService
     public let otp: OTPService
     public let reauth: ReauthService
@@ -55,43 +57,32 @@ public struct LedgerServices: Sendable {
         self.standbyMonitor = standbyMonitor
         let readStore = standbyMonitor.map { eventStore.reading(through: $0.route) } ?? eventStore
         self.readStore = readStore
+        let policies = configuration.policies
         let verifier = JWKSIdentityTokenVerifier(
             apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
-            google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock)
+            google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock,
+            notificationMaxAge: policies.appleNotificationMaxAge)
         let retention = configuration.retention(masterKey: masterKey)
-        let repository = PostgresAccountRepository(store: eventStore, clock: clock, retention: retention)
-        let counters = PostgresAttemptCounters(client: client)
-        let accounts = AccountService(
-            repository: repository,
-            hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.scryptLogN)), clock: clock,
-            links: EmailLinks(
-                lifetime: TimeInterval(configuration.emailLinkTTLSeconds), baseURL: configuration.linkBaseURL,
-                revertLifetime: TimeInterval(configuration.emailRevertTTLSeconds), resend: configuration.linkResendPolicy),
-            throttle: LoginThrottle(
-                counters: counters,
-                policy: .init(
-                    maximumFailures: configuration.loginMaxFailures, lockout: TimeInterval(configuration.loginLockoutSeconds),
-                    maximumFailuresPerAddress: configuration.ipLoginFailureLimit,
-                    maximumSecondFactorFailures: configuration.mfaDailyFailureLimit)),
-            limits: RequestLimits(
-                counters: counters,
-                policy: .init(signupsPerClient: configuration.ipSignupLimit, lookupsPerClient: configuration.ipLookupLimit)),
-            retention: retention, devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)))
-        self.accounts = accounts
+        let repository = PostgresAccountRepository(store: eventStore, clock: clock, policies: policies, retention: retention)
+        let environment = AccountsEnvironment(
+            repository: repository, clock: clock, hasher: try PasswordHasher(parameters: Scrypt(logN: policies.scryptLogN)),
+            counters: PostgresAttemptCounters(client: client), retention: retention,
+            devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)), linkBaseURL: configuration.linkBaseURL)
+        self.environment = environment
+        self.accounts = AccountService(environment: environment)
         self.otp = OTPService(
-            otps: PostgresOTPRepository(accounts: repository), accounts: accounts, policy: configuration.otpPolicy,
-            codeKey: masterKey.derivedKey(label: KeyLabel.otpCode), reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
-        self.reauth = ReauthService(accounts: accounts, lifetime: TimeInterval(configuration.reauthTTLSeconds))
+            otps: PostgresOTPRepository(accounts: repository), environment: environment,
+            codeKey: masterKey.derivedKey(label: KeyLabel.otpCode))
+        self.reauth = ReauthService(environment: environment)
         let providerTokens = try configuration.providerTokenClient(clock: clock)
         self.providerTokens = providerTokens
         self.revocations = ProviderTokenRevocations(masterKey: masterKey)
         self.providers = ProviderService(
-            accounts: accounts, verifier: verifier,
-            linkTokens: ProviderLinkTokens(key: masterKey.derivedKey(label: KeyLabel.providerLinkToken)), notificationVerifier: verifier,
-            tokenClient: providerTokens, reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
-        self.twoFactor = TwoFactorService(
-            accounts: accounts, providers: providers, issuer: configuration.productName,
-            reauthLifetime: TimeInterval(configuration.reauthTTLSeconds))
+            environment: environment, verifier: verifier,
+            linkTokens: ProviderLinkTokens(
+                key: masterKey.derivedKey(label: KeyLabel.providerLinkToken), lifetime: policies.providerLinkLifetime),
+            notificationVerifier: verifier, tokenClient: providerTokens)
+        self.twoFactor = TwoFactorService(environment: environment, providers: providers, issuer: configuration.productName)
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
@@ -127,34 +118,9 @@ extension LedgerConfiguration {
             google: .init(tokenURL: googleTokenURL, revokeURL: googleRevokeURL, clientSecret: googleClientSecret), clock: clock)
     }
 
-    /// The purge delay and the re-signup cooldown these settings give, with the cooldown list's
-    /// key from `masterKey`: `serve` and `ledger purge` must list identifiers under one key.
+    /// The purge delay and the re-signup cooldown of the policies, with the cooldown list's key
+    /// from `masterKey`: `serve` and `ledger purge` must list identifiers under one key.
     public func retention(masterKey: MasterKey) -> Retention {
-        Retention(
-            purgeDelay: TimeInterval(purgeAfterSeconds), cooldown: TimeInterval(signupCooldownSeconds),
-            cooldownKey: masterKey.derivedKey(label: KeyLabel.signupCooldown))
-    }
-
-    /// The email links' countdown and resend limit these settings give.
-    public var linkResendPolicy: LinkResendPolicy {
-        LinkResendPolicy(
-            interval: TimeInterval(linkResendIntervalSeconds), limit: linkResendLimit, window: TimeInterval(linkResendWindowSeconds))
-    }
-
-    /// The OTP rules these settings give.
-    public var otpPolicy: OTPPolicy {
-        var policy = OTPPolicy()
-        policy.ttl = TimeInterval(otpTTLSeconds)
-        policy.maxAttempts = otpMaxAttempts
-        policy.resendLimit = otpResendLimit
-        policy.resendWindow = TimeInterval(otpResendWindowSeconds)
-        policy.resendInterval = TimeInterval(otpResendIntervalSeconds)
-        policy.addressLimit = ipOTPLimit
-        policy.accountLimit = accountOTPLimit
-        policy.networkLimit = ipNetworkOTPLimit
-        policy.regionLimit = otpCountryHourlyLimit
-        policy.allowedRegions = smsCountries
-        policy.dailyFailureLimit = otpDailyFailureLimit
-        return policy
+        Retention(policies: policies, cooldownKey: masterKey.derivedKey(label: KeyLabel.signupCooldown))
     }
 }

@@ -11,10 +11,7 @@ import Testing
 extension TestDatabase {
     /// The account service on this database, with a cheap scrypt cost.
     func accountService(logN: Int = 4) throws -> AccountService {
-        let store = eventStore()
-        return AccountService(
-            repository: PostgresAccountRepository(store: store, clock: clock),
-            hasher: try PasswordHasher(parameters: Scrypt(logN: logN)), clock: clock, throttle: .inMemory(), limits: .inMemory())
+        AccountService(environment: try accountsEnvironment(eventStore(), logN: logN))
     }
 }
 
@@ -243,12 +240,9 @@ struct AddressThrottleTests {
     func addressLimit() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let service = AccountService(
-                repository: PostgresAccountRepository(store: store, clock: db.clock),
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
-                throttle: LoginThrottle(
-                    counters: PostgresAttemptCounters(client: db.client),
-                    policy: .init(maximumFailures: 5, lockout: 900, maximumFailuresPerAddress: 3)), limits: .inMemory())
+            var policies = Policies.standard
+            policies.ipLoginFailureLimit = 3
+            let service = AccountService(environment: try db.accountsEnvironment(store, policies: policies))
             for name in ["a", "b"] {
                 _ = try await service.signUp(
                     email: "\(name)@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
@@ -325,10 +319,8 @@ struct ProjectionRebuildTests {
         try await TestPostgres.withDatabase { db in
             let clock: any LedgerClock = wallClock ? SystemClock() : db.clock
             let store = EventStore(client: db.client, keyring: SubjectKeyring(masterKey: db.masterKey), clock: clock)
-            let repository = PostgresAccountRepository(store: store, clock: clock)
-            let service = AccountService(
-                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
-                throttle: .inMemory(), limits: .inMemory())
+            let environment = try db.accountsEnvironment(store, clock: clock)
+            let service = AccountService(environment: environment)
             let ana = try await service.signUp(
                 email: "Ana@example.com", password: "violet-harbor-91", displayName: "Ana", handle: nil, device: "ios")
             db.clock.advance(by: 5)
@@ -348,7 +340,8 @@ struct ProjectionRebuildTests {
             #expect(refreshed.sessionID == again.sessionID && bob.accountID != ana.accountID)
             // An email change, confirmed (its revert link stays pending).
             let bobSession = SessionRef(accountID: bob.accountID, sessionID: bob.sessionID)
-            let bobGrant = try await ReauthService(accounts: service).withPassword(bobSession, password: "violet-harbor-91", client: nil)
+            let bobGrant = try await ReauthService(environment: service.environment).withPassword(
+                bobSession, password: "violet-harbor-91", client: nil)
             try await service.requestEmailChange(bobSession, newEmail: "bob.new@example.com", reauthToken: bobGrant.token)
             let changeToken = try #require(
                 try await db.client.query(
@@ -359,8 +352,7 @@ struct ProjectionRebuildTests {
                 bob.accountID, Hold(ref: "s-1", kind: .upcomingSession, startsAt: db.clock.now().addingTimeInterval(86_400)))
             try await service.placeHold(bob.accountID, Hold(ref: "p-1", kind: .pendingPayout))
             // Phone codes: a sign-up by phone, a number added, a cancelled request.
-            let otp = OTPService(
-                otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
+            let otp = db.otpService(store, environment: environment)
             func code(_ phone: String) async throws -> String {
                 try #require(
                     try await db.client.query(
@@ -374,18 +366,19 @@ struct ProjectionRebuildTests {
             // Ana's refreshed session ended when its spent token came back: a new sign-in.
             let anaNow = try await service.signIn(email: "ana@example.com", password: "violet-harbor-91", device: "web")
             let anaSession = SessionRef(accountID: ana.accountID, sessionID: anaNow.sessionID)
-            let anaGrant = try await ReauthService(accounts: service).withPassword(anaSession, password: "violet-harbor-91", client: nil)
+            let anaGrant = try await ReauthService(environment: environment).withPassword(
+                anaSession, password: "violet-harbor-91", client: nil)
             // Ana's email is not verified, so her password grant does not add a method; one by the emailed link does.
             await #expect(throws: IdentityError.reauthRequired) {
                 try await otp.request(
                     phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: anaGrant.token, client: nil
                 )
             }
-            try await ReauthService(accounts: service).sendEmailLink(anaSession)
+            try await ReauthService(environment: environment).sendEmailLink(anaSession)
             let reauthLink = try #require(
                 try await db.client.query(
                     "SELECT token FROM outbox WHERE template = 'reauth_link' ORDER BY xmin::text::bigint DESC LIMIT 1")[0].string(0))
-            let linkGrant = try await ReauthService(accounts: service).confirmEmailLink(token: reauthLink)
+            let linkGrant = try await ReauthService(environment: environment).confirmEmailLink(token: reauthLink)
             let add = try await otp.request(
                 phone: "511 100 000", country: "GE", purpose: "add_phone", session: anaSession, reauthToken: linkGrant.token, client: nil)
             _ = try await otp.verify(

@@ -63,11 +63,9 @@ struct OnlineRebuildTests {
         init(_ db: TestDatabase) throws {
             self.db = db
             store = db.eventStore()
-            let repository = PostgresAccountRepository(store: store, clock: db.clock)
-            service = AccountService(
-                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
-                throttle: .inMemory(), limits: .inMemory())
-            otp = OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: service, codeKey: Array(repeating: 7, count: 32))
+            let environment = try db.accountsEnvironment(store)
+            service = AccountService(environment: environment)
+            otp = db.otpService(store, environment: environment)
         }
 
         /// One writer's commands, round after round, until `stop`: new accounts, sessions started,

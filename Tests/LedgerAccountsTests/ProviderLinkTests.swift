@@ -110,7 +110,7 @@ struct ProviderLinkTests {
         } catch let required as LinkRequired {
             token = required.linkToken
         }
-        let otherKey = ProviderLinkTokens(key: Array(repeating: 9, count: 32))
+        let otherKey = ProviderLinkTokens(key: Array(repeating: 9, count: 32), lifetime: Policies.standard.providerLinkLifetime)
         #expect(throws: IdentityError.self) { try otherKey.open(token, now: fixture.clock.now()) }
         let waiting = try fixture.providers.waitingIdentity(token)
         #expect(waiting.identity.provider == .apple && waiting.identity.subject == "apple-w" && waiting.identity.email == email)

@@ -37,7 +37,7 @@ struct SessionRevocationTests {
     func accessExpiry() async throws {
         let fixture = try InMemoryAccounts()
         let session = try await fixture.signedUp()
-        fixture.clock.advance(by: IssuedTokens.accessLifetime - 1)
+        fixture.clock.advance(by: Policies.standard.accessTokenLifetime - 1)
         #expect(try await fixture.accounts.authenticate(accessToken: session.accessToken) != nil)
         fixture.clock.advance(by: 1)
         #expect(try await fixture.accounts.authenticate(accessToken: session.accessToken) == nil)

@@ -44,7 +44,7 @@ struct TOTPCodesTests {
 
     @Test("recovery codes: ten distinct, hashed as typed in any case and with or without dashes")
     func recovery() throws {
-        let (codes, hashes) = try RecoveryCodes.generate()
+        let (codes, hashes) = try RecoveryCodes.generate(count: Policies.standard.recoveryCodeCount)
         #expect(codes.count == 10 && Set(codes).count == 10 && hashes.count == 10)
         #expect(RecoveryCodes.hash(codes[0].uppercased().replacingOccurrences(of: "-", with: "")) == hashes[0])
         #expect(!hashes.contains(codes[0]))

@@ -212,10 +212,11 @@ struct PurgeLeadershipFaultTests {
         // The `ledger` processes read the real time: so must the events they will decide on.
         let clock = SystemClock()
         let store = EventStore(client: db.client, keyring: SubjectKeyring(masterKey: masterKey), clock: clock)
-        let repository = PostgresAccountRepository(store: store, clock: clock)
-        let accounts = AccountService(
-            repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock, throttle: .inMemory(),
-            limits: .inMemory())
+        let environment = AccountsEnvironment.postgres(
+            store: store, clock: clock, policies: .standard, retention: .development,
+            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)))
+        let repository = environment.repository
+        let accounts = AccountService(environment: environment)
         let session = try await accounts.signUp(
             email: "requested-\(UUID().uuidString.prefix(8))@example.net", password: "amber-orchard-59", displayName: nil, handle: nil,
             device: nil)

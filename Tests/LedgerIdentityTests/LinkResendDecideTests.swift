@@ -7,8 +7,11 @@ struct LinkResendDecideTests {
     let start = Date(timeIntervalSince1970: 1_790_000_000)
 
     func send(_ state: AccountState, at time: Date, policy: LinkResendPolicy = Policies.standard.linkResend) throws -> AccountState {
-        let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t", resend: policy)
-        return try decide(state, .sendVerificationLink(link), now: time).reduce(state) { evolve($0, $1, at: time) }
+        let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: time.addingTimeInterval(1800), tokenHash: "t")
+        var policies = Policies.standard
+        policies.linkResend = policy
+        return try decide(state, .sendVerificationLink(link), DecisionContext(now: time, policies: policies))
+            .reduce(state) { evolve($0, $1, at: time) }
     }
 
     func retryAfter(_ state: AccountState, at time: Date) -> Int? {

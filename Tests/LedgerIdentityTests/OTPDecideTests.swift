@@ -139,10 +139,48 @@ struct OTPSendLimitTests {
         let failures = [
             (start, 5), (start.addingTimeInterval(600), 5), (start.addingTimeInterval(1200), 5), (start.addingTimeInterval(1800), 4),
         ]
-        #expect(policy.dailyFailureDelay(failures.map { (requestedAt: $0.0, count: $0.1) }, now: start.addingTimeInterval(2000)) == nil)
-        let twenty = failures.map { (requestedAt: $0.0, count: $0.1) } + [(requestedAt: start.addingTimeInterval(1900), count: 1)]
+        let nineteen = failures.map { OTPFailures(requestedAt: $0.0, count: $0.1) }
+        #expect(policy.dailyFailureDelay(nineteen, now: start.addingTimeInterval(2000)) == nil)
+        let twenty = nineteen + [OTPFailures(requestedAt: start.addingTimeInterval(1900), count: 1)]
         // 20 reached: free again when the first request's 5 leave the window, 24 hours after it.
         #expect(policy.dailyFailureDelay(twenty, now: start.addingTimeInterval(2000)) == 86_400 - 2000)
         #expect(policy.dailyFailureDelay(twenty, now: start.addingTimeInterval(86_399)) == 1)
+    }
+
+    @Test("a send is refused by the longest wait of every limit, the number's wrong codes first, with the spec's copy")
+    func admitSend() throws {
+        var history = OTPSendHistory()
+        try policy.admitSend(history, now: start)
+        #expect(policy.resendAfter(sendingAfter: history, now: start) == 30)
+        // The countdown: 30 s after the last send.
+        history.phone = [start]
+        let countdown = try #require(refusal { try policy.admitSend(history, now: start.addingTimeInterval(10)) })
+        #expect(countdown.retryAfter == 20 && countdown.message == "Too many codes requested. Try again later.")
+        // The client's cap (30 per 15 minutes) outwaits the countdown.
+        history.address = (0..<30).map { start.addingTimeInterval(Double($0 - 30)) }
+        #expect(refusal { try policy.admitSend(history, now: start.addingTimeInterval(10)) }?.retryAfter == 860)
+        // The /48's ceiling: free when the send that fills it leaves the window.
+        history = OTPSendHistory()
+        history.networkFull = start
+        #expect(refusal { try policy.admitSend(history, now: start.addingTimeInterval(100)) }?.retryAfter == 800)
+        // The country's hourly ceiling likewise.
+        history = OTPSendHistory()
+        history.regionFull = start
+        #expect(refusal { try policy.admitSend(history, now: start.addingTimeInterval(600)) }?.retryAfter == 3000)
+        // A number that took 20 wrong codes today is refused with its own copy, whatever else allows.
+        history = OTPSendHistory()
+        history.failures = [OTPFailures(requestedAt: start, count: 20)]
+        let wrong = try #require(refusal { try policy.admitSend(history, now: start.addingTimeInterval(60)) })
+        #expect(wrong.message == "Too many incorrect codes for this number. Try again later." && wrong.retryAfter == 86_340)
+        #expect(refusal { try policy.admitCodes(failures: [OTPFailures(requestedAt: start, count: 19)], now: start) } == nil)
+    }
+
+    func refusal(_ body: () throws -> Void) -> IdentityError? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error as? IdentityError
+        }
     }
 }

@@ -15,7 +15,8 @@ struct IdentityTokenTests {
     func verifier(_ apple: TestIdentityIssuer, clientIDs: [String]? = nil) -> JWKSIdentityTokenVerifier {
         JWKSIdentityTokenVerifier(
             apple: .apple(jwks: apple.jwksPath, clientIDs: clientIDs ?? [apple.audience]),
-            google: .google(jwks: apple.jwksPath, clientIDs: ["google-client"]), clock: clock)
+            google: .google(jwks: apple.jwksPath, clientIDs: ["google-client"]), clock: clock,
+            notificationMaxAge: Policies.standard.appleNotificationMaxAge)
     }
 
     func apple() async throws -> TestIdentityIssuer {
@@ -165,7 +166,8 @@ struct DevelopmentIdentityIssuerTests {
         let issuer = try DevelopmentIdentityIssuer(keyPath: keyPath, jwksPath: jwksPath)
         let verifier = JWKSIdentityTokenVerifier(
             apple: .apple(jwks: jwksPath, clientIDs: [DevelopmentIdentityIssuer.audience]),
-            google: .google(jwks: jwksPath, clientIDs: [DevelopmentIdentityIssuer.audience]), clock: SystemClock())
+            google: .google(jwks: jwksPath, clientIDs: [DevelopmentIdentityIssuer.audience]), clock: SystemClock(),
+            notificationMaxAge: Policies.standard.appleNotificationMaxAge)
         let apple = try await verifier.verify(
             try await issuer.token(provider: .apple, subject: "dev-apple-1", email: "dev@example.com", emailVerified: true, nonce: "n1"),
             provider: .apple, nonce: "n1")

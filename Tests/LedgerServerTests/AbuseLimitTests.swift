@@ -25,8 +25,8 @@ struct AbuseLimitTests {
     func signupLimit() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db) {
-                $0.ipSignupLimit = 3
-                $0.ipLookupLimit = 100
+                $0.policies.ipSignupLimit = 3
+                $0.policies.ipLookupLimit = 100
             }.test(.live) { client in
                 func signUp(_ email: String, from address: String) async throws -> Answer {
                     try await call(client, .post, "/auth/email/signup", ["email": email, "password": "violet-harbor-91"], from: address)
@@ -59,8 +59,8 @@ struct AbuseLimitTests {
     func lookupLimitPerClient() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db) {
-                $0.ipSignupLimit = 100
-                $0.ipLookupLimit = 40
+                $0.policies.ipSignupLimit = 100
+                $0.policies.ipLookupLimit = 40
             }.test(.live) { client in
                 var answers: [HTTPResponse.Status] = []
                 for index in 0..<41 {
@@ -86,8 +86,8 @@ struct AbuseLimitTests {
     func ipv6Slash64() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db) {
-                $0.ipSignupLimit = 100
-                $0.ipLookupLimit = 4
+                $0.policies.ipSignupLimit = 100
+                $0.policies.ipLookupLimit = 4
             }.test(.live) { client in
                 func forgot(from address: String) async throws -> Answer {
                     try await call(client, .post, "/auth/password/forgot", ["email": "nobody@example.com"], from: address)
@@ -106,8 +106,8 @@ struct AbuseLimitTests {
     func lookupLimitPerAccount() async throws {
         try await TestPostgres.withDatabase { db in
             try await app(db) {
-                $0.ipSignupLimit = 100
-                $0.ipLookupLimit = 5
+                $0.policies.ipSignupLimit = 100
+                $0.policies.ipLookupLimit = 5
             }.test(.live) { client in
                 let signedUp = try await call(
                     client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"], from: "192.0.2.1")

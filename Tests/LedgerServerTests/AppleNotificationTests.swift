@@ -89,7 +89,7 @@ struct AppleNotificationTests {
 
     @Test("an account-delete a day late still deletes; replayed after a re-signup with the same Apple ID, it acts no more")
     func lateAndReplayed() async throws {
-        let shortCooldown: (inout LedgerConfiguration) -> Void = { $0.signupCooldownSeconds = 60 }
+        let shortCooldown: (inout LedgerConfiguration) -> Void = { $0.policies.signupCooldown = 60 }
         try await ProviderEndpointTests().withApp(configure: shortCooldown) { client, providers in
             _ = try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-late")])
             let payload = try await providers.apple.appleNotification(

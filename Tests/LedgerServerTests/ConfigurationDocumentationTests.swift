@@ -1,4 +1,6 @@
 import Foundation
+import LedgerIdentity
+import LedgerServer
 import Testing
 
 /// Operators learn the service's settings from the README's table and clients' tooling from
@@ -8,13 +10,13 @@ struct ConfigurationDocumentationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Every `"LEDGER_…"` literal in the configuration's sources.
+    /// Every `"LEDGER_…"` literal in the configuration's sources, and every policy setting.
     static func variablesRead() throws -> Set<String> {
         let folder = root.appendingPathComponent("Sources/LedgerServer")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             $0.hasPrefix("LedgerConfiguration") && $0.hasSuffix(".swift")
         }
-        var names: Set<String> = []
+        var names = Set(Policies.settings.map(\.variable))
         for file in files {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             for match in text.matches(of: /"(LEDGER_[A-Z0-9_]+)"/) { names.insert(String(match.output.1)) }

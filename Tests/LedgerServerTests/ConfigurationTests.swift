@@ -11,29 +11,27 @@ struct ConfigurationTests {
         #expect(configuration.databaseURL == nil && configuration.masterKey == nil)
         #expect(configuration.port == 8080)
         #expect(configuration.deliveryWebhookURL == nil && configuration.deliveryWebhookSecret == nil)
-        #expect(configuration.otpTTLSeconds == 300 && configuration.otpMaxAttempts == 5)
-        #expect(configuration.otpResendLimit == 3 && configuration.otpResendWindowSeconds == 900)
-        #expect(configuration.otpResendIntervalSeconds == 30)
-        #expect(configuration.reauthTTLSeconds == 900)
-        #expect(configuration.ipOTPLimit == 30 && configuration.ipLoginFailureLimit == 50)
-        #expect(configuration.otpDailyFailureLimit == 20 && configuration.otpPolicy.dailyFailureLimit == 20)
-        #expect(configuration.mfaDailyFailureLimit == 20)
-        #expect(configuration.ipSignupLimit == 30 && configuration.ipLookupLimit == 30)
+        // One home for the numbers: the configuration's policies are the product's.
+        #expect(configuration.policies == Policies.standard)
+        let policies = configuration.policies
+        #expect(policies.otp.ttl == 300 && policies.otp.maxAttempts == 5)
+        #expect(policies.otp.resendLimit == 3 && policies.otp.resendWindow == 900 && policies.otp.resendInterval == 30)
+        #expect(policies.reauthGrantLifetime == 900)
+        #expect(policies.otp.addressLimit == 30 && policies.ipLoginFailureLimit == 50)
+        #expect(policies.otp.dailyFailureLimit == 20 && policies.mfaDailyFailureLimit == 20)
+        #expect(policies.ipSignupLimit == 30 && policies.ipLookupLimit == 30)
         #expect(!configuration.webhookAllowPrivateNetworks)
         #expect(configuration.metricsPort == nil && configuration.streamsPerKey == 8 && configuration.databasePoolTimeoutSeconds == 5)
         #expect(configuration.throttleRetentionSeconds == 86_400 && configuration.otpRetentionSeconds == 86_400)
         #expect(configuration.outboxRetentionSeconds == 3_600 && configuration.emailLinkRetentionSeconds == 86_400)
         #expect(configuration.trustedProxies.isEmpty)
-        #expect(configuration.emailLinkTTLSeconds == 1800 && configuration.emailRevertTTLSeconds == 604_800)
-        #expect(configuration.linkResendPolicy == LinkResendPolicy(interval: 30, limit: 3, window: 900))
-        #expect(configuration.loginMaxFailures == 5 && configuration.loginLockoutSeconds == 900)
-        #expect(configuration.purgeAfterSeconds == 2_592_000 && configuration.signupCooldownSeconds == 604_800)
+        #expect(policies.emailLinkLifetime == 1800 && policies.emailRevertLifetime == 604_800)
+        #expect(policies.linkResend == LinkResendPolicy(interval: 30, limit: 3, window: 900))
+        #expect(policies.loginMaxFailures == 5 && policies.loginLockout == 900)
+        #expect(policies.purgeDelay == 2_592_000 && policies.signupCooldown == 604_800)
         #expect(configuration.purgeIntervalSeconds == 60 && configuration.purgeTakeoverSeconds == 30)
-        #expect(configuration.scryptLogN == 17)
+        #expect(policies.scryptLogN == 17)
         #expect(configuration.readDatabaseURL == nil && configuration.readMaxLagSeconds == 10)
-        // One home for the numbers: the configuration starts from the policies.
-        #expect(configuration.otpPolicy == Policies.standard.otp)
-        #expect(TimeInterval(configuration.reauthTTLSeconds) == Policies.standard.reauthGrantLifetime)
         #expect(configuration.appleJWKS == "https://appleid.apple.com/auth/keys")
         #expect(configuration.googleJWKS == "https://www.googleapis.com/oauth2/v3/certs")
         #expect(configuration.appleClientIDs.isEmpty && configuration.googleClientIDs.isEmpty)
@@ -64,26 +62,52 @@ struct ConfigurationTests {
         #expect(configuration.databaseURL == "postgresql://db/ledger" && configuration.port == 9090)
         #expect(configuration.masterKey == nil)
         #expect(configuration.deliveryWebhookURL == "http://sms/bridge" && configuration.deliveryWebhookSecret == "s3")
-        #expect(configuration.otpTTLSeconds == 120 && configuration.otpMaxAttempts == 3)
-        #expect(configuration.otpResendLimit == 2 && configuration.otpResendWindowSeconds == 600)
-        #expect(configuration.otpResendIntervalSeconds == 10 && configuration.reauthTTLSeconds == 300)
-        #expect(configuration.ipOTPLimit == 7 && configuration.ipLoginFailureLimit == 8)
-        #expect(configuration.otpDailyFailureLimit == 9 && configuration.otpPolicy.dailyFailureLimit == 9)
-        #expect(configuration.mfaDailyFailureLimit == 13)
-        #expect(configuration.ipSignupLimit == 11 && configuration.ipLookupLimit == 12)
+        let policies = configuration.policies
+        #expect(policies.otp.ttl == 120 && policies.otp.maxAttempts == 3)
+        #expect(policies.otp.resendLimit == 2 && policies.otp.resendWindow == 600)
+        #expect(policies.otp.resendInterval == 10 && policies.reauthGrantLifetime == 300)
+        #expect(policies.otp.addressLimit == 7 && policies.ipLoginFailureLimit == 8)
+        #expect(policies.otp.dailyFailureLimit == 9 && policies.mfaDailyFailureLimit == 13)
+        #expect(policies.ipSignupLimit == 11 && policies.ipLookupLimit == 12)
         #expect(configuration.webhookAllowPrivateNetworks)
         #expect(configuration.metricsPort == 9464 && configuration.streamsPerKey == 3 && configuration.databasePoolTimeoutSeconds == 2)
         #expect(configuration.throttleRetentionSeconds == 90_000 && configuration.otpRetentionSeconds == 172_800)
         #expect(configuration.outboxRetentionSeconds == 0 && configuration.emailLinkRetentionSeconds == 60)
         #expect(configuration.trustedProxies == ["10.0.0.0/8", "127.0.0.1"])
-        #expect(configuration.emailLinkTTLSeconds == 60 && configuration.emailRevertTTLSeconds == 3600)
-        #expect(configuration.loginMaxFailures == 4 && configuration.loginLockoutSeconds == 100)
-        #expect(configuration.purgeAfterSeconds == 0 && configuration.signupCooldownSeconds == 86400)
+        #expect(policies.emailLinkLifetime == 60 && policies.emailRevertLifetime == 3600)
+        #expect(policies.loginMaxFailures == 4 && policies.loginLockout == 100)
+        #expect(policies.purgeDelay == 0 && policies.signupCooldown == 86400)
         #expect(configuration.purgeIntervalSeconds == 1 && configuration.purgeTakeoverSeconds == 2)
-        #expect(configuration.scryptLogN == 10)
+        #expect(policies.scryptLogN == 10)
         #expect(configuration.appleJWKS == "/etc/apple.json" && configuration.googleJWKS == "/etc/google.json")
         #expect(configuration.appleClientIDs == ["fit.321.app", "fit.321.web"] && configuration.googleClientIDs == ["g-client"])
         #expect(configuration.readDatabaseURL == "postgresql://standby/ledger" && configuration.readMaxLagSeconds == 3)
+    }
+
+    @Test("every policy setting is read into its own number, and refused outside its range naming itself")
+    func policySettings() throws {
+        for setting in Policies.settings {
+            // A value in range that differs from the product's (the bounds, or one past the default).
+            let standard = setting.value(in: .standard)
+            let value = standard == setting.range.upperBound ? setting.range.lowerBound : standard + 1
+            var environment = [setting.variable: String(value)]
+            if setting.variable == "LEDGER_OTP_RESEND_WINDOW_SECONDS" { environment["LEDGER_OTP_RETENTION_SECONDS"] = "172800" }
+            let configuration = try LedgerConfiguration.fromEnvironment(environment)
+            #expect(setting.value(in: configuration.policies) == value, "\(setting.variable)")
+            // Its own number only (and the links' that still follow a code's variable).
+            var others = configuration.policies
+            for reset in Policies.settings where reset.variable == setting.variable || reset.fallback == setting.variable {
+                reset.set(reset.value(in: .standard), in: &others)
+            }
+            #expect(others == Policies.standard, "\(setting.variable) changed more than its own number")
+            for outside in [setting.range.lowerBound - 1, setting.range.upperBound + 1] {
+                let error = #expect(throws: ConfigurationError.self) {
+                    try LedgerConfiguration.fromEnvironment([setting.variable: String(outside)])
+                }
+                #expect(error?.message.contains(setting.variable) == true, "\(setting.variable)=\(outside)")
+            }
+        }
+        #expect(Set(Policies.settings.map(\.variable)).count == Policies.settings.count)
     }
 
     @Test("the links' countdown and limit: their own variables, else the codes' (configurations written before them)")
@@ -92,13 +116,13 @@ struct ConfigurationTests {
             "LEDGER_LINK_RESEND_INTERVAL_SECONDS": "5", "LEDGER_LINK_RESEND_LIMIT": "7", "LEDGER_LINK_RESEND_WINDOW_SECONDS": "600",
             "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "0",
         ])
-        #expect(own.linkResendPolicy == LinkResendPolicy(interval: 5, limit: 7, window: 600))
-        #expect(own.otpPolicy.resendInterval == 0)
+        #expect(own.policies.linkResend == LinkResendPolicy(interval: 5, limit: 7, window: 600))
+        #expect(own.policies.otp.resendInterval == 0)
         let inherited = try LedgerConfiguration.fromEnvironment([
             "LEDGER_OTP_RESEND_INTERVAL_SECONDS": "0", "LEDGER_OTP_RESEND_LIMIT": "500", "LEDGER_OTP_RESEND_WINDOW_SECONDS": "172800",
             "LEDGER_OTP_RETENTION_SECONDS": "172800",
         ])
-        #expect(inherited.linkResendPolicy == LinkResendPolicy(interval: 0, limit: 100, window: 86_400))
+        #expect(inherited.policies.linkResend == LinkResendPolicy(interval: 0, limit: 100, window: 86_400))
         for (name, value) in [
             ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "0"), ("LEDGER_LINK_RESEND_WINDOW_SECONDS", "86401"),
             ("LEDGER_LINK_RESEND_LIMIT", "-1"), ("LEDGER_LINK_RESEND_INTERVAL_SECONDS", "soon"),

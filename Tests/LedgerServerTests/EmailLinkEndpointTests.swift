@@ -13,9 +13,9 @@ struct EmailLinkEndpointTests {
     func resendAfter() async throws {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock) {
-                $0.linkResendIntervalSeconds = 10
-                $0.linkResendLimit = 2
-                $0.linkResendWindowSeconds = 600
+                $0.policies.linkResend.interval = 10
+                $0.policies.linkResend.limit = 2
+                $0.policies.linkResend.window = 600
             }
             try await Application(router: buildRouter(services)).test(.router) { client in
                 _ = try await signUp(client, email: "ana@example.com")

@@ -21,12 +21,12 @@ struct EventsConsistencyTests {
             // Every writer signs up from 127.0.0.1: no rate is under test here.
             let unlimited: (inout LedgerConfiguration) -> Void = {
                 $0.apiKeyRateLimit = 0
-                $0.ipSignupLimit = 1000
-                $0.ipLookupLimit = 1000
-                $0.ipOTPLimit = 1000
-                $0.otpResendLimit = 1000
-                $0.otpResendIntervalSeconds = 0
-                $0.otpDailyFailureLimit = 1000
+                $0.policies.ipSignupLimit = 1000
+                $0.policies.ipLookupLimit = 1000
+                $0.policies.otp.addressLimit = 1000
+                $0.policies.otp.resendLimit = 1000
+                $0.policies.otp.resendInterval = 0
+                $0.policies.otp.dailyFailureLimit = 1000
             }
             let first = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: unlimited)
             let second = try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey, configure: unlimited)

@@ -297,7 +297,7 @@ struct PhoneEndpointTests {
     @Test("one signed-in account may request 10 codes per 15 minutes, all numbers together")
     func accountCap() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.accountOTPLimit = 2 }.test(.router) { client in
+            try await app(db) { $0.policies.otp.accountLimit = 2 }.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let grant = try await emailLinkGrant(client, db, token: access)
                 _ = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access, reauth: grant)
@@ -319,7 +319,7 @@ struct PhoneEndpointTests {
     func addressCap() async throws {
         try await TestPostgres.withDatabase { db in
             let app = try app(db) {
-                $0.ipOTPLimit = 3
+                $0.policies.otp.addressLimit = 3
                 $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
             }
             try await app.test(.live) { client in

@@ -248,7 +248,7 @@ struct ProviderTokenEndpointTests {
     @Test("exchanges are counted per client before the call: past the budget a code is not sent, and the sign-in still succeeds")
     func exchangeBudget() async throws {
         let budget: @Sendable (inout LedgerConfiguration) -> Void = {
-            $0.ipSignupLimit = 2
+            $0.policies.ipSignupLimit = 2
             $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
         }
         try await withApp(live: true, configure: budget) { client, setup in

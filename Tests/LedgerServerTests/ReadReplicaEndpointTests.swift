@@ -84,7 +84,7 @@ struct ReadReplicaEndpointTests {
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
                 let grant = try await passwordGrant(client, token: access)
                 #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status == .accepted)
-                clock.advance(by: TimeInterval(services.configuration.purgeAfterSeconds) + 1)
+                clock.advance(by: services.configuration.policies.purgeDelay + 1)
                 func history() async throws -> [[String: Any]] {
                     let answer = try await call(
                         client, .get, "/accounts/\(accountID)/events", token: auditor, path: "/accounts/{id}/events")

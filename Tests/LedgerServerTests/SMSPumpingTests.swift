@@ -23,7 +23,7 @@ struct SMSPumpingTests {
     @Test("an IPv6 /48 is one budget across its 65,536 /64s (LEDGER_IP_OTP_NETWORK_LIMIT); the next /48 is another")
     func networkCeiling() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.ipNetworkOTPLimit = 3 }.test(.live) { client in
+            try await app(db) { $0.policies.otp.networkLimit = 3 }.test(.live) { client in
                 func ask(_ number: Int, from address: String) async throws -> Answer {
                     try await call(
                         client, .post, "/auth/phone/request-otp", ["phone": "+99551120030\(number)", "purpose": "sign_in"], from: address)
@@ -47,7 +47,7 @@ struct SMSPumpingTests {
         "sign-in codes to one country stop at LEDGER_OTP_COUNTRY_HOURLY_LIMIT, from any address; signed-in codes and other countries go on")
     func countryCeiling() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.otpCountryHourlyLimit = 2 }.test(.live) { client in
+            try await app(db) { $0.policies.otp.regionLimit = 2 }.test(.live) { client in
                 func ask(_ phone: String, from address: String, token: String? = nil, purpose: String = "sign_in") async throws -> Answer {
                     try await call(
                         client, .post, "/auth/phone/request-otp", ["phone": phone, "purpose": purpose], token: token, from: address)
@@ -78,7 +78,7 @@ struct SMSPumpingTests {
     @Test("LEDGER_SMS_COUNTRIES: a number of another country is 422 unsupported_country, and nothing is sent or looked up")
     func countryAllowlist() async throws {
         try await TestPostgres.withDatabase { db in
-            try await app(db) { $0.smsCountries = ["GE"] }.test(.live) { client in
+            try await app(db) { $0.policies.otp.allowedRegions = ["GE"] }.test(.live) { client in
                 let refused = try await call(
                     client, .post, "/auth/phone/request-otp", ["phone": "+37477123456", "purpose": "sign_in"], from: "198.51.100.1")
                 #expect(refused.status == .unprocessableContent)
@@ -93,7 +93,7 @@ struct SMSPumpingTests {
             }
         }
         #expect(throws: (any Error).self) { try LedgerConfiguration.fromEnvironment(["LEDGER_SMS_COUNTRIES": "GE,XX"]) }
-        #expect(try LedgerConfiguration.fromEnvironment(["LEDGER_SMS_COUNTRIES": "ge, am"]).smsCountries == ["GE", "AM"])
+        #expect(try LedgerConfiguration.fromEnvironment(["LEDGER_SMS_COUNTRIES": "ge, am"]).policies.otp.allowedRegions == ["GE", "AM"])
     }
 
     @Test("the /48 of a /64 limit key")

@@ -15,7 +15,7 @@ struct TwoFactorEndpointTests {
     typealias Providers = ProviderEndpointTests.Providers
 
     func withApp(
-        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { $0.loginMaxFailures = 50 },
+        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { $0.policies.loginMaxFailures = 50 },
         _ body: @escaping @Sendable (any TestClientProtocol, Providers, LedgerServices) async throws -> Void
     ) async throws {
         try await TestPostgres.withDatabase { db in
@@ -60,8 +60,8 @@ struct TwoFactorEndpointTests {
 
     /// A day of 5 wrong TOTP codes, beneath a 15-minute lockout that never intervenes.
     static let fiveADay: @Sendable (inout LedgerConfiguration) -> Void = {
-        $0.loginMaxFailures = 50
-        $0.mfaDailyFailureLimit = 5
+        $0.policies.loginMaxFailures = 50
+        $0.policies.mfaDailyFailureLimit = 5
     }
 
     func mfaToken(_ answer: Answer, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
@@ -384,7 +384,7 @@ struct TwoFactorEndpointTests {
             #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) ?? 0 > 0)
             let grant = try await emailLinkGrant(client, db, token: access)
             #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
-            db.clock.advance(by: TimeInterval(services.configuration.purgeAfterSeconds) + 1)
+            db.clock.advance(by: services.configuration.policies.purgeDelay + 1)
             _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
             #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) == 0)
         }
@@ -471,7 +471,7 @@ struct TwoFactorEndpointTests {
             #expect(clear == 0)
             let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
             #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
-            db.clock.advance(by: TimeInterval(services.configuration.purgeAfterSeconds) + 1)
+            db.clock.advance(by: services.configuration.policies.purgeDelay + 1)
             _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
             let history = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID)))
             #expect(history.allSatisfy { $0.payload == nil || $0.type == "account.purged" })

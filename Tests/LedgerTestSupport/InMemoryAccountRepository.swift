@@ -31,10 +31,14 @@ public actor InMemoryAccountRepository: AccountRepository {
     /// The messages the events imply, as the PostgreSQL repository writes them.
     public nonisolated let implied: ImpliedMessages
     public nonisolated var revocations: ProviderTokenRevocations { implied.revocations }
+    public nonisolated let policies: Policies
 
-    /// - Parameter retention: the same as the `AccountService`'s (its key finds the cooldown list's entries).
-    public init(clock: any LedgerClock, retention: Retention = .development, masterKey: MasterKey? = nil) throws {
+    /// - Parameter retention: the same as the services' (its key finds the cooldown list's entries).
+    public init(
+        clock: any LedgerClock, policies: Policies = .standard, retention: Retention = .development, masterKey: MasterKey? = nil
+    ) throws {
         self.clock = clock
+        self.policies = policies
         self.retention = retention
         self.implied = ImpliedMessages(masterKey: try masterKey ?? MasterKey.generate())
     }
@@ -45,7 +49,7 @@ public actor InMemoryAccountRepository: AccountRepository {
         let now = clock.now()
         let state = states[accountID] ?? AccountState(accountID: accountID)
         let decided = try command(state)
-        let events = try decide(state, decided, now: now)
+        let events = try decide(state, decided, DecisionContext(now: now, policies: policies))
         precondition(decided.undeclared(in: events).isEmpty, "docs/events.md: \(decided.name) appends \(decided.undeclared(in: events))")
         guard !events.isEmpty else { return (state, []) }
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }

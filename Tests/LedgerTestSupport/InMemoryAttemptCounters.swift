@@ -39,17 +39,3 @@ public actor InMemoryAttemptCounters: AttemptCounters {
         counters[key] = nil
     }
 }
-
-extension LoginThrottle {
-    /// The standard lockouts over counters of this process only.
-    public static func inMemory(policy: Policy = .init()) -> LoginThrottle {
-        LoginThrottle(counters: InMemoryAttemptCounters(), policy: policy)
-    }
-}
-
-extension RequestLimits {
-    /// The standard per-client limits over counters of this process only.
-    public static func inMemory() -> RequestLimits {
-        RequestLimits(counters: InMemoryAttemptCounters())
-    }
-}

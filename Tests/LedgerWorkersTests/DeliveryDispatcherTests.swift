@@ -51,10 +51,7 @@ final class OutcomeLog: @unchecked Sendable {
 }
 
 func accountService(_ db: TestDatabase) throws -> AccountService {
-    AccountService(
-        repository: PostgresAccountRepository(store: db.eventStore(), clock: db.clock),
-        hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
-        limits: .inMemory())
+    AccountService(environment: try db.accountsEnvironment(db.eventStore()))
 }
 
 @Suite("Delivery outbox", .timeLimit(.minutes(2)))
@@ -63,10 +60,7 @@ struct DeliveryDispatcherTests {
     func wakesOnCommit() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let service = AccountService(
-                repository: PostgresAccountRepository(store: store, clock: db.clock),
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
-                limits: .inMemory())
+            let service = AccountService(environment: try db.accountsEnvironment(store))
             let sink = RecordingSink()
             let dispatcher = DeliveryDispatcher(client: db.client, sink: sink, clock: db.clock, store: store)
             let running = Task { await dispatcher.run(every: .seconds(600)) }

@@ -13,10 +13,7 @@ struct HoldLapseWorkerTests {
     func lapse() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let accounts = AccountService(
-                repository: PostgresAccountRepository(store: store, clock: db.clock),
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
-                limits: .inMemory())
+            let accounts = AccountService(environment: try db.accountsEnvironment(store))
             let session = try await accounts.signUp(
                 email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
             let now = db.clock.now()

@@ -21,16 +21,12 @@ struct PurgeWorkerTests {
 
     func fixture(_ db: TestDatabase) throws -> Fixture {
         let store = db.eventStore()
-        let repository = PostgresAccountRepository(store: store, clock: db.clock)
         // With the throttle and the limits, whose rows name the person (an email's hash, an
         // account, a client's address) until a purge or the retention sweep ends them.
-        let accounts = AccountService(
-            repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock,
-            throttle: LoginThrottle(counters: PostgresAttemptCounters(client: db.client), policy: .init()),
-            limits: RequestLimits(counters: PostgresAttemptCounters(client: db.client)))
+        let environment = try db.accountsEnvironment(store)
         return Fixture(
-            store: store, accounts: accounts, reauth: ReauthService(accounts: accounts),
-            otp: OTPService(otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 9, count: 32)))
+            store: store, accounts: AccountService(environment: environment), reauth: ReauthService(environment: environment),
+            otp: db.otpService(store, environment: environment))
     }
 
     /// An account with an email, a handle, a name and a phone, that signed up, mistyped its
@@ -277,7 +273,7 @@ struct PurgeWorkerTests {
     func requestedDeletion() async throws {
         try await TestPostgres.withDatabase { db in
             let fixture = try fixture(db)
-            let repository = PostgresAccountRepository(store: fixture.store, clock: db.clock)
+            let repository = db.accountRepository(fixture.store)
             let session = try await fixture.accounts.signUp(
                 email: "requested@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
             let accountID = session.accountID

@@ -72,13 +72,9 @@ struct RetentionSweepTests {
     func pendingEmail() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let accounts = AccountService(
-                repository: PostgresAccountRepository(store: store, clock: db.clock),
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
-                limits: .inMemory())
-            let otp = OTPService(
-                otps: PostgresOTPRepository(accounts: PostgresAccountRepository(store: store, clock: db.clock)), accounts: accounts,
-                codeKey: Array(repeating: 3, count: 32))
+            let environment = try db.accountsEnvironment(store)
+            let accounts = AccountService(environment: environment)
+            let otp = db.otpService(store, environment: environment)
             let request = try await otp.request(
                 phone: "+995511200300", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: nil)
             let code = try await db.client.query("SELECT code FROM outbox WHERE template = 'otp'")[0].string(0) ?? ""
@@ -158,12 +154,9 @@ struct RetentionSweepTests {
     func abandonedCodeRequest() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let repository = PostgresAccountRepository(store: store, clock: db.clock)
-            let accounts = AccountService(
-                repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: db.clock, throttle: .inMemory(),
-                limits: .inMemory())
-            let otp = OTPService(
-                otps: PostgresOTPRepository(accounts: repository), accounts: accounts, codeKey: Array(repeating: 3, count: 32))
+            let environment = try db.accountsEnvironment(store)
+            let accounts = AccountService(environment: environment)
+            let otp = db.otpService(store, environment: environment)
             let requested = try await otp.request(
                 phone: "+995511200377", country: nil, purpose: "sign_in", session: nil, reauthToken: nil, client: nil)
             let member = try await accounts.signUp(

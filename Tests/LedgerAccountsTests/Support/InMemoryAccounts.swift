@@ -16,18 +16,24 @@ struct InMemoryAccounts {
     let accounts: AccountService
     let providers: ProviderService
     let reauth: ReauthService
+    let otp: OTPService
+    let twoFactor: TwoFactorService
     let verifier = FakeIdentityVerifier()
     let providerTokens = FakeProviderTokens()
 
-    init() throws {
-        repository = try InMemoryAccountRepository(clock: clock)
-        accounts = AccountService(
-            repository: repository, hasher: try PasswordHasher(parameters: Scrypt(logN: 4)), clock: clock,
-            throttle: .inMemory(), limits: .inMemory())
+    init(policies: Policies = .standard) throws {
+        repository = try InMemoryAccountRepository(clock: clock, policies: policies)
+        let environment = try AccountsEnvironment.testing(repository, clock: clock)
+        accounts = AccountService(environment: environment)
         providers = ProviderService(
-            accounts: accounts, verifier: verifier, linkTokens: ProviderLinkTokens(key: Array(repeating: 7, count: 32)),
+            environment: environment, verifier: verifier,
+            linkTokens: ProviderLinkTokens(key: Array(repeating: 7, count: 32), lifetime: Policies.standard.providerLinkLifetime),
             tokenClient: providerTokens)
-        reauth = ReauthService(accounts: accounts)
+        reauth = ReauthService(environment: environment)
+        otp = OTPService(
+            otps: InMemoryOTPRepository(accounts: repository, clock: clock), environment: environment,
+            codeKey: Array(repeating: 5, count: 32))
+        twoFactor = TwoFactorService(environment: environment, providers: providers)
     }
 
     /// A new email-and-password account, signed in; `verified`: its address proved by the
@@ -58,6 +64,11 @@ struct InMemoryAccounts {
     /// A "Verify it's you" grant for `session`, by its password.
     func passwordGrant(_ session: SessionRef) async throws -> String {
         try await reauth.withPassword(session, password: Self.password, client: nil).token
+    }
+
+    /// The code of the newest text to `phone`, as its recipient would read it.
+    func lastCode(to phone: String) async throws -> String {
+        try #require(await repository.outbox.last(where: { $0.channel == .sms && $0.to == phone })?.code)
     }
 
     /// The token of the newest email message, as its recipient would read it from the link.

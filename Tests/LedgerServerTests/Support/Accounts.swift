@@ -32,7 +32,7 @@ func makeServices(
 ) throws -> LedgerServices {
     var configuration = LedgerConfiguration()
     configuration.databaseURL = url
-    configuration.scryptLogN = 4
+    configuration.policies.scryptLogN = 4
     configure(&configuration)
     let key = try masterKey ?? .generate()
     let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: key), clock: clock)

@@ -1,0 +1,48 @@
+import Foundation
+import LedgerCore
+import LedgerIdentity
+
+/// What the sign-in paths of every service share: the limits counted first, the tokens issued
+/// under the policies, the session answered.
+extension AccountsEnvironment {
+    /// Counts a request under docs/architecture.md "Abuse limits" before the work it protects.
+    func admit(_ work: RequestLimits.Work, client: String?, accountID: UUID?) async throws {
+        try await limits.admit(work, client: client, accountID: accountID, now: clock.now())
+    }
+
+    /// One attempt admitted under each of `keys` (nil ones left out), or `TooManyAttempts`.
+    func admit(_ keys: [LoginThrottle.Key?]) async throws -> LoginThrottle.Admission {
+        try await throttle.admit(keys.compactMap { $0 }, now: clock.now())
+    }
+
+    /// A new access and refresh token, living as long as the policies say.
+    func issueTokens(now: Date) throws -> IssuedTokens {
+        try IssuedTokens.issue(now: now, policies: policies)
+    }
+
+    func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) -> AccountService.Session {
+        AccountService.Session(
+            accountID: state.accountID, sessionID: sessionID, accessToken: tokens.accessToken,
+            refreshToken: tokens.refreshToken, expiresIn: Int(policies.accessTokenLifetime),
+            emailVerified: state.emailVerified,
+            deviceToken: devices.token(for: state.sessions[sessionID]?.deviceID ?? sessionID, of: state.accountID))
+    }
+
+    /// The device a sign-in to `accountID` comes from: the one its `X-Device-Token` names when
+    /// the token is this account's, else a new one.
+    func deviceID(presented token: String?, of accountID: UUID) -> UUID {
+        devices.deviceID(in: token, of: accountID) ?? UUID.random()
+    }
+
+    /// Ends one session (sign-out, a reused refresh token, a disconnect).
+    func revoke(session: SessionRef, reason: String) async throws {
+        _ = try await repository.execute(session.accountID) { _ in .revokeSession(sessionID: session.sessionID, reason: reason) }
+    }
+}
+
+extension AccountsEnvironment {
+    /// A "Verify it's you" grant proved by `method`, lasting `reauthGrantLifetime`.
+    func issueReauthGrant(method: ReauthMethod) throws -> (token: String, grant: AccountCommand.NewGrant) {
+        try ReauthGrantToken.issue(method: method, lifetime: policies.reauthGrantLifetime)
+    }
+}
