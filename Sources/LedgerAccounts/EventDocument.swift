@@ -43,19 +43,26 @@ public enum EventDocument {
         output.append(literal: Literal.recordedAt)
         RFC3339.append(event.recordedAt, to: &output)
         output.append(literal: Literal.data)
-        if let payload = event.payload {
-            if !JSONObjectFilter.append(payload, to: &output, lowercasingIDs: true, dropping: AccountService.isRedactedInExport(utf8:)) {
-                output.append(literal: Literal.null)
-                output.append(literal: Literal.dataBase64)
-                output.appendJSONString(Data(payload).base64EncodedString())
-            }
-        } else {
+        if !appendData(event, to: &output) {
             output.append(literal: Literal.null)
+            output.append(literal: Literal.dataBase64)
+            output.appendJSONString(Data(event.payload ?? []).base64EncodedString())
         }
         output.append(literal: Literal.metadata)
         var metadata = event.metadataJSON
         metadata.withUTF8 { output.append(contentsOf: $0) }
         output.append(literal: event.isRedacted ? Literal.redactedTrue : Literal.redactedFalse)
+    }
+
+    /// Appends the event's data as a JSON value: the payload without secrets' hashes, ids in
+    /// lower case, or `null` once purged. False, with nothing appended, for a payload that is
+    /// not a JSON object (sent base64 instead).
+    static func appendData(_ event: RecordedEvent, to output: inout [UInt8]) -> Bool {
+        guard let payload = event.payload else {
+            output.append(literal: Literal.null)
+            return true
+        }
+        return JSONObjectFilter.append(payload, to: &output, lowercasingIDs: true, dropping: AccountService.isRedactedInExport(utf8:))
     }
 
     /// The fixed parts of a document, as literals: copying them is a `memcpy`, where appending a
@@ -79,19 +86,12 @@ public enum EventDocument {
 
     /// A JSON array of the events, for list answers.
     public static func jsonArray(_ events: [RecordedEvent]) -> [UInt8] {
-        var output: [UInt8] = [UInt8(ascii: "[")]
-        output.reserveCapacity(events.count * 512)
-        appendElements(events, to: &output, continuing: false)
-        output.append(UInt8(ascii: "]"))
-        return output
+        EventForm.plain.jsonArray(events)
     }
 
     /// Appends the events as comma-separated array elements, with a leading comma when
     /// `continuing` an array that already has elements.
     public static func appendElements(_ events: [RecordedEvent], to output: inout [UInt8], continuing: Bool) {
-        for (index, event) in events.enumerated() {
-            if continuing || index > 0 { output.append(UInt8(ascii: ",")) }
-            append(event, to: &output)
-        }
+        EventForm.plain.appendElements(events, to: &output, continuing: continuing)
     }
 }

@@ -11,10 +11,17 @@ public struct WebhookSubscription: Sendable, Equatable {
         case paused
     }
 
+    /// What a push's body is: the service's own JSON, or a CloudEvents batch.
+    public enum Format: String, Sendable, CaseIterable {
+        case plain
+        case cloudevents
+    }
+
     public let id: UUID
     public let url: String
     public let types: [String]?
     public let createdAt: Date
+    public let format: Format
     /// The last event the receiver acknowledged.
     public var cursor: FeedCursor
     public var status: Status

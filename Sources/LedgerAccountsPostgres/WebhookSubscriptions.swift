@@ -28,35 +28,61 @@ public struct WebhookSubscriptions: Sendable {
 
     static let columns = """
         id, url, array_to_string(types, ','), created_at, cursor_tx::text, cursor_position, status, paused_reason,
-        consecutive_failures, next_attempt_at, last_error, last_error_at, last_success_at, delivered_events
+        consecutive_failures, next_attempt_at, last_error, last_error_at, last_success_at, delivered_events, format
         """
 
-    /// A new subscription following the feed from `after` (default: from now on). Every broken
+    /// How long a rotated secret keeps signing beside the new one.
+    public static let rotationOverlap: TimeInterval = 86_400
+
+    /// A new subscription following the feed from `after` (default: from now on), and the
+    /// secret it signs with when none was given (generated, answered this once). Every broken
     /// rule is reported at once (`ValidationFailure`): an absolute http(s) URL whose host
-    /// resolves to public addresses only (unless private networks are allowed), event types,
-    /// and a secret of 16–256 characters.
-    public func create(url: String, types: [String]?, secret: String, after: FeedCursor?) async throws -> WebhookSubscription {
-        var problems = Self.problems(url: url, types: types, secret: secret)
+    /// resolves to public addresses only (unless private networks are allowed), event types, a
+    /// `whsec_` secret, a known format.
+    public func create(
+        url: String, types: [String]?, secret: String?, format: String? = nil, after: FeedCursor?
+    ) async throws -> (subscription: WebhookSubscription, generatedSecret: WebhookSecret?) {
+        var problems = Self.problems(url: url, types: types, secret: secret, format: format)
         // A name that does not resolve yet may later: it is judged again before every push.
         if !problems.contains(where: { $0.field == "url" }), case .refused(let reason) = await destination(of: url) {
             problems.insert(.init(field: "url", code: "private_address", message: reason), at: 0)
         }
         guard problems.isEmpty else { throw AccountService.ValidationFailure(problems: problems) }
+        let generated = secret == nil ? try WebhookSecret.generate() : nil
+        let signing = generated ?? WebhookSecret(unchecked: secret ?? "")
         let id = UUID.random()
         var start = FeedCursor.start
         if let after { start = after } else { start = try await store.headCursor() }
         let rows = try await client.query(
             """
-            INSERT INTO webhook_subscriptions (id, url, types, secret_sealed, created_at, cursor_tx, cursor_position, next_attempt_at)
-            VALUES ($1, $2, $3::text[], $4, $5, $6::xid8, $7, $5)
+            INSERT INTO webhook_subscriptions
+                (id, url, types, secret_sealed, created_at, cursor_tx, cursor_position, next_attempt_at, format)
+            VALUES ($1, $2, $3::text[], $4, $5, $6::xid8, $7, $5, $8)
             RETURNING \(Self.columns)
             """,
             [
                 .uuid(id), .text(url), types.map { .textArray($0) } ?? .null,
-                .bytea(try secretKey.seal(Array(secret.utf8), eventID: id)), .timestamp(clock.now()),
-                .text(String(start.transactionID)), .int(start.position),
+                .bytea(try secretKey.seal(Array(signing.text.utf8), eventID: id)), .timestamp(clock.now()),
+                .text(String(start.transactionID)), .int(start.position), .text(format ?? WebhookSubscription.Format.plain.rawValue),
             ])
-        return try Self.subscription(rows[0])
+        return (try Self.subscription(rows[0]), generated)
+    }
+
+    /// A new secret for the subscription, answered this once; the one it replaces keeps signing
+    /// beside it for `rotationOverlap`. Nil when there is no such subscription.
+    public func rotateSecret(_ id: UUID) async throws -> WebhookSecret? {
+        let secret = try WebhookSecret.generate()
+        let rows = try await client.query(
+            """
+            UPDATE webhook_subscriptions
+               SET previous_secret_sealed = secret_sealed, previous_secret_until = $3, secret_sealed = $2
+             WHERE id = $1 AND deleted_at IS NULL
+            """,
+            [
+                .uuid(id), .bytea(try secretKey.seal(Array(secret.text.utf8), eventID: id)),
+                .timestamp(clock.now().addingTimeInterval(Self.rotationOverlap)),
+            ])
+        return rows.affectedRows == 1 ? secret : nil
     }
 
     /// Where a push to a URL may go: judged when a subscription is made and again before every
@@ -83,7 +109,7 @@ public struct WebhookSubscriptions: Sendable {
         return .pinned(host: host, address: first)
     }
 
-    static func problems(url: String, types: [String]?, secret: String) -> [AccountService.ValidationFailure.Problem] {
+    static func problems(url: String, types: [String]?, secret: String?, format: String?) -> [AccountService.ValidationFailure.Problem] {
         var problems: [AccountService.ValidationFailure.Problem] = []
         let parsed = URL(string: url)
         if url.count > 2000 || !["http", "https"].contains(parsed?.scheme?.lowercased() ?? "") || (parsed?.host ?? "").isEmpty {
@@ -92,8 +118,14 @@ public struct WebhookSubscriptions: Sendable {
         if let types, types.isEmpty || !types.allSatisfy(NewEvent.isValidType) {
             problems.append(.init(field: "types", code: "invalid_types", message: "List event types such as account.registered."))
         }
-        if !(16...256).contains(secret.count) {
-            problems.append(.init(field: "secret", code: "invalid_secret", message: "The secret must be 16 to 256 characters."))
+        if let secret, WebhookSecret(secret) == nil {
+            problems.append(
+                .init(
+                    field: "secret", code: "invalid_secret",
+                    message: "The secret must be whsec_ and the base64 of 24 to 64 random bytes, or left out to have one made."))
+        }
+        if let format, WebhookSubscription.Format(rawValue: format) == nil {
+            problems.append(.init(field: "format", code: "invalid_format", message: "The format must be plain or cloudevents."))
         }
         return problems
     }
@@ -158,12 +190,13 @@ public struct WebhookSubscriptions: Sendable {
 
     // MARK: - For the dispatchers
 
-    /// A due subscription this dispatcher now holds for `lease`, with its secret; nil when none is due.
+    /// A due subscription this dispatcher now holds for `lease`, with its secrets (the current
+    /// one first, then a rotated one still in its overlap); nil when none is due.
     /// The lease keeps other instances off it, so one sender at a time keeps commit order.
     /// `skipping` are subscriptions this pass already served (caught up), so it moves on.
     public func claimDue(
         owner: UUID, lease: TimeInterval, skipping: Set<UUID> = []
-    ) async throws -> (WebhookSubscription, secret: String)? {
+    ) async throws -> (WebhookSubscription, secrets: [WebhookSecret])? {
         let now = clock.now()
         let rows = try await client.query(
             """
@@ -173,7 +206,7 @@ public struct WebhookSubscriptions: Sendable {
                             AND (lease_until IS NULL OR lease_until < $2 OR lease_owner = $1)
                             AND id <> ALL ($4::uuid[])
                           ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-            RETURNING \(Self.columns), secret_sealed
+            RETURNING \(Self.columns), secret_sealed, CASE WHEN previous_secret_until > $2 THEN previous_secret_sealed END
             """,
             [
                 .uuid(owner), .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
@@ -181,9 +214,13 @@ public struct WebhookSubscriptions: Sendable {
             ])
         guard rows.rowCount == 1 else { return nil }
         let subscription = try Self.subscription(rows[0])
-        guard let sealed = try rows[0].bytes(14) else { return nil }
-        let secret = String(decoding: try secretKey.open(sealed, eventID: subscription.id), as: UTF8.self)
-        return (subscription, secret)
+        var secrets: [WebhookSecret] = []
+        for column in [15, 16] {
+            guard let sealed = try rows[0].bytes(column) else { continue }
+            secrets.append(WebhookSecret(unchecked: String(decoding: try secretKey.open(sealed, eventID: subscription.id), as: UTF8.self)))
+        }
+        guard !secrets.isEmpty else { return nil }
+        return (subscription, secrets)
     }
 
     /// A batch was acknowledged: the cursor moves past it, the failure count clears and the lease
@@ -237,10 +274,12 @@ public struct WebhookSubscriptions: Sendable {
         guard let id = try row.uuid(0), let url = row.string(1), let createdAt = try row.date(3),
             let transaction = row.string(4).flatMap(UInt64.init), let position = try row.int(5),
             let status = row.string(6).flatMap(WebhookSubscription.Status.init(rawValue:)),
-            let failures = try row.int(8), let nextAttempt = try row.date(9), let delivered = try row.int(13)
+            let failures = try row.int(8), let nextAttempt = try row.date(9), let delivered = try row.int(13),
+            let format = row.string(14).flatMap(WebhookSubscription.Format.init(rawValue:))
         else { throw PostgresError(.decoding, message: "a webhook_subscriptions row has an unexpected NULL") }
         return WebhookSubscription(
             id: id, url: url, types: row.string(2).map { $0.split(separator: ",").map(String.init) }, createdAt: createdAt,
+            format: format,
             cursor: FeedCursor(transactionID: transaction, position: position), status: status, pausedReason: row.string(7),
             consecutiveFailures: Int(failures), nextAttemptAt: nextAttempt, lastError: row.string(10),
             lastErrorAt: try row.date(11), lastSuccessAt: try row.date(12), deliveredEvents: delivered)

@@ -167,7 +167,9 @@ struct ServeCommand: AsyncParsableCommand {
             RemoteCommitListener(store: eventStore, url: url),
             SessionActivityWriter(activity: services.accounts.activity),
             emails, messages,
-            EventWebhookDispatcher(subscriptions: services.subscriptions, store: services.readStore, clock: clock),
+            EventWebhookDispatcher(
+                subscriptions: services.subscriptions, store: services.readStore, clock: clock,
+                eventSource: services.configuration.eventSource),
             HoldLapseWorker(client: client, accounts: services.accounts, clock: clock),
         ]
         // First in the group, so it stops last: the readers' route is measured while they serve.

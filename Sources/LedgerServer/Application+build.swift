@@ -76,7 +76,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(
         EventsController(
             store: services.readStore, keys: services.apiKeyGuard, streamsPerKey: services.configuration.streamsPerKey,
-            keyRecheckInterval: services.configuration.streamKeyRecheckInterval
+            keyRecheckInterval: services.configuration.streamKeyRecheckInterval, eventSource: services.configuration.eventSource
         ).endpoints)
     router.addRoutes(AuditController(audit: services.audit, keys: services.apiKeyGuard, clock: services.clock).endpoints)
     router.addRoutes(SubscriptionsController(subscriptions: services.subscriptions, keys: services.apiKeyGuard).endpoints)

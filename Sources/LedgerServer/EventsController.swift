@@ -20,6 +20,8 @@ public struct EventsController: Sendable {
     /// How often an open stream checks that its key is still live: a revoked key's stream ends
     /// within this (plus the key cache's few seconds).
     let keyRecheckInterval: Duration
+    /// The CloudEvents form of this service's events (`source` = `LEDGER_EVENT_SOURCE`).
+    let cloudEvents: EventForm
     /// How often an idle stream looks up from its wait (for a shutdown, a keep-alive, a recheck).
     static let idleInterval: Duration = .milliseconds(250)
     /// An idle SSE connection gets a comment this often, so proxies keep it open.
@@ -27,7 +29,12 @@ public struct EventsController: Sendable {
 
     /// - Parameters:
     ///   - streamsPerKey: open `GET /events/stream` connections one key may hold on this instance.
-    public init(store: EventStore, keys: APIKeyGuard, streamsPerKey: Int = 8, keyRecheckInterval: Duration = .seconds(30)) {
+    ///   - eventSource: the CloudEvents `source` of the events.
+    public init(
+        store: EventStore, keys: APIKeyGuard, streamsPerKey: Int = 8, keyRecheckInterval: Duration = .seconds(30),
+        eventSource: String = EventDocument.defaultCloudEventSource
+    ) {
+        self.cloudEvents = .cloudEvents(source: eventSource)
         self.feed = FeedReader(store: store)
         self.keys = keys
         self.streams = StreamSlots(perKey: streamsPerKey)
@@ -83,25 +90,28 @@ public struct EventsController: Sendable {
         routes.get("/events") { request, context in
             try await keys.authorize(request, scope: .eventsRead)
             let query = try FeedQuery(request)
+            // A CloudEvents batch is a bare array: a consumer resumes from its last `ledgercursor`.
+            let form = AcceptedForm.prefers(Self.cloudEventsBatch, over: "application/json", in: request) ? cloudEvents : .plain
+            let page = PageShape(form)
             // The first slice is read before the answer starts, so its errors get a normal error answer.
             let first = try await feed.page(
                 after: query.after, limit: min(query.limit, feed.sliceSize), types: query.types,
                 waitingUpTo: .milliseconds(Int(query.waitSeconds * 1000)), stopWaiting: { Task.isShuttingDownGracefully })
-            let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+            let headers: HTTPFields = [.contentType: form == .plain ? "application/json; charset=utf-8" : Self.cloudEventsBatch]
             guard first.events.count == feed.sliceSize, query.limit > feed.sliceSize else {
-                var body = Self.pageOpening(first.events)
-                Self.appendPageEnd(first.nextCursor, to: &body)
+                var body = page.opening(first.events)
+                page.appendEnd(first.nextCursor, to: &body)
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
             }
             let slices = feed.slices(after: first.nextCursor, remaining: query.limit - first.events.count, types: query.types) {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity($0.count * 700)
-                EventDocument.appendElements($0, to: &bytes, continuing: true)
+                form.appendElements($0, to: &bytes, continuing: true)
                 return bytes
             }
             let logger = context.logger
             let body = ResponseBody { writer in
-                try await Self.writePage(startingWith: first, then: slices, logger: logger, to: &writer)
+                try await Self.writePage(page, startingWith: first, then: slices, logger: logger, to: &writer)
                 try await writer.finish(nil)
             }
             return Response(status: .ok, headers: headers, body: body)
@@ -109,6 +119,7 @@ public struct EventsController: Sendable {
         routes.get("/events/stream") { request, _ in
             let key = try await keys.authorize(request, scope: .eventsRead)
             let query = try FeedQuery(request)
+            let form = AcceptedForm.prefers(Self.cloudEvent, over: "text/event-stream", in: request) ? cloudEvents : .plain
             guard let slot = streams.take(key.hash) else {
                 throw APIError(
                     .tooManyRequests, .init("rate_limited"), "Too many open event streams for this API key.",
@@ -118,7 +129,7 @@ public struct EventsController: Sendable {
             let body = ResponseBody { writer in
                 defer { slot.release() }
                 try await Self.stream(
-                    feed.follow(from: query.after, types: query.types), recheckEvery: recheck,
+                    feed.follow(from: query.after, types: query.types), form: form, recheckEvery: recheck,
                     stillAuthorized: { (try? await keys.authorize(request, scope: .eventsRead)) != nil }, to: &writer)
                 try await writer.finish(nil)
             }
@@ -134,12 +145,13 @@ public struct EventsController: Sendable {
     /// that fails ends the page early at the last event sent (a shorter page is always allowed),
     /// and the client's next request meets the error from the start.
     static func writePage(
-        startingWith first: FeedPage, then slices: FeedReader.Slices<[UInt8]>, logger: Logger, to writer: inout any ResponseBodyWriter
+        _ page: PageShape, startingWith first: FeedPage, then slices: FeedReader.Slices<[UInt8]>, logger: Logger,
+        to writer: inout any ResponseBodyWriter
     ) async throws {
         var slices = slices
         defer { slices.cancel() }
         var nextCursor = first.nextCursor
-        try await writer.write(ByteBuffer(bytes: pageOpening(first.events)))
+        try await writer.write(ByteBuffer(bytes: page.opening(first.events)))
         while true {
             do {
                 guard let slice = try await slices.next() else { break }
@@ -151,29 +163,41 @@ public struct EventsController: Sendable {
             }
         }
         var bytes: [UInt8] = []
-        appendPageEnd(nextCursor, to: &bytes)
+        page.appendEnd(nextCursor, to: &bytes)
         try await writer.write(ByteBuffer(bytes: bytes))
     }
 
-    /// A page object up to and including its first events.
-    static func pageOpening(_ events: [RecordedEvent]) -> [UInt8] {
-        var bytes = Array(#"{"events":["#.utf8)
-        EventDocument.appendElements(events, to: &bytes, continuing: false)
-        return bytes
-    }
+    /// The media types of the CloudEvents forms: a batch (the feed) and one event (an SSE message).
+    static let cloudEventsBatch = "application/cloudevents-batch+json"
+    static let cloudEvent = "application/cloudevents+json"
 
-    /// Closes the events array and the page object.
-    static func appendPageEnd(_ nextCursor: FeedCursor, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"],"next_cursor":""#.utf8)
-        nextCursor.appendToken(to: &bytes)
-        bytes.append(contentsOf: #""}"#.utf8)
+    /// What wraps a page's events: `{"events":[…],"next_cursor":"…"}` in the plain form, a bare
+    /// array (a CloudEvents batch) in the other.
+    struct PageShape {
+        let form: EventForm
+        init(_ form: EventForm) { self.form = form }
+
+        /// The page up to and including its first events.
+        func opening(_ events: [RecordedEvent]) -> [UInt8] {
+            var bytes = Array((form == .plain ? #"{"events":["# : "[").utf8)
+            form.appendElements(events, to: &bytes, continuing: false)
+            return bytes
+        }
+
+        /// Closes the events array (and the page object).
+        func appendEnd(_ nextCursor: FeedCursor, to bytes: inout [UInt8]) {
+            guard form == .plain else { return bytes.append(UInt8(ascii: "]")) }
+            bytes.append(contentsOf: #"],"next_cursor":""#.utf8)
+            nextCursor.appendToken(to: &bytes)
+            bytes.append(contentsOf: #""}"#.utf8)
+        }
     }
 
     /// Writes events as they are committed, `id:` being each event's cursor, until the client
     /// goes away, the server shuts down, or the key is no longer live (checked every
     /// `recheckEvery`).
     static func stream(
-        _ follower: FeedReader.Follower, recheckEvery: Duration, stillAuthorized: @Sendable () async -> Bool,
+        _ follower: FeedReader.Follower, form: EventForm = .plain, recheckEvery: Duration, stillAuthorized: @Sendable () async -> Bool,
         to writer: inout any ResponseBodyWriter
     ) async throws {
         var follower = follower
@@ -195,7 +219,7 @@ public struct EventsController: Sendable {
                     bytes.append(contentsOf: "\nevent: ".utf8)
                     bytes.append(contentsOf: event.type.utf8)
                     bytes.append(contentsOf: "\ndata: ".utf8)
-                    EventDocument.append(event, to: &bytes)
+                    form.append(event, to: &bytes)
                     bytes.append(contentsOf: "\n\n".utf8)
                 }
                 try await writer.write(ByteBuffer(bytes: bytes))

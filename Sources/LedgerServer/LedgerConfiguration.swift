@@ -60,6 +60,8 @@ public struct LedgerConfiguration: Sendable {
     /// The product's rules, `Policies.standard` unless a variable of `Policies.settings` (or
     /// `LEDGER_SMS_COUNTRIES`) says otherwise.
     public var policies = Policies.standard
+    /// The CloudEvents `source` of the events (`LEDGER_EVENT_SOURCE`): a URI naming this ledger.
+    public var eventSource = "urn:321fit:account-ledger"
     /// Whether subscription URLs may reach loopback, private, link-local and metadata addresses.
     public var webhookAllowPrivateNetworks = false
     /// How long rows kept for a while stay (our own addition; `LEDGER_*_RETENTION_SECONDS`).
@@ -242,6 +244,12 @@ public struct LedgerConfiguration: Sendable {
             case "false", "0", "no", "off": configuration.webhookAllowPrivateNetworks = false
             default: throw ConfigurationError("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS must be true or false, got '\(text)'")
             }
+        }
+        if let source = string("LEDGER_EVENT_SOURCE") {
+            guard source.count <= 2000, !source.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true }) else {
+                throw ConfigurationError("LEDGER_EVENT_SOURCE must be a URI (no spaces, at most 2000 characters), got '\(source)'")
+            }
+            configuration.eventSource = source
         }
         configuration.trustedProxies = list("LEDGER_TRUSTED_PROXIES") ?? []
         for proxy in configuration.trustedProxies where CIDR(proxy) == nil {

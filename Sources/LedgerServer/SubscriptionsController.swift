@@ -30,8 +30,10 @@ public struct SubscriptionsController: Sendable {
                     throw APIError(.badRequest, .init("invalid_cursor"), "The cursor is not one this service issued.")
                 }
             }
-            let created = try await subscriptions.create(url: body.url, types: body.types, secret: body.secret, after: after)
-            return try JSONResponse(.created, encoding: SubscriptionBody(created, lag: try await subscriptions.lag(created)))
+            let (created, generated) = try await subscriptions.create(
+                url: body.url, types: body.types, secret: body.secret, format: body.format, after: after)
+            return try JSONResponse(
+                .created, encoding: SubscriptionBody(created, lag: try await subscriptions.lag(created), secret: generated))
         }
         routes.get("/subscriptions") { request, _ in
             try await keys.authorize(request, scope: .admin)
@@ -50,6 +52,11 @@ public struct SubscriptionsController: Sendable {
             try await keys.authorize(request, scope: .admin)
             guard try await subscriptions.delete(try Self.id(context)) else { throw Self.notFound }
             return Response(status: .noContent)
+        }
+        routes.post("/subscriptions/:id/rotate-secret") { request, context in
+            try await keys.authorize(request, scope: .admin)
+            guard let secret = try await subscriptions.rotateSecret(try Self.id(context)) else { throw Self.notFound }
+            return try JSONResponse(.ok, encoding: ["secret": secret.text])
         }
         routes.post("/subscriptions/:id/pause") { request, context in
             try await setStatus(request, context, .paused)

@@ -3,6 +3,7 @@ import Foundation
 import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 import LedgerIdentity
 import Logging
@@ -24,6 +25,8 @@ public struct EventWebhookDispatcher: Sendable {
     let policy: WebhookSubscription.Policy
     let clock: any LedgerClock
     let logger: Logger
+    /// The CloudEvents form of the events, for subscriptions in that format (`LEDGER_EVENT_SOURCE`).
+    let cloudEvents: EventForm
     /// Clients pinned to the addresses checked for their hosts, reused between pushes.
     let pinnedClients = PinnedHTTPClients()
     /// This dispatcher's identity in leases.
@@ -33,8 +36,10 @@ public struct EventWebhookDispatcher: Sendable {
 
     public init(
         subscriptions: WebhookSubscriptions, store: EventStore, httpClient: HTTPClient = .outbound,
-        policy: WebhookSubscription.Policy = .init(), clock: any LedgerClock, logger: Logger = Logger(label: "ledger.webhooks")
+        policy: WebhookSubscription.Policy = .init(), clock: any LedgerClock, logger: Logger = Logger(label: "ledger.webhooks"),
+        eventSource: String = EventDocument.defaultCloudEventSource
     ) {
+        self.cloudEvents = .cloudEvents(source: eventSource)
         self.subscriptions = subscriptions
         self.store = store
         self.httpClient = httpClient
@@ -48,9 +53,9 @@ public struct EventWebhookDispatcher: Sendable {
     public func runOnce() async throws -> Int {
         var delivered = 0
         var served = Set<UUID>()
-        while let (subscription, secret) = try await subscriptions.claimDue(owner: owner, lease: Self.lease, skipping: served) {
+        while let (subscription, secrets) = try await subscriptions.claimDue(owner: owner, lease: Self.lease, skipping: served) {
             served.insert(subscription.id)
-            delivered += try await serve(subscription, secret: secret)
+            delivered += try await serve(subscription, secrets: secrets)
         }
         return delivered
     }
@@ -72,14 +77,14 @@ public struct EventWebhookDispatcher: Sendable {
     }
 
     /// Sends batches until the subscription is caught up (lease released) or a POST fails.
-    func serve(_ subscription: WebhookSubscription, secret: String) async throws -> Int {
+    func serve(_ subscription: WebhookSubscription, secrets: [WebhookSecret]) async throws -> Int {
         var cursor = subscription.cursor
         var delivered = 0
         while !Task.isCancelled {
             let page = try await store.readAll(after: cursor, limit: policy.batchSize, types: subscription.types)
             guard let last = page.events.last else { break }
             do {
-                try await post(page.events, to: subscription, secret: secret)
+                try await post(page.events, to: subscription, secrets: secrets)
             } catch {
                 let reason = (error as? WebhookPushError)?.description ?? "the request failed: \(type(of: error))"
                 logger.warning("webhook push failed", metadata: ["subscription": "\(subscription.id)", "reason": "\(reason)"])
@@ -97,9 +102,13 @@ public struct EventWebhookDispatcher: Sendable {
         return delivered
     }
 
-    /// `{"subscription_id": …, "sent_at": …, "events": [ … as GET /events … ]}`: `sent_at` is
-    /// under the signature, so a receiver can refuse a captured request replayed later.
-    func post(_ events: [RecordedEvent], to subscription: WebhookSubscription, secret: String) async throws {
+    /// The body of a push: `{"subscription_id": …, "sent_at": …, "events": [ … as GET /events … ]}`
+    /// (`sent_at` is under the signature, so a receiver can refuse a captured request replayed
+    /// later), or in the CloudEvents format a batch of CloudEvents, with its media type.
+    func body(_ events: [RecordedEvent], for subscription: WebhookSubscription) -> (bytes: [UInt8], contentType: String) {
+        if subscription.format == .cloudevents {
+            return (cloudEvents.jsonArray(events), "application/cloudevents-batch+json")
+        }
         var body = Array(#"{"subscription_id":""#.utf8)
         body.append(contentsOf: subscription.id.lowercased.utf8)
         body.append(contentsOf: #"","sent_at":""#.utf8)
@@ -107,6 +116,13 @@ public struct EventWebhookDispatcher: Sendable {
         body.append(contentsOf: #"","events":"#.utf8)
         body.append(contentsOf: EventDocument.jsonArray(events))
         body.append(UInt8(ascii: "}"))
+        return (body, "application/json")
+    }
+
+    /// POSTs one batch, signed both ways: Standard Webhooks (`webhook-*`, under every live secret)
+    /// and `X-Ledger-Signature` (under the current one).
+    func post(_ events: [RecordedEvent], to subscription: WebhookSubscription, secrets: [WebhookSecret]) async throws {
+        let (body, contentType) = body(events, for: subscription)
         // Clients earlier pushes replaced (a host moved) or evicted: pushes go one at a time,
         // so none of them is in use now.
         await pinnedClients.shutdownRetired()
@@ -121,10 +137,19 @@ public struct EventWebhookDispatcher: Sendable {
         }
         var request = HTTPClientRequest(url: subscription.url)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Type", value: contentType)
         request.headers.add(name: "X-Ledger-Subscription-Id", value: subscription.id.lowercased)
         request.headers.add(name: "X-Ledger-Delivery-Id", value: UUID().lowercased)
-        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body))
+        let messageID = StandardWebhookSignature.messageID(
+            subscription: subscription.id, firstEvent: events.first?.eventID ?? subscription.id,
+            lastEvent: events.last?.eventID ?? subscription.id)
+        let timestamp = Int64(clock.now().timeIntervalSince1970)
+        request.headers.add(name: StandardWebhookSignature.idHeader, value: messageID)
+        request.headers.add(name: StandardWebhookSignature.timestampHeader, value: String(timestamp))
+        request.headers.add(
+            name: StandardWebhookSignature.signatureHeader,
+            value: StandardWebhookSignature.signature(id: messageID, timestamp: timestamp, body: body, secrets: secrets))
+        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secrets[0].text, body: body))
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
         // Read (a bounded part of) the answer so the connection can be reused.

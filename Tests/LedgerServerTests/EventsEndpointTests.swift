@@ -183,6 +183,81 @@ struct EventsEndpointTests {
         }
     }
 
+    @Test(
+        "Accept: application/cloudevents-batch+json gives the feed as CloudEvents; ledgercursor resumes; other Accepts keep the plain form")
+    func cloudEventsFeed() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                _ = try await signUp(client, email: "bob@example.com")
+                let stored = Int(try #require(try await db.client.query("SELECT count(*) FROM events")[0].int(0)))
+                try await services.eventStore.waitForFeed(count: stored)
+                let (plain, _) = try await followFeed(client, key: reader)
+
+                /// A page with `accept`: its content type and parsed body.
+                func page(_ accept: String?, after: String? = nil, limit: Int = 1000) async throws -> (type: String?, body: Any) {
+                    var headers = bearer(reader)
+                    if let accept { headers[.accept] = accept }
+                    let uri = "/events?limit=\(limit)" + (after.map { "&after=\($0)" } ?? "")
+                    return try await client.execute(uri: uri, method: .get, headers: headers) { response in
+                        #expect(response.status == .ok)
+                        expectConforms(response, "get", "/events")
+                        return (response.headers[.contentType], try JSONSerialization.jsonObject(with: Data(buffer: response.body)))
+                    }
+                }
+                let batch = try await page("application/cloudevents-batch+json")
+                #expect(batch.type == "application/cloudevents-batch+json")
+                let events = try #require(batch.body as? [[String: Any]])
+                #expect(events.count == plain.count)
+                for (cloudEvent, event) in zip(events, plain) {
+                    #expect(cloudEvent["specversion"] as? String == "1.0" && cloudEvent["source"] as? String == "urn:321fit:account-ledger")
+                    #expect(cloudEvent["id"] as? String == event["event_id"] as? String)
+                    #expect(cloudEvent["type"] as? String == "fit321.ledger." + (event["type"] as? String ?? ""))
+                    #expect(cloudEvent["subject"] as? String == event["account_id"] as? String)
+                    #expect(cloudEvent["time"] as? String == event["recorded_at"] as? String)
+                    #expect(cloudEvent["datacontenttype"] as? String == "application/json")
+                    #expect(cloudEvent["ledgercursor"] as? String == event["cursor"] as? String)
+                    #expect(cloudEvent["ledgerversion"] as? Int == event["version"] as? Int)
+                    #expect(cloudEvent["ledgerschemaversion"] as? Int == event["schema_version"] as? Int)
+                    #expect(
+                        (try? JSONSerialization.data(withJSONObject: cloudEvent["data"] ?? NSNull(), options: .sortedKeys))
+                            == (try? JSONSerialization.data(withJSONObject: event["data"] ?? NSNull(), options: .sortedKeys)))
+                }
+                // A consumer resumes from a CloudEvent alone: after the second, the rest, in order.
+                let resumed = try #require(
+                    try await page("application/cloudevents-batch+json", after: events[1]["ledgercursor"] as? String).body
+                        as? [[String: Any]])
+                #expect(resumed.compactMap { $0["id"] as? String } == events.dropFirst(2).compactMap { $0["id"] as? String })
+                // Content negotiation as HTTP has it: no, unknown, wildcard or outranked CloudEvents keeps the plain form.
+                for accept in [
+                    nil, "text/csv", "*/*", "application/json, application/cloudevents-batch+json;q=0.5",
+                    "application/cloudevents-batch+json;q=0",
+                ] {
+                    let answer = try await page(accept)
+                    #expect(
+                        answer.type == "application/json; charset=utf-8" && (answer.body as? [String: Any])?["events"] != nil,
+                        "\(accept ?? "none")")
+                }
+                #expect(
+                    try await page("application/cloudevents-batch+json;q=0.9, application/json;q=0.5").type
+                        == "application/cloudevents-batch+json")
+
+                // Redacted stays redacted: a purged account's CloudEvents carry data null.
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                _ = try await db.client.withConnection { connection in
+                    try await services.eventStore.keyring.destroy(
+                        subjectID: try #require(UUID(uuidString: accountID)), at: db.clock.now(), on: connection)
+                }
+                let after = try #require(try await page("application/cloudevents-batch+json").body as? [[String: Any]])
+                let anas = after.filter { $0["subject"] as? String == accountID }
+                #expect(!anas.isEmpty && anas.allSatisfy { $0["data"] is NSNull })
+                #expect(after.filter { $0["subject"] as? String != accountID }.allSatisfy { $0["data"] is [String: Any] })
+            }
+        }
+    }
+
     @Test("a key past its rate answers 429 rate_limited with retry_after")
     func rateLimit() async throws {
         try await TestPostgres.withDatabase { db in

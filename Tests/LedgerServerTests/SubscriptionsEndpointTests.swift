@@ -18,7 +18,7 @@ struct SubscriptionsEndpointTests {
             let admin = try await services.apiKeys.create(name: "ops", scopes: [.admin]).key
             let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
             try await Application(router: buildRouter(services)).test(.router) { client in
-                let secret = "whsec-0123456789abcdef"
+                let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                 let created = try await call(
                     client, .post, "/subscriptions",
                     ["url": "https://hooks.example.net/ledger", "types": ["account.registered"], "secret": secret], token: admin)
@@ -36,12 +36,37 @@ struct SubscriptionsEndpointTests {
                 #expect(resumed.string("status") == "active")
                 let list = try await call(client, .get, "/subscriptions", token: admin)
                 #expect((list.body["subscriptions"] as? [[String: Any]])?.count == 1)
+                #expect((list.body["subscriptions"] as? [[String: Any]])?.first?["format"] as? String == "plain")
 
                 let invalid = try await call(client, .post, "/subscriptions", ["url": "nope", "secret": "short"], token: admin)
                 #expect(invalid.status == .unprocessableContent)
                 #expect(
                     (invalid.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["invalid_url", "invalid_secret"])
                 #expect(try await call(client, .post, "/subscriptions", ["url": 5], token: admin).status == .badRequest)
+
+                // No secret: one is made and answered this once; the format is the caller's.
+                let made = try await call(
+                    client, .post, "/subscriptions", ["url": "https://hooks.example.net/ce", "format": "cloudevents"], token: admin)
+                #expect(made.status == .created && made.string("format") == "cloudevents")
+                let generated = try #require(made.string("secret"))
+                #expect(generated.hasPrefix("whsec_") && Data(base64Encoded: String(generated.dropFirst(6)))?.count == 32)
+                let madeID = try #require(made.string("id"))
+                let again = try await call(client, .get, "/subscriptions/\(madeID)", token: admin, path: path)
+                #expect(again.body["secret"] == nil && again.string("format") == "cloudevents")
+                let badFormat = try await call(
+                    client, .post, "/subscriptions", ["url": "https://hooks.example.net/x", "format": "xml"], token: admin)
+                #expect(badFormat.status == .unprocessableContent)
+                // A rotation answers the new secret once; a reader key cannot rotate; an unknown id is 404.
+                let rotatePath = "/subscriptions/{id}/rotate-secret"
+                let rotated = try await call(client, .post, "/subscriptions/\(madeID)/rotate-secret", token: admin, path: rotatePath)
+                #expect(rotated.status == .ok && rotated.string("secret")?.hasPrefix("whsec_") == true)
+                #expect(rotated.string("secret") != generated)
+                #expect(
+                    try await call(client, .post, "/subscriptions/\(madeID)/rotate-secret", token: reader, path: rotatePath).status
+                        == .forbidden)
+                #expect(
+                    try await call(client, .post, "/subscriptions/\(UUID().uuidString)/rotate-secret", token: admin, path: rotatePath)
+                        .status == .notFound)
                 #expect(try await call(client, .get, "/subscriptions", token: reader).status == .forbidden)
                 #expect(try await call(client, .delete, "/subscriptions/\(id)", token: admin, path: path).status == .noContent)
                 #expect(try await call(client, .get, "/subscriptions/\(id)", token: admin, path: path).status == .notFound)
@@ -67,7 +92,8 @@ struct SubscriptionsEndpointTests {
                     ]
                     for destination in destinations {
                         let answer = try await call(
-                            client, .post, "/subscriptions", ["url": destination, "secret": "whsec-0123456789abcdef"], token: admin)
+                            client, .post, "/subscriptions", ["url": destination, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+                            token: admin)
                         if allowed {
                             #expect(answer.status == .created, "\(destination)")
                         } else {
@@ -84,7 +110,8 @@ struct SubscriptionsEndpointTests {
                     }
                     // A public address literal is fine either way (nothing is sent here).
                     let public4 = try await call(
-                        client, .post, "/subscriptions", ["url": "https://93.184.215.14/hook", "secret": "whsec-0123456789abcdef"],
+                        client, .post, "/subscriptions",
+                        ["url": "https://93.184.215.14/hook", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
                         token: admin)
                     #expect(public4.status == .created)
                 }

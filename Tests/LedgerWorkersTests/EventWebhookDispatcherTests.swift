@@ -5,6 +5,7 @@ import Hummingbird
 import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 import LedgerIdentity
 import LedgerTestSupport
@@ -16,13 +17,19 @@ import Testing
 final class EventReceiver: @unchecked Sendable {
     private let lock = NSLock()
     private var pushes: [(signature: String, body: [UInt8])] = []
+    private var headers: [HTTPFields] = []
     private var failing = 0
     private var attempts = 0
+    private var attemptIDs: [String] = []
 
     /// The next `count` pushes fail (`Int.max`: every push).
     func fail(_ count: Int) { lock.withLock { failing = count } }
     var accepted: [(signature: String, body: [UInt8])] { lock.withLock { pushes } }
+    /// The headers of each accepted push.
+    var acceptedHeaders: [HTTPFields] { lock.withLock { headers } }
     var attemptCount: Int { lock.withLock { attempts } }
+    /// The `webhook-id` of every attempt, failed ones too.
+    var webhookIDs: [String] { lock.withLock { attemptIDs } }
 
     /// Event ids of every accepted push, in arrival order.
     var eventIDs: [String] {
@@ -32,14 +39,16 @@ final class EventReceiver: @unchecked Sendable {
         }
     }
 
-    func receive(signature: String, body: [UInt8]) -> HTTPResponse.Status {
+    func receive(_ fields: HTTPFields, body: [UInt8]) -> HTTPResponse.Status {
         lock.withLock {
             attempts += 1
+            attemptIDs.append(fields[HTTPField.Name("webhook-id")!] ?? "")
             if failing > 0 {
                 if failing != .max { failing -= 1 }
                 return .serviceUnavailable
             }
-            pushes.append((signature, body))
+            pushes.append((fields[HTTPField.Name("X-Ledger-Signature")!] ?? "", body))
+            headers.append(fields)
             return .noContent
         }
     }
@@ -49,7 +58,7 @@ final class EventReceiver: @unchecked Sendable {
         let router = Router()
         router.post("/hook") { request, _ -> HTTPResponse.Status in
             let bytes = try await request.body.collect(upTo: 4 << 20)
-            return self.receive(signature: request.headers[HTTPField.Name("X-Ledger-Signature")!] ?? "", body: Array(buffer: bytes))
+            return self.receive(request.headers, body: Array(buffer: bytes))
         }
         // A receiver that points pushes elsewhere: `/moved` answers 302 to `/hook`.
         router.post("/moved") { _, _ -> Response in
@@ -64,7 +73,8 @@ final class EventReceiver: @unchecked Sendable {
 
 @Suite("Webhook subscriptions", .timeLimit(.minutes(3)))
 struct EventWebhookDispatcherTests {
-    static let secret = "whsec-0123456789abcdef"
+    /// Standard Webhooks' own example secret (24 bytes).
+    static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
     /// Signs up `count` accounts and waits until the feed shows all their events.
     func writeEvents(_ db: TestDatabase, store: EventStore, accounts count: Int, prefix: String) async throws {
@@ -96,7 +106,7 @@ struct EventWebhookDispatcherTests {
             try await receiver.serve { url, client in
                 let dispatcher = EventWebhookDispatcher(
                     subscriptions: subscriptions, store: store, httpClient: client, policy: policy, clock: db.clock)
-                let subscription = try await subscriptions.create(url: url, types: nil, secret: Self.secret, after: .start)
+                let subscription = try await subscriptions.create(url: url, types: nil, secret: Self.secret, after: .start).subscription
                 try await writeEvents(db, store: store, accounts: 3, prefix: "hook")
 
                 // Two failures: 1 s, then 2 s of backoff; nothing is sent before the time comes.
@@ -191,6 +201,20 @@ struct EventWebhookDispatcherTests {
             } catch let failure as AccountService.ValidationFailure {
                 #expect(failure.problems.map(\.code) == ["invalid_url", "invalid_types", "invalid_secret"])
             }
+            // Secrets have the Standard Webhooks form: whsec_ and the base64 of 24 to 64 bytes.
+            for secret in [
+                "a-long-enough-plain-secret", "whsec_" + Data(repeating: 7, count: 16).base64EncodedString(),
+                "whsec_" + Data(repeating: 7, count: 65).base64EncodedString(), "whsec_not base64 at all!!!!!!!!!!!!", "whsec_",
+            ] {
+                await #expect(throws: AccountService.ValidationFailure.self, "\(secret)") {
+                    _ = try await subscriptions.create(url: "https://hooks.example.net/h", types: nil, secret: secret, after: nil)
+                }
+            }
+            do {
+                _ = try await subscriptions.create(url: "https://hooks.example.net/h", types: nil, secret: nil, format: "xml", after: nil)
+            } catch let failure as AccountService.ValidationFailure {
+                #expect(failure.problems.map(\.code) == ["invalid_format"])
+            }
             #expect(try await subscriptions.list().isEmpty)
         }
     }
@@ -205,7 +229,8 @@ struct EventWebhookDispatcherTests {
                 // The service's own client (`HTTPClient.outbound`), which a redirect does not move.
                 let dispatcher = EventWebhookDispatcher(subscriptions: allowing, store: store, clock: db.clock)
                 let moved = try await allowing.create(
-                    url: url.replacingOccurrences(of: "/hook", with: "/moved"), types: nil, secret: Self.secret, after: .start)
+                    url: url.replacingOccurrences(of: "/hook", with: "/moved"), types: nil, secret: Self.secret, after: .start
+                ).subscription
                 try await writeEvents(db, store: store, accounts: 1, prefix: "moved")
                 #expect(try await dispatcher.runOnce() == 0)
                 #expect(try await allowing.get(moved.id)?.lastError == "the endpoint answered 302")
@@ -214,11 +239,130 @@ struct EventWebhookDispatcherTests {
 
                 // Made while private networks were allowed, refused once they are not: the address is
                 // checked again before every push.
-                let stored = try await allowing.create(url: url, types: nil, secret: Self.secret, after: .start)
+                let stored = try await allowing.create(url: url, types: nil, secret: Self.secret, after: .start).subscription
                 let strict = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock)
                 #expect(try await EventWebhookDispatcher(subscriptions: strict, store: store, clock: db.clock).runOnce() == 0)
                 #expect(try await strict.get(stored.id)?.lastError?.hasPrefix("refused: ") == true)
                 #expect(receiver.attemptCount == 0)
+            }
+        }
+    }
+
+    /// Whether `header` (a `webhook-signature`) holds a `v1` signature of `id.timestamp.body`
+    /// under `secret`, computed here as Standard Webhooks' specification says.
+    static func standardSignatureValid(_ header: String, id: String, timestamp: String, body: [UInt8], secret: String) -> Bool {
+        let key: [UInt8] =
+            secret.hasPrefix("whsec_") ? Array(Data(base64Encoded: String(secret.dropFirst(6))) ?? Data()) : Array(secret.utf8)
+        let expected = Data(HMACSHA256.authenticate(key: key, message: Array("\(id).\(timestamp).".utf8) + body)).base64EncodedString()
+        return header.split(separator: " ").contains { $0 == "v1,\(expected)" }
+    }
+
+    @Test(
+        "Standard Webhooks: webhook-id the same on a retry and new per batch; signed under every live secret; legacy secrets keep signing")
+    func standardWebhooks() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let subscriptions = try WebhookSubscriptions(
+                store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
+            var policy = WebhookSubscription.Policy()
+            policy.batchSize = 2
+            let receiver = EventReceiver()
+            try await receiver.serve { url, client in
+                let dispatcher = EventWebhookDispatcher(
+                    subscriptions: subscriptions, store: store, httpClient: client, policy: policy, clock: db.clock)
+                let (subscription, generated) = try await subscriptions.create(url: url, types: nil, secret: nil, after: .start)
+                let first = try #require(generated?.text)
+                #expect(first.hasPrefix("whsec_") && Data(base64Encoded: String(first.dropFirst(6)))?.count == 32)
+                try await writeEvents(db, store: store, accounts: 2, prefix: "standard")
+
+                // A failed batch and its retry carry one webhook-id; the next batch another.
+                receiver.fail(1)
+                _ = try await dispatcher.runOnce()
+                db.clock.advance(by: 1)
+                _ = try await dispatcher.runOnce()
+                let ids = receiver.webhookIDs
+                #expect(ids.count >= 3 && ids[0] == ids[1] && ids[1] != ids[2] && Set(ids.dropFirst()).count == ids.count - 1)
+                for (push, headers) in zip(receiver.accepted, receiver.acceptedHeaders) {
+                    let id = try #require(headers[HTTPField.Name("webhook-id")!])
+                    let timestamp = try #require(headers[HTTPField.Name("webhook-timestamp")!])
+                    let signature = try #require(headers[HTTPField.Name("webhook-signature")!])
+                    #expect(Int64(timestamp) == Int64(db.clock.now().timeIntervalSince1970))
+                    #expect(Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: first))
+                    #expect(!Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body + [32], secret: first))
+                    #expect(WebhookSignature.isValid(push.signature, secret: first, body: push.body))
+                }
+
+                // Rotated: both secrets sign for 24 hours, then only the new one.
+                let rotated = try #require(try await subscriptions.rotateSecret(subscription.id)).text
+                #expect(rotated != first && WebhookSecret(rotated) != nil)
+                try await writeEvents(db, store: store, accounts: 1, prefix: "rotated")
+                _ = try await dispatcher.runOnce()
+                var headers = try #require(receiver.acceptedHeaders.last)
+                var push = try #require(receiver.accepted.last)
+                var signature = try #require(headers[HTTPField.Name("webhook-signature")!])
+                var (id, timestamp) = (headers[HTTPField.Name("webhook-id")!] ?? "", headers[HTTPField.Name("webhook-timestamp")!] ?? "")
+                #expect(signature.split(separator: " ").count == 2)
+                #expect(Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: first))
+                #expect(Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: rotated))
+                #expect(WebhookSignature.isValid(push.signature, secret: rotated, body: push.body))
+                db.clock.advance(by: WebhookSubscriptions.rotationOverlap)
+                try await writeEvents(db, store: store, accounts: 1, prefix: "overlap-over")
+                _ = try await dispatcher.runOnce()
+                headers = try #require(receiver.acceptedHeaders.last)
+                push = try #require(receiver.accepted.last)
+                signature = try #require(headers[HTTPField.Name("webhook-signature")!])
+                (id, timestamp) = (headers[HTTPField.Name("webhook-id")!] ?? "", headers[HTTPField.Name("webhook-timestamp")!] ?? "")
+                #expect(signature.split(separator: " ").count == 1)
+                #expect(!Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: first))
+                #expect(Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: rotated))
+                #expect(try await subscriptions.rotateSecret(UUID()) == nil)
+            }
+        }
+    }
+
+    @Test("a subscription made before Standard Webhooks keeps signing with its secret as given; CloudEvents subscriptions push batches")
+    func legacyAndCloudEvents() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let subscriptions = try WebhookSubscriptions(
+                store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
+            let receiver = EventReceiver()
+            try await receiver.serve { url, client in
+                let dispatcher = EventWebhookDispatcher(
+                    subscriptions: subscriptions, store: store, httpClient: client, clock: db.clock, eventSource: "urn:test:ledger")
+                // As the migration leaves a subscription of before: a free-form secret, the plain format.
+                let legacy = try await subscriptions.create(url: url, types: ["account.registered"], secret: Self.secret, after: .start)
+                let plainSecret = "whsec-0123456789abcdef"
+                try await db.client.query(
+                    "UPDATE webhook_subscriptions SET secret_sealed = $2 WHERE id = $1",
+                    [
+                        .uuid(legacy.subscription.id),
+                        .bytea(
+                            try DataKey(bytes: db.masterKey.derivedKey(label: KeyLabel.webhookSubscriptionSecret)).seal(
+                                Array(plainSecret.utf8), eventID: legacy.subscription.id)),
+                    ])
+                try await writeEvents(db, store: store, accounts: 1, prefix: "legacy")
+                #expect(try await dispatcher.runOnce() == 1)
+                let push = try #require(receiver.accepted.last)
+                let headers = try #require(receiver.acceptedHeaders.last)
+                #expect(WebhookSignature.isValid(push.signature, secret: plainSecret, body: push.body))
+                #expect(
+                    Self.standardSignatureValid(
+                        headers[HTTPField.Name("webhook-signature")!] ?? "", id: headers[HTTPField.Name("webhook-id")!] ?? "",
+                        timestamp: headers[HTTPField.Name("webhook-timestamp")!] ?? "", body: push.body, secret: plainSecret))
+                _ = try await subscriptions.delete(legacy.subscription.id)
+
+                let batch = try await subscriptions.create(
+                    url: url, types: ["account.registered"], secret: nil, format: "cloudevents", after: .start)
+                #expect(batch.subscription.format == .cloudevents)
+                #expect(try await dispatcher.runOnce() == 1)
+                let pushed = try #require(receiver.accepted.last)
+                #expect(receiver.acceptedHeaders.last?[.contentType] == "application/cloudevents-batch+json")
+                let events = try #require(try JSONSerialization.jsonObject(with: Data(pushed.body)) as? [[String: Any]])
+                #expect(events.count == 1)
+                #expect(events[0]["specversion"] as? String == "1.0" && events[0]["source"] as? String == "urn:test:ledger")
+                #expect(events[0]["type"] as? String == "fit321.ledger.account.registered")
+                #expect(events[0]["ledgercursor"] is String && events[0]["data"] is [String: Any])
             }
         }
     }

@@ -21,7 +21,9 @@ struct OpenAPIDocument: @unchecked Sendable {
     }()
 
     /// Problems with `response` as an answer to `method path`; empty when it conforms.
-    func problems(path: String, method: String, status: Int, body: Data) -> [String] {
+    /// A JSON body is checked against the schema of its own media type (`contentType`, e.g. a
+    /// CloudEvents batch), else `application/json`'s.
+    func problems(path: String, method: String, status: Int, body: Data, contentType: String? = nil) -> [String] {
         guard let operation = (root["paths"] as? [String: Any])?[path].flatMap({ ($0 as? [String: Any])?[method] }) as? [String: Any]
         else { return ["\(method.uppercased()) \(path) is not in openapi.yaml"] }
         guard var response = (operation["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
@@ -30,6 +32,14 @@ struct OpenAPIDocument: @unchecked Sendable {
         response = resolve(response)
         guard let content = response["content"] as? [String: Any] else {
             return body.isEmpty ? [] : ["status \(status) documents no body, got \(body.count) bytes"]
+        }
+        let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        if let mediaType, mediaType != "application/json", mediaType.hasSuffix("+json") {
+            guard let media = content[mediaType] as? [String: Any], let schema = media["schema"] as? [String: Any] else {
+                return ["\(mediaType) is not documented for status \(status) of \(method.uppercased()) \(path)"]
+            }
+            guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return ["the body is not JSON"] }
+            return validate(value, against: schema, at: "$")
         }
         if let media = content["application/json"] as? [String: Any], let schema = media["schema"] as? [String: Any] {
             guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
@@ -131,6 +141,7 @@ struct OpenAPIDocument: @unchecked Sendable {
 /// Checks a response against openapi.yaml.
 func expectConforms(_ response: TestResponse, _ method: String, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) {
     let problems = OpenAPIDocument.shared.problems(
-        path: path, method: method, status: Int(response.status.code), body: Data(buffer: response.body))
+        path: path, method: method, status: Int(response.status.code), body: Data(buffer: response.body),
+        contentType: response.headers[.contentType])
     #expect(problems.isEmpty, "\(method.uppercased()) \(path) → \(response.status.code): \(problems)", sourceLocation: sourceLocation)
 }
