@@ -146,7 +146,7 @@ account_id=$(curl -fsS -X POST "$url/auth/email/signup" -H 'Content-Type: applic
   -d "{\"email\":\"schemathesis-0@example.org\",\"password\":\"$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')\"}" |
   json_field account_id)
 subscription_id=$(curl -fsS -X POST "$url/subscriptions" -H 'Content-Type: application/json' -H "Authorization: Bearer $api_key" \
-  -d "{\"url\":\"http://127.0.0.1:9/fuzz\",\"secret\":\"$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')\"}" |
+  -d "{\"url\":\"http://127.0.0.1:9/fuzz\",\"secret\":\"whsec_$(head -c 32 /dev/urandom | base64)\"}" |
   json_field id)
 echo "\"$account_id\"" >"$work/accounts.dict"
 echo "\"$subscription_id\"" >"$work/subscriptions.dict"

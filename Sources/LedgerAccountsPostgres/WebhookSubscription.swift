@@ -32,6 +32,9 @@ public struct WebhookSubscription: Sendable, Equatable {
     public var lastErrorAt: Date?
     public var lastSuccessAt: Date?
     public var deliveredEvents: Int64
+    /// The last event of a batch that failed: its retry ends there too, so it is the same batch
+    /// (and carries the same `webhook-id`).
+    public var retryThrough: FeedCursor?
 
     /// The delivery policy: backoff after a failure, and when to give up and pause.
     public struct Policy: Sendable {

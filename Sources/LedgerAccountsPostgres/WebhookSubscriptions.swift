@@ -28,7 +28,8 @@ public struct WebhookSubscriptions: Sendable {
 
     static let columns = """
         id, url, array_to_string(types, ','), created_at, cursor_tx::text, cursor_position, status, paused_reason,
-        consecutive_failures, next_attempt_at, last_error, last_error_at, last_success_at, delivered_events, format
+        consecutive_failures, next_attempt_at, last_error, last_error_at, last_success_at, delivered_events, format,
+        retry_through_tx::text, retry_through_position
         """
 
     /// How long a rotated secret keeps signing beside the new one.
@@ -214,35 +215,62 @@ public struct WebhookSubscriptions: Sendable {
             ])
         guard rows.rowCount == 1 else { return nil }
         let subscription = try Self.subscription(rows[0])
-        var secrets: [WebhookSecret] = []
-        for column in [15, 16] {
-            guard let sealed = try rows[0].bytes(column) else { continue }
-            secrets.append(WebhookSecret(unchecked: String(decoding: try secretKey.open(sealed, eventID: subscription.id), as: UTF8.self)))
-        }
+        let secrets = try openSecrets(rows[0], columns: [17, 18], id: subscription.id)
         guard !secrets.isEmpty else { return nil }
         return (subscription, secrets)
     }
 
-    /// A batch was acknowledged: the cursor moves past it, the failure count clears and the lease
-    /// is renewed. Only the lease holder may move it; false when the lease was lost.
-    public func recordDelivered(
-        _ id: UUID, owner: UUID, through cursor: FeedCursor, count: Int, lease: TimeInterval
-    ) async throws -> Bool {
+    /// A batch through `batchEnd` is about to be sent: a retry (after a failure, a lost lease or a
+    /// crash) sends the same events, so it is the same message. False when the lease was lost.
+    public func recordSending(_ id: UUID, owner: UUID, through batchEnd: FeedCursor) async throws -> Bool {
         try await client.query(
             """
-            UPDATE webhook_subscriptions
-               SET cursor_tx = $3::xid8, cursor_position = $4, delivered_events = delivered_events + $5,
-                   consecutive_failures = 0, last_success_at = $6, lease_until = $7
+            UPDATE webhook_subscriptions SET retry_through_tx = $3::xid8, retry_through_position = $4
              WHERE id = $1 AND lease_owner = $2
             """,
-            [
-                .uuid(id), .uuid(owner), .text(String(cursor.transactionID)), .int(cursor.position), .int(Int64(count)),
-                .timestamp(clock.now()), .timestamp(clock.now().addingTimeInterval(lease)),
-            ]
+            [.uuid(id), .uuid(owner), .text(String(batchEnd.transactionID)), .int(batchEnd.position)]
         ).affectedRows == 1
     }
 
-    /// A delivery failed: back off, and pause after `policy.pauseAfterFailures` in a row.
+    /// A batch was acknowledged: the cursor moves past it, the failure count clears and the lease
+    /// is renewed. Only the lease holder may move it. Answers the secrets to sign the next batch
+    /// with (a rotation or the end of its overlap applies from the next batch on), or nil when the
+    /// lease was lost or the subscription was since deleted or paused: the pusher stops.
+    public func recordDelivered(
+        _ id: UUID, owner: UUID, through cursor: FeedCursor, count: Int, lease: TimeInterval
+    ) async throws -> [WebhookSecret]? {
+        let now = clock.now()
+        let rows = try await client.query(
+            """
+            UPDATE webhook_subscriptions
+               SET cursor_tx = $3::xid8, cursor_position = $4, delivered_events = delivered_events + $5,
+                   consecutive_failures = 0, last_success_at = $6, lease_until = $7,
+                   retry_through_tx = NULL, retry_through_position = NULL
+             WHERE id = $1 AND lease_owner = $2
+            RETURNING deleted_at IS NULL AND status = 'active', secret_sealed,
+                      CASE WHEN previous_secret_until > $6 THEN previous_secret_sealed END
+            """,
+            [
+                .uuid(id), .uuid(owner), .text(String(cursor.transactionID)), .int(cursor.position), .int(Int64(count)),
+                .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
+            ])
+        guard rows.rowCount == 1, try rows[0].bool(0) == true else { return nil }
+        let secrets = try openSecrets(rows[0], columns: [1, 2], id: id)
+        return secrets.isEmpty ? nil : secrets
+    }
+
+    /// The sealed secrets in `columns` of `row` (NULLs skipped), opened.
+    func openSecrets(_ row: PostgresRow, columns: [Int], id: UUID) throws -> [WebhookSecret] {
+        var secrets: [WebhookSecret] = []
+        for column in columns {
+            guard let sealed = try row.bytes(column) else { continue }
+            secrets.append(WebhookSecret(unchecked: String(decoding: try secretKey.open(sealed, eventID: id), as: UTF8.self)))
+        }
+        return secrets
+    }
+
+    /// A delivery failed: back off, and pause after `policy.pauseAfterFailures` in a row (the
+    /// retry resends the batch `recordSending` noted).
     public func recordFailure(
         _ id: UUID, owner: UUID, error: String, policy: WebhookSubscription.Policy
     ) async throws {
@@ -282,6 +310,9 @@ public struct WebhookSubscriptions: Sendable {
             format: format,
             cursor: FeedCursor(transactionID: transaction, position: position), status: status, pausedReason: row.string(7),
             consecutiveFailures: Int(failures), nextAttemptAt: nextAttempt, lastError: row.string(10),
-            lastErrorAt: try row.date(11), lastSuccessAt: try row.date(12), deliveredEvents: delivered)
+            lastErrorAt: try row.date(11), lastSuccessAt: try row.date(12), deliveredEvents: delivered,
+            retryThrough: try row.int(16).flatMap { position in
+                row.string(15).flatMap(UInt64.init).map { FeedCursor(transactionID: $0, position: position) }
+            })
     }
 }

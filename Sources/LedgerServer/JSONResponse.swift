@@ -9,6 +9,8 @@ import Hummingbird
 public struct JSONResponse: ResponseGenerator, Sendable {
     let status: HTTPResponse.Status
     let bytes: [UInt8]
+    /// Headers beside the content type (`Cache-Control: no-store` on an answer carrying a secret).
+    var headers: HTTPFields = [:]
 
     public init(_ status: HTTPResponse.Status, _ object: [String: JSONValue]) {
         self.status = status
@@ -19,18 +21,19 @@ public struct JSONResponse: ResponseGenerator, Sendable {
         self.init(status, body.fields)
     }
 
-    public init(_ status: HTTPResponse.Status, encoding value: some Encodable) throws {
+    public init(_ status: HTTPResponse.Status, encoding value: some Encodable, headers: HTTPFields = [:]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         self.status = status
         self.bytes = Array(try encoder.encode(value))
+        self.headers = headers
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
 

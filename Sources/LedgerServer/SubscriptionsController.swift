@@ -18,6 +18,8 @@ public struct SubscriptionsController: Sendable {
     }
 
     static let notFound = APIError(.notFound, .notFound, "No such subscription.")
+    /// Answers that carry a secret are not kept by caches on the way.
+    static let noStore: HTTPFields = [.cacheControl: "no-store"]
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
@@ -32,8 +34,9 @@ public struct SubscriptionsController: Sendable {
             }
             let (created, generated) = try await subscriptions.create(
                 url: body.url, types: body.types, secret: body.secret, format: body.format, after: after)
-            return try JSONResponse(
-                .created, encoding: SubscriptionBody(created, lag: try await subscriptions.lag(created), secret: generated))
+            // The secret is answered this once: a lag that cannot be counted must not lose it.
+            let lag = (try? await subscriptions.lag(created)) ?? 0
+            return try JSONResponse(.created, encoding: SubscriptionBody(created, lag: lag, secret: generated), headers: Self.noStore)
         }
         routes.get("/subscriptions") { request, _ in
             try await keys.authorize(request, scope: .admin)
@@ -56,7 +59,7 @@ public struct SubscriptionsController: Sendable {
         routes.post("/subscriptions/:id/rotate-secret") { request, context in
             try await keys.authorize(request, scope: .admin)
             guard let secret = try await subscriptions.rotateSecret(try Self.id(context)) else { throw Self.notFound }
-            return try JSONResponse(.ok, encoding: ["secret": secret.text])
+            return try JSONResponse(.ok, encoding: ["secret": secret.text], headers: Self.noStore)
         }
         routes.post("/subscriptions/:id/pause") { request, context in
             try await setStatus(request, context, .paused)

@@ -30,7 +30,7 @@ public struct LogDeliverySink: DeliverySink {
 }
 
 /// POSTs each message as JSON (docs/architecture.md "Delivery") to the operator's bridge, signed
-/// (`WebhookSignature`) when a secret is set.
+/// (`WebhookSignature`, and Standard Webhooks' headers) when a secret is set.
 public struct WebhookDeliverySink: DeliverySink {
     let url: String
     let secret: String?
@@ -54,6 +54,12 @@ public struct WebhookDeliverySink: DeliverySink {
         request.headers.add(name: "X-Ledger-Delivery-Id", value: message.id.uuidString.lowercased())
         if let secret {
             request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secret, body: body))
+            // Standard Webhooks too (the bridge may verify with `standardwebhooks`): the message's
+            // id is the same on every retry; a `whsec_` secret keys by its bytes, another by its UTF-8.
+            let headers = StandardWebhookSignature.headers(
+                id: "msg_" + message.id.uuidString.lowercased(), timestamp: Int64(clock.now().timeIntervalSince1970), body: body,
+                secrets: [WebhookSecret(unchecked: secret)])
+            for header in headers { request.headers.add(name: header.name, value: header.value) }
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await httpClient.execute(request, timeout: .seconds(10))

@@ -80,22 +80,32 @@ public struct EventWebhookDispatcher: Sendable {
     func serve(_ subscription: WebhookSubscription, secrets: [WebhookSecret]) async throws -> Int {
         var cursor = subscription.cursor
         var delivered = 0
+        var secrets = secrets
+        // A batch that was not acknowledged goes again as it was, so its retry is the same message
+        // (`webhook-id`), however many events came since.
+        var retryThrough = subscription.retryThrough
         while !Task.isCancelled {
             let page = try await store.readAll(after: cursor, limit: policy.batchSize, types: subscription.types)
-            guard let last = page.events.last else { break }
+            let events = retryThrough.map { end in page.events.filter { $0.cursor <= end } } ?? page.events
+            retryThrough = nil
+            guard let last = events.last else { break }
+            guard try await subscriptions.recordSending(subscription.id, owner: owner, through: last.cursor) else { return delivered }
             do {
-                try await post(page.events, to: subscription, secrets: secrets)
+                try await post(events, to: subscription, secrets: secrets)
             } catch {
                 let reason = (error as? WebhookPushError)?.description ?? "the request failed: \(type(of: error))"
                 logger.warning("webhook push failed", metadata: ["subscription": "\(subscription.id)", "reason": "\(reason)"])
                 try await subscriptions.recordFailure(subscription.id, owner: owner, error: reason, policy: policy)
                 return delivered
             }
+            // The next batch signs with the secrets of now (a rotation, an overlap ended), and none
+            // goes to a subscription deleted or paused meanwhile.
             guard
-                try await subscriptions.recordDelivered(
-                    subscription.id, owner: owner, through: last.cursor, count: page.events.count, lease: Self.lease)
+                let current = try await subscriptions.recordDelivered(
+                    subscription.id, owner: owner, through: last.cursor, count: events.count, lease: Self.lease)
             else { return delivered }
-            delivered += page.events.count
+            secrets = current
+            delivered += events.count
             cursor = last.cursor
         }
         try await subscriptions.release(subscription.id, owner: owner)
@@ -144,11 +154,9 @@ public struct EventWebhookDispatcher: Sendable {
             subscription: subscription.id, firstEvent: events.first?.eventID ?? subscription.id,
             lastEvent: events.last?.eventID ?? subscription.id)
         let timestamp = Int64(clock.now().timeIntervalSince1970)
-        request.headers.add(name: StandardWebhookSignature.idHeader, value: messageID)
-        request.headers.add(name: StandardWebhookSignature.timestampHeader, value: String(timestamp))
-        request.headers.add(
-            name: StandardWebhookSignature.signatureHeader,
-            value: StandardWebhookSignature.signature(id: messageID, timestamp: timestamp, body: body, secrets: secrets))
+        for header in StandardWebhookSignature.headers(id: messageID, timestamp: timestamp, body: body, secrets: secrets) {
+            request.headers.add(name: header.name, value: header.value)
+        }
         request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: secrets[0].text, body: body))
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await httpClient.execute(request, timeout: Self.requestTimeout)

@@ -19,6 +19,14 @@ public enum StandardWebhookSignature {
             .joined(separator: " ")
     }
 
+    /// The three headers of a push sent as `id` now (`timestamp`, Unix seconds).
+    public static func headers(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> [(name: String, value: String)] {
+        [
+            (idHeader, id), (timestampHeader, String(timestamp)),
+            (signatureHeader, signature(id: id, timestamp: timestamp, body: body, secrets: secrets)),
+        ]
+    }
+
     /// The id of one batch of a subscription: the same for every retry of the batch (its first
     /// and last events), another for each new one, so receivers can drop a batch seen before.
     public static func messageID(subscription: UUID, firstEvent: UUID, lastEvent: UUID) -> String {

@@ -48,6 +48,7 @@ struct SubscriptionsEndpointTests {
                 let made = try await call(
                     client, .post, "/subscriptions", ["url": "https://hooks.example.net/ce", "format": "cloudevents"], token: admin)
                 #expect(made.status == .created && made.string("format") == "cloudevents")
+                #expect(made.headers[.cacheControl] == "no-store")
                 let generated = try #require(made.string("secret"))
                 #expect(generated.hasPrefix("whsec_") && Data(base64Encoded: String(generated.dropFirst(6)))?.count == 32)
                 let madeID = try #require(made.string("id"))
@@ -60,6 +61,7 @@ struct SubscriptionsEndpointTests {
                 let rotatePath = "/subscriptions/{id}/rotate-secret"
                 let rotated = try await call(client, .post, "/subscriptions/\(madeID)/rotate-secret", token: admin, path: rotatePath)
                 #expect(rotated.status == .ok && rotated.string("secret")?.hasPrefix("whsec_") == true)
+                #expect(rotated.headers[.cacheControl] == "no-store")
                 #expect(rotated.string("secret") != generated)
                 #expect(
                     try await call(client, .post, "/subscriptions/\(madeID)/rotate-secret", token: reader, path: rotatePath).status

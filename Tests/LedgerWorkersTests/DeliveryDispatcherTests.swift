@@ -247,6 +247,9 @@ struct DeliveryDispatcherTests {
         router.post("/deliveries") { request, _ -> HTTPResponse.Status in
             let body = try await request.body.collect(upTo: 65_536)
             received.add(signature: request.headers[HTTPField.Name("X-Ledger-Signature")!] ?? "", body: Array(buffer: body))
+            received.standard = ["webhook-id", "webhook-timestamp", "webhook-signature"].map {
+                request.headers[HTTPField.Name($0)!] ?? ""
+            }
             return .noContent
         }
         let clock = ManualClock()
@@ -275,12 +278,25 @@ struct DeliveryDispatcherTests {
         // API.md's "X-Ledger-Signature (HMAC-SHA256)": the hex MAC of the raw body, nothing else.
         #expect(signature == Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: body)))
         #expect(signature.count == 64 && signature == signature.lowercased())
+        // And Standard Webhooks' headers, the message's id being the same on every retry.
+        let standard = received.standard
+        #expect(
+            standard[0] == "msg_" + message.id.uuidString.lowercased() && standard[1] == String(Int64(clock.now().timeIntervalSince1970)))
+        #expect(
+            EventWebhookDispatcherTests.standardSignatureValid(
+                standard[2], id: standard[0], timestamp: standard[1], body: body, secret: "s3cret"))
     }
 }
 
 final class ReceivedRequests: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [(String, [UInt8])] = []
+    private var standardHeaders: [String] = []
+    /// `webhook-id`, `webhook-timestamp` and `webhook-signature` of the last request.
+    var standard: [String] {
+        get { lock.withLock { standardHeaders } }
+        set { lock.withLock { standardHeaders = newValue } }
+    }
     func add(signature: String, body: [UInt8]) { lock.withLock { items.append((signature, body)) } }
     var first: (String, [UInt8])? { lock.withLock { items.first } }
 }

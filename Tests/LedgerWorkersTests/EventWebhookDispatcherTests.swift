@@ -264,24 +264,28 @@ struct EventWebhookDispatcherTests {
             let store = db.eventStore()
             let subscriptions = try WebhookSubscriptions(
                 store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
-            var policy = WebhookSubscription.Policy()
-            policy.batchSize = 2
             let receiver = EventReceiver()
             try await receiver.serve { url, client in
-                let dispatcher = EventWebhookDispatcher(
-                    subscriptions: subscriptions, store: store, httpClient: client, policy: policy, clock: db.clock)
+                let dispatcher = EventWebhookDispatcher(subscriptions: subscriptions, store: store, httpClient: client, clock: db.clock)
                 let (subscription, generated) = try await subscriptions.create(url: url, types: nil, secret: nil, after: .start)
                 let first = try #require(generated?.text)
                 #expect(first.hasPrefix("whsec_") && Data(base64Encoded: String(first.dropFirst(6)))?.count == 32)
-                try await writeEvents(db, store: store, accounts: 2, prefix: "standard")
+                try await writeEvents(db, store: store, accounts: 1, prefix: "standard")
+                let firstBatch = try await commitOrder(db)
 
-                // A failed batch and its retry carry one webhook-id; the next batch another.
+                // A failed batch is retried as it was, with its webhook-id, though more events came
+                // meanwhile; they follow in a batch of their own, with its own id.
                 receiver.fail(1)
                 _ = try await dispatcher.runOnce()
+                try await writeEvents(db, store: store, accounts: 1, prefix: "meanwhile")
                 db.clock.advance(by: 1)
                 _ = try await dispatcher.runOnce()
                 let ids = receiver.webhookIDs
-                #expect(ids.count >= 3 && ids[0] == ids[1] && ids[1] != ids[2] && Set(ids.dropFirst()).count == ids.count - 1)
+                #expect(ids.count == 3 && ids[0] == ids[1] && ids[1] != ids[2])
+                let everything = try await commitOrder(db)
+                #expect(receiver.accepted.count == 2 && receiver.eventIDs == everything)
+                let retried = (try? JSONSerialization.jsonObject(with: Data(receiver.accepted[0].body))) as? [String: Any]
+                #expect((retried?["events"] as? [[String: Any]])?.compactMap { $0["event_id"] as? String } == firstBatch)
                 for (push, headers) in zip(receiver.accepted, receiver.acceptedHeaders) {
                     let id = try #require(headers[HTTPField.Name("webhook-id")!])
                     let timestamp = try #require(headers[HTTPField.Name("webhook-timestamp")!])
@@ -364,6 +368,30 @@ struct EventWebhookDispatcherTests {
                 #expect(events[0]["type"] as? String == "fit321.ledger.account.registered")
                 #expect(events[0]["ledgercursor"] is String && events[0]["data"] is [String: Any])
             }
+        }
+    }
+
+    @Test("a pusher already sending signs the next batch with the secrets of now, and stops once its subscription is deleted or paused")
+    func stateBetweenBatches() async throws {
+        try await TestPostgres.withDatabase { db in
+            let subscriptions = try WebhookSubscriptions(store: db.eventStore(), masterKey: db.masterKey, clock: db.clock)
+            let owner = UUID()
+            let made = try await subscriptions.create(url: "https://hooks.example.net/h", types: nil, secret: Self.secret, after: .start)
+            let claimed = try #require(try await subscriptions.claimDue(owner: owner, lease: 60))
+            #expect(claimed.secrets.map(\.text) == [Self.secret])
+            let rotated = try #require(try await subscriptions.rotateSecret(made.subscription.id))
+            let next = try await subscriptions.recordDelivered(made.subscription.id, owner: owner, through: .start, count: 0, lease: 60)
+            #expect(next?.map(\.text) == [rotated.text, Self.secret])
+            db.clock.advance(by: WebhookSubscriptions.rotationOverlap)
+            let later = try await subscriptions.recordDelivered(made.subscription.id, owner: owner, through: .start, count: 0, lease: 60)
+            #expect(later?.map(\.text) == [rotated.text])
+            _ = try await subscriptions.setStatus(made.subscription.id, .paused, reason: "operator")
+            #expect(
+                try await subscriptions.recordDelivered(made.subscription.id, owner: owner, through: .start, count: 0, lease: 60) == nil)
+            _ = try await subscriptions.setStatus(made.subscription.id, .active)
+            _ = try await subscriptions.delete(made.subscription.id)
+            #expect(
+                try await subscriptions.recordDelivered(made.subscription.id, owner: owner, through: .start, count: 0, lease: 60) == nil)
         }
     }
 }

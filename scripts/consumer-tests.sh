@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Event consumers with their own libraries (issue 44): installs the pinned standardwebhooks, svix,
+# cloudevents and openapi-python-client (scripts/consumer-requirements.txt) into
+# .build/consumer-venv, makes a fresh database on the cluster of scripts/test.sh
+# (PG_CLUSTER_PORT), and runs scripts/consumer_tests.py against `ledger serve`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} python3 python3-venv" source scripts/setup.sh
+source scripts/pg-cluster.sh
+
+venv=.build/consumer-venv
+requirements=scripts/consumer-requirements.txt
+stamp=$({ cat "$requirements"; python3 --version; } | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$venv/.requirements-sha256" 2>/dev/null)" != "$stamp" ]; then
+  echo "consumers: installing the consumer libraries into $venv" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements"
+  echo "$stamp" >"$venv/.requirements-sha256"
+fi
+
+database=ledger_consumers
+"$pg_bin/dropdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres --if-exists --force "$database" >/dev/null 2>&1 || true
+"$pg_bin/createdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres "$database"
+trap '"$pg_bin/dropdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres --if-exists --force "$database" >/dev/null 2>&1 || true' EXIT
+DATABASE_URL="postgresql://postgres@127.0.0.1:$PG_CLUSTER_PORT/$database" LEDGER_BINARY="$PWD/.build/debug/ledger" \
+  "$venv/bin/python" scripts/consumer_tests.py
