@@ -316,6 +316,10 @@ def run(base, environment):
     check(bool(mine) and all(event.get_data() is None for event in mine), "purged: data null in the CloudEvents feed")
     plain_after = sealed([event for event in plain_feed(base, reader) if event["account_id"] == victim], lambda event: event["type"])
     check(bool(plain_after) and all(event["data"] is None and event["redacted"] for event in plain_after), "and in the plain feed")
+    everything = plain_feed(base, reader)
+    streamed = [event for event in sse_cloud_events(base, reader, len(everything)) if event.get_subject() == victim]
+    streamed = sealed(streamed, lambda event: event.get_type().removeprefix("fit321.ledger."))
+    check(bool(streamed) and all(event.get_data() is None for event in streamed), "and in the CloudEvents stream")
 
 
 def main():

@@ -20,7 +20,7 @@ struct ConfigurationTests {
         #expect(policies.otp.addressLimit == 30 && policies.ipLoginFailureLimit == 50)
         #expect(policies.otp.dailyFailureLimit == 20 && policies.mfaDailyFailureLimit == 20)
         #expect(policies.ipSignupLimit == 30 && policies.ipLookupLimit == 30)
-        #expect(!configuration.webhookAllowPrivateNetworks)
+        #expect(!configuration.webhookAllowPrivateNetworks && configuration.eventSource == "urn:321fit:account-ledger")
         #expect(configuration.metricsPort == nil && configuration.streamsPerKey == 8 && configuration.databasePoolTimeoutSeconds == 5)
         #expect(configuration.throttleRetentionSeconds == 86_400 && configuration.otpRetentionSeconds == 86_400)
         #expect(configuration.outboxRetentionSeconds == 3_600 && configuration.emailLinkRetentionSeconds == 86_400)
@@ -47,6 +47,7 @@ struct ConfigurationTests {
             "LEDGER_IP_OTP_LIMIT": "7", "LEDGER_IP_LOGIN_FAILURE_LIMIT": "8", "LEDGER_OTP_DAILY_FAILURE_LIMIT": "9",
             "LEDGER_MFA_DAILY_FAILURE_LIMIT": "13",
             "LEDGER_IP_SIGNUP_LIMIT": "11", "LEDGER_IP_LOOKUP_LIMIT": "12", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+            "LEDGER_EVENT_SOURCE": "https://ledger.321.fit/events",
             "LEDGER_METRICS_PORT": "9464", "LEDGER_SSE_STREAMS_PER_KEY": "3", "LEDGER_DB_POOL_TIMEOUT_SECONDS": "2",
             "LEDGER_THROTTLE_RETENTION_SECONDS": "90000", "LEDGER_OTP_RETENTION_SECONDS": "172800",
             "LEDGER_OUTBOX_RETENTION_SECONDS": "0", "LEDGER_EMAIL_LINK_RETENTION_SECONDS": "60",
@@ -69,7 +70,7 @@ struct ConfigurationTests {
         #expect(policies.otp.addressLimit == 7 && policies.ipLoginFailureLimit == 8)
         #expect(policies.otp.dailyFailureLimit == 9 && policies.mfaDailyFailureLimit == 13)
         #expect(policies.ipSignupLimit == 11 && policies.ipLookupLimit == 12)
-        #expect(configuration.webhookAllowPrivateNetworks)
+        #expect(configuration.webhookAllowPrivateNetworks && configuration.eventSource == "https://ledger.321.fit/events")
         #expect(configuration.metricsPort == 9464 && configuration.streamsPerKey == 3 && configuration.databasePoolTimeoutSeconds == 2)
         #expect(configuration.throttleRetentionSeconds == 90_000 && configuration.otpRetentionSeconds == 172_800)
         #expect(configuration.outboxRetentionSeconds == 0 && configuration.emailLinkRetentionSeconds == 60)
@@ -165,6 +166,8 @@ struct ConfigurationTests {
             // intervals would fail every sign-in.
             ("LEDGER_REAUTH_TTL_SECONDS", "31536000"), ("LEDGER_LOGIN_LOCKOUT_SECONDS", "9223372036854775807"),
             ("LEDGER_OTP_TTL_SECONDS", "86401"), ("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "maybe"),
+            // A CloudEvents source is a URI: no spaces, no control characters (it is written into every event).
+            ("LEDGER_EVENT_SOURCE", "urn:with spaces"), ("LEDGER_EVENT_SOURCE", "urn:a\u{1}b"),
             // Shorter than the windows the limits read (a day) would defeat them.
             ("LEDGER_OTP_RETENTION_SECONDS", "3600"), ("LEDGER_THROTTLE_RETENTION_SECONDS", "60"), ("LEDGER_PORT", "65536"),
             ("LEDGER_PURGE_AFTER_SECONDS", "999999999999"),

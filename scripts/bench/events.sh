@@ -98,7 +98,7 @@ class Receiver(http.server.BaseHTTPRequestHandler):
 server = http.server.ThreadingHTTPServer(("127.0.0.1", receiver_port), Receiver)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 conn = http.client.HTTPConnection("127.0.0.1", port)
-body = json.dumps({"url": f"http://127.0.0.1:{receiver_port}/hook", "secret": "bench-webhook-secret-0123456789", "after": "djEuMC4w"})
+body = json.dumps({"url": f"http://127.0.0.1:{receiver_port}/hook", "after": "djEuMC4w"})
 conn.request("POST", "/subscriptions", body=body, headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
 response = conn.getresponse()
 assert response.status == 201, (response.status, response.read()[:200])
