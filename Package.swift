@@ -171,11 +171,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The wiring: the configuration, the services built from it, and buildApplication /
+        // buildRouter, which hand each controller what it needs.
+        .target(
+            name: "LedgerApp",
+            dependencies: [
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEvents", "LedgerEventStore", "LedgerIdentity",
+                "LedgerAccounts", "LedgerAccountsPostgres", "LedgerProviders", "LedgerServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The `ledger` command.
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerApp", "LedgerAccounts",
                 "LedgerIdentity", "LedgerWorkers", "LedgerProviders", "LedgerAccountsPostgres", "LedgerDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -191,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "LedgerBench",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerAccounts",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerApp", "LedgerAccounts",
                 "LedgerIdentity", "LedgerWorkers", "LedgerAccountsPostgres", "LedgerDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -266,7 +280,8 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "LedgerServer", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts", "LedgerAccountsPostgres",
+                "LedgerServer", "LedgerApp", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts",
+                "LedgerAccountsPostgres",
                 "LedgerCrypto", "LedgerWorkers", "LedgerDelivery",
                 "LedgerCore", "LedgerIdentity",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

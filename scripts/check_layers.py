@@ -21,7 +21,8 @@ LAYERS = {
     "LedgerEventStore": 3, "LedgerAccounts": 3,
     "LedgerAccountsPostgres": 4, "LedgerProviders": 4, "LedgerDelivery": 4,
     "LedgerWorkers": 5, "LedgerServer": 5,
-    "LedgerCLI": 6, "LedgerBench": 6,
+    "LedgerApp": 6,
+    "LedgerCLI": 7, "LedgerBench": 7,
 }
 NO_POSTGRES = {"LedgerIdentity", "LedgerAccounts", "LedgerProviders", "LedgerDelivery"}
 POSTGRES = {"LedgerPostgres", "CLibPQ"}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LedgerApp
 import LedgerServer
 
 /// `ledger-bench`: the benchmarks of BENCHMARKS.md, apart from the service's own `ledger`

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerApp
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore

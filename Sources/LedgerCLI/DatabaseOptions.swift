@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerApp
 import LedgerCrypto
 import LedgerEventStore
 import LedgerPostgres

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerAccountsPostgres
+import LedgerApp
 import LedgerIdentity
 import LedgerServer
 

@@ -1,3 +1,4 @@
+import LedgerApp
 import LedgerPostgres
 import LedgerServer
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerAccounts
 import LedgerAccountsPostgres
+import LedgerApp
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerApp
 import LedgerCore
 import LedgerEventStore
 import LedgerIdentity

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerAccounts
+import LedgerApp
 import LedgerDelivery
 import LedgerServer
 

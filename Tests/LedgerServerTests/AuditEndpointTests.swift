@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerApp
 import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport

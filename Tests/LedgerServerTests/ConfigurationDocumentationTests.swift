@@ -1,4 +1,5 @@
 import Foundation
+import LedgerApp
 import LedgerIdentity
 import LedgerServer
 import Testing
@@ -12,7 +13,7 @@ struct ConfigurationDocumentationTests {
 
     /// Every `"LEDGER_…"` literal in the configuration's sources, and every policy setting.
     static func variablesRead() throws -> Set<String> {
-        let folder = root.appendingPathComponent("Sources/LedgerServer")
+        let folder = root.appendingPathComponent("Sources/LedgerApp")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             $0.hasPrefix("LedgerConfiguration") && $0.hasSuffix(".swift")
         }

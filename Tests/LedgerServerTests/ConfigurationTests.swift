@@ -1,4 +1,5 @@
 import Foundation
+import LedgerApp
 import LedgerIdentity
 import LedgerServer
 import Testing

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
+import LedgerApp
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
+import LedgerApp
 import LedgerEventStore
 import LedgerPostgres
 import LedgerServer

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
+import LedgerApp
 import LedgerEventStore
 import LedgerServer
 import LedgerTestSupport

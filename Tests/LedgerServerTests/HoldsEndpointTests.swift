@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
+import LedgerApp
 import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerAccounts
+import LedgerApp
 import LedgerCore
 import LedgerServer
 import LedgerTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerApp
 import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport

@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerApp
 import LedgerServer
 import LedgerTestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerIdentity
+import LedgerServer
 
 /// One environment variable that sets one number of the `Policies`, and the values it may
 /// take. `Policies.settings` lists them all: a new setting is one row there.

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerServer
 
 extension LedgerConfiguration {
     /// Reads the variables of API.md "Delivery: email, SMS and the purge, out of the box".

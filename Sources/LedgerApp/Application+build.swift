@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerCore
+import LedgerServer
 import Logging
 import ServiceLifecycle
 

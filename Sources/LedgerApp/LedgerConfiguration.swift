@@ -1,6 +1,7 @@
 import Foundation
 import LedgerCore
 import LedgerIdentity
+import LedgerServer
 
 /// Everything the service reads from its environment (docs/configuration.md): the product's
 /// rules as one `Policies` value (one row of `Policies.settings` per variable), and how this
@@ -312,11 +313,4 @@ public struct LedgerConfiguration: Sendable {
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         return configuration
     }
-}
-
-/// A configuration value that cannot be used.
-public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

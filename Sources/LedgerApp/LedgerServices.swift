@@ -7,6 +7,7 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
 import LedgerProviders
+import LedgerServer
 
 /// What the routes need, built once at start-up from the configuration and shared by every
 /// request.
