@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "LedgerServer",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
+                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEvents", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
                 "LedgerAccountsPostgres", "LedgerProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from service_harness import api, check, finish, free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHOTS = os.path.join(ROOT, ".build", "screenshots")
@@ -37,13 +38,6 @@ PAGE_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 class Deliveries(BaseHTTPRequestHandler):
@@ -75,28 +69,6 @@ def latest(template, to=None, timeout=20):
             return seen
         time.sleep(0.1)
     raise AssertionError(f"no {template} message arrived")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def api(base, method, path, body=None, token=None, reauth=None):
-    request = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    if reauth:
-        request.add_header("X-Reauth-Token", reauth)
-    try:
-        with urllib.request.urlopen(request, timeout=20) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else {}
-    except urllib.error.HTTPError as error:
-        raw = error.read()
-        return error.code, json.loads(raw) if raw else {}
 
 
 def raw_get(url):
@@ -150,9 +122,9 @@ def main():
     hook_port = free_port()
     hook = ThreadingHTTPServer(("127.0.0.1", hook_port), Deliveries)
     threading.Thread(target=hook.serve_forever, daemon=True).start()
+    environment = dict(os.environ)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    environment = dict(os.environ)
     environment.update(
         {
             "LEDGER_DELIVERY_WEBHOOK_URL": f"http://127.0.0.1:{hook_port}/",
@@ -166,31 +138,16 @@ def main():
             "LEDGER_ANDROID_CERT_SHA256": "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5",
         }
     )
-    log = open(os.environ.get("LEDGER_BROWSER_SERVER_LOG", os.devnull), "ab")
-    server = subprocess.Popen(
-        [os.environ["LEDGER_BINARY"], "serve", "--migrate", "--host", "127.0.0.1", "--port", str(port)],
-        env=environment, stdout=log, stderr=log)
     try:
-        for _ in range(300):
-            try:
-                if urllib.request.urlopen(base + "/readyz", timeout=1).status == 200:
-                    break
-            except Exception:
-                time.sleep(0.1)
-        run(base)
-        email_preview()
+        with serving(environment, os.environ.get("LEDGER_BROWSER_SERVER_LOG"), port=port) as served:
+            run(served)
+            email_preview()
     finally:
-        server.terminate()
-        server.wait(timeout=20)
         hook.shutdown()
-    log.close()
     logged = open(os.environ["LEDGER_BROWSER_SERVER_LOG"], errors="replace").read() if os.environ.get("LEDGER_BROWSER_SERVER_LOG") else ""
     tokens = [m["token"] for m in Deliveries.messages if m.get("token")]
     check(bool(tokens) and not any(token in logged for token in tokens), "no link token in the service's log")
-    if failures:
-        print(f"browser: {len(failures)} check(s) failed", file=sys.stderr)
-        sys.exit(1)
-    print("browser: every page check passed; screenshots in .build/screenshots/")
+    finish("browser", "browser: every page check passed; screenshots in .build/screenshots/")
 
 
 def run(base):

@@ -17,7 +17,6 @@ import base64
 import importlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,16 +30,10 @@ import standardwebhooks
 import svix.webhooks
 from cloudevents.core.bindings.http import HTTPMessage, from_http_event
 from cloudevents.core.formats.json import JSONFormat
+from service_harness import api, check, finish, free_port, request, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PASSWORD = "violet-harbor-91"
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 class Receiver(BaseHTTPRequestHandler):
@@ -81,32 +74,6 @@ def pushes_to(path, count, timeout=30):
             return found
         time.sleep(0.1)
     raise AssertionError(f"{count} pushes to {path} did not arrive ({len(found)} did)")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def request(base, method, path, body=None, token=None, accept=None):
-    """(status, headers, raw body)."""
-    call = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None)
-    call.add_header("Content-Type", "application/json")
-    if token:
-        call.add_header("Authorization", "Bearer " + token)
-    if accept:
-        call.add_header("Accept", accept)
-    try:
-        with urllib.request.urlopen(call, timeout=30) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
-
-
-def api(base, method, path, body=None, token=None):
-    status, _, raw = request(base, method, path, body, token)
-    return status, json.loads(raw) if raw else {}
 
 
 def key(environment, name, scope):
@@ -185,7 +152,7 @@ def cloud_events_feed(base, reader, after=None, limit=3):
     while True:
         status, headers, raw = request(
             base, "GET", f"/events?limit={limit}" + (f"&after={cursor}" if cursor else ""), token=reader,
-            accept="application/cloudevents-batch+json")
+            headers={"Accept": "application/cloudevents-batch+json"})
         if status != 200 or headers.get("Content-Type") != "application/cloudevents-batch+json":
             check(False, f"the CloudEvents feed answers a batch ({status} {headers.get('Content-Type')})")
             return events
@@ -282,7 +249,7 @@ def run(base, environment):
     streamed = sse_cloud_events(base, reader, 4)
     check([event.get_id() for event in streamed] == [event["event_id"] for event in plain_events[:4]],
           "the SDK parses SSE messages in the feed's order")
-    status, headers, raw = request(base, "GET", "/events?limit=2", token=reader, accept="text/csv")
+    status, headers, raw = request(base, "GET", "/events?limit=2", token=reader, headers={"Accept": "text/csv"})
     check(status == 200 and "events" in json.loads(raw), "an unknown Accept keeps the plain form")
 
     # Redacted stays redacted in every form: an account deleted and purged (the service runs the
@@ -326,8 +293,6 @@ def main():
     receiver_port = free_port()
     receiver = ThreadingHTTPServer(("127.0.0.1", receiver_port), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     environment = dict(os.environ)
     environment.update(
         {
@@ -340,27 +305,12 @@ def main():
             "RECEIVER_PORT": str(receiver_port),
         }
     )
-    log = open(os.environ.get("LEDGER_CONSUMER_SERVER_LOG", os.devnull), "ab")
-    server = subprocess.Popen(
-        [os.environ["LEDGER_BINARY"], "serve", "--migrate", "--host", "127.0.0.1", "--port", str(port)],
-        env=environment, stdout=log, stderr=log)
     try:
-        for _ in range(300):
-            try:
-                if urllib.request.urlopen(base + "/readyz", timeout=1).status == 200:
-                    break
-            except Exception:
-                time.sleep(0.1)
-        run(base, environment)
+        with serving(environment, os.environ.get("LEDGER_CONSUMER_SERVER_LOG")) as base:
+            run(base, environment)
     finally:
-        server.terminate()
-        server.wait(timeout=20)
         receiver.shutdown()
-    log.close()
-    if failures:
-        print(f"consumers: {len(failures)} check(s) failed", file=sys.stderr)
-        sys.exit(1)
-    print("consumers: every check passed")
+    finish("consumers", "consumers: every check passed")
 
 
 if __name__ == "__main__":

@@ -5,16 +5,11 @@ import LedgerCrypto
 import LedgerPostgres
 
 /// Scoped API keys for services: created and listed by the CLI, checked on every service call.
-public struct APIKeys: Sendable {
+public struct APIKeys: APIKeyAuthority {
     /// What a key may do.
-    public enum Scope: String, Sendable, CaseIterable {
-        case eventsRead = "events:read"
-        case auditRead = "audit:read"
-        case holdsWrite = "holds:write"
-        case sessionsIntrospect = "sessions:introspect"
-        case accountsAdmin = "accounts:admin"
-        case admin
-    }
+    public typealias Scope = APIKeyScope
+    /// A live key that passed `authorize`.
+    public typealias Authorized = AuthorizedKey
 
     public struct Key: Sendable, Equatable {
         public let id: UUID
@@ -65,18 +60,6 @@ public struct APIKeys: Sendable {
         ).affectedRows == 1
     }
 
-    /// A live key that passed `authorize`.
-    public struct Authorized: Sendable, Equatable {
-        /// The key's id, which events it causes name as their actor (`service:<id>`).
-        public let id: UUID
-        /// The key's SHA-256, its identity for per-key accounting such as rate limits.
-        public let hash: [UInt8]
-        let scopes: Set<String>
-
-        /// Whether the key holds `admin`, every scope at once.
-        public var isAdministrator: Bool { scopes.contains(Scope.admin.rawValue) }
-    }
-
     /// Whether `key` is live and has `scope` (or `admin`). Throws `unknown` for a wrong or
     /// revoked key, `missingScope` for a key without the scope.
     @discardableResult
@@ -92,9 +75,7 @@ public struct APIKeys: Sendable {
             authorized = Authorized(id: id, hash: hash, scopes: Set((rows[0].string(1) ?? "").split(separator: ",").map(String.init)))
             cache.set(authorized)
         }
-        guard authorized.scopes.contains(scope.rawValue) || authorized.scopes.contains(Scope.admin.rawValue) else {
-            throw APIKeyError.missingScope
-        }
+        guard authorized.allows(scope) else { throw APIKeyError.missingScope }
         return authorized
     }
 }
@@ -117,10 +98,4 @@ private final class ScopeCache: @unchecked Sendable {
             entries[key.hash] = (key, .now + APIKeys.cacheLifetime)
         }
     }
-}
-
-/// A service call's key was refused.
-public enum APIKeyError: Error, Sendable {
-    case unknown
-    case missingScope
 }

@@ -5,25 +5,14 @@ import LedgerIdentity
 
 /// What auditors and compliance jobs read of one account (docs/architecture.md "Events and audit"; docs/events.md): its
 /// whole history, its state as it was at any instant, and whether its chain verifies.
-public struct AccountAudit: Sendable {
+public struct AccountAudit: AccountAuditing {
     let store: EventStore
 
     public init(store: EventStore) {
         self.store = store
     }
 
-    /// An account as it was at `at`: the fold of its events recorded at or before then.
-    public struct PointInTime: Sendable {
-        public let at: Date
-        public let state: AccountState
-
-        /// `active`, `disabled` (by an operator), `deleted` (awaiting purge) or `purged`.
-        public var status: String {
-            if state.purgedAt != nil { return "purged" }
-            if state.isDeleted { return "deleted" }
-            return state.isDisabled ? "disabled" : "active"
-        }
-    }
+    public typealias PointInTime = AccountPointInTime
 
     /// The account stream's events in version order; nil when no such account exists.
     public func history(_ accountID: UUID) async throws -> [RecordedEvent]? {

@@ -9,7 +9,7 @@ import LedgerPostgres
 /// Webhook subscriptions in PostgreSQL: created and read by admins, claimed and advanced by
 /// the dispatchers. A subscription's secret is stored sealed under a key derived from the
 /// master key, since it must be read back to sign.
-public struct WebhookSubscriptions: Sendable {
+public struct WebhookSubscriptions: WebhookSubscriptionStore {
     let store: EventStore
     let secretKey: DataKey
     let clock: any LedgerClock
@@ -168,7 +168,12 @@ public struct WebhookSubscriptions: Sendable {
     }
 
     /// Events after the subscription's cursor that it has not received (counted up to `cap`).
-    public func lag(_ subscription: WebhookSubscription, cap: Int = 100_000) async throws -> Int64 {
+    public func lag(_ subscription: WebhookSubscription) async throws -> Int64 {
+        try await lag(subscription, cap: 100_000)
+    }
+
+    /// `lag` counted up to `cap`.
+    public func lag(_ subscription: WebhookSubscription, cap: Int) async throws -> Int64 {
         var parameters: [PostgresParameter] = [
             .text(String(subscription.cursor.transactionID)), .int(subscription.cursor.position), .int(Int64(cap)),
         ]

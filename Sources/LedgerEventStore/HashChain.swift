@@ -48,15 +48,3 @@ public enum HashChain {
         SHA256.hash(previous + canonical(link))
     }
 }
-
-/// The outcome of checking one stream's chain.
-public struct ChainVerification: Sendable, Hashable {
-    public let streamID: UUID
-    public let ok: Bool
-    /// Events checked.
-    public let events: Int
-    /// The first stream position that does not verify (altered, missing or out of place).
-    public let firstBadVersion: Int64?
-    /// Why it failed, naming no payload content.
-    public let reason: String?
-}

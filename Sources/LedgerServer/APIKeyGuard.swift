@@ -2,19 +2,18 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerAccountsPostgres
 import LedgerCore
-import LedgerEventStore
+import LedgerEvents
 
 /// Checks a service call's `Authorization: Bearer <api_key>`: `401 invalid_api_key` for a
 /// missing, wrong or revoked key, `403 insufficient_scope` for a key without the scope, and
 /// `429 rate_limited` past the key's rate on this instance.
 public struct APIKeyGuard: Sendable {
-    let keys: APIKeys
+    let keys: any APIKeyAuthority
     let limiter: TokenBucketLimiter?
 
     /// - Parameter requestsPerSecond: per key and instance; 0 means unlimited.
-    public init(keys: APIKeys, requestsPerSecond: Int) {
+    public init(keys: any APIKeyAuthority, requestsPerSecond: Int) {
         self.keys = keys
         self.limiter =
             requestsPerSecond > 0
@@ -24,7 +23,7 @@ public struct APIKeyGuard: Sendable {
     /// Runs `body` for the key's service: the events it causes name `service:<key id>` as
     /// their actor.
     public func acting<Result: Sendable>(
-        _ request: Request, scope: APIKeys.Scope, _ body: (APIKeys.Authorized) async throws -> Result
+        _ request: Request, scope: APIKeyScope, _ body: (AuthorizedKey) async throws -> Result
     ) async throws -> Result {
         let key = try await authorize(request, scope: scope)
         var metadata = EventMetadata.current
@@ -33,11 +32,11 @@ public struct APIKeyGuard: Sendable {
     }
 
     @discardableResult
-    public func authorize(_ request: Request, scope: APIKeys.Scope) async throws -> APIKeys.Authorized {
+    public func authorize(_ request: Request, scope: APIKeyScope) async throws -> AuthorizedKey {
         guard let presented = request.bearerCredential else {
             throw APIError(.unauthorized, .init("invalid_api_key"), "An API key is required.", headers: [.wwwAuthenticate: "Bearer"])
         }
-        let key: APIKeys.Authorized
+        let key: AuthorizedKey
         do {
             key = try await keys.authorize(presented, scope: scope)
         } catch APIKeyError.unknown {

@@ -2,19 +2,18 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerAccountsPostgres
 import LedgerCore
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 /// One account's history for auditors and compliance jobs (`audit:read`): its events, its
 /// state at any instant, and its chain check (docs/architecture.md "Events and audit"; docs/events.md).
 public struct AuditController: Sendable {
-    let audit: AccountAudit
+    let audit: any AccountAuditing
     let keys: APIKeyGuard
     let clock: any LedgerClock
 
-    public init(audit: AccountAudit, keys: APIKeyGuard, clock: any LedgerClock) {
+    public init(audit: any AccountAuditing, keys: APIKeyGuard, clock: any LedgerClock) {
         self.audit = audit
         self.keys = keys
         self.clock = clock
@@ -70,8 +69,8 @@ public struct AuditController: Sendable {
 
 /// `{account_id, at, version, hub, profile, lifecycle}` of openapi.yaml (also what `ledger replay` prints).
 public struct PointInTimeBody: Encodable, Sendable {
-    let pointInTime: AccountAudit.PointInTime
-    public init(_ pointInTime: AccountAudit.PointInTime) { self.pointInTime = pointInTime }
+    let pointInTime: AccountPointInTime
+    public init(_ pointInTime: AccountPointInTime) { self.pointInTime = pointInTime }
 
     enum CodingKeys: String, CodingKey { case accountID = "account_id", at, version, hub, profile, lifecycle }
     enum ProfileKeys: String, CodingKey { case displayName = "display_name", handle }

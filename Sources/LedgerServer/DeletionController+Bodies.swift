@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 /// `{kind, starts_at?, title?, amount?, releases_at?}`.

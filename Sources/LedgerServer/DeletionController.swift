@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerAccounts
 import LedgerCore
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 /// Holds reported by backends (`holds:write`), the deletion preflight, and the deletion

@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
+import LedgerCore
 import LedgerIdentity
-import LedgerPostgres
 import Logging
 
 /// Turns anything a handler throws into the API's error shape: typed errors keep their
@@ -111,8 +111,7 @@ enum ErrorTranslation {
                 headers: [.retryAfter: "1"])
         case is DecodingError:
             return APIError(.badRequest, .invalidRequest, "The request body is not valid JSON of the expected shape.")
-        case let error as PostgresError
-        where error.code == .connectionFailed || error.code == .connectionLost || error.code == .poolExhausted:
+        case let failure as any TemporaryUnavailability where failure.isTemporarilyUnavailable:
             return APIError(
                 .serviceUnavailable, .unavailable, "The service is temporarily unavailable. Try again shortly.",
                 headers: [.retryAfter: "1"])

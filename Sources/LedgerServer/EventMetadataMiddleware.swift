@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerCore
 import LedgerCrypto
-import LedgerEventStore
+import LedgerEvents
 
 /// Sets what every event a request causes records besides its payload (docs/architecture.md "Event store rules": actor,
 /// correlation, IP hash, user-agent class; never personal data): the request id as the

@@ -4,9 +4,9 @@ import Hummingbird
 
 /// `/healthz` (the process is up) and `/readyz` (it can serve: database and schema current).
 public struct HealthController: Sendable {
-    let readiness: ReadinessProbe
+    let readiness: any Readiness
 
-    public init(readiness: ReadinessProbe) {
+    public init(readiness: any Readiness) {
         self.readiness = readiness
     }
 
@@ -19,7 +19,7 @@ public struct HealthController: Sendable {
             if let reason = await readiness.check() {
                 throw APIError(.serviceUnavailable, .notReady, "Not ready: \(reason).", headers: [.retryAfter: "1"])
             }
-            guard let standby = readiness.standby?.status() else { return JSONResponse(.ok, ["status": .string("ready")]) }
+            guard let standby = readiness.standbyStatus() else { return JSONResponse(.ok, ["status": .string("ready")]) }
             // Ready either way: past the lag bound the readers read the primary, and say why.
             return JSONResponse(.ok, ["status": .string("ready"), "replication": .object(Self.replication(standby))])
         }

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import LedgerEventStore
 
 /// Serves the OpenAPI document at `/openapi.yaml`.
 public struct OpenAPIController: Sendable {
@@ -9,21 +8,6 @@ public struct OpenAPIController: Sendable {
 
     public init(document: [UInt8]) {
         self.document = document
-    }
-
-    /// Reads `openapi.yaml` from `LEDGER_OPENAPI_PATH`, beside the `schema/` folder, or
-    /// `/usr/share/account-ledger/openapi.yaml`.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) -> OpenAPIController? {
-        var candidates: [URL] = []
-        if let configured = environment["LEDGER_OPENAPI_PATH"] { candidates.append(URL(fileURLWithPath: configured)) }
-        if let schema = try? SchemaDirectory.locate(environment: environment) {
-            candidates.append(schema.deletingLastPathComponent().appendingPathComponent("openapi.yaml"))
-        }
-        candidates.append(URL(fileURLWithPath: "/usr/share/account-ledger/openapi.yaml"))
-        for candidate in candidates {
-            if let data = FileManager.default.contents(atPath: candidate.path) { return OpenAPIController(document: Array(data)) }
-        }
-        return nil
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {

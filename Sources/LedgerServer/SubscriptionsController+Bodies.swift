@@ -2,8 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerAccountsPostgres
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 /// `{url, types?, secret?, format?, after?}`.

@@ -2,17 +2,16 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerAccountsPostgres
-import LedgerEventStore
+import LedgerEvents
 import LedgerIdentity
 
 /// Webhook subscriptions (`admin`): create, list, read with lag and failure status, pause,
 /// resume and delete. The pushes themselves are `EventWebhookDispatcher`'s.
 public struct SubscriptionsController: Sendable {
-    let subscriptions: WebhookSubscriptions
+    let subscriptions: any WebhookSubscriptionStore
     let keys: APIKeyGuard
 
-    public init(subscriptions: WebhookSubscriptions, keys: APIKeyGuard) {
+    public init(subscriptions: any WebhookSubscriptionStore, keys: APIKeyGuard) {
         self.subscriptions = subscriptions
         self.keys = keys
     }

@@ -1,5 +1,5 @@
 import Foundation
-import LedgerServer
+import LedgerApp
 import Testing
 
 /// The standby's lag read against samples of the primary's log (`WALSamples`,

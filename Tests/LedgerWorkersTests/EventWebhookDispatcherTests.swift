@@ -248,6 +248,18 @@ struct EventWebhookDispatcherTests {
         }
     }
 
+    /// A store, subscriptions that may reach loopback, and a receiver listening: where the
+    /// signing tests start.
+    func withReceiver(
+        _ db: TestDatabase,
+        _ body: (EventStore, WebhookSubscriptions, EventReceiver, _ url: String, HTTPClient) async throws -> Void
+    ) async throws {
+        let store = db.eventStore()
+        let subscriptions = try WebhookSubscriptions(store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
+        let receiver = EventReceiver()
+        try await receiver.serve { url, client in try await body(store, subscriptions, receiver, url, client) }
+    }
+
     /// Whether `header` (a `webhook-signature`) holds a `v1` signature of `id.timestamp.body`
     /// under `secret`, computed here as Standard Webhooks' specification says.
     static func standardSignatureValid(_ header: String, id: String, timestamp: String, body: [UInt8], secret: String) -> Bool {
@@ -261,11 +273,7 @@ struct EventWebhookDispatcherTests {
         "Standard Webhooks: webhook-id the same on a retry and new per batch; signed under every live secret; legacy secrets keep signing")
     func standardWebhooks() async throws {
         try await TestPostgres.withDatabase { db in
-            let store = db.eventStore()
-            let subscriptions = try WebhookSubscriptions(
-                store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
-            let receiver = EventReceiver()
-            try await receiver.serve { url, client in
+            try await withReceiver(db) { store, subscriptions, receiver, url, client in
                 let dispatcher = EventWebhookDispatcher(subscriptions: subscriptions, store: store, httpClient: client, clock: db.clock)
                 let (subscription, generated) = try await subscriptions.create(url: url, types: nil, secret: nil, after: .start)
                 let first = try #require(generated?.text)
@@ -327,11 +335,7 @@ struct EventWebhookDispatcherTests {
     @Test("a subscription made before Standard Webhooks keeps signing with its secret as given; CloudEvents subscriptions push batches")
     func legacyAndCloudEvents() async throws {
         try await TestPostgres.withDatabase { db in
-            let store = db.eventStore()
-            let subscriptions = try WebhookSubscriptions(
-                store: store, masterKey: db.masterKey, clock: db.clock, allowsPrivateNetworks: true)
-            let receiver = EventReceiver()
-            try await receiver.serve { url, client in
+            try await withReceiver(db) { store, subscriptions, receiver, url, client in
                 let dispatcher = EventWebhookDispatcher(
                     subscriptions: subscriptions, store: store, httpClient: client, clock: db.clock, eventSource: "urn:test:ledger")
                 // As the migration leaves a subscription of before: a free-form secret, the plain format.

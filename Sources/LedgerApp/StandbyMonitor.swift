@@ -2,6 +2,7 @@ import Foundation
 import LedgerCore
 import LedgerEventStore
 import LedgerPostgres
+import LedgerServer
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,10 +1,11 @@
 import Foundation
 import LedgerEventStore
 import LedgerPostgres
+import LedgerServer
 
 /// Whether this instance can serve: the database answers and its schema is the one the
 /// binary's migration files describe.
-public struct ReadinessProbe: Sendable {
+public struct ReadinessProbe: Readiness {
     let client: PostgresClient
     let migrator: SchemaMigrator
     /// The readers' standby (`LEDGER_READ_DATABASE_URL`), when there is one: whether it is read
@@ -15,6 +16,10 @@ public struct ReadinessProbe: Sendable {
         self.client = client
         self.migrator = migrator
         self.standby = standby
+    }
+
+    public func standbyStatus() -> StandbyStatus? {
+        standby?.status()
     }
 
     /// nil when ready, else the reason (safe to show: no secrets, no connection string).

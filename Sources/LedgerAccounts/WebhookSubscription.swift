@@ -1,6 +1,5 @@
 import Foundation
-import LedgerAccounts
-import LedgerEventStore
+import LedgerEvents
 
 /// A backend's webhook: events of `types` (every type when nil) are POSTed to `url` in commit
 /// order, at least once, signed with the subscription's secret.
@@ -32,9 +31,31 @@ public struct WebhookSubscription: Sendable, Equatable {
     public var lastErrorAt: Date?
     public var lastSuccessAt: Date?
     public var deliveredEvents: Int64
-    /// The last event of a batch that failed: its retry ends there too, so it is the same batch
-    /// (and carries the same `webhook-id`).
+    /// The last event of a batch sent but not acknowledged: its retry ends there too, so it is
+    /// the same batch (and carries the same `webhook-id`).
     public var retryThrough: FeedCursor?
+
+    public init(
+        id: UUID, url: String, types: [String]?, createdAt: Date, format: Format, cursor: FeedCursor, status: Status,
+        pausedReason: String?, consecutiveFailures: Int, nextAttemptAt: Date, lastError: String?, lastErrorAt: Date?,
+        lastSuccessAt: Date?, deliveredEvents: Int64, retryThrough: FeedCursor?
+    ) {
+        self.id = id
+        self.url = url
+        self.types = types
+        self.createdAt = createdAt
+        self.format = format
+        self.cursor = cursor
+        self.status = status
+        self.pausedReason = pausedReason
+        self.consecutiveFailures = consecutiveFailures
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+        self.lastErrorAt = lastErrorAt
+        self.lastSuccessAt = lastSuccessAt
+        self.deliveredEvents = deliveredEvents
+        self.retryThrough = retryThrough
+    }
 
     /// The delivery policy: backoff after a failure, and when to give up and pause.
     public struct Policy: Sendable {

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What a service's API key may do (API.md, "Events and audit (API keys)").
+public enum APIKeyScope: String, Sendable, CaseIterable {
+    case eventsRead = "events:read"
+    case auditRead = "audit:read"
+    case holdsWrite = "holds:write"
+    case sessionsIntrospect = "sessions:introspect"
+    case accountsAdmin = "accounts:admin"
+    case admin
+}
+
+/// A live key that passed authorization.
+public struct AuthorizedKey: Sendable, Equatable {
+    /// The key's id, which events it causes name as their actor (`service:<id>`).
+    public let id: UUID
+    /// The key's SHA-256, its identity for per-key accounting such as rate limits.
+    public let hash: [UInt8]
+    let scopes: Set<String>
+
+    public init(id: UUID, hash: [UInt8], scopes: Set<String>) {
+        self.id = id
+        self.hash = hash
+        self.scopes = scopes
+    }
+
+    /// Whether the key holds `scope`, or `admin` (every scope at once).
+    public func allows(_ scope: APIKeyScope) -> Bool {
+        scopes.contains(scope.rawValue) || isAdministrator
+    }
+
+    /// Whether the key holds `admin`, every scope at once.
+    public var isAdministrator: Bool { scopes.contains(APIKeyScope.admin.rawValue) }
+}
+
+/// A service call's key was refused.
+public enum APIKeyError: Error, Sendable {
+    case unknown
+    case missingScope
+}
+
+/// Whether a presented key may make a call of a scope: the HTTP layer asks, the key store
+/// (`APIKeys` on PostgreSQL) answers.
+public protocol APIKeyAuthority: Sendable {
+    /// The key when it is live and holds `scope` (or `admin`); `APIKeyError.unknown` for a wrong
+    /// or revoked key, `.missingScope` for a key without the scope.
+    func authorize(_ key: String, scope: APIKeyScope) async throws -> AuthorizedKey
+}

@@ -1,0 +1,9 @@
+import LedgerCore
+
+extension PostgresError: TemporaryUnavailability {
+    /// A connection that failed or was lost, or a pool with no connection to lend: the database
+    /// is there again in a moment; a query's own error is not.
+    public var isTemporarilyUnavailable: Bool {
+        code == .connectionFailed || code == .connectionLost || code == .poolExhausted
+    }
+}
