@@ -9,15 +9,8 @@ LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} python3 python3-venv" source s
 source scripts/pg-cluster.sh
 
 venv=.build/consumer-venv
-requirements=scripts/consumer-requirements.txt
-stamp=$({ cat "$requirements"; python3 --version; } | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$venv/.requirements-sha256" 2>/dev/null)" != "$stamp" ]; then
-  echo "consumers: installing the consumer libraries into $venv" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements"
-  echo "$stamp" >"$venv/.requirements-sha256"
-fi
+source scripts/python-venv.sh
+python_venv "$venv" scripts/consumer-requirements.txt consumers
 
 database=ledger_consumers
 "$pg_bin/dropdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres --if-exists --force "$database" >/dev/null 2>&1 || true

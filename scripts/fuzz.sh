@@ -83,14 +83,8 @@ free_port() {
 }
 
 # The venv is rebuilt whenever the pinned requirements or the Python change.
-stamp=$({ cat "$requirements"; python3 --version; } | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$venv/.requirements-sha256" 2>/dev/null)" != "$stamp" ]; then
-  echo "fuzz: installing schemathesis into $venv" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements"
-  echo "$stamp" >"$venv/.requirements-sha256"
-fi
+source scripts/python-venv.sh
+python_venv "$venv" "$requirements" fuzz
 
 swift build --product ledger >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 ledger=$(swift build --show-bin-path)/ledger
