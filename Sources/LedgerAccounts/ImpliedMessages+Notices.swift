@@ -33,15 +33,15 @@ extension ImpliedMessages {
             case .providerLinked(let linked):
                 notice = Notice(template: Self.methodAddedTemplate, method: linked.provider.rawValue, sessionID: linked.sessionID)
             case .emailAdded(let added): notice = Notice(template: Self.methodAddedTemplate, method: "email", sessionID: added.sessionID)
-            case .passwordSet(let set) where set.reason == "add":
+            case .passwordSet(let set) where set.reason.isMethodAdded:
                 notice = Notice(template: Self.methodAddedTemplate, method: "email", sessionID: set.sessionID)
-            case .passwordSet(let set) where set.reason == "change" || set.reason == "reset":
+            case .passwordSet(let set) where set.reason.isPasswordChange:
                 notice = Notice(template: Self.passwordChangedTemplate, method: nil, sessionID: set.sessionID)
             case .phoneRemoved(let removed) where removed.reason == nil:
                 notice = Notice(template: Self.methodRemovedTemplate, method: "phone", sessionID: nil)
-            case .providerUnlinked(let unlinked) where unlinked.reason == nil || unlinked.reason == "apple_consent_revoked":
+            case .providerUnlinked(let unlinked) where unlinked.reason?.sendsRemovalNotice ?? true:
                 notice = Notice(template: Self.methodRemovedTemplate, method: unlinked.provider.rawValue, sessionID: nil)
-            case .emailRemoved(let removed) where removed.reason == nil || removed.reason == "proven_by_another_account":
+            case .emailRemoved(let removed) where removed.reason?.sendsRemovalNotice ?? true:
                 notice = Notice(template: Self.methodRemovedTemplate, method: "email", sessionID: removed.sessionID)
             default: notice = nil
             }

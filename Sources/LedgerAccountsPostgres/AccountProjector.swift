@@ -283,7 +283,7 @@ struct AccountProjector {
                 spend(.revertsFrom(accountID: accountID, linkID: reverted.linkID, time))
             }
         case .emailVerified: use([.verifyEmail])
-        case .passwordSet(let set) where set.reason == "reset": use([.passwordReset])
+        case .passwordSet(let set) where set.reason.endsResetLinks: use([.passwordReset])
         case .reauthGranted(let granted):
             if let linkID = granted.linkID { spend(.link(linkID, time)) }
         case .emailLinksRevoked(let revoked):

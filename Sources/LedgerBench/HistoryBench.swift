@@ -74,7 +74,7 @@ struct HistoryBench: AsyncParsableCommand {
                 .init(
                     email: "bench-\(number)-\(accountID.lowercased.prefix(8))@bench.invalid", displayName: "Bench \(number)",
                     method: "email")),
-            .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: "signup")),
+            .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: .signup)),
         ]
         var sessions: [UUID] = []
         var openHolds: [String] = []

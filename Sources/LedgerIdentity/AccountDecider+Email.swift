@@ -37,15 +37,15 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
         if !state.emailVerified, EmailAddress.normalize(link.email) == state.email.map(EmailAddress.normalize) {
             proven =
                 [.emailVerified(.init(email: link.email, via: "password_reset"))]
-                + removeMethods(state, reason: "address_proven", removingTOTP: state.totp != nil) { _ in true }
+                + removeMethods(state, reason: .addressProven, removingTOTP: state.totp != nil) { _ in true }
         }
-        return proven + [.passwordSet(.init(passwordHash: newPasswordHash, reason: "reset"))]
+        return proven + [.passwordSet(.init(passwordHash: newPasswordHash, reason: .reset))]
             + revokeSessions(state, reason: "password_reset", except: nil)
             + endPendingAccess(state, reason: .passwordReset, except: linkID, now: now)
 
     case .rehashPassword(let newPasswordHash):
         try requireAccount(state)
-        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "rehash"))]
+        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: .rehash))]
 
     case .changePassword(let newPasswordHash, let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -53,7 +53,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
             throw IdentityError(.noPassword, "Add an email and password first.")
         }
         try state.requireReauth(.changePassword, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: "change", sessionID: sessionID))]
+        return [.passwordSet(.init(passwordHash: newPasswordHash, reason: .change, sessionID: sessionID))]
             + revokeSessions(state, reason: "password_changed", except: sessionID)
             + endPendingAccess(state, reason: .passwordChanged, except: nil, now: now)
 
@@ -65,7 +65,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
         try state.requireReauth(.addMethod, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
         // The account's own address, which Apple or Google vouched for: the password at once.
         if state.emailVerified, state.email.map(EmailAddress.normalize) == email.normalized {
-            return [.passwordSet(.init(passwordHash: passwordHash, reason: "add", sessionID: sessionID))]
+            return [.passwordSet(.init(passwordHash: passwordHash, reason: .add, sessionID: sessionID))]
         }
         // Any other address is claimed only once its link proves it: whoever holds a session and
         // a phone must not sit on someone else's address meanwhile.
@@ -84,7 +84,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
             EmailAddress.normalize(email) == address.normalized, state.signInMethods != [.password]
         else { return [] }
         let links = state.pendingLinks.values.filter { $0.purpose != .emailRevert }.map(\.id).sorted { $0.uuidString < $1.uuidString }
-        return [.emailRemoved(.init(email: email, passwordRemoved: state.hasPassword, reason: "proven_by_another_account"))]
+        return [.emailRemoved(.init(email: email, passwordRemoved: state.hasPassword, reason: .provenByAnotherAccount))]
             + (links.isEmpty ? [] : [.emailLinksRevoked(.init(linkIDs: links, reason: "email_removed"))])
 
     case .confirmEmailAdd(let linkID, let revertLink, let previousEmailKey):
@@ -93,7 +93,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
         guard let link = state.liveLink(linkID, purpose: .emailAdd, at: now), let pending = state.pendingEmail,
             pending.linkID == linkID, state.sessions[pending.sessionID]?.isActive == true
         else { throw IdentityError.linkExpired }
-        let password = AccountEvent.passwordSet(.init(passwordHash: pending.passwordHash, reason: "add", sessionID: pending.sessionID))
+        let password = AccountEvent.passwordSet(.init(passwordHash: pending.passwordHash, reason: .add, sessionID: pending.sessionID))
         // A verified private-relay address replaced: a change like any other, with its way back.
         if let previous = state.email, state.emailVerified, let revertLink {
             return [
@@ -164,8 +164,8 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
             inSpan(totp.enabledAtVersion, totp.enrolledBy, nil) || inSpan(totp.recoveryCodesAtVersion, nil, nil)
                 || (change.sessionID != nil && totp.enrolledBy == change.sessionID)
         }
-        let removals = removeMethods(state, reason: "email_reverted", removingTOTP: totpInSpan == true, where: undone)
-        let password: [AccountEvent] = newPasswordHash.map { [.passwordSet(.init(passwordHash: $0, reason: "revert"))] } ?? []
+        let removals = removeMethods(state, reason: .emailReverted, removingTOTP: totpInSpan == true, where: undone)
+        let password: [AccountEvent] = newPasswordHash.map { [.passwordSet(.init(passwordHash: $0, reason: .revert))] } ?? []
         // The revert links of changes after this one end with it (by the changes' order, not
         // their expiry, which a configuration change can reorder).
         let later = state.pendingLinks.values.filter { other in

@@ -75,7 +75,7 @@ func decideProvider(_ state: AccountState, _ command: AccountCommand, _ context:
             // Apple stays when it is the only way in: the person can sign in with it again to come back.
             let unlink: [AccountEvent] =
                 state.signInMethods == [.apple]
-                ? [] : [.providerUnlinked(.init(provider: .apple, subject: notice.subject, reason: "apple_consent_revoked"))]
+                ? [] : [.providerUnlinked(.init(provider: .apple, subject: notice.subject, reason: .appleConsentRevoked))]
             return [received] + unlink + revokeProviderTokens(state, of: [.apple], reason: "apple_consent_revoked")
                 + revokeSessions(state, reason: "apple_consent_revoked", except: nil)
                 + endPendingAccess(state, reason: .appleConsentRevoked, except: nil, now: now)

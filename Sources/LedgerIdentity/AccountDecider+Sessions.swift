@@ -9,7 +9,7 @@ func decideSessions(_ state: AccountState, _ command: AccountCommand, _ context:
         guard !state.exists else { throw IdentityError(.accountExists, "This email is already in use. Log in instead.") }
         return [
             .registered(.init(email: registration.email.value, displayName: registration.displayName, method: "email")),
-            .passwordSet(.init(passwordHash: registration.passwordHash, reason: "signup")),
+            .passwordSet(.init(passwordHash: registration.passwordHash, reason: .signup)),
             .handleClaimed(.init(handle: registration.handle.value, temporary: registration.handleIsTemporary)),
             .emailVerificationSent(
                 .init(

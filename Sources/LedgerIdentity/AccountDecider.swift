@@ -46,7 +46,7 @@ func storedToken(_ token: AccountState.ProviderToken, parkedRevocation: UUID?) -
 /// picks, each with its own event saying why, and TOTP when `removingTOTP`: a revert's span, or
 /// everything but the address a reset just proved.
 func removeMethods(
-    _ state: AccountState, reason: String, removingTOTP: Bool, where isRemoved: (AccountState.MethodOrigin?) -> Bool
+    _ state: AccountState, reason: MethodRemovalReason, removingTOTP: Bool, where isRemoved: (AccountState.MethodOrigin?) -> Bool
 ) -> [AccountEvent] {
     var events: [AccountEvent] = []
     if let phone = state.phone, isRemoved(state.methodOrigins[SignInMethod.phone.rawValue]) {
@@ -58,8 +58,8 @@ func removeMethods(
         events.append(.providerUnlinked(.init(provider: provider, subject: subject, reason: reason)))
         providers.append(provider)
     }
-    events += revokeProviderTokens(state, of: providers, reason: reason)
-    if removingTOTP, state.totp != nil { events.append(.totpDisabled(.init(reason: reason))) }
+    events += revokeProviderTokens(state, of: providers, reason: reason.rawValue)
+    if removingTOTP, state.totp != nil { events.append(.totpDisabled(.init(reason: reason.rawValue))) }
     return events
 }
 

@@ -42,9 +42,9 @@ extension AccountEvent {
         public var subject: String
         /// Why, when not a disconnect: `apple_consent_revoked`, `email_reverted` (added in the
         /// span a revert undid), `address_proven` (a reset proved an address never verified).
-        public var reason: String?
+        public var reason: MethodRemovalReason?
 
-        public init(provider: IdentityProvider, subject: String, reason: String? = nil) {
+        public init(provider: IdentityProvider, subject: String, reason: MethodRemovalReason? = nil) {
             self.provider = provider
             self.subject = subject
             self.reason = reason

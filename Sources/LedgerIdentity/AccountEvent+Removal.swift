@@ -5,9 +5,9 @@ extension AccountEvent {
     public struct PhoneRemoved: Codable, Sendable, Equatable {
         public var phone: String
         /// Why, when not the person's removal: `email_reverted`, `address_proven` (as for `ProviderUnlinked`).
-        public var reason: String?
+        public var reason: MethodRemovalReason?
 
-        public init(phone: String, reason: String? = nil) {
+        public init(phone: String, reason: MethodRemovalReason? = nil) {
             self.phone = phone
             self.reason = reason
         }
@@ -28,7 +28,7 @@ extension AccountEvent {
         public var emailKey: String?
         /// Why, when not the person's removal: `proven_by_another_account` (an address never
         /// verified here, proven by another account's confirmation link).
-        public var reason: String?
+        public var reason: MethodRemovalReason?
         enum CodingKeys: String, CodingKey {
             case email, passwordRemoved = "password_removed", sessionID = "session_id", revertLinkID = "revert_link_id"
             case revertExpiresAt = "revert_expires_at", revertTokenHash = "revert_token_sha256", emailKey = "email_key", reason
@@ -36,7 +36,7 @@ extension AccountEvent {
 
         public init(
             email: String, passwordRemoved: Bool, sessionID: UUID? = nil, revertLinkID: UUID? = nil, revertExpiresAt: Date? = nil,
-            revertTokenHash: String? = nil, emailKey: String? = nil, reason: String? = nil
+            revertTokenHash: String? = nil, emailKey: String? = nil, reason: MethodRemovalReason? = nil
         ) {
             self.reason = reason
             self.email = email

@@ -76,13 +76,12 @@ public enum AccountEvent: Sendable, Equatable {
     public struct PasswordSet: Codable, Sendable, Equatable {
         /// The self-describing scrypt string; never the password.
         public var passwordHash: String
-        /// `signup`, `change`, `reset`, `rehash`, `add`, `revert`.
-        public var reason: String
+        public var reason: PasswordSetReason
         /// The signed-in session that set it.
         public var sessionID: UUID?
         enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", reason, sessionID = "session_id" }
 
-        public init(passwordHash: String, reason: String, sessionID: UUID? = nil) {
+        public init(passwordHash: String, reason: PasswordSetReason, sessionID: UUID? = nil) {
             self.passwordHash = passwordHash
             self.reason = reason
             self.sessionID = sessionID

@@ -242,7 +242,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.displayName = registered.displayName
     case .passwordSet(let set):
         state.passwordHash = set.passwordHash
-        if set.reason != "rehash" { state.passwordChangedAt = recordedAt }
+        if set.reason.changesThePassword { state.passwordChangedAt = recordedAt }
     case .emailVerificationSent(let sent):
         state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .verifyEmail, email: sent.email, expiresAt: sent.expiresAt)
         state.linkSent(.verifyEmail, at: recordedAt)
@@ -449,19 +449,18 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         }
         state.pendingEmail = nil
     }
-    if case .passwordSet(let set) = event, set.reason == "reset" {
+    if case .passwordSet(let set) = event, set.reason.endsResetLinks {
         state.pendingLinks = state.pendingLinks.filter { $0.value.purpose != .passwordReset }
     }
-    // A new password or a reverted email ends the sign-ins waiting for their second factor:
-    // one begun with a phished password is over. A reset or a revert also forgets the known
-    // devices: whoever had access may hold a device token, and their next sign-in must alert.
+    // A new password or a reverted email ends the sign-ins waiting for their second factor, and
+    // a reset or a revert forgets the known devices (`PasswordSetReason` says which does what).
     switch event {
-    case .passwordSet(let set) where set.reason == "reset" || set.reason == "change": state.mfaChallenges = [:]
+    case .passwordSet(let set) where set.reason.endsSecondFactorChallenges: state.mfaChallenges = [:]
     case .emailReverted: state.mfaChallenges = [:]
     default: break
     }
     switch event {
-    case .passwordSet(let set) where set.reason == "reset" || set.reason == "revert": state.knownDevices = []
+    case .passwordSet(let set) where set.reason.forgetsKnownDevices: state.knownDevices = []
     case .emailReverted: state.knownDevices = []
     default: break
     }

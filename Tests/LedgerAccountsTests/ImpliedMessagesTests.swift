@@ -58,7 +58,7 @@ struct ImpliedMessagesTests {
         #expect(google.first?.details?["changed_at"] == RFC3339.format(now) && google.first?.details?["secure_account"] != nil)
         #expect(google.first?.token == nil && google.first?.link == nil && google.first?.code == nil)
         #expect(
-            try sent([.passwordSet(.init(passwordHash: "h", reason: "change", sessionID: session))], before: verified).map(\.template)
+            try sent([.passwordSet(.init(passwordHash: "h", reason: .change, sessionID: session))], before: verified).map(\.template)
                 == [ImpliedMessages.passwordChangedTemplate])
         // With the phone: a removed email is told on the phone (the address gets its own notice, with its way back).
         let withPhone = evolve(verified, .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)), at: now)
@@ -79,7 +79,7 @@ struct ImpliedMessagesTests {
             try sent(
                 [.providerLinked(.init(provider: .apple, subject: "a", email: nil, emailVerified: false))], before: account(verified: false)
             ).isEmpty)
-        #expect(try sent([.phoneRemoved(.init(phone: "+995511200300", reason: "email_reverted"))], before: withPhone).isEmpty)
+        #expect(try sent([.phoneRemoved(.init(phone: "+995511200300", reason: .emailReverted))], before: withPhone).isEmpty)
         // Every contact the account had before is told: an intruder's address added first is not the only one.
         let both = try sent([.phoneRemoved(.init(phone: "+995511200300"))], before: withPhone)
         #expect(both.map(\.to) == ["ana@example.com", "+995511200300"] && both.map(\.channel) == [.email, .sms])

@@ -11,7 +11,7 @@ struct AccountStateCodecTests {
         var state = AccountState(accountID: UUID())
         let events: [AccountEvent] = [
             .registered(.init(email: "Ana@Example.com", displayName: "Ana ő", method: "email")),
-            .passwordSet(.init(passwordHash: "$scrypt$ln=4,r=8,p=1$c2FsdA$aGFzaA", reason: "signup")),
+            .passwordSet(.init(passwordHash: "$scrypt$ln=4,r=8,p=1$c2FsdA$aGFzaA", reason: .signup)),
             .handleClaimed(.init(handle: "ana_1", temporary: false)),
             .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
             .providerLinked(.init(provider: .apple, subject: "apple-sub", email: nil, emailVerified: false)),

@@ -16,7 +16,7 @@ struct AppleNoticeDecideTests {
                     sessionID: session, method: "apple", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
                     accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
         ]
-        if password { events.insert(.passwordSet(.init(passwordHash: "h", reason: "signup")), at: 1) }
+        if password { events.insert(.passwordSet(.init(passwordHash: "h", reason: .signup)), at: 1) }
         return events.reduce(AccountState(accountID: UUID())) { evolve($0, $1, at: now) }
     }
 

@@ -13,7 +13,7 @@ struct ChangeDecideTests {
         let events: [AccountEvent] =
             [
                 .registered(.init(email: "ana@example.com", displayName: nil, method: "email")),
-                .passwordSet(.init(passwordHash: "h0", reason: "signup")),
+                .passwordSet(.init(passwordHash: "h0", reason: .signup)),
                 .emailVerified(.init(email: "ana@example.com")),
                 .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
             ]
@@ -43,7 +43,7 @@ struct ChangeDecideTests {
         let events = try decide(state, .changePassword(newPasswordHash: "h1", sessionID: current, reauthTokenHash: "g"), now: now)
         #expect(
             Array(events.prefix(2)) == [
-                .passwordSet(.init(passwordHash: "h1", reason: "change", sessionID: current)),
+                .passwordSet(.init(passwordHash: "h1", reason: .change, sessionID: current)),
                 .sessionRevoked(.init(sessionID: other, reason: "password_changed")),
             ])
         #expect(events.dropFirst(2).map(\.type) == ["reauth.grants_revoked"])
@@ -396,7 +396,7 @@ struct ChangeDecideTests {
         let (changed, revert) = try moved(state, at: now)
         #expect(try decide(changed, .revertEmail(linkID: revert, newPasswordHash: nil), now: now).first?.type == "email.reverted")
         // The intruder set a password after the change: the revert must replace it.
-        let withPassword = evolve(changed, .passwordSet(.init(passwordHash: "intruders", reason: "add", sessionID: other)), at: now)
+        let withPassword = evolve(changed, .passwordSet(.init(passwordHash: "intruders", reason: .add, sessionID: other)), at: now)
         #expect(throws: IdentityError.self) { try decide(withPassword, .revertEmail(linkID: revert, newPasswordHash: nil), now: now) }
         let after = fold(withPassword, try decide(withPassword, .revertEmail(linkID: revert, newPasswordHash: "owners"), now: now))
         #expect(after.passwordHash == "owners")

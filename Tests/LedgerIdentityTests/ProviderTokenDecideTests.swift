@@ -104,13 +104,13 @@ struct ProviderTokenDecideTests {
                     try #require(EmailAddress(email)), passwordHash: "h", link: link, sessionID: session, reauthTokenHash: "g"),
                 now: now)
         }
-        #expect(try add(account(), "Ana@Example.com") == [.passwordSet(.init(passwordHash: "h", reason: "add", sessionID: session))])
+        #expect(try add(account(), "Ana@Example.com") == [.passwordSet(.init(passwordHash: "h", reason: .add, sessionID: session))])
         let unverified = try add(account(emailVerified: false), "ana@example.com")
         #expect(unverified.map(\.type) == ["email.add_requested"])
         // Another address, or an account that has a password already: change the email instead.
         let exists = IdentityError(.emailExists, "You already have an email address. Change it instead.")
         #expect(throws: exists) { try add(account(), "bo@example.com") }
-        #expect(throws: exists) { try add(account([.passwordSet(.init(passwordHash: "h0", reason: "add"))]), "ana@example.com") }
+        #expect(throws: exists) { try add(account([.passwordSet(.init(passwordHash: "h0", reason: .add))]), "ana@example.com") }
         // Re-auth still comes first.
         #expect(throws: IdentityError.reauthRequired) {
             try decide(

@@ -10,7 +10,7 @@ struct ReauthTests {
     func account(email: Bool, password: Bool, phone: Bool) -> AccountState {
         var state = AccountState(accountID: UUID())
         state = evolve(state, .registered(.init(email: email ? "ana@example.com" : nil, displayName: nil, method: "email")), at: now)
-        if password { state = evolve(state, .passwordSet(.init(passwordHash: "h", reason: "signup")), at: now) }
+        if password { state = evolve(state, .passwordSet(.init(passwordHash: "h", reason: .signup)), at: now) }
         if phone { state = evolve(state, .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)), at: now) }
         state = evolve(
             state,

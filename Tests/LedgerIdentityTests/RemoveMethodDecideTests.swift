@@ -21,7 +21,7 @@ struct RemoveMethodDecideTests {
     }
 
     static let registered = AccountEvent.registered(.init(email: "ana@example.com", displayName: nil, method: "email"))
-    static let password = AccountEvent.passwordSet(.init(passwordHash: "h0", reason: "signup"))
+    static let password = AccountEvent.passwordSet(.init(passwordHash: "h0", reason: .signup))
     static let phone = AccountEvent.phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil))
 
     @Test("the phone goes with a grant beside another method; without one, reauth_required")

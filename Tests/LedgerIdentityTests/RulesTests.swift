@@ -98,7 +98,7 @@ struct AccountStateTests {
         let now = Date(timeIntervalSince1970: 1_790_000_000.123456)
         let events: [AccountEvent] = [
             .registered(.init(email: "a@b.co", displayName: "A", method: "email")),
-            .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: "signup")),
+            .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: .signup)),
             .sessionStarted(
                 .init(
                     sessionID: UUID(), method: "email", device: "ios", accessTokenHash: "aa", refreshTokenHash: "bb",
@@ -151,7 +151,7 @@ struct AccountStateTests {
             id,
             [
                 (.registered(.init(email: "A@b.co", displayName: nil, method: "email")), t0),
-                (.passwordSet(.init(passwordHash: "h1", reason: "signup")), t0),
+                (.passwordSet(.init(passwordHash: "h1", reason: .signup)), t0),
                 (
                     .sessionStarted(
                         .init(

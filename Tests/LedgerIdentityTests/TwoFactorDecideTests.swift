@@ -14,7 +14,7 @@ struct TwoFactorDecideTests {
     func account(_ events: [AccountEvent] = []) -> AccountState {
         let setup: [AccountEvent] = [
             .registered(.init(email: "ana@example.com", displayName: nil, method: "email")),
-            .passwordSet(.init(passwordHash: "h", reason: "signup")),
+            .passwordSet(.init(passwordHash: "h", reason: .signup)),
             .emailVerified(.init(email: "ana@example.com")),
             .sessionStarted(
                 .init(
@@ -219,7 +219,7 @@ struct TwoFactorDecideTests {
     func unverifiedSquatter() throws {
         let unverified = [
             AccountEvent.registered(.init(email: "victim@example.com", displayName: nil, method: "email")),
-            .passwordSet(.init(passwordHash: "h", reason: "signup")),
+            .passwordSet(.init(passwordHash: "h", reason: .signup)),
             .sessionStarted(
                 .init(
                     sessionID: session, method: "email", device: nil, accessTokenHash: "a", refreshTokenHash: "r",
@@ -240,8 +240,8 @@ struct TwoFactorDecideTests {
             state = try decide(state, .startSession(newSession(stepUp: challenge())), now: now).reduce(state) { evolve($0, $1, at: now) }
         }
         #expect(state.mfaChallenges.count == maximumOpenChallenges)
-        let reset = evolve(state, .passwordSet(.init(passwordHash: "h2", reason: "reset")), at: now)
+        let reset = evolve(state, .passwordSet(.init(passwordHash: "h2", reason: .reset)), at: now)
         #expect(reset.mfaChallenges.isEmpty)
-        #expect(evolve(state, .passwordSet(.init(passwordHash: "h2", reason: "change")), at: now).mfaChallenges.isEmpty)
+        #expect(evolve(state, .passwordSet(.init(passwordHash: "h2", reason: .change)), at: now).mfaChallenges.isEmpty)
     }
 }
