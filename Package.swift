@@ -157,8 +157,10 @@ let package = Package(
         .target(
             name: "LedgerServer",
             dependencies: [
-                "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEvents", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
-                "LedgerAccountsPostgres", "LedgerProviders",
+                // LedgerEventStore only for the feed's reader (EventsController): every other
+                // controller takes a protocol of a lower layer.
+                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerEventStore", "LedgerIdentity", "LedgerAccounts",
+                "LedgerProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerAccounts
+import LedgerAccountsPostgres
 import LedgerCore
 import LedgerServer
 import Logging
@@ -36,7 +38,10 @@ public func buildMetricsRouter(_ services: LedgerServices) -> Router<LedgerReque
 }
 
 func metricsController(_ services: LedgerServices) -> MetricsController {
-    MetricsController(metrics: services.metrics, client: services.client, subscriptions: services.subscriptions, clock: services.clock)
+    MetricsController(
+        metrics: services.metrics,
+        statistics: { [client = services.client] in try await OperationalStatistics.read(client: client, now: $0) },
+        subscriptions: services.subscriptions, clock: services.clock)
 }
 
 /// Runs the background `workers` with the API (and `/metrics` on its own port when configured)

@@ -2,9 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerAccountsPostgres
 import LedgerCore
-import LedgerPostgres
 
 /// `GET /metrics`: Prometheus text. Request latency histograms come from the middleware; the
 /// cluster-wide gauges (append position, feed hold-back, outbox backlog, purge due and done,
@@ -15,8 +13,9 @@ import LedgerPostgres
 /// on the internal network only.
 public struct MetricsController: Sendable {
     let metrics: LedgerMetrics
-    let client: PostgresClient
-    let subscriptions: WebhookSubscriptions
+    /// Reads the cluster-wide figures (from the database, in one round trip).
+    let statistics: @Sendable (Date) async throws -> OperationalStatistics
+    let subscriptions: any WebhookSubscriptionStore
     let clock: any LedgerClock
     /// The database gauges, read at most once per `gaugeAge` however often (or by however many
     /// at once) `/metrics` is asked: it needs no key, so it must not become a way to load the
@@ -24,9 +23,12 @@ public struct MetricsController: Sendable {
     let gauges = GaugeCache()
     static let gaugeAge: Duration = .seconds(5)
 
-    public init(metrics: LedgerMetrics, client: PostgresClient, subscriptions: WebhookSubscriptions, clock: any LedgerClock) {
+    public init(
+        metrics: LedgerMetrics, statistics: @escaping @Sendable (Date) async throws -> OperationalStatistics,
+        subscriptions: any WebhookSubscriptionStore, clock: any LedgerClock
+    ) {
         self.metrics = metrics
-        self.client = client
+        self.statistics = statistics
         self.subscriptions = subscriptions
         self.clock = clock
     }
@@ -44,7 +46,7 @@ public struct MetricsController: Sendable {
 
     /// Reads the cluster-wide figures into the registry's gauges.
     func readGauges() async throws {
-        let statistics = try await OperationalStatistics.read(client: client, now: clock.now())
+        let statistics = try await statistics(clock.now())
         metrics.set(
             "events_appended_total", "Events appended so far (the last global position); rate() is the append rate.",
             Double(statistics.eventPosition))
