@@ -3,7 +3,7 @@ import LedgerCore
 import LedgerIdentity
 
 /// Email and password changes (docs/architecture.md "Changes"): change password, add email & password,
-/// change email with its confirmation and revert environment.links.
+/// change email with its confirmation and revert links.
 extension AccountService {
     /// Sets a new password: re-auth (unless email + password is the only method), every rule
     /// (`same_as_current` included), and every other session revoked; this one stays.

@@ -3,8 +3,9 @@ import LedgerCore
 import LedgerIdentity
 
 /// What every account use case works with, built once at start-up: each service holds it
-/// rather than holding another service. Its guards are not optional, so a service cannot be
-/// wired without the lockouts and the per-client limits.
+/// rather than reaching the shared parts through `AccountService` (two-factor still asks the
+/// provider service for a waiting `link_token`). Its guards are not optional, so a service
+/// cannot be wired without the lockouts and the per-client limits.
 public struct AccountsEnvironment: Sendable {
     public let repository: any AccountRepository
     public let clock: any LedgerClock

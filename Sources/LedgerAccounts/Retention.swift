@@ -83,8 +83,7 @@ extension AccountService {
         return try await repository.execute(session.accountID) { state in
             .deleteAccount(
                 sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash),
-                purgeDelay: environment.retention.purgeDelay, cooldown: environment.retention.cooldown,
-                cooldownKeys: environment.retention.keys(of: state))
+                purgeDelay: retention.purgeDelay, cooldown: retention.cooldown, cooldownKeys: retention.keys(of: state))
         }.0
     }
 
@@ -95,8 +94,7 @@ extension AccountService {
         let retention = environment.retention
         let (_, events) = try await repository.execute(accountID) { state in
             .completeRequestedDeletion(
-                purgeDelay: environment.retention.purgeDelay, cooldown: environment.retention.cooldown,
-                cooldownKeys: environment.retention.keys(of: state))
+                purgeDelay: retention.purgeDelay, cooldown: retention.cooldown, cooldownKeys: retention.keys(of: state))
         }
         return !events.isEmpty
     }

@@ -122,7 +122,7 @@ public struct LedgerConfiguration: Sendable {
 
     public init() {}
 
-    static let day = 86_400
+    static let day = Policies.day
 
     /// Settings that work but are unsafe outside tests; `serve` logs each at start.
     public var warnings: [String] {
@@ -198,10 +198,7 @@ public struct LedgerConfiguration: Sendable {
         // a count or time past what PostgreSQL's intervals hold would fail every request.
         func integer(_ name: String, _ target: inout Int, minimum: Int = 0, maximum: Int = Self.longestSetting) throws {
             guard let text = string(name) else { return }
-            guard let value = Int(text), (minimum...maximum).contains(value) else {
-                throw ConfigurationError("\(name) must be a whole number from \(minimum) to \(maximum), got '\(text)'")
-            }
-            target = value
+            target = try wholeNumber(name, text, in: minimum...maximum)
         }
         func list(_ name: String) -> [String]? {
             string(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
@@ -313,4 +310,13 @@ public struct LedgerConfiguration: Sendable {
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         return configuration
     }
+}
+
+/// `text` as a whole number in `range`, else the error naming `variable` that every number of the
+/// configuration gives.
+func wholeNumber(_ variable: String, _ text: String, in range: ClosedRange<Int>) throws -> Int {
+    guard let value = Int(text), range.contains(value) else {
+        throw ConfigurationError("\(variable) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+    }
+    return value
 }

@@ -45,11 +45,7 @@ public struct PolicySetting: Sendable {
     /// that is no whole number, or out of `range`, is an error naming the variable.
     func read(_ string: (String) -> String?, into policies: inout Policies) throws {
         if let text = string(variable) {
-            guard let value = Int(text), range.contains(value) else {
-                throw ConfigurationError(
-                    "\(variable) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
-            }
-            set(value, in: &policies)
+            set(try wholeNumber(variable, text, in: range), in: &policies)
         } else if let fallback, let text = string(fallback), let value = Int(text) {
             set(min(max(value, range.lowerBound), range.upperBound), in: &policies)
         }

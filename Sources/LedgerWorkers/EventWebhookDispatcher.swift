@@ -103,7 +103,11 @@ public struct EventWebhookDispatcher: Sendable {
             guard
                 let current = try await subscriptions.recordDelivered(
                     subscription.id, owner: owner, through: last.cursor, count: events.count, lease: Self.lease)
-            else { return delivered }
+            else {
+                // Paused or deleted meanwhile (or the lease lost): a resume must not wait out the lease.
+                try await subscriptions.release(subscription.id, owner: owner)
+                return delivered
+            }
             secrets = current
             delivered += events.count
             cursor = last.cursor

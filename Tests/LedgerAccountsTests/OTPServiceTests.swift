@@ -126,4 +126,21 @@ struct OTPServiceTests {
         #expect(await error { try await verify(world, requested, code: wrong(code)) }?.code == .codeExpired)
         #expect(await error { try await verify(world, requested, code: code) }?.code == .codeExpired)
     }
+
+    @Test("eight concurrent checks of one right code: exactly one signs in, as under PostgreSQL's locks")
+    func concurrentChecks() async throws {
+        let world = try InMemoryAccounts()
+        let requested = try await request(world)
+        let code = try await world.lastCode(to: Self.phone)
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (try? await world.otp.verify(
+                        requestID: requested.requestID.uuidString, code: code, session: nil, reauthToken: nil, device: "test")) != nil
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 1)
+    }
 }

@@ -5,13 +5,26 @@ import LedgerIdentity
 
 /// Code requests in memory, for the use cases' fast tests: the same `decide` and `evolve` as the
 /// PostgreSQL repository and the same limits (`OTPPolicy.admitSend`) over the same facts, read
-/// from the requests held here. One actor, and a request being verified is held from a second
-/// verification until its account command is done, as the PostgreSQL repository's stream lock does.
+/// from the requests held here. One actor; every change holds its number from before its first
+/// wait until it is recorded (as the PostgreSQL repository's locks on the number and the request's
+/// stream do), so the changes of one number run one after another, each deciding on what the
+/// last left.
 public actor InMemoryOTPRepository: OTPRepository {
     private let accounts: InMemoryAccountRepository
     private let clock: any LedgerClock
     private var requests: [UUID: Request] = [:]
-    private var verifying: Set<UUID> = []
+    /// Numbers a change holds (see the type's note).
+    private var held: Set<String> = []
+
+    /// Waits until no other change holds `phone`, then holds it; `release` lets the next one go.
+    private func hold(_ phone: String) async {
+        while held.contains(phone) { await Task.yield() }
+        held.insert(phone)
+    }
+
+    private func release(_ phone: String) {
+        held.remove(phone)
+    }
 
     /// One request, as `otp_requests` projects it.
     struct Request {
@@ -30,6 +43,8 @@ public actor InMemoryOTPRepository: OTPRepository {
     public func issue(
         _ requestID: UUID, _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, message: OutboxMessage
     ) async throws -> Int {
+        await hold(issued.phone)
+        defer { release(issued.phone) }
         let now = clock.now()
         let history = sendHistory(issued, clientAddress: clientAddress, policy: policy, now: now)
         try policy.admitSend(history, now: now)
@@ -90,8 +105,12 @@ public actor InMemoryOTPRepository: OTPRepository {
         _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
         command: @escaping @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand
     ) async throws -> OTPVerification {
+        guard let phone = requests[requestID]?.issued.phone else { throw IdentityError.codeExpired }
+        await hold(phone)
+        defer { release(phone) }
+        // Read after the wait: what an earlier verification of the number left.
+        guard let request = requests[requestID] else { throw IdentityError.codeExpired }
         let now = clock.now()
-        guard let request = requests[requestID], !verifying.contains(requestID) else { throw IdentityError.codeExpired }
         let issued = request.issued
         try policy.admitCodes(failures: failures(issued.phone, policy: policy, now: now), now: now)
         let accountDeleted = try await accounts.load(issued.accountID).isDeleted
@@ -103,13 +122,12 @@ public actor InMemoryOTPRepository: OTPRepository {
         let verdict = OTPVerdict(events)
         var account: (AccountState, [AccountEvent])?
         if verdict == .verified {
-            verifying.insert(requestID)
-            defer { verifying.remove(requestID) }
             let target = try await targetAccount(issued)
             events = [.verified(.init(accountID: target))]
             // Only when the account's command commits does the code count as used.
             account = try await accounts.execute(target, outbox: []) { try command(issued, $0) }
         }
+        // The number is held: nothing changed this request since it was read.
         requests[requestID]?.challenge = events.reduce(request.challenge) { evolve($0, $1, at: now) }
         return OTPVerification(verdict: verdict, account: account?.0, accountEvents: account?.1 ?? [])
     }
@@ -122,6 +140,11 @@ public actor InMemoryOTPRepository: OTPRepository {
     }
 
     public func cancel(_ requestID: UUID, sessionID: UUID?) async throws {
+        guard let phone = requests[requestID]?.issued.phone else {
+            return try apply(.cancel(sessionID: sessionID), to: requestID, now: clock.now())
+        }
+        await hold(phone)
+        defer { release(phone) }
         try apply(.cancel(sessionID: sessionID), to: requestID, now: clock.now())
     }
 
