@@ -4,7 +4,7 @@
 # checks the formatting (`swift format lint --strict`), the layering (scripts/check-layers.sh) and
 # docker/compose.yaml (scripts/check-compose.sh), runs `swift test`, then the HTTP fuzz (scripts/fuzz.sh), the link pages in a real browser (scripts/browser-tests.sh) and the event consumers' libraries (scripts/consumer-tests.sh), and stops the cluster whatever
 # happens. Afterwards it reads the whole run's output (every log line the service wrote) for
-# the secrets the tests use: a password, an email address or a session token there fails the run.
+# the secrets the tests use: a password, an email address, a session token or a webhook secret there fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -61,12 +61,12 @@ fi
 # Secrets the tests send; none may appear in what the run printed.
 # Compiler diagnostics quote the tests' own source (`  79 |   …`): those lines are not output.
 leaks=$(grep -vE '^ *[0-9]+ \|' "$output" \
-  | grep -nE 'violet-harbor-91|copper-lantern-77|wrong-password-1|[A-Za-z0-9._-]+@example\.com|\bl[arkg]_[A-Za-z0-9_-]{43}\b' || true)
+  | grep -nE 'violet-harbor-91|copper-lantern-77|wrong-password-1|[A-Za-z0-9._-]+@example\.com|\bl[arkg]_[A-Za-z0-9_-]{43}\b|whsec_[A-Za-z0-9+/]{30,}' || true)
 if [ -n "$leaks" ]; then
   echo "test: secrets reached the output of the run:" >&2
   echo "$leaks" | head -5 | cut -c1-200 >&2
   exit 1
 fi
-echo "test: no test secret (password, email, token) in the run's output"
+echo "test: no test secret (password, email, token, webhook secret) in the run's output"
 # End on the test runner's own summary line, which is what CI reads.
 grep -E "Test run with [0-9]+ tests? .*(passed|failed)" "$output" | tail -1

@@ -45,10 +45,11 @@ public struct PostgresOTPRepository: OTPRepository {
         return resendAfter
     }
 
-    /// The wrong codes `phone` took in the last day (all purposes and requests together). In
-    /// the same round trip, whether `deletedAccount` (the account a code acts on) was deleted.
+    /// For a verification: the wrong codes `phone` took in the last day (all purposes and
+    /// requests together) and, in the same round trip, whether `deletedAccount` (the account the
+    /// code acts on) was deleted.
     private func dailyFailures(
-        _ phone: String, policy: OTPPolicy, now: Date, deletedAccount accountID: UUID?, on connection: PostgresConnection
+        _ phone: String, policy: OTPPolicy, now: Date, deletedAccount accountID: UUID, on connection: PostgresConnection
     ) async throws -> (failures: [OTPFailures], accountDeleted: Bool) {
         let rows = try await connection.query(
             """
@@ -57,7 +58,7 @@ public struct PostgresOTPRepository: OTPRepository {
             UNION ALL
             SELECT NULL, NULL, true FROM accounts WHERE account_id = $3 AND deleted_at IS NOT NULL
             """,
-            [.text(phone), .timestamp(now.addingTimeInterval(-policy.dailyFailureWindow)), accountID.map { .uuid($0) } ?? .null])
+            [.text(phone), .timestamp(now.addingTimeInterval(-policy.dailyFailureWindow)), .uuid(accountID)])
         var failures: [OTPFailures] = []
         var accountDeleted = false
         for row in rows.rows {
@@ -78,8 +79,9 @@ public struct PostgresOTPRepository: OTPRepository {
 
     /// Earlier sends the limits count — for each limit only its newest `limit` sends inside
     /// the window, which is all a sliding window needs, so the query stays small however busy
-    /// an address is; for the /48 and the country only the send at the limit (`OFFSET`) — and
-    /// the open requests a new code replaces (for a signed-in purpose, only the same account's).
+    /// an address is; for the /48 and the country only the send at the limit (`OFFSET`) — the
+    /// number's wrong codes of the day, and the open requests a new code replaces (for a
+    /// signed-in purpose, only the same account's): one round trip.
     private func sendHistory(
         _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date, on connection: PostgresConnection
     ) async throws -> SendHistory {
@@ -87,24 +89,27 @@ public struct PostgresOTPRepository: OTPRepository {
         let capHorizon = now.addingTimeInterval(-policy.capWindow)
         let rows = try await connection.query(
             """
-            (SELECT 'phone', request_id, created_at FROM otp_requests
+            (SELECT 'phone', request_id, created_at, NULL::int FROM otp_requests
              WHERE phone_e164 = $1 AND purpose = $2 AND created_at > $4 ORDER BY created_at DESC LIMIT $8)
             UNION ALL
-            (SELECT 'open', request_id, created_at FROM otp_requests
+            (SELECT 'open', request_id, created_at, NULL FROM otp_requests
              WHERE phone_e164 = $1 AND purpose = $2 AND closed_at IS NULL AND expires_at > $3
                AND (session_id IS NULL OR account_id = $6))
             UNION ALL
-            (SELECT 'address', request_id, created_at FROM otp_requests
+            (SELECT 'address', request_id, created_at, NULL FROM otp_requests
              WHERE $5::text IS NOT NULL AND client_address = $5 AND created_at > $9 ORDER BY created_at DESC LIMIT $10)
             UNION ALL
-            (SELECT 'account', request_id, created_at FROM otp_requests
+            (SELECT 'account', request_id, created_at, NULL FROM otp_requests
              WHERE $7 AND account_id = $6 AND session_id IS NOT NULL AND created_at > $9 ORDER BY created_at DESC LIMIT $11)
             UNION ALL
-            (SELECT 'network', request_id, created_at FROM otp_requests
+            (SELECT 'network', request_id, created_at, NULL FROM otp_requests
              WHERE $12::text IS NOT NULL AND client_network = $12 AND created_at > $9 ORDER BY created_at DESC OFFSET $13 LIMIT 1)
             UNION ALL
-            (SELECT 'region', request_id, created_at FROM otp_requests
+            (SELECT 'region', request_id, created_at, NULL FROM otp_requests
              WHERE $14 AND region = $15 AND session_id IS NULL AND created_at > $16 ORDER BY created_at DESC OFFSET $17 LIMIT 1)
+            UNION ALL
+            (SELECT 'failed', request_id, created_at, failed_attempts FROM otp_requests
+             WHERE phone_e164 = $1 AND created_at > $18 AND failed_attempts > 0)
             """,
             [
                 .text(issued.phone), .text(issued.purpose.rawValue), .timestamp(now), .timestamp(horizon),
@@ -114,6 +119,7 @@ public struct PostgresOTPRepository: OTPRepository {
                 clientAddress.flatMap(IPAddress.networkLimitKey).map { .text($0) } ?? .null, .int(Int64(policy.networkLimit - 1)),
                 .bool(issued.sessionID == nil && policy.regionLimit > 0), .text(issued.region),
                 .timestamp(now.addingTimeInterval(-policy.regionWindow)), .int(Int64(max(policy.regionLimit - 1, 0))),
+                .timestamp(now.addingTimeInterval(-policy.dailyFailureWindow)),
             ])
         var result = SendHistory()
         for row in rows.rows {
@@ -124,12 +130,10 @@ public struct PostgresOTPRepository: OTPRepository {
             case "address": result.facts.address.append(created)
             case "network": result.facts.networkFull = created
             case "region": result.facts.regionFull = created
+            case "failed": result.facts.failures.append(OTPFailures(requestedAt: created, count: Int(try row.int(3) ?? 0)))
             default: result.facts.account.append(created)
             }
         }
-        result.facts.failures = try await dailyFailures(
-            issued.phone, policy: policy, now: now, deletedAccount: nil, on: connection
-        ).failures
         return result
     }
 

@@ -70,6 +70,20 @@ struct SubscriptionsEndpointTests {
                 #expect(
                     try await call(client, .post, "/subscriptions/\(UUID().uuidString)/rotate-secret", token: admin, path: rotatePath)
                         .status == .notFound)
+                // A stolen session (an app's access token) is no API key: 401, and nothing rotates.
+                let session = try await signUp(client, email: "bob@example.com")
+                let stolen = try await call(client, .post, "/subscriptions/\(madeID)/rotate-secret", token: session, path: rotatePath)
+                #expect(stolen.status == .unauthorized && stolen.string("error") == "invalid_api_key")
+                #expect(try await call(client, .get, "/subscriptions", token: session).status == .unauthorized)
+                // Wrong types are 400 with the error shape, and make nothing.
+                let before = (try await call(client, .get, "/subscriptions", token: admin).body["subscriptions"] as? [Any])?.count
+                for body: [String: Any] in [
+                    ["url": "https://hooks.example.net/t", "format": 5], ["url": "https://hooks.example.net/t", "secret": 12],
+                ] {
+                    let refused = try await call(client, .post, "/subscriptions", body, token: admin)
+                    #expect(refused.status == .badRequest && refused.string("error") == "invalid_request", "\(body)")
+                }
+                #expect((try await call(client, .get, "/subscriptions", token: admin).body["subscriptions"] as? [Any])?.count == before)
                 #expect(try await call(client, .get, "/subscriptions", token: reader).status == .forbidden)
                 #expect(try await call(client, .delete, "/subscriptions/\(id)", token: admin, path: path).status == .noContent)
                 #expect(try await call(client, .get, "/subscriptions/\(id)", token: admin, path: path).status == .notFound)
