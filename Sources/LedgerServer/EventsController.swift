@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerAccounts
-import LedgerEventStore
+import LedgerEvents
 import Logging
 import ServiceLifecycle
 
@@ -31,7 +31,7 @@ public struct EventsController: Sendable {
     ///   - streamsPerKey: open `GET /events/stream` connections one key may hold on this instance.
     ///   - eventSource: the CloudEvents `source` of the events.
     public init(
-        store: EventStore, keys: APIKeyGuard, streamsPerKey: Int = 8, keyRecheckInterval: Duration = .seconds(30),
+        store: any FeedSource, keys: APIKeyGuard, streamsPerKey: Int = 8, keyRecheckInterval: Duration = .seconds(30),
         eventSource: String = EventDocument.defaultCloudEventSource
     ) {
         self.cloudEvents = .cloudEvents(source: eventSource)

@@ -8,14 +8,14 @@ import Foundation
 /// each keeps the feed's guarantee (docs/architecture.md "Event store rules"): every event once,
 /// one order for every reader.
 public struct FeedReader: Sendable {
-    public let store: EventStore
+    public let store: any FeedSource
     /// How often an idle reader re-reads when no wake-up came (a NOTIFY can be missed, and a
     /// commit can be hidden behind an older running transaction).
     public let pollInterval: Duration
     /// Long pages are read in slices of this many events, each its own query.
     public let sliceSize: Int
 
-    public init(store: EventStore, pollInterval: Duration = .milliseconds(250), sliceSize: Int = 1000) {
+    public init(store: any FeedSource, pollInterval: Duration = .milliseconds(250), sliceSize: Int = 1000) {
         self.store = store
         self.pollInterval = pollInterval
         self.sliceSize = sliceSize
@@ -72,7 +72,7 @@ public struct FeedReader: Sendable {
         }
 
         static func read(
-            after cursor: FeedCursor, remaining: Int, types: [String]?, sliceSize: Int, store: EventStore,
+            after cursor: FeedCursor, remaining: Int, types: [String]?, sliceSize: Int, store: any FeedSource,
             _ transform: @escaping @Sendable ([RecordedEvent]) -> Output
         ) -> Task<Slice, any Error>? {
             guard remaining > 0 else { return nil }

@@ -1,0 +1,2 @@
+/// The store is the feed's source in production.
+extension EventStore: FeedSource {}
