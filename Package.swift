@@ -95,7 +95,8 @@ let package = Package(
         .target(
             name: "LedgerAccounts",
             dependencies: [
-                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity",
+                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity", "LedgerWebAuthn",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // RFC 6238 codes only (`TOTPCodes`).
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
@@ -159,7 +160,7 @@ let package = Package(
             dependencies: [
                 // Controllers take protocols of lower layers (the feed's `FeedSource` too), so the
                 // HTTP layer builds and tests without PostgreSQL.
-                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity", "LedgerAccounts",
+                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity", "LedgerAccounts", "LedgerWebAuthn",
                 "LedgerProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -179,10 +180,33 @@ let package = Package(
             name: "LedgerApp",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEvents", "LedgerEventStore", "LedgerIdentity",
-                "LedgerAccounts", "LedgerAccountsPostgres", "LedgerProviders", "LedgerServer",
+                "LedgerAccounts", "LedgerAccountsPostgres", "LedgerProviders", "LedgerServer", "LedgerWebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // WebAuthn relying party for passkeys: CBOR, COSE keys, authenticator data and the
+        // registration and authentication ceremonies (§7.1, §7.2). No database, no HTTP.
+        .target(
+            name: "LedgerWebAuthn",
+            dependencies: [
+                "LedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // A software authenticator (ES256, EdDSA, RS256) for tests and the benchmark.
+        .target(
+            name: "LedgerWebAuthnTesting",
+            dependencies: [
+                "LedgerCore", "LedgerWebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -208,7 +232,7 @@ let package = Package(
             name: "LedgerBench",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEventStore", "LedgerServer", "LedgerApp", "LedgerAccounts",
-                "LedgerIdentity", "LedgerWorkers", "LedgerAccountsPostgres", "LedgerDelivery",
+                "LedgerIdentity", "LedgerWorkers", "LedgerAccountsPostgres", "LedgerDelivery", "LedgerWebAuthn", "LedgerWebAuthnTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -285,7 +309,7 @@ let package = Package(
                 "LedgerServer", "LedgerApp", "LedgerTestSupport", "LedgerEventStore", "LedgerPostgres", "LedgerAccounts",
                 "LedgerAccountsPostgres",
                 "LedgerCrypto", "LedgerWorkers", "LedgerDelivery",
-                "LedgerCore", "LedgerIdentity",
+                "LedgerCore", "LedgerIdentity", "LedgerWebAuthn", "LedgerWebAuthnTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -305,6 +329,15 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerWebAuthnTests",
+            dependencies: [
+                "LedgerWebAuthn", "LedgerWebAuthnTesting", "LedgerCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,26 @@
+/// What `PublicKeyCredential.toJSON()` gives after `navigator.credentials.get()` (WebAuthn L3
+/// §5.1): the credential used, the client data, authenticator data and signature, base64url-encoded.
+public struct AuthenticationResponseJSON: Sendable, Codable, Hashable {
+    /// The credential id, base64url.
+    public var id: String
+    /// The same id, base64url.
+    public var rawId: String
+    /// "public-key".
+    public var type: String
+    public var response: AuthenticatorAssertionResponseJSON
+    /// "platform" or "cross-platform".
+    public var authenticatorAttachment: String?
+    public var clientExtensionResults: ClientExtensionResults?
+
+    public init(
+        id: String, rawId: String, type: String = "public-key", response: AuthenticatorAssertionResponseJSON,
+        authenticatorAttachment: String? = nil, clientExtensionResults: ClientExtensionResults? = ClientExtensionResults()
+    ) {
+        self.id = id
+        self.rawId = rawId
+        self.type = type
+        self.response = response
+        self.authenticatorAttachment = authenticatorAttachment
+        self.clientExtensionResults = clientExtensionResults
+    }
+}
