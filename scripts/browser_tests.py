@@ -7,7 +7,8 @@ signs in with), confirm an email change, revert it (every session ends), each ag
 (the expired page at once, no form), once with JavaScript off; checks the headers of every page, that a GET uses
 nothing, and the two .well-known documents. Then one HTML email as a mail client shows it: the
 verification email rendered by `ledger templates preview verify_email --html FILE` (the built-in
-template and layout), its text, button and written-out link visible. Screenshots go to
+template and layout), its text, button and written-out link visible. Then passkeys with
+Chromium's virtual authenticator (scripts/browser_passkeys.py). Screenshots go to
 .build/screenshots/.
 """
 
@@ -26,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from browser_passkeys import passkey_only, passkeys
 from service_harness import api, check, finish, free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -69,6 +71,22 @@ def latest(template, to=None, timeout=20):
             return seen
         time.sleep(0.1)
     raise AssertionError(f"no {template} message arrived")
+
+
+codes_used = {}
+
+
+def next_code(phone, timeout=20):
+    """The next code texted to `phone` that no check has used yet."""
+    codes_used[phone] = codes_used.get(phone, 0) + 1
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with Deliveries.lock:
+            sent = [m for m in Deliveries.messages if m["template"] == "otp" and m["to"] == phone]
+        if len(sent) >= codes_used[phone]:
+            return sent[codes_used[phone] - 1]["code"]
+        time.sleep(0.1)
+    raise AssertionError(f"no code {codes_used[phone]} for {phone}")
 
 
 def raw_get(url):
@@ -136,12 +154,22 @@ def main():
             "LEDGER_IOS_APP_IDS": "TEAM123456.fit.321.app",
             "LEDGER_ANDROID_PACKAGE": "fit.threetwoone",
             "LEDGER_ANDROID_CERT_SHA256": "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5",
+            # Passkeys are scoped to a domain, never an IP address: the browser reaches the
+            # service as localhost for them.
+            "LEDGER_WEBAUTHN_RP_ID": "localhost",
+            "LEDGER_WEBAUTHN_ORIGINS": f"http://localhost:{port}",
         }
     )
     try:
         with serving(environment, os.environ.get("LEDGER_BROWSER_SERVER_LOG"), port=port) as served:
             run(served)
             email_preview()
+            driver = browser()
+            try:
+                passkeys(driver, f"http://localhost:{port}", latest, SHOTS)
+                passkey_only(driver, f"http://localhost:{port}", latest, next_code)
+            finally:
+                driver.quit()
     finally:
         hook.shutdown()
     logged = open(os.environ["LEDGER_BROWSER_SERVER_LOG"], errors="replace").read() if os.environ.get("LEDGER_BROWSER_SERVER_LOG") else ""
@@ -240,8 +268,12 @@ def run(base):
     check(details.get("appIDs") == ["TEAM123456.fit.321.app"], "apple-app-site-association names the iOS app")
     check([c["/"] for c in details.get("components", [])] == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email", "/reauth"],
           "apple-app-site-association lists the link paths")
+    check(json.loads(body).get("webcredentials", {}).get("apps") == ["TEAM123456.fit.321.app"] if status == 200 else False,
+          "apple-app-site-association lets the iOS app use the domain's passkeys")
     status, _, body = raw_get(base + "/.well-known/assetlinks.json")
     check(status == 200 and json.loads(body)[0]["target"]["package_name"] == "fit.threetwoone", "assetlinks.json names the Android app")
+    check(status == 200 and "delegate_permission/common.get_login_creds" in json.loads(body)[0]["relation"],
+          "assetlinks.json lets the Android app use the domain's passkeys")
 
 
 def email_preview():

@@ -54,6 +54,10 @@ public protocol AccountRepository: Sendable {
     /// The account whose sign-in phone is this E.164 number.
     func phoneOwner(_ e164: String) async throws -> UUID?
 
+    /// The live account holding the passkey of this credential id (base64url), and the
+    /// passkey's id.
+    func passkeyOwner(credentialID: String) async throws -> (accountID: UUID, passkeyID: UUID)?
+
     /// Whether nobody holds this email (ignoring case).
     func isEmailFree(_ email: EmailAddress) async throws -> Bool
 
@@ -133,7 +137,7 @@ public struct Introspection: Sendable, Equatable {
 
 /// A unique claim (email, handle) was already held when the command tried to take it.
 public struct ClaimTaken: Error, Sendable, Equatable {
-    public enum Claim: Sendable { case email, handle, phone, apple, google }
+    public enum Claim: Sendable { case email, handle, phone, apple, google, passkey }
     public let claim: Claim
 
     public init(claim: Claim) {
@@ -144,10 +148,12 @@ public struct ClaimTaken: Error, Sendable, Equatable {
     public init(constraint: String?) {
         let name = constraint ?? ""
         claim =
-            name.contains("handle")
-            ? .handle
-            : name.contains("phone")
-                ? .phone
-                : name.contains("apple") ? .apple : name.contains("google") ? .google : .email
+            name.contains("passkey")
+            ? .passkey
+            : name.contains("handle")
+                ? .handle
+                : name.contains("phone")
+                    ? .phone
+                    : name.contains("apple") ? .apple : name.contains("google") ? .google : .email
     }
 }

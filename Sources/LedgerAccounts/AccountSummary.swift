@@ -22,12 +22,16 @@ public struct AccountSummary: Sendable, Equatable {
     public let recoveryCodesLeft: Int
     /// The address `add-with-password` waits to have confirmed (not the account's yet).
     public let pendingEmail: String?
+    /// How many passkeys the account has.
+    public let passkeys: Int
 
     public init(
         accountID: UUID, email: String?, emailVerified: Bool, hasPassword: Bool, passwordChangedAt: Date?,
         displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?, phone: String?, phoneRegion: String?,
-        appleLinked: Bool, googleLinked: Bool, totpEnabled: Bool = false, recoveryCodesLeft: Int = 0, pendingEmail: String? = nil
+        appleLinked: Bool, googleLinked: Bool, totpEnabled: Bool = false, recoveryCodesLeft: Int = 0, pendingEmail: String? = nil,
+        passkeys: Int = 0
     ) {
+        self.passkeys = passkeys
         self.pendingEmail = pendingEmail
         self.totpEnabled = totpEnabled
         self.recoveryCodesLeft = recoveryCodesLeft
@@ -57,6 +61,6 @@ public struct AccountSummary: Sendable, Equatable {
             recoveryCodesLeft: state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0,
             pendingEmail: state.pendingEmail.flatMap { pending in
                 state.pendingLinks[pending.linkID].flatMap { link in now.map { link.expiresAt > $0 } ?? true ? pending.email : nil }
-            })
+            }, passkeys: state.passkeys.count)
     }
 }

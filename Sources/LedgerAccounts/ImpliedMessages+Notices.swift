@@ -5,7 +5,7 @@ import LedgerIdentity
 /// a method added or removed, a password changed. Each goes, with no token, to the owner's
 /// established contact, so whoever changed it cannot quietly lock the owner out.
 extension ImpliedMessages {
-    /// `details.method` (`phone`, `email`, `apple`, `google`) was added, or removed.
+    /// `details.method` (`phone`, `email`, `apple`, `google`, `passkey`) was added, or removed.
     public static let methodAddedTemplate = "method_added"
     public static let methodRemovedTemplate = "method_removed"
     /// The password was changed or reset.
@@ -43,6 +43,10 @@ extension ImpliedMessages {
                 notice = Notice(template: Self.methodRemovedTemplate, method: unlinked.provider.rawValue, sessionID: nil)
             case .emailRemoved(let removed) where removed.reason?.sendsRemovalNotice ?? true:
                 notice = Notice(template: Self.methodRemovedTemplate, method: "email", sessionID: removed.sessionID)
+            case .passkeyRegistered(let registered):
+                notice = Notice(template: Self.methodAddedTemplate, method: "passkey", sessionID: registered.sessionID)
+            case .passkeyRemoved(let removed) where removed.reason?.sendsRemovalNotice ?? true:
+                notice = Notice(template: Self.methodRemovedTemplate, method: "passkey", sessionID: nil)
             default: notice = nil
             }
             if let notice, !notices.contains(where: { $0.template == notice.template && $0.method == notice.method }) {

@@ -8,7 +8,7 @@ import LedgerIdentity
 /// `two_factor_changed` email when two-step verification is turned on or off or its recovery
 /// codes are replaced (each is how a takeover would lock the owner out, or keep a way in), and
 /// the `two_factor_limit_reached` email when wrong codes spent a day's limit (someone holds the
-/// password or a session).
+/// password or a session), and the `passkey_suspect` email when a passkey's counter went back.
 public struct ImpliedMessages: Sendable {
     public let revocations: ProviderTokenRevocations
 
@@ -24,6 +24,9 @@ public struct ImpliedMessages: Sendable {
     /// The template of the alert that wrong authenticator codes reached the day's limit
     /// (`details`: `paused_until`, `reached_at`, `during`: `sign_in` or `reauth`).
     public static let twoFactorLimitReachedTemplate = "two_factor_limit_reached"
+    /// The template of the alert that a passkey's signature counter did not grow, so it may
+    /// have been copied (`details`: `passkey`, its name; `detected_at`).
+    public static let passkeySuspectTemplate = "passkey_suspect"
     /// What every alert tells a person who did not do it.
     public static let secureAccountAdvice =
         "If this wasn't you, change your password and sign out other devices in Settings → Sign-in & security."
@@ -56,6 +59,10 @@ public struct ImpliedMessages: Sendable {
                             "paused_until": RFC3339.format(reached.until), "reached_at": RFC3339.format(time),
                             "during": reached.sessionID == nil ? "sign_in" : "reauth",
                         ])
+                case .passkeySuspect(let suspect):
+                    return toVerifiedAddress(
+                        state, template: Self.passkeySuspectTemplate,
+                        details: ["passkey": state.passkeys[suspect.passkeyID]?.name ?? "Passkey", "detected_at": RFC3339.format(time)])
                 default: return nil
                 }
             }

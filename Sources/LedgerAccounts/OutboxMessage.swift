@@ -14,7 +14,7 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     /// `otp`, `verify_email`, `email_change_confirm`, `email_change_notice`, `password_reset`,
     /// `reauth_link`, `email_add_confirm`, `email_changed_notice`, `email_removed_notice`,
     /// `new_sign_in`, `two_factor_changed`, `two_factor_limit_reached`, `method_added`,
-    /// `method_removed`, `password_changed` (the templates of `LedgerDelivery`).
+    /// `method_removed`, `password_changed`, `passkey_suspect` (the templates of `LedgerDelivery`).
     public var template: String
     public var code: String?
     public var link: String?
@@ -22,7 +22,8 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var locale: String
     /// What an alert is about (`new_sign_in`: `device`, `signed_in_at`, `secure_account`;
     /// `two_factor_changed`: `change`, `changed_at`, `secure_account`; `two_factor_limit_reached`:
-    /// `paused_until`, `reached_at`, `during`, `secure_account`; `email_changed_notice`: `message`,
+    /// `paused_until`, `reached_at`, `during`, `secure_account`; `passkey_suspect`: `passkey`,
+    /// `detected_at`, `secure_account`; `email_changed_notice`: `message`,
     /// beside its revert link).
     public var details: [String: String]?
     /// When it may go first (nil: at once): a revocation parked for a sign-in not done.

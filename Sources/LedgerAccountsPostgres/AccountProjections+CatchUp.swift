@@ -189,7 +189,9 @@ extension AccountProjections {
     private static func deleteRows(of changes: Changes, chunks: [Chunk], on connection: PostgresConnection) async throws {
         guard changes.streamCount > 0 else { return }
         let replaced = PostgresParameter.uuidArray(chunks.flatMap(\.replaced))
-        for table in ["accounts", "sessions", "spent_refresh_tokens", "email_links", "signup_cooldowns", "hold_lapses"] {
+        for table in [
+            "accounts", "sessions", "spent_refresh_tokens", "email_links", "signup_cooldowns", "hold_lapses", "passkey_credentials",
+        ] {
             connection.queue("DELETE FROM \(table) WHERE account_id = ANY($1::uuid[])", [replaced])
         }
         connection.queue("DELETE FROM stream_snapshots WHERE stream_id = ANY($1::uuid[])", [replaced])

@@ -18,7 +18,7 @@ public enum AccountProjections {
     /// writes), which the swap locks them in.
     static let tables = [
         "stream_snapshots", "signup_cooldowns", "accounts", "email_links", "sessions", "spent_refresh_tokens", "otp_requests",
-        "hold_lapses",
+        "hold_lapses", "passkey_credentials",
     ]
     /// The load's inserts are plain but for these two (`ON CONFLICT` on their primary keys).
     static let keptPrimaryKeys = ["signup_cooldowns", "stream_snapshots"]

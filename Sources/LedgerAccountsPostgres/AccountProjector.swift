@@ -99,6 +99,16 @@ struct AccountProjector {
         }
     }
 
+    struct PasskeyRow: RecordsetRow {
+        let credential_sha256: String, account_id: UUID, passkey_id: UUID
+
+        func write(to row: inout BinaryRecordset) {
+            row.field("credential_sha256", hex: credential_sha256)
+            row.field("account_id", account_id)
+            row.field("passkey_id", passkey_id)
+        }
+    }
+
     struct LinkRow: RecordsetRow {
         let token_sha256: String, link_id: UUID, account_id: UUID, purpose: String, expires_at: Date
         var used_at: Date?
@@ -138,6 +148,9 @@ struct AccountProjector {
     /// accounts whose rows these replace.
     private var holdLapses: [HoldLapseRow] = []
     private var holdAccounts: [UUID] = []
+    private var passkeys: [PasskeyRow] = []
+    /// Accounts whose passkey rows are written again (a command's only: a rebuild starts empty).
+    private var passkeyAccounts: [UUID] = []
     /// Apple notification ids acted on, remembered service-wide (a command's only: a rebuild
     /// leaves the operational table as it is).
     private var appleNotifications: [(id: String, receivedAt: Date)] = []
@@ -208,6 +221,17 @@ struct AccountProjector {
                     refresh_expires_at: session.refreshExpiresAt, revoked_at: session.revokedAt, revoked_reason: session.revokedReason))
         }
         addSpentTokens(state.accountID, events.lazy.map(\.0), from: previous)
+        if previous == nil || events.contains(where: { Self.changesPasskeys($0.0) }) {
+            passkeyAccounts.append(state.accountID)
+            if live {
+                for passkey in state.passkeysByAge {
+                    passkeys.append(
+                        PasskeyRow(
+                            credential_sha256: Hex.encode(AccountState.Passkey.lookupKey(credentialID: passkey.credentialID)),
+                            account_id: state.accountID, passkey_id: passkey.id))
+                }
+            }
+        }
         if previous == nil || events.contains(where: { Self.changesHolds($0.0) }) {
             holdAccounts.append(state.accountID)
             guard live else { return }
@@ -215,6 +239,13 @@ struct AccountProjector {
                 guard let lapsesAt = hold.lapsesAt else { continue }
                 holdLapses.append(HoldLapseRow(account_id: state.accountID, ref: hold.ref, lapses_at: lapsesAt))
             }
+        }
+    }
+
+    private static func changesPasskeys(_ event: AccountEvent) -> Bool {
+        switch event {
+        case .passkeyRegistered, .passkeyRemoved, .deletionScheduled, .purged: return true
+        default: return false
         }
     }
 
@@ -446,6 +477,19 @@ struct AccountProjector {
             try await target.write(
                 "INSERT INTO hold_lapses (account_id, ref, lapses_at) SELECT r.account_id, r.ref, r.lapses_at FROM \(rows.source)",
                 rows.parameters, on: connection)
+        }
+        if live && !passkeyAccounts.isEmpty {
+            try await target.write(
+                "DELETE FROM passkey_credentials WHERE account_id = ANY($1::uuid[])", [.uuidArray(passkeyAccounts)], on: connection)
+        }
+        if !passkeys.isEmpty {
+            let rows = BinaryRecordset(passkeys)
+            try await target.write(
+                """
+                INSERT INTO passkey_credentials (credential_sha256, account_id, passkey_id)
+                SELECT r.credential_sha256, r.account_id, r.passkey_id FROM \(rows.source)
+                """,
+                rows.parameters, on: connection, translate: ClaimTaken.translate)
         }
         if !links.isEmpty {
             let rows = BinaryRecordset(links)

@@ -152,6 +152,14 @@ public struct PostgresAccountRepository: AccountRepository {
         return rows.rowCount == 0 ? nil : try rows[0].uuid(0)
     }
 
+    public func passkeyOwner(credentialID: String) async throws -> (accountID: UUID, passkeyID: UUID)? {
+        let rows = try await store.client.query(
+            "SELECT account_id, passkey_id FROM passkey_credentials WHERE credential_sha256 = $1",
+            [.bytea(AccountState.Passkey.lookupKey(credentialID: credentialID))])
+        guard rows.rowCount > 0, let accountID = try rows[0].uuid(0), let passkeyID = try rows[0].uuid(1) else { return nil }
+        return (accountID, passkeyID)
+    }
+
     public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
         try await store.client.query(
             "SELECT 1 FROM accounts WHERE email_normalized = $1", [.text(email.normalized)]
@@ -171,7 +179,8 @@ public struct PostgresAccountRepository: AccountRepository {
             SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
                    a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
                    a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left, s.session_id,
-                   CASE WHEN a.pending_email_expires_at > $2 THEN a.pending_email END
+                   CASE WHEN a.pending_email_expires_at > $2 THEN a.pending_email END,
+                   (SELECT count(*) FROM passkey_credentials p WHERE p.account_id = a.account_id)
             FROM sessions s JOIN accounts a ON a.account_id = s.account_id
             WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
             """,
@@ -183,7 +192,8 @@ public struct PostgresAccountRepository: AccountRepository {
             passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
             handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
             phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false,
-            totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0), pendingEmail: row.string(16))
+            totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0), pendingEmail: row.string(16),
+            passkeys: Int(try row.int(17) ?? 0))
         return (SessionRef(accountID: id, sessionID: sessionID), summary)
     }
 

@@ -78,6 +78,7 @@ public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestConte
     router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts, providers: services.providers).endpoints)
     router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts).endpoints)
     router.addRoutes(TwoFactorController(twoFactor: services.twoFactor, accounts: services.accounts).endpoints)
+    router.addRoutes(PasskeyController(passkeys: services.passkeys, accounts: services.accounts).endpoints)
     router.addRoutes(LinkPagesController(accounts: services.accounts, pages: services.pages).endpoints)
     router.addRoutes(
         EventsController(

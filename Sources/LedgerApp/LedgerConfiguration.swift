@@ -119,6 +119,10 @@ public struct LedgerConfiguration: Sendable {
     /// Requests per second one API key may make to one instance (a burst of twice that is
     /// allowed); 0 turns the limit off (our own addition: `LEDGER_API_KEY_RATE_LIMIT`).
     public var apiKeyRateLimit = 1000
+    /// Passkeys' relying party, when set (`LedgerConfiguration+WebAuthn.swift` has the defaults).
+    public var webAuthnRPID: String?
+    public var webAuthnOrigins: [String]?
+    public var webAuthnRPName: String?
 
     public init() {}
 
@@ -308,6 +312,8 @@ public struct LedgerConfiguration: Sendable {
         configuration.apps.androidPackage = string("LEDGER_ANDROID_PACKAGE")
         configuration.apps.androidCertificates = list("LEDGER_ANDROID_CERT_SHA256") ?? []
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
+        // After the link base and the Android app: the relying party defaults to them.
+        try configuration.readWebAuthn(string: string, list: list)
         return configuration
     }
 }

@@ -31,6 +31,7 @@ public struct LedgerServices: Sendable {
     public let reauth: ReauthService
     public let providers: ProviderService
     public let twoFactor: TwoFactorService
+    public let passkeys: PasskeyService
     /// The pages behind the email links.
     public let pages: LinkPages
     /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
@@ -84,6 +85,9 @@ public struct LedgerServices: Sendable {
                 key: masterKey.derivedKey(label: KeyLabel.providerLinkToken), lifetime: policies.providerLinkLifetime),
             notificationVerifier: verifier, tokenClient: providerTokens)
         self.twoFactor = TwoFactorService(environment: environment, providers: providers, issuer: configuration.productName)
+        self.passkeys = PasskeyService(
+            environment: environment, relyingParty: configuration.relyingParty, relyingPartyName: configuration.relyingPartyName,
+            challenges: PasskeyChallenges(masterKey: masterKey), spent: PostgresSpentChallenges(client: client))
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)

@@ -10,7 +10,7 @@ struct LedgerBench: AsyncParsableCommand {
         commandName: "ledger-bench", abstract: "Measure event-store and service throughput (BENCHMARKS.md).",
         subcommands: [
             AppendBench.self, FeedBench.self, HistoryBench.self, ScryptBench.self, OTPBench.self, PurgeBench.self,
-            LoginFloodBench.self, MFABench.self, RebuildBench.self, SMTPBench.self,
+            LoginFloodBench.self, MFABench.self, PasskeyBench.self, RebuildBench.self, SMTPBench.self,
         ])
 }
 

@@ -23,26 +23,10 @@ struct MFABench: AsyncParsableCommand {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections + 4)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let url = self.url
-        func post(_ path: String, _ body: [String: String], headers: [String: String] = [:]) async throws -> (UInt, [String: Any]) {
-            var request = HTTPClientRequest(url: url + path)
-            request.method = .POST
-            request.headers.add(name: "X-Forwarded-For", value: benchClientAddress())
-            request.headers.add(name: "Content-Type", value: "application/json")
-            for (name, value) in headers { request.headers.add(name: name, value: value) }
-            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
-            for _ in 0..<100 {
-                let response = try await http.execute(request, timeout: .seconds(60))
-                let bytes = try await response.body.collect(upTo: 1 << 20)
-                // The set-up's sign-ups can fill the hashing queue: wait as told and send again.
-                if response.status.code == 503 {
-                    try await Task.sleep(for: .milliseconds(200))
-                    continue
-                }
-                let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
-                return (response.status.code, object)
-            }
-            throw ValidationError("\(path) kept answering 503")
+        let client = BenchHTTP(http: http, url: url)
+        @Sendable func post(_ path: String, _ body: [String: String], headers: [String: String] = [:]) async throws -> (UInt, [String: Any])
+        {
+            try await client.post(path, body, headers: headers)
         }
         let runID = UUID().uuidString.prefix(8).lowercased()
         let password = "violet-harbor-91"

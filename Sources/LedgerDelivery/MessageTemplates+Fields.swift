@@ -11,8 +11,8 @@ import LedgerCore
 /// service's settings) and, in HTML, `lang`.
 ///
 /// Per message, when it has them: `code`, `link`, `device` (the session's label, as the
-/// sessions screen shows it), `time` (when it happened: `signed_in_at`, `changed_at` or
-/// `reached_at`, as "12 May 2026, 14:03 UTC"), `until` (`paused_until`, the same way), `method`
+/// sessions screen shows it), `time` (when it happened: `signed_in_at`, `changed_at`,
+/// `reached_at` or `detected_at`, as "12 May 2026, 14:03 UTC"), `until` (`paused_until`, the same way), `method`
 /// (readable: "Sign in with Google", "your phone number", "your email address", "an
 /// authenticator app"); and every `details` entry under its own name (`message`, `change`,
 /// `during`, the raw timestamps…), with, for one that is a word such as `change: enabled`, a
@@ -38,7 +38,8 @@ extension MessageTemplates {
         fields["revert_expires_in"] = MessageLifetimes.readable(lifetimes.revertSeconds)
         if let code = message.code { fields["code"] = code }
         if let link = message.link { fields["link"] = link }
-        if let time = ["signed_in_at", "changed_at", "reached_at"].lazy.compactMap({ details[$0].flatMap(Self.readableTime) }).first {
+        if let time = ["signed_in_at", "changed_at", "reached_at", "detected_at"].lazy.compactMap({ details[$0].flatMap(Self.readableTime) }
+        ).first {
             fields["time"] = time
         }
         if let until = details["paused_until"].flatMap(Self.readableTime) { fields["until"] = until }
@@ -59,6 +60,7 @@ extension MessageTemplates {
         case "apple": "Sign in with Apple"
         case "google": "Sign in with Google"
         case "totp": "an authenticator app"
+        case "passkey": "a passkey"
         default: method
         }
     }

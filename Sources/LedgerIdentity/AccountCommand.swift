@@ -122,6 +122,20 @@ public enum AccountCommand: Sendable, Equatable {
     case grantReauthByTOTP(sessionID: UUID, NewGrant, step: Int64?)
     /// Deletes the account: re-auth, no blockers, then every session ends.
     case deleteAccount(sessionID: UUID, reauthTokenHash: String?, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String])
+    /// Adds a passkey whose registration the relying party verified; needs re-auth (`add_method`).
+    case registerPasskey(NewPasskey, sessionID: UUID, reauthTokenHash: String?)
+    /// Names a passkey (no re-auth: a name opens nothing).
+    case renamePasskey(passkeyID: UUID, name: String)
+    /// Removes a passkey: never the last sign-in method, and only with re-auth (`manage_passkeys`).
+    case removePasskey(passkeyID: UUID, sessionID: UUID, reauthTokenHash: String?)
+    /// A verified assertion of one of the account's passkeys signs in. User verification makes
+    /// it two factors at once, so no second-factor challenge is issued.
+    case signInWithPasskey(PasskeyAssertion, session: NewSession)
+    /// "Verify it's you" by a verified assertion of one of the account's passkeys.
+    case grantReauthByPasskey(sessionID: UUID, NewGrant, PasskeyAssertion)
+    /// An assertion valid but for its counter, which did not grow past the stored one: recorded
+    /// (`passkey.suspect`) when the stored counter, read under the stream's lock, still says so.
+    case recordPasskeySuspect(passkeyID: UUID, presentedSignCount: Int64)
 
     /// A provider identity as a verified ID token gave it.
     public struct ProviderIdentityClaim: Sendable, Equatable {

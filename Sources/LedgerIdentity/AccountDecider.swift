@@ -20,6 +20,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, _ context: 
         return try decideTwoFactor(state, command, context)
     case .disableAccount, .enableAccount, .completeRequestedDeletion, .deleteAccount, .placeHold, .releaseHold, .lapseHolds:
         return try decideRemoval(state, command, context)
+    case .registerPasskey, .renamePasskey, .removePasskey, .signInWithPasskey, .grantReauthByPasskey, .recordPasskeySuspect:
+        return try decidePasskeys(state, command, context)
     }
 }
 
@@ -42,7 +44,7 @@ func storedToken(_ token: AccountState.ProviderToken, parkedRevocation: UUID?) -
             parkedRevocationID: parkedRevocation))
 }
 
-/// Removes the sign-in methods (phone, providers, with their tokens) whose origin `isRemoved`
+/// Removes the sign-in methods (phone, providers with their tokens, passkeys) whose origin `isRemoved`
 /// picks, each with its own event saying why, and TOTP when `removingTOTP`: a revert's span, or
 /// everything but the address a reset just proved.
 func removeMethods(
@@ -59,19 +61,28 @@ func removeMethods(
         providers.append(provider)
     }
     events += revokeProviderTokens(state, of: providers, reason: reason.rawValue)
+    for passkey in state.passkeysByAge where isRemoved(passkey.origin) {
+        events.append(.passkeyRemoved(.init(passkeyID: passkey.id, reason: reason)))
+    }
     if removingTOTP, state.totp != nil { events.append(.totpDisabled(.init(reason: reason.rawValue))) }
     return events
 }
 
-/// The methods `events` remove, as the API names them (`phone`, `apple`, `google`).
+/// The methods `events` remove, as the API names them (`phone`, `apple`, `google`,
+/// `passkey` once however many passkeys went).
 public func removedMethods(_ events: [AccountEvent]) -> [String] {
-    events.compactMap { event in
+    var methods: [String] = []
+    for event in events {
+        let method: String
         switch event {
-        case .phoneRemoved: return SignInMethod.phone.rawValue
-        case .providerUnlinked(let unlinked): return unlinked.provider.rawValue
-        default: return nil
+        case .phoneRemoved: method = SignInMethod.phone.rawValue
+        case .providerUnlinked(let unlinked): method = unlinked.provider.rawValue
+        case .passkeyRemoved: method = SignInMethod.passkey.rawValue
+        default: continue
         }
+        if !methods.contains(method) { methods.append(method) }
     }
+    return methods
 }
 
 /// A deletion: the purge and the cooldown scheduled, every session, link and grant ended, and

@@ -52,6 +52,11 @@ extension AccountEvent {
         case mfaChallengeEnded = "mfa.challenge_ended"
         case newDeviceAlerted = "session.new_device_alerted"
         case mfaDailyLimitReached = "mfa.daily_limit_reached"
+        case passkeyRegistered = "passkey.registered"
+        case passkeyRenamed = "passkey.renamed"
+        case passkeyUsed = "passkey.used"
+        case passkeyRemoved = "passkey.removed"
+        case passkeySuspect = "passkey.suspect"
         case holdPlaced = "hold.placed"
         case holdReleased = "hold.released"
         case holdLapsed = "hold.lapsed"
@@ -107,6 +112,11 @@ extension AccountEvent {
         case .mfaChallengeEnded: return .mfaChallengeEnded
         case .newDeviceAlerted: return .newDeviceAlerted
         case .mfaDailyLimitReached: return .mfaDailyLimitReached
+        case .passkeyRegistered: return .passkeyRegistered
+        case .passkeyRenamed: return .passkeyRenamed
+        case .passkeyUsed: return .passkeyUsed
+        case .passkeyRemoved: return .passkeyRemoved
+        case .passkeySuspect: return .passkeySuspect
         case .holdPlaced: return .holdPlaced
         case .holdReleased: return .holdReleased
         case .holdLapsed: return .holdLapsed
@@ -166,6 +176,11 @@ extension AccountEvent.Kind {
         case .mfaChallengeEnded: return AccountEvent.MFAChallengeEnded.self
         case .newDeviceAlerted: return AccountEvent.NewDeviceAlerted.self
         case .mfaDailyLimitReached: return AccountEvent.MFADailyLimitReached.self
+        case .passkeyRegistered: return AccountEvent.PasskeyRegistered.self
+        case .passkeyRenamed: return AccountEvent.PasskeyRenamed.self
+        case .passkeyUsed: return AccountEvent.PasskeyUsed.self
+        case .passkeyRemoved: return AccountEvent.PasskeyRemoved.self
+        case .passkeySuspect: return AccountEvent.PasskeySuspect.self
         case .holdPlaced: return Hold.self
         case .holdReleased: return AccountEvent.HoldReleased.self
         case .holdLapsed: return AccountEvent.HoldLapsed.self
@@ -185,7 +200,8 @@ extension AccountEvent.Kind {
         case .emailVerificationSent: return ["register", "sendVerificationLink"]
         case .emailVerified: return ["confirmVerificationLink", "confirmReauthLink", "registerByProvider", "resetPassword"]
         case .passwordResetRequested: return ["sendPasswordResetLink"]
-        case .sessionStarted: return ["register", "startSession", "registerByPhone", "registerByProvider", "completeMFAChallenge"]
+        case .sessionStarted:
+            return ["register", "startSession", "registerByPhone", "registerByProvider", "completeMFAChallenge", "signInWithPasskey"]
         case .sessionRefreshed: return ["refreshSession"]
         case .sessionRevoked:
             return [
@@ -199,7 +215,7 @@ extension AccountEvent.Kind {
         case .profileUpdated: return ["updateProfile"]
         case .phoneLinked: return ["registerByPhone", "linkPhone"]
         case .phoneChanged: return ["changePhone"]
-        case .reauthGranted: return ["grantReauth", "confirmReauthLink", "grantReauthByTOTP"]
+        case .reauthGranted: return ["grantReauth", "confirmReauthLink", "grantReauthByTOTP", "grantReauthByPasskey"]
         case .reauthFailed: return ["recordReauthFailure"]
         case .reauthLinkSent: return ["sendReauthLink"]
         case .reauthNonceIssued: return ["issueReauthNonce"]
@@ -240,8 +256,13 @@ extension AccountEvent.Kind {
         case .mfaChallengeIssued: return ["startSession"]
         case .mfaChallengeFailed: return ["completeMFAChallenge"]
         case .mfaChallengeEnded: return ["completeMFAChallenge"]
-        case .newDeviceAlerted: return ["startSession", "completeMFAChallenge"]
+        case .newDeviceAlerted: return ["startSession", "completeMFAChallenge", "signInWithPasskey"]
         case .mfaDailyLimitReached: return ["recordMFADailyLimit"]
+        case .passkeyRegistered: return ["registerPasskey"]
+        case .passkeyRenamed: return ["renamePasskey"]
+        case .passkeyUsed: return ["signInWithPasskey", "grantReauthByPasskey"]
+        case .passkeyRemoved: return ["removePasskey", "revertEmail", "resetPassword"]
+        case .passkeySuspect: return ["signInWithPasskey", "grantReauthByPasskey", "recordPasskeySuspect"]
         case .holdPlaced: return ["placeHold"]
         case .holdReleased: return ["releaseHold"]
         case .holdLapsed: return ["lapseHolds"]

@@ -54,6 +54,11 @@ public enum AccountEvent: Sendable, Equatable {
     case mfaChallengeEnded(MFAChallengeEnded)
     case newDeviceAlerted(NewDeviceAlerted)
     case mfaDailyLimitReached(MFADailyLimitReached)
+    case passkeyRegistered(PasskeyRegistered)
+    case passkeyRenamed(PasskeyRenamed)
+    case passkeyUsed(PasskeyUsed)
+    case passkeyRemoved(PasskeyRemoved)
+    case passkeySuspect(PasskeySuspect)
     case holdPlaced(Hold)
     case holdReleased(HoldReleased)
     case holdLapsed(HoldLapsed)
@@ -352,6 +357,11 @@ extension AccountEvent {
         case .mfaChallengeEnded(let value): return value
         case .newDeviceAlerted(let value): return value
         case .mfaDailyLimitReached(let value): return value
+        case .passkeyRegistered(let value): return value
+        case .passkeyRenamed(let value): return value
+        case .passkeyUsed(let value): return value
+        case .passkeyRemoved(let value): return value
+        case .passkeySuspect(let value): return value
         case .holdPlaced(let value): return value
         case .holdReleased(let value): return value
         case .holdLapsed(let value): return value
@@ -427,6 +437,11 @@ extension AccountEvent {
         case .mfaChallengeEnded: return .mfaChallengeEnded(try decoder.decode(MFAChallengeEnded.self, from: payload))
         case .newDeviceAlerted: return .newDeviceAlerted(try decoder.decode(NewDeviceAlerted.self, from: payload))
         case .mfaDailyLimitReached: return .mfaDailyLimitReached(try decoder.decode(MFADailyLimitReached.self, from: payload))
+        case .passkeyRegistered: return .passkeyRegistered(try decoder.decode(PasskeyRegistered.self, from: payload))
+        case .passkeyRenamed: return .passkeyRenamed(try decoder.decode(PasskeyRenamed.self, from: payload))
+        case .passkeyUsed: return .passkeyUsed(try decoder.decode(PasskeyUsed.self, from: payload))
+        case .passkeyRemoved: return .passkeyRemoved(try decoder.decode(PasskeyRemoved.self, from: payload))
+        case .passkeySuspect: return .passkeySuspect(try decoder.decode(PasskeySuspect.self, from: payload))
         case .holdPlaced: return .holdPlaced(try decoder.decode(Hold.self, from: payload))
         case .holdReleased: return .holdReleased(try decoder.decode(HoldReleased.self, from: payload))
         case .holdLapsed: return .holdLapsed(try decoder.decode(HoldLapsed.self, from: payload))

@@ -41,6 +41,8 @@ extension AccountState: ByteCodable {
         writer.write(methodOrigins)
         writer.write(pendingEmail)
         writer.write(locale)
+        writer.write(passkeys)
+        writer.write(passkeyUserHandle)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -78,6 +80,8 @@ extension AccountState: ByteCodable {
         methodOrigins = try reader.read()
         pendingEmail = try reader.read()
         locale = try reader.read()
+        passkeys = try reader.read()
+        passkeyUserHandle = try reader.read()
     }
 }
 
@@ -273,5 +277,29 @@ extension AccountState.MFAChallenge: ByteCodable {
             id: try reader.read(), tokenHash: try reader.read(), method: try reader.read(), device: try reader.read(),
             expiresAt: try reader.read(), failures: try reader.read(), linkToken: try reader.read(), deviceID: try reader.read(),
             providerToken: try reader.read(), parkedRevocationID: try reader.read())
+    }
+}
+
+extension AccountState.Passkey: ByteCodable {
+    public func write(to writer: inout ByteWriter) {
+        writer.write(id)
+        writer.write(credentialID)
+        writer.write(publicKey)
+        writer.write(algorithm)
+        writer.write(signCount)
+        writer.write(name)
+        writer.write(createdAt)
+        writer.write(lastUsedAt)
+        writer.write(backupEligible)
+        writer.write(backedUp)
+        writer.write(transports)
+        writer.write(origin)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            id: try reader.read(), credentialID: try reader.read(), publicKey: try reader.read(), algorithm: try reader.read(),
+            signCount: try reader.read(), name: try reader.read(), createdAt: try reader.read(), lastUsedAt: try reader.read(),
+            backupEligible: try reader.read(), backedUp: try reader.read(), transports: try reader.read(), origin: try reader.read())
     }
 }

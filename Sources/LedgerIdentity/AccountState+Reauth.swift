@@ -7,6 +7,7 @@ extension AccountState {
         if phone != nil { methods.append(.phone) }
         if email != nil && hasPassword { methods.append(.password) }
         for provider in IdentityProvider.allCases where providerSubjects[provider] != nil { methods.append(provider.signInMethod) }
+        if !passkeys.isEmpty { methods.append(.passkey) }
         return methods
     }
 
@@ -18,6 +19,7 @@ extension AccountState {
         if email != nil { methods.append(.emailLink) }
         for provider in IdentityProvider.allCases where providerSubjects[provider] != nil { methods.append(provider.reauthMethod) }
         if isTOTPEnabled { methods.append(.totp) }
+        if !passkeys.isEmpty { methods.append(.passkey) }
         return methods
     }
 

@@ -58,6 +58,11 @@ public struct AccountState: Sendable, Equatable {
     public var pendingEmail: PendingEmail?
     /// The language of the latest sign-in that said one: the account's messages are in it.
     public var locale: String?
+    /// The account's passkeys, by the service's id.
+    public var passkeys: [UUID: Passkey] = [:]
+    /// The WebAuthn user handle (base64url) every passkey of the account carries: random, set
+    /// by the first registration, never the account id or an address.
+    public var passkeyUserHandle: String?
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }
@@ -430,6 +435,10 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
             state.pendingLinks[linkID] = .init(
                 id: linkID, purpose: .emailRevert, email: removed.email, expiresAt: expiresAt, undoes: undone)
         }
+    case .passkeyRegistered, .passkeyRenamed, .passkeyUsed, .passkeyRemoved:
+        state.applyPasskey(event, at: recordedAt)
+    case .passkeySuspect:
+        break
     case .emailReverted(let reverted):
         state.email = reverted.email
         state.emailVerified = true

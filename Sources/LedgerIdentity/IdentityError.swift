@@ -39,6 +39,10 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let mfaExpired = Code("mfa_expired")
         public static let mfaAlreadyEnabled = Code("mfa_already_enabled")
         public static let mfaNotEnabled = Code("mfa_not_enabled")
+        /// A passkey's registration or assertion that does not verify (or names no passkey).
+        public static let invalidCredential = Code("invalid_credential")
+        public static let passkeyExists = Code("passkey_exists")
+        public static let passkeyLimit = Code("passkey_limit")
     }
 
     public let code: Code
@@ -72,6 +76,12 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
     public static let mfaExpired = IdentityError(.mfaExpired, "This sign-in has expired. Sign in again.")
     public static let mfaAlreadyEnabled = IdentityError(.mfaAlreadyEnabled, "Two-factor authentication is already on.")
     public static let mfaNotEnabled = IdentityError(.mfaNotEnabled, "Two-factor authentication is off.")
+    /// Every refusal of a passkey looks alike: which check failed is for the log, not the caller.
+    public static let invalidCredential = IdentityError(.invalidCredential, "This passkey could not be verified. Try again.")
+    public static let passkeyExists = IdentityError(.passkeyExists, "This passkey is already registered.")
+    public static let passkeyLimit = IdentityError(
+        .passkeyLimit, "This account has as many passkeys as it can hold. Remove one to add another.")
+    public static let passkeyNotFound = IdentityError(.notFound, "No such passkey.")
     public static let accountDeleted = IdentityError(.accountDeleted, "This account has been deleted.")
     public static let accountDisabled = IdentityError(.accountDisabled, "This account is disabled. Contact support.")
     public static let signInRequired = IdentityError(.signInRequired, "Sign in to continue.")

@@ -86,4 +86,6 @@ public enum KeyLabel {
     public static let deviceToken = "device-token"
     /// Seals webhook subscriptions' secrets.
     public static let webhookSubscriptionSecret = "webhook-subscription-secret"
+    /// Authenticates the challenges of passkey ceremonies.
+    public static let passkeyChallenge = "passkey-challenge"
 }

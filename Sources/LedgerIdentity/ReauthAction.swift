@@ -40,7 +40,8 @@ public enum ReauthAction: String, Sendable, CaseIterable {
         case .changePassword: return [.password]
         case .disconnectApple: return [.apple]
         case .disconnectGoogle: return [.google]
-        case .deleteAccount, .addMethod, .manageMFA, .managePasskeys: return []
+        case .managePasskeys: return [.passkey]
+        case .deleteAccount, .addMethod, .manageMFA: return []
         }
     }
 
@@ -60,6 +61,8 @@ public enum ReauthAction: String, Sendable, CaseIterable {
 /// A way to sign in: the hub's rows.
 public enum SignInMethod: String, Sendable, CaseIterable {
     case phone, password, apple, google
+    /// One or more passkeys (each is its own way in; the hub counts them).
+    case passkey
 }
 
 /// A way to pass "Verify it's you", in the picker's order.
@@ -69,6 +72,8 @@ public enum ReauthMethod: String, Sendable, CaseIterable {
     case apple, google
     /// A code of the authenticator app, when two-factor authentication is on.
     case totp
+    /// An assertion of one of the account's passkeys.
+    case passkey
 }
 
 /// Where the picker is shown (`platform=`): Sign in with Apple is no option on Android.

@@ -111,6 +111,7 @@ struct AuthMethodsBody: JSONObjectBody {
             "email_verified": .bool(state.emailVerified),
             "password_changed_at": JSONValue(timestamp: state.passwordChangedAt),
             "mfa": .object(["totp": .bool(state.totpEnabled), "recovery_codes_left": .int(Int64(state.recoveryCodesLeft))]),
+            "passkeys": .int(Int64(state.passkeys)),
         ]
     }
 }

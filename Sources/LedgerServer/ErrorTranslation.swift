@@ -33,6 +33,7 @@ enum ErrorTranslation {
         case let error as IdentityError:
             switch error.code {
             case .invalidCredentials: return APIError(.unauthorized, .init("invalid_credentials"), error.message)
+            case .invalidCredential: return APIError(.unauthorized, .init("invalid_credential"), error.message)
             case .sessionExpired:
                 return APIError(
                     .unauthorized, .init("session_expired"), error.message,
@@ -71,6 +72,8 @@ enum ErrorTranslation {
             case .phone: return APIError(.conflict, .init("phone_taken"), "This number is already in use by another account.")
             case .apple, .google:
                 return APIError(.conflict, .init("provider_in_use"), "This account is already connected to another account.")
+            case .passkey:
+                return APIError(.conflict, .init("passkey_exists"), IdentityError.passkeyExists.message)
             }
         case let required as LinkRequired:
             return APIError(

@@ -129,20 +129,25 @@ public struct LinkPages: Sendable {
         render(kind, Content(title: copy.expiredTitle, lead: copy.pages[kind]?.expired), copy: copy, status: .gone)
     }
 
-    /// `/.well-known/apple-app-site-association`: the iOS apps that open the link paths.
+    /// `/.well-known/apple-app-site-association`: the iOS apps that open the link paths, and
+    /// that may use this domain's passkeys (`webcredentials`).
     var appleAppSiteAssociation: [String: Any]? {
         guard !apps.iosAppIDs.isEmpty else { return nil }
         let components = Kind.allCases.map(\.rawValue).map { ["/": $0, "comment": "the \($0.dropFirst()) link"] }
-        return ["applinks": ["details": [["appIDs": apps.iosAppIDs, "components": components]]]]
+        return [
+            "applinks": ["details": [["appIDs": apps.iosAppIDs, "components": components]]],
+            "webcredentials": ["apps": apps.iosAppIDs],
+        ]
     }
 
     /// `/.well-known/assetlinks.json`: the Android app that may open this site's links (the
-    /// paths themselves are the app's intent filters).
+    /// paths themselves are the app's intent filters) and share its sign-in credentials,
+    /// passkeys among them (`get_login_creds`).
     var assetLinks: [[String: Any]]? {
         guard let package = apps.androidPackage, !apps.androidCertificates.isEmpty else { return nil }
         return [
             [
-                "relation": ["delegate_permission/common.handle_all_urls"],
+                "relation": ["delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds"],
                 "target": ["namespace": "android_app", "package_name": package, "sha256_cert_fingerprints": apps.androidCertificates],
             ]
         ]

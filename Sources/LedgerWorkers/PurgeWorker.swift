@@ -29,7 +29,8 @@ public struct PurgeWorker: Sendable {
     let accounts: AccountService?
     /// Tables whose rows about a purged account are removed.
     static let accountTables = [
-        "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "hold_lapses", "accounts",
+        "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "hold_lapses",
+        "passkey_credentials", "accounts",
     ]
 
     public init(

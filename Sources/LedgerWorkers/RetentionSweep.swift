@@ -25,6 +25,9 @@ public struct RetentionSweep: Sendable {
         /// Apple notification ids this long after they were acted on (longer than the oldest
         /// notification accepted, `Policies.appleNotificationMaxAge`).
         public var appleNotifications: TimeInterval = 2 * 86_400
+        /// Spent passkey challenges this long after they would have expired (they are refused by
+        /// their sealed expiry by then anyway).
+        public var spentPasskeyChallenges: TimeInterval = 3_600
         /// Rows per delete.
         public var batchSize = 1_000
 
@@ -58,6 +61,7 @@ public struct RetentionSweep: Sendable {
             ("outbox", "failed_at < $1", policy.failedMessages, false),
             ("email_links", "expires_at < $1", policy.emailLinks, false),
             ("apple_notifications", "received_at < $1", policy.appleNotifications, false),
+            ("spent_passkey_challenges", "expires_at < $1", policy.spentPasskeyChallenges, false),
         ]
     }
 

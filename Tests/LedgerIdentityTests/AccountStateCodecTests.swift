@@ -42,6 +42,11 @@ struct AccountStateCodecTests {
                 .init(
                     email: "ana@example.net", previousEmail: "Ana@Example.com", previousEmailVerified: true, linkID: UUID(),
                     revertLinkID: UUID(), revertExpiresAt: t0.addingTimeInterval(604_800), revertTokenHash: "bb", sessionID: session)),
+            .passkeyRegistered(
+                .init(
+                    passkeyID: UUID(), credentialID: "Y3JlZA", publicKey: "cHVi", algorithm: -7, signCount: 3, name: "YubiKey",
+                    userHandle: "aGFuZGxl", backupEligible: true, backedUp: false, transports: ["usb", "nfc"], attestationFormat: "packed",
+                    sessionID: session)),
             .deletionScheduled(.init(purgeAfter: t0.addingTimeInterval(30 * 86400), cooldownUntil: t0, cooldownKeys: ["k"])),
         ]
         for (index, event) in events.enumerated() { evolve(&state, event, at: t0.addingTimeInterval(Double(index) * 0.000_001)) }
@@ -77,7 +82,8 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 34)
+        #expect(Mirror(reflecting: state).children.count == 36)
+        #expect(Mirror(reflecting: state.passkeys.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)
         let change = AccountState.RevertibleChange(version: 1, sessionID: nil, hadPassword: true, at: Date())

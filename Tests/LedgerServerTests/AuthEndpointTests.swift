@@ -50,9 +50,9 @@ struct AuthEndpointTests {
                     #expect(
                         Set(body.keys) == [
                             "phone", "phone_region", "email", "pending_email", "has_password", "apple_linked", "google_linked",
-                            "email_verified", "password_changed_at", "mfa",
+                            "email_verified", "password_changed_at", "mfa", "passkeys",
                         ])
-                    #expect(body["phone"] is NSNull)
+                    #expect(body["phone"] is NSNull && body["passkeys"] as? Int == 0)
                     #expect(body["has_password"] as? Bool == true)
                     #expect(body["apple_linked"] as? Bool == false)
                 }

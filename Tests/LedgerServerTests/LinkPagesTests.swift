@@ -213,7 +213,7 @@ struct LinkPagesTests {
         }
     }
 
-    @Test("the app-link documents list the link paths for the configured apps, and are 404 without them")
+    @Test("the app-link documents list the link paths and passkey sharing for the configured apps, and are 404 without them")
     func wellKnown() async throws {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
@@ -227,10 +227,15 @@ struct LinkPagesTests {
                 #expect(details?["appIDs"] as? [String] == ["TEAM123.fit.321.app"])
                 let paths = (details?["components"] as? [[String: Any]])?.compactMap { $0["/"] as? String }
                 #expect(paths == ["/verify-email", "/reset-password", "/confirm-email-change", "/revert-email", "/reauth"])
+                #expect((apple.body["webcredentials"] as? [String: Any])?["apps"] as? [String] == ["TEAM123.fit.321.app"])
                 let android = try await client.execute(uri: "/.well-known/assetlinks.json", method: .get) { response in
                     try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
                 }
                 #expect((android?.first?["target"] as? [String: Any])?["package_name"] as? String == "fit.threetwoone")
+                #expect(
+                    android?.first?["relation"] as? [String] == [
+                        "delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds",
+                    ])
             }
             try await testApp(db).test(.router) { client in
                 let android = try await call(client, .get, "/.well-known/assetlinks.json")

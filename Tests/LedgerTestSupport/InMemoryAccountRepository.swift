@@ -99,6 +99,9 @@ public actor InMemoryAccountRepository: AccountRepository {
                 throw ClaimTaken(claim: provider == .apple ? .apple : .google)
             }
         }
+        for passkey in after.passkeys.values where before.passkeys[passkey.id] == nil {
+            if live.contains(where: { $0.passkey(credentialID: passkey.credentialID) != nil }) { throw ClaimTaken(claim: .passkey) }
+        }
     }
 
     /// Puts a keyed identifier on the list; the longest listing wins, with its owner.
@@ -199,6 +202,13 @@ public actor InMemoryAccountRepository: AccountRepository {
 
     public func phoneOwner(_ e164: String) async throws -> UUID? {
         liveStates.first { $0.phone == e164 }?.accountID
+    }
+
+    public func passkeyOwner(credentialID: String) async throws -> (accountID: UUID, passkeyID: UUID)? {
+        for state in liveStates {
+            if let passkey = state.passkey(credentialID: credentialID) { return (state.accountID, passkey.id) }
+        }
+        return nil
     }
 
     public func isEmailFree(_ email: EmailAddress) async throws -> Bool {
