@@ -7,6 +7,9 @@ extension AccountService {
     /// person's data, and in a leaked export they would only help an attacker.
     static let exportRedactedFields: Set<String> = [
         "password_hash", "code_hmac", "cooldown_keys", "refresh_token", "totp_secret", "link_token", "previous_email_key", "email_key",
+        // A passkey's identifiers: the user handle and credential id would map any passkey seen
+        // on a device to its account, and no consumer needs the key (the fold reads the sealed event).
+        "credential_id", "public_key", "user_handle",
     ]
 
     /// The account's own history, decrypted (GDPR access and portability), for an account

@@ -63,6 +63,15 @@ public struct LoginThrottle: Sendable {
         secondFactorDay("mfa-session:" + sessionID.lowercased)
     }
 
+    /// The key for one session's failed passkey re-auths. Not the account's: an assertion cannot
+    /// be guessed, so counting it against the account would only let a stolen session lock the
+    /// owner's password re-auth (a session id names no person).
+    public func key(passkeyReauthOfSession sessionID: UUID) -> Key {
+        Key(
+            name: "passkey-reauth:" + sessionID.lowercased, limit: policies.loginMaxFailures, window: policies.loginLockout,
+            clearsOnSuccess: true)
+    }
+
     private func secondFactorDay(_ name: String) -> Key {
         Key(name: name, limit: policies.mfaDailyFailureLimit, window: policies.mfaDailyFailureWindow, clearsOnSuccess: false)
     }

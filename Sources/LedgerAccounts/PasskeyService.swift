@@ -95,11 +95,12 @@ public struct PasskeyService: Sendable {
             try relyingParty.verifyRegistration(credential, challenge: opened.challenge)
         }
         let passkeyID = UUID.random()
-        let passkey = AccountCommand.NewPasskey(
+        let passkey = AccountEvent.PasskeyRegistered(
             passkeyID: passkeyID, credentialID: Base64URL.encode(verified.credentialID), publicKey: Base64URL.encode(verified.publicKey),
             algorithm: verified.algorithm.rawValue, signCount: Int64(verified.signCount), name: name,
             userHandle: Base64URL.encode(handle), backupEligible: verified.backupEligible, backedUp: verified.backedUp,
-            transports: Array(verified.transports.prefix(8).map { String($0.prefix(32)) }), attestationFormat: verified.attestationFormat)
+            transports: Array(verified.transports.prefix(8).map { String($0.prefix(32)) }), attestationFormat: verified.attestationFormat,
+            sessionID: session.sessionID)
         let (state, _) = try await repository.execute(session.accountID) { _ in
             .registerPasskey(passkey, sessionID: session.sessionID, reauthTokenHash: reauthToken.map(ReauthGrantToken.hash))
         }
@@ -158,7 +159,8 @@ public struct PasskeyService: Sendable {
         _ credential: AuthenticationResponseJSON, device: String?, deviceToken: String?, locale: String?
     ) async throws -> AccountService.Session {
         let opened = try await spend({ try credential.clientData() }, purpose: .signIn, sessionID: nil)
-        let (state, passkey, verified) = try await verifyAssertion(credential, challenge: opened.challenge, in: nil)
+        let (state, passkey, verified) = try await verifyAssertion(
+            credential, challenge: opened.challenge, in: nil, requiringUserHandle: true)
         let tokens = try environment.issueTokens(now: clock.now())
         let sessionID = UUID.random()
         let deviceID = environment.deviceID(presented: deviceToken, of: state.accountID)
@@ -189,14 +191,16 @@ public struct PasskeyService: Sendable {
 
     /// "Verify it's you" by an assertion of one of the account's passkeys, answering this
     /// session's re-auth options: a grant. Refusals are `401 invalid_credential`, counted
-    /// against the session like wrong passwords.
+    /// against the session and the client before anything is checked (not the account: see
+    /// `LoginThrottle.key(passkeyReauthOfSession:)`).
     public func reauth(_ session: SessionRef, credential: AuthenticationResponseJSON, client: String?) async throws -> ReauthGrantToken {
         let throttle = environment.throttle
         let admission = try await environment.admit(
-            [throttle.key(reauthOf: session.accountID), client.map { throttle.key(address: $0) }])
+            [throttle.key(passkeyReauthOfSession: session.sessionID), client.map { throttle.key(address: $0) }])
         do {
             let opened = try await spend({ try credential.clientData() }, purpose: .reauth, sessionID: session.sessionID)
-            let (_, passkey, verified) = try await verifyAssertion(credential, challenge: opened.challenge, in: session.accountID)
+            let (_, passkey, verified) = try await verifyAssertion(
+                credential, challenge: opened.challenge, in: session.accountID, requiringUserHandle: false)
             let issued = try environment.issueReauthGrant(method: .passkey)
             let assertion = AccountCommand.PasskeyAssertion(
                 passkeyID: passkey.id, signCount: Int64(verified.signCount), backedUp: verified.backedUp)
@@ -217,9 +221,9 @@ public struct PasskeyService: Sendable {
         }
     }
 
-    /// A challenge answered: read from the client data, spent (first answer only), and opened
-    /// for `purpose` and `sessionID`. Spent before it is opened, so a forged or expired one
-    /// costs one insert and an answer replayed elsewhere finds it spent.
+    /// A challenge answered: read from the client data, opened for `purpose` and `sessionID`,
+    /// and spent before anything else is checked, so its first answer is its only one, accepted
+    /// or refused, wherever the answers arrive. A forged or expired one writes nothing.
     private func spend(
         _ clientData: () throws -> CollectedClientData, purpose: PasskeyChallenges.Purpose, sessionID: UUID?
     ) async throws -> (challenge: [UInt8], userHandle: [UInt8]?) {
@@ -231,19 +235,21 @@ public struct PasskeyService: Sendable {
         }
         guard !challenge.isEmpty, challenge.count <= 256 else { throw IdentityError.invalidCredential }
         let now = clock.now()
-        // Spent until it would have expired at the latest; the sweep clears it after.
-        guard try await spent.spend(SHA256.hash(challenge), expiresAt: now.addingTimeInterval(challenges.lifetime)),
-            let opened = challenges.open(challenge, purpose: purpose, sessionID: sessionID, now: now)
+        // Opened first (an HMAC), so only a challenge this service issued costs a write; then
+        // spent until it would have expired (the sweep clears it after).
+        guard let opened = challenges.open(challenge, purpose: purpose, sessionID: sessionID, now: now),
+            try await spent.spend(SHA256.hash(challenge), expiresAt: opened.expiresAt)
         else { throw IdentityError.invalidCredential }
         return (challenge, opened.userHandle)
     }
 
     /// The passkey an assertion names, checked with its stored key and counter. `accountID`:
-    /// the account it must belong to (re-auth); nil: whichever holds it (sign-in). A counter that
-    /// did not grow is handed to `decide`, which records it as suspect.
-    private func verifyAssertion(_ credential: AuthenticationResponseJSON, challenge: [UInt8], in accountID: UUID?) async throws
-        -> (AccountState, AccountState.Passkey, VerifiedAssertion)
-    {
+    /// the account it must belong to (re-auth); nil: whichever holds it (sign-in, where the
+    /// discoverable credential must name its user: §7.2 step 6). A counter that did not grow is
+    /// handed to `decide`, which records it as suspect.
+    private func verifyAssertion(
+        _ credential: AuthenticationResponseJSON, challenge: [UInt8], in accountID: UUID?, requiringUserHandle: Bool
+    ) async throws -> (AccountState, AccountState.Passkey, VerifiedAssertion) {
         let credentialID: [UInt8]
         do {
             credentialID = try credential.credentialID()
@@ -254,15 +260,23 @@ public struct PasskeyService: Sendable {
             accountID == nil || owner.accountID == accountID
         else { throw IdentityError.invalidCredential }
         let state = try await repository.load(owner.accountID)
-        guard let passkey = state.passkeys[owner.passkeyID], let publicKey = Base64URL.decode(passkey.publicKey) else {
-            throw IdentityError.invalidCredential
-        }
+        guard let passkey = state.passkeys[owner.passkeyID], passkey.credentialID == Base64URL.encode(credentialID),
+            let publicKey = Base64URL.decode(passkey.publicKey)
+        else { throw IdentityError.invalidCredential }
         do {
             let verified = try relyingParty.verifyAssertion(
                 credential, challenge: challenge, publicKey: publicKey, storedSignCount: UInt32(clamping: passkey.signCount))
-            // §7.2 step 6: a user handle, when the authenticator returns one, is the account's.
+            // §7.2 step 6: a user handle, when the authenticator returns one (always, for a
+            // discoverable sign-in), is the account's.
             if let handle = verified.userHandle, Base64URL.encode(handle) != state.passkeyUserHandle {
                 throw WebAuthnError(.credential, "the user handle is not the passkey's account's")
+            }
+            if requiringUserHandle, verified.userHandle == nil {
+                throw WebAuthnError(.credential, "a discoverable sign-in names no user handle")
+            }
+            // §7.2: a passkey's backup eligibility is fixed when it is made.
+            if verified.backupEligible != passkey.backupEligible {
+                throw WebAuthnError(.credential, "the backup-eligible flag differs from the registration's")
             }
             return (state, passkey, verified)
         } catch let error as WebAuthnError where error.code == .counter {
@@ -295,17 +309,20 @@ public struct PasskeyService: Sendable {
     ])
 
     /// A name as stored: trimmed; nil when none was given. `422` when it is empty, longer than
-    /// `maximumPasskeyNameLength` or holds control characters.
+    /// `maximumPasskeyNameLength` scalars, or holds control or format characters (line breaks,
+    /// bidi overrides, zero-width marks: a name that reads as something else).
     static func validName(_ raw: String?) throws -> String? {
         guard let raw else { return nil }
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw nameRequired }
-        guard name.count <= maximumPasskeyNameLength, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        guard name.unicodeScalars.count <= maximumPasskeyNameLength,
+            !name.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) })
         else {
             throw AccountService.ValidationFailure(problems: [
                 .init(
                     field: "name", code: "invalid_name",
-                    message: "Use at most \(maximumPasskeyNameLength) characters, without line breaks.")
+                    message: "Use at most \(maximumPasskeyNameLength) characters, without line breaks or invisible characters.")
             ])
         }
         return name

@@ -164,6 +164,7 @@ public struct LedgerConfiguration: Sendable {
         if let webhook = deliveryWebhookURL, !Self.isPrivateToHost(webhook) {
             warnings.append("LEDGER_DELIVERY_WEBHOOK_URL is not https: every code and link would cross the network in the clear")
         }
+        if let webAuthnWarning { warnings.append(webAuthnWarning) }
         return warnings
     }
 

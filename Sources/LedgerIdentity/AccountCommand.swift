@@ -122,8 +122,10 @@ public enum AccountCommand: Sendable, Equatable {
     case grantReauthByTOTP(sessionID: UUID, NewGrant, step: Int64?)
     /// Deletes the account: re-auth, no blockers, then every session ends.
     case deleteAccount(sessionID: UUID, reauthTokenHash: String?, purgeDelay: TimeInterval, cooldown: TimeInterval, cooldownKeys: [String])
-    /// Adds a passkey whose registration the relying party verified; needs re-auth (`add_method`).
-    case registerPasskey(NewPasskey, sessionID: UUID, reauthTokenHash: String?)
+    /// Adds a passkey whose registration the relying party verified (the event to record, its
+    /// `session_id` set by `decide`); needs re-auth (`add_method`). The user handle is the one the
+    /// registration's options carried: the account's own, or the new one this registration gives it.
+    case registerPasskey(AccountEvent.PasskeyRegistered, sessionID: UUID, reauthTokenHash: String?)
     /// Names a passkey (no re-auth: a name opens nothing).
     case renamePasskey(passkeyID: UUID, name: String)
     /// Removes a passkey: never the last sign-in method, and only with re-auth (`manage_passkeys`).

@@ -19,14 +19,9 @@ func decidePasskeys(_ state: AccountState, _ command: AccountCommand, _ context:
         }
         guard state.passkey(credentialID: passkey.credentialID) == nil else { throw IdentityError.passkeyExists }
         guard state.passkeys.count < maximumPasskeys else { throw IdentityError.passkeyLimit }
-        return [
-            .passkeyRegistered(
-                .init(
-                    passkeyID: passkey.passkeyID, credentialID: passkey.credentialID, publicKey: passkey.publicKey,
-                    algorithm: passkey.algorithm, signCount: passkey.signCount, name: passkey.name, userHandle: passkey.userHandle,
-                    backupEligible: passkey.backupEligible, backedUp: passkey.backedUp, transports: passkey.transports,
-                    attestationFormat: passkey.attestationFormat, sessionID: sessionID))
-        ]
+        var registered = passkey
+        registered.sessionID = sessionID
+        return [.passkeyRegistered(registered)]
 
     case .renamePasskey(let passkeyID, let name):
         try requireAccount(state)

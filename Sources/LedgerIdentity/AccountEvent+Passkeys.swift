@@ -65,7 +65,7 @@ extension AccountEvent {
     /// A passkey's assertion was accepted: for a sign-in (`session_id` the new session) or a
     /// re-auth (the session it vouched for). The counter and backup state it reported are kept.
     public struct PasskeyUsed: Codable, Sendable, Equatable {
-        public enum Purpose: String, Codable, Sendable { case signIn = "sign_in", reauth }
+        public enum Purpose: String, Codable, Sendable, CaseIterable { case signIn = "sign_in", reauth }
 
         public var passkeyID: UUID
         public var signCount: Int64

@@ -27,14 +27,15 @@ struct PasskeyDecideTests {
     }
 
     func newPasskey(_ id: UUID = UUID(), credential: String = "Y3JlZC0x", handle: String = "aGFuZGxl", signCount: Int64 = 0)
-        -> AccountCommand.NewPasskey
+        -> AccountEvent.PasskeyRegistered
     {
         .init(
             passkeyID: id, credentialID: credential, publicKey: "cHVi", algorithm: -7, signCount: signCount, name: "Passkey",
-            userHandle: handle, backupEligible: true, backedUp: true, transports: ["internal"], attestationFormat: "none")
+            userHandle: handle, backupEligible: true, backedUp: true, transports: ["internal"], attestationFormat: "none",
+            sessionID: nil)
     }
 
-    func registered(_ state: AccountState, _ passkey: AccountCommand.NewPasskey) throws -> AccountState {
+    func registered(_ state: AccountState, _ passkey: AccountEvent.PasskeyRegistered) throws -> AccountState {
         try decide(state, .registerPasskey(passkey, sessionID: session, reauthTokenHash: "g"), now: now)
             .reduce(state) { evolve($0, $1, at: now) }
     }

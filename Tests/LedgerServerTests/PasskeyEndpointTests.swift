@@ -17,8 +17,8 @@ struct PasskeyEndpointTests {
     static let origin = "http://localhost:8080"
 
     func withApp(
-        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { _ in },
-        _ body: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
+        live: Bool = false, configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (any TestClientProtocol, TestDatabase, LedgerServices) async throws -> Void
     ) async throws {
         try await TestPostgres.withDatabase { db in
             let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
@@ -27,7 +27,10 @@ struct PasskeyEndpointTests {
                 $0.policies.loginMaxFailures = 50
                 configure(&$0)
             }
-            try await Application(router: buildRouter(services)).test(.router) { client in try await body(client, db) }
+            // Live (a real socket) where the client's address matters: the router test has none.
+            try await Application(router: buildRouter(services)).test(live ? .live : .router) { client in
+                try await body(client, db, services)
+            }
         }
     }
 
@@ -86,7 +89,7 @@ struct PasskeyEndpointTests {
 
     @Test("register with re-auth, listed and counted in the hub, method_added sent, then a sign-in with it")
     func registerAndSignIn() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             #expect(try await call(client, .post, "/me/passkeys/options", token: access).status == .forbidden)
             let options = try await call(client, .post, "/me/passkeys/options", token: access, reauth: grant)
@@ -124,7 +127,7 @@ struct PasskeyEndpointTests {
 
     @Test("each relying-party check refuses a sign-in: origin, RP id, user verification, another key, a replayed challenge")
     func assertionChecks() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             let authenticator = SoftAuthenticator()
             let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
@@ -174,7 +177,7 @@ struct PasskeyEndpointTests {
         "a registration answering another session's options, or with a bad origin, is 400 invalid_credential; the same passkey twice is 409"
     )
     func registrationChecks() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             let second = try await logIn(client, email: "ana@example.com")
             let authenticator = SoftAuthenticator()
@@ -210,7 +213,7 @@ struct PasskeyEndpointTests {
 
     @Test("a counter that does not grow is refused, recorded as passkey.suspect, and the owner is told")
     func counter() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             let authenticator = SoftAuthenticator()
             let (credential, _) = try await register(client, authenticator, token: access, grant: grant, signCount: 5)
@@ -226,7 +229,7 @@ struct PasskeyEndpointTests {
 
     @Test("a synced passkey that always says 0 signs in again and again")
     func syncedCounter() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             let authenticator = SoftAuthenticator()
             let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
@@ -236,7 +239,7 @@ struct PasskeyEndpointTests {
 
     @Test("with TOTP on, a passkey sign-in is a session at once; a disabled account's is 403, a deleted one's 401")
     func secondFactorDisabledDeleted() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             let authenticator = SoftAuthenticator()
             let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
@@ -249,6 +252,8 @@ struct PasskeyEndpointTests {
 
             let deleted = try await call(client, .delete, "/me", token: access, reauth: grant)
             #expect(deleted.status == .accepted)
+            // The lookup row goes with the deletion; the key itself is in the sealed events, gone at the purge.
+            #expect(try await db.client.query("SELECT count(*) FROM passkey_credentials")[0].int(0) == 0)
             let after = try await signIn(client, authenticator, credential)
             #expect(after.status == .unauthorized && after.string("error") == "invalid_credential")
         }
@@ -256,7 +261,7 @@ struct PasskeyEndpointTests {
 
     @Test("rename (no re-auth; 404, 422), remove with re-auth (manage_passkeys), and the last-method guard of a passkey-only account")
     func renameRemoveLastMethod() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             // A phone account: the phone is removed once a passkey is there, leaving the passkey alone.
             let access = try await phoneSignIn(client, db, "+995511200300")
             let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
@@ -289,7 +294,7 @@ struct PasskeyEndpointTests {
 
     @Test("re-auth by passkey: options list the account's passkeys (404 without one), and the grant changes the password")
     func reauthChangesPassword() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             #expect(try await call(client, .post, "/auth/reauth/passkey/options", token: access).status == .notFound)
             let authenticator = SoftAuthenticator()
@@ -319,7 +324,7 @@ struct PasskeyEndpointTests {
 
     @Test("eight concurrent sign-ins with one answer: exactly one session")
     func concurrentReplay() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             let authenticator = SoftAuthenticator()
             let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
@@ -338,7 +343,7 @@ struct PasskeyEndpointTests {
 
     @Test("bad input: malformed JSON, wrong types, garbage base64 are 4xx and change nothing")
     func badInput() async throws {
-        try await withApp { client, db in
+        try await withApp { client, db, _ in
             let (access, grant) = try await account(client, db)
             for body: [String: Any] in [
                 [:], ["credential": "x"], ["credential": ["id": 1]],
@@ -356,6 +361,115 @@ struct PasskeyEndpointTests {
             let registration = try await call(client, .post, "/me/passkeys", garbage, token: access, reauth: grant)
             #expect(registration.status == .badRequest && registration.string("error") == "invalid_credential")
             #expect(try await call(client, .get, "/me/auth-methods", token: access).body["passkeys"] as? Int == 0)
+        }
+    }
+
+    @Test("the feed and the export leave out a passkey's credential id, key and user handle")
+    func feedHidesIdentifiers() async throws {
+        try await withApp { client, db, services in
+            let (access, grant) = try await account(client, db)
+            let (credential, _) = try await register(client, SoftAuthenticator(), token: access, grant: grant)
+            let committed = try await db.client.query("SELECT count(*) FROM events")
+            try await services.eventStore.waitForFeed(count: Int(try committed[0].int(0) ?? 0))
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            let raw = try await client.execute(uri: "/events?limit=1000", method: .get, headers: bearer(reader)) { String(buffer: $0.body) }
+            #expect(raw.contains("passkey.registered") && raw.contains("passkey_id"))
+            for hidden in [
+                "credential_id", "public_key", "user_handle", Base64URL.encode(credential.id), Base64URL.encode(credential.userHandle),
+            ] {
+                #expect(!raw.contains(hidden), "\(hidden)")
+            }
+            let export = try await client.execute(uri: "/me/export", method: .get, headers: bearer(access)) { String(buffer: $0.body) }
+            #expect(export.contains("passkey.registered") && !export.contains(Base64URL.encode(credential.id)))
+        }
+    }
+
+    @Test("a forged challenge writes nothing; a discoverable sign-in without a user handle, or another account's handle, is refused")
+    func forgedChallengeAndUserHandle() async throws {
+        try await withApp { client, db, _ in
+            let (access, grant) = try await account(client, db)
+            let authenticator = SoftAuthenticator()
+            let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
+            let spentBefore = try await db.client.query("SELECT count(*) FROM spent_passkey_challenges")[0].int(0)
+            for _ in 0..<5 {
+                let forged = authenticator.getAssertion(credential: credential, challenge: Array(repeating: 9, count: 90))
+                #expect(
+                    try await call(client, .post, "/auth/passkey/login", ["credential": try Self.object(forged.jsonBytes())]).status
+                        == .unauthorized)
+            }
+            #expect(try await db.client.query("SELECT count(*) FROM spent_passkey_challenges")[0].int(0) == spentBefore)
+            let options = try await call(client, .post, "/auth/passkey/options")
+            let anonymous = authenticator.getAssertion(
+                credential: credential, challenge: try Self.challenge(options), includeUserHandle: false)
+            #expect(
+                try await call(client, .post, "/auth/passkey/login", ["credential": try Self.object(anonymous.jsonBytes())]).status
+                    == .unauthorized)
+            let fresh = try await call(client, .post, "/auth/passkey/options")
+            let foreign = authenticator.getAssertion(
+                credential: credential, challenge: try Self.challenge(fresh), userHandle: Array(repeating: 1, count: 32))
+            #expect(
+                try await call(client, .post, "/auth/passkey/login", ["credential": try Self.object(foreign.jsonBytes())]).status
+                    == .unauthorized)
+        }
+    }
+
+    @Test("another account registering the same credential id is 409 passkey_exists, also when both race")
+    func credentialAcrossAccounts() async throws {
+        try await withApp { client, db, _ in
+            let ana = try await account(client, db, email: "ana@example.com")
+            let bo = try await account(client, db, email: "bo@example.com")
+            let authenticator = SoftAuthenticator()
+            let shared = Array(repeating: UInt8(7), count: 32)
+            var bodies: [(access: String, grant: String, bytes: [UInt8])] = []
+            for (access, grant) in [ana, bo] {
+                let options = try await call(client, .post, "/me/passkeys/options", token: access, reauth: grant)
+                let made = authenticator.makeCredential(
+                    rpID: Self.rpID, origin: Self.origin, challenge: try Self.challenge(options), userHandle: try Self.userHandle(options),
+                    credentialID: shared)
+                bodies.append((access, grant, made.response.jsonBytes()))
+            }
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for body in bodies {
+                    group.addTask {
+                        try await call(
+                            client, .post, "/me/passkeys", ["credential": try Self.object(body.bytes)], token: body.access,
+                            reauth: body.grant
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.sorted { $0.code < $1.code } == [.created, .conflict])
+            #expect(try await db.client.query("SELECT count(*) FROM passkey_credentials")[0].int(0) == 1)
+        }
+    }
+
+    @Test("sign-ins are counted against the client (an IPv6 /64) before the lookup: past the limit, 429")
+    func signInLimitPerClient() async throws {
+        let tightLimit: @Sendable (inout LedgerConfiguration) -> Void = {
+            $0.policies.ipLoginFailureLimit = 3
+            $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
+        }
+        try await withApp(live: true, configure: tightLimit) { client, _, _ in
+            for index in 0..<3 {
+                let made = SoftAuthenticator().getAssertion(
+                    credential: SoftAuthenticator().makeCredential(rpID: Self.rpID, origin: Self.origin, challenge: [1], userHandle: [1])
+                        .credential,
+                    challenge: [UInt8](repeating: UInt8(index), count: 90))
+                let answer = try await call(
+                    client, .post, "/auth/passkey/login", ["credential": try Self.object(made.jsonBytes())],
+                    from: "2001:db8:1:2::\(index + 1)")
+                #expect(answer.status == .unauthorized)
+            }
+            // Another address of the same /64: refused before anything is looked at.
+            let options = try await call(client, .post, "/auth/passkey/options")
+            let made = SoftAuthenticator().getAssertion(
+                credential: SoftAuthenticator().makeCredential(rpID: Self.rpID, origin: Self.origin, challenge: [1], userHandle: [1])
+                    .credential,
+                challenge: try Self.challenge(options))
+            let limited = try await call(
+                client, .post, "/auth/passkey/login", ["credential": try Self.object(made.jsonBytes())], from: "2001:db8:1:2::ff")
+            #expect(limited.status == .tooManyRequests)
         }
     }
 }

@@ -24,6 +24,14 @@ struct WebAuthnConfigurationTests {
         #expect(configuration.relyingPartyName == "321Fit")
     }
 
+    @Test("a link base with a path still gives its origin; one that cannot give a relying party is a warning, not a refusal")
+    func defaultsThatCannotServe() throws {
+        let withPath = try LedgerConfiguration.fromEnvironment(["LEDGER_LINK_BASE_URL": "https://321.fit/links"])
+        #expect(withPath.relyingParty.origins == ["https://321.fit"] && withPath.warnings.allSatisfy { !$0.hasPrefix("passkeys") })
+        let address = try LedgerConfiguration.fromEnvironment(["LEDGER_LINK_BASE_URL": "http://10.0.0.5:8080"])
+        #expect(address.warnings.contains { $0.hasPrefix("passkeys:") && $0.contains("LEDGER_WEBAUTHN_RP_ID") })
+    }
+
     @Test("set, the variables are the relying party; an origin may be any subdomain of the RP id")
     func explicit() throws {
         let configuration = try LedgerConfiguration.fromEnvironment([
@@ -50,6 +58,10 @@ struct WebAuthnConfigurationTests {
             ["LEDGER_WEBAUTHN_RP_ID": "321.fit", "LEDGER_WEBAUTHN_ORIGINS": "https://321.fit/login"],
             ["LEDGER_WEBAUTHN_RP_ID": "321.fit", "LEDGER_WEBAUTHN_ORIGINS": "android:apk-key-hash:"],
             ["LEDGER_WEBAUTHN_RP_ID": "321.fit", "LEDGER_WEBAUTHN_ORIGINS": " , "],
+            ["LEDGER_WEBAUTHN_RP_ID": "10.0.0.5", "LEDGER_WEBAUTHN_ORIGINS": "https://10.0.0.5"],
+            ["LEDGER_WEBAUTHN_RP_ID": "fit"],
+            ["LEDGER_WEBAUTHN_RP_ID": "321 .fit"],
+            ["LEDGER_WEBAUTHN_ORIGINS": "https://10.0.0.5", "LEDGER_LINK_BASE_URL": "https://10.0.0.5"],
         ])
     func refused(_ environment: [String: String]) throws {
         #expect {
