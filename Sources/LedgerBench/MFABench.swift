@@ -2,7 +2,9 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import LedgerAccounts
+import LedgerApp
 import LedgerCore
+import LedgerPostgres
 import NIOCore
 
 /// `ledger-bench mfa`: `POST /auth/mfa/verify` at `--connections` concurrent clients. A code is
@@ -10,11 +12,13 @@ import NIOCore
 /// set-up signs up `--accounts` accounts over HTTP, turns TOTP on for each, and signs each in
 /// to its `mfa_token`; the measurement then sends every token once with the current code.
 /// Run against a service with `LEDGER_TRUSTED_PROXIES=127.0.0.1/32` (each set-up request comes
-/// from an address of its own, below the per-address limits).
+/// from an address of its own, below the per-address limits) and a delivery webhook nobody
+/// answers: the set-up reads each account's re-auth link from the outbox (`DATABASE_URL`).
 struct MFABench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mfa", abstract: "Second-factor verifications per second and their latency.")
 
+    @OptionGroup var database: BenchDatabase
     @Option(help: "The service's base URL.") var url = "http://127.0.0.1:8080"
     @Option(help: "Accounts (each verifies once).") var accounts = 2000
     @Option(help: "Concurrent clients.") var connections = 64
@@ -24,6 +28,8 @@ struct MFABench: AsyncParsableCommand {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections + 4)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let client = BenchHTTP(http: http, url: url)
+        let outbox = PostgresClient(
+            configuration: .init(url: try database.requiredURL(try LedgerConfiguration.fromEnvironment()), maximumConnections: 8))
         @Sendable func post(_ path: String, _ body: [String: String], headers: [String: String] = [:]) async throws -> (UInt, [String: Any])
         {
             try await client.post(path, body, headers: headers)
@@ -42,8 +48,9 @@ struct MFABench: AsyncParsableCommand {
                         let (_, session) = try await post("/auth/email/signup", ["email": email, "password": password])
                         guard let access = session["access_token"] as? String else { throw ValidationError("sign-up failed: \(session)") }
                         let bearer = ["Authorization": "Bearer \(access)"]
-                        let (_, grant) = try await post("/auth/reauth/password", ["password": password], headers: bearer)
-                        let reauth = ["X-Reauth-Token": grant["reauth_token"] as? String ?? ""]
+                        // Turning TOTP on takes a grant that proves the address (manage_mfa).
+                        let grant = try await client.emailLinkGrant(email: email, access: access, outbox: outbox)
+                        let reauth = ["X-Reauth-Token": grant]
                         let (_, begun) = try await post("/me/mfa/totp", [:], headers: bearer.merging(reauth) { a, _ in a })
                         guard let base32 = begun["secret"] as? String, let secret = TOTPCodes.secret(fromBase32: base32) else {
                             throw ValidationError("enrolment failed: \(begun)")
@@ -60,6 +67,7 @@ struct MFABench: AsyncParsableCommand {
             }
             return try await group.reduce(into: [(token: String, secret: String)]()) { $0 += $1 }
         }
+        await outbox.shutdown()
         // The confirmation spent the current step's code: verify in the next step.
         let step = TOTPCodes.step(at: Date())
         while TOTPCodes.step(at: Date()) == step { try await Task.sleep(for: .milliseconds(100)) }

@@ -19,8 +19,7 @@ export LEDGER_DB_MAX_CONNECTIONS=16 LOG_LEVEL=warning LEDGER_TRUSTED_PROXIES=127
 export LEDGER_WEBAUTHN_RP_ID=localhost LEDGER_WEBAUTHN_ORIGINS="http://localhost:$http_port"
 "$ledger" migrate >/dev/null
 bench_database_socket
-LEDGER_DELIVERY_WEBHOOK_URL="http://127.0.0.1:9/deliveries" "$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
+export LEDGER_DELIVERY_WEBHOOK_URL="http://127.0.0.1:9/deliveries"
+bench_serve_production
 "$bench" passkeys --url "http://127.0.0.1:$http_port" --origin "http://localhost:$http_port" --rp-id localhost \
   --connections "$connections" --seconds "$seconds"

@@ -45,6 +45,15 @@ bench_cleanup() {
   rm -rf "$work"
 }
 
+# `bench_serve` without --dev: the production configuration (the caller exports a way out, such
+# as LEDGER_DELIVERY_WEBHOOK_URL).
+bench_serve_production() {
+  http_port=${http_port:-$((20000 + RANDOM % 30000))}
+  "$ledger" serve --port "$http_port" --host 127.0.0.1 >"$work/serve.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$http_port/readyz" >/dev/null && break; sleep 0.1; done
+}
+
 # Starts `ledger serve` on 127.0.0.1:$http_port (a random port unless set), logging to
 # $work/serve.log, and waits until it is ready. Sets $server to its pid.
 bench_serve() {
