@@ -114,6 +114,23 @@ struct RetentionSweepTests {
         }
     }
 
+    @Test("an answered passkey challenge is kept an hour past its expiry (its seal refuses it by then), then goes")
+    func spentPasskeyChallenges() async throws {
+        try await TestPostgres.withDatabase { db in
+            let spent = PostgresSpentChallenges(client: db.client)
+            let expiry = db.clock.now().addingTimeInterval(300)
+            let first = try await spent.spend([1, 2, 3], expiresAt: expiry)
+            let again = try await spent.spend([1, 2, 3], expiresAt: expiry)
+            #expect(first && !again)
+            let sweep = RetentionSweep(client: db.client, clock: db.clock)
+            db.clock.advance(by: 300 + 3_599)
+            #expect(try await sweep.run()["spent_passkey_challenges"] == 0)
+            db.clock.advance(by: 2)
+            #expect(try await sweep.run()["spent_passkey_challenges"] == 1)
+            #expect(try await count(db, "spent_passkey_challenges") == 0)
+        }
+    }
+
     @Test("a backlog larger than a batch goes in several batches")
     func batches() async throws {
         try await TestPostgres.withDatabase { db in
