@@ -472,4 +472,23 @@ struct PasskeyEndpointTests {
             #expect(limited.status == .tooManyRequests)
         }
     }
+
+    @Test("a disabled account's passkey, right in every way, is 403 account_disabled and starts no session")
+    func disabledAccount() async throws {
+        try await withApp { client, db, services in
+            let (access, grant) = try await account(client, db)
+            let authenticator = SoftAuthenticator()
+            let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
+            let admin = try await services.apiKeys.create(name: "support", scopes: [.accountsAdmin]).key
+            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+            let disabled = try await call(
+                client, .post, "/accounts/\(accountID)/disable", ["reason": "review"], token: admin, path: "/accounts/{id}/disable")
+            #expect(disabled.status == .ok)
+            let answer = try await signIn(client, authenticator, credential)
+            #expect(answer.status == .forbidden && answer.string("error") == "account_disabled")
+            let sessions = try await db.client.query(
+                "SELECT count(*) FROM sessions WHERE method = 'passkey' AND revoked_at IS NULL")
+            #expect(try sessions[0].int(0) == 0)
+        }
+    }
 }
