@@ -57,5 +57,11 @@ extension AccountState {
         if action == .addMethod || action == .manageMFA, grant.method == ReauthMethod.password.rawValue, !emailVerified {
             throw IdentityError.reauthRequired
         }
+        // Removing a passkey is vouched for by another way in (API.md: a passkey is no option for
+        // `manage_passkeys`, whose target it is): a device that holds a passkey cannot use it to
+        // strip the account's other passkeys.
+        if action == .managePasskeys, grant.method == ReauthMethod.passkey.rawValue {
+            throw IdentityError.reauthRequired
+        }
     }
 }

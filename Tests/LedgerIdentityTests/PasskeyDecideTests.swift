@@ -94,6 +94,15 @@ struct PasskeyDecideTests {
         #expect(throws: IdentityError.reauthRequired) {
             try decide(two, .removePasskey(passkeyID: only, sessionID: session, reauthTokenHash: nil), now: now)
         }
+        // A grant earned by a passkey does not remove passkeys.
+        let byPasskey = evolve(
+            two,
+            .reauthGranted(
+                .init(grantID: UUID(), sessionID: session, method: "passkey", tokenHash: "pk", expiresAt: now.addingTimeInterval(900))),
+            at: now)
+        #expect(throws: IdentityError.reauthRequired) {
+            try decide(byPasskey, .removePasskey(passkeyID: only, sessionID: session, reauthTokenHash: "pk"), now: now)
+        }
         let events = try decide(two, .removePasskey(passkeyID: only, sessionID: session, reauthTokenHash: "g"), now: now)
         #expect(events == [.passkeyRemoved(.init(passkeyID: only))])
         #expect(events.reduce(two) { evolve($0, $1, at: now) }.passkeys[only] == nil)

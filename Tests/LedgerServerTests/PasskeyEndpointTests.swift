@@ -298,7 +298,7 @@ struct PasskeyEndpointTests {
             let (access, grant) = try await account(client, db)
             #expect(try await call(client, .post, "/auth/reauth/passkey/options", token: access).status == .notFound)
             let authenticator = SoftAuthenticator()
-            let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
+            let (credential, id) = try await register(client, authenticator, token: access, grant: grant)
             let picker = try await call(client, .get, "/me/reauth-options?action=change_password", token: access)
             #expect((picker.body["methods"] as? [String])?.contains("passkey") == true)
             let options = try await call(client, .post, "/auth/reauth/passkey/options", token: access)
@@ -314,6 +314,11 @@ struct PasskeyEndpointTests {
             let granted = try await call(
                 client, .post, "/auth/reauth/passkey", ["credential": try Self.object(answer.jsonBytes())], token: access)
             #expect(granted.status == .ok)
+            // That grant does not remove a passkey (manage_passkeys: its target cannot vouch for it).
+            let removal = try await call(
+                client, .delete, "/me/passkeys/\(id)", token: access, reauth: try #require(granted.string("reauth_token")),
+                path: "/me/passkeys/{id}")
+            #expect(removal.status == .forbidden && removal.string("error") == "reauth_required")
             let changed = try await call(
                 client, .post, "/auth/password/change", ["new_password": "copper-lantern-77"], token: access,
                 reauth: try #require(granted.string("reauth_token")))
