@@ -17,7 +17,7 @@ struct AccountProjector {
         let password_changed_at: Date?, display_name: String?, handle: String?, handle_is_temporary: Bool, created_at: Date
         let phone_e164: String?, phone_region: String?, apple_subject: String?, google_subject: String?
         let deleted_at: Date?, purge_after: Date?, deletion_requested_at: Date?
-        let totp_enabled: Bool, recovery_codes_left: Int64
+        let totp_enabled: Bool, recovery_codes_left: Int64, passkeys: Int64
         var pending_email: String?, pending_email_expires_at: Date?
 
         func write(to row: inout BinaryRecordset) {
@@ -41,6 +41,7 @@ struct AccountProjector {
             row.field("deletion_requested_at", deletion_requested_at)
             row.field("totp_enabled", totp_enabled)
             row.field("recovery_codes_left", recovery_codes_left)
+            row.field("passkeys", passkeys)
             row.field("pending_email", pending_email)
             row.field("pending_email_expires_at", pending_email_expires_at)
         }
@@ -194,6 +195,7 @@ struct AccountProjector {
                 apple_subject: live ? state.providerSubjects[.apple] : nil, google_subject: live ? state.providerSubjects[.google] : nil,
                 deleted_at: state.deletedAt, purge_after: state.purgeAfter, deletion_requested_at: state.deletionRequestedAt,
                 totp_enabled: state.isTOTPEnabled, recovery_codes_left: Int64(state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0),
+                passkeys: Int64(state.passkeys.count),
                 pending_email: live ? pendingLink.map { _ in state.pendingEmail?.email } ?? nil : nil,
                 pending_email_expires_at: live ? pendingLink?.expiresAt : nil))
         // The address an email change or removal took away is held for its revert link's life,
@@ -398,11 +400,13 @@ struct AccountProjector {
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
                                       password_changed_at, display_name, handle, handle_normalized, handle_is_temporary, created_at,
                                       phone_e164, phone_region, apple_subject, google_subject, deleted_at, purge_after,
-                                      deletion_requested_at, totp_enabled, recovery_codes_left, pending_email, pending_email_expires_at)
+                                      deletion_requested_at, totp_enabled, recovery_codes_left, passkeys, pending_email,
+                                      pending_email_expires_at)
                 SELECT r.account_id, r.version, r.email, r.email_normalized, r.email_verified,
                        r.password_hash, r.password_changed_at, r.display_name, r.handle, lower(r.handle), r.handle_is_temporary,
                        r.created_at, r.phone_e164, r.phone_region, r.apple_subject, r.google_subject, r.deleted_at, r.purge_after,
-                       r.deletion_requested_at, r.totp_enabled, r.recovery_codes_left, r.pending_email, r.pending_email_expires_at
+                       r.deletion_requested_at, r.totp_enabled, r.recovery_codes_left, r.passkeys, r.pending_email,
+                       r.pending_email_expires_at
                 FROM \(rows.source)
                 \(live ? """
                 ON CONFLICT (account_id) DO UPDATE SET
@@ -415,6 +419,7 @@ struct AccountProjector {
                     google_subject = EXCLUDED.google_subject, deleted_at = EXCLUDED.deleted_at,
                     purge_after = EXCLUDED.purge_after, deletion_requested_at = EXCLUDED.deletion_requested_at,
                     totp_enabled = EXCLUDED.totp_enabled, recovery_codes_left = EXCLUDED.recovery_codes_left,
+                    passkeys = EXCLUDED.passkeys,
                     pending_email = EXCLUDED.pending_email, pending_email_expires_at = EXCLUDED.pending_email_expires_at
                 """ : "")
                 """,

@@ -179,8 +179,7 @@ public struct PostgresAccountRepository: AccountRepository {
             SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
                    a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
                    a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left, s.session_id,
-                   CASE WHEN a.pending_email_expires_at > $2 THEN a.pending_email END,
-                   (SELECT count(*) FROM passkey_credentials p WHERE p.account_id = a.account_id)
+                   CASE WHEN a.pending_email_expires_at > $2 THEN a.pending_email END, a.passkeys
             FROM sessions s JOIN accounts a ON a.account_id = s.account_id
             WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
             """,

@@ -289,6 +289,8 @@ struct PasskeyEndpointTests {
                 try await call(client, .delete, "/me/passkeys/\(second)", token: access, path: "/me/passkeys/{id}").status == .forbidden)
             let removed = try await call(client, .delete, "/me/passkeys/\(second)", token: access, reauth: grant, path: "/me/passkeys/{id}")
             #expect(removed.status == .ok && removed.body["passkeys"] as? Int == 1)
+            // The hub's count is the projection's, kept with the account's row.
+            #expect(try await call(client, .get, "/me/auth-methods", token: access).body["passkeys"] as? Int == 1)
         }
     }
 
