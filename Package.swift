@@ -277,6 +277,7 @@ let package = Package(
             name: "LedgerAccountsTests",
             dependencies: [
                 "LedgerAccounts", "LedgerAccountsPostgres", "LedgerIdentity", "LedgerTestSupport", "LedgerEventStore", "LedgerCrypto",
+                "LedgerWebAuthn", "LedgerWebAuthnTesting",
             ],
             swiftSettings: swiftSettings
         ),

@@ -4,6 +4,7 @@ import LedgerCore
 import LedgerCrypto
 import LedgerIdentity
 import LedgerTestSupport
+import LedgerWebAuthn
 import Testing
 
 /// The use cases over the in-memory repository and counters, with a clock the tests move: the
@@ -18,6 +19,8 @@ struct InMemoryAccounts {
     let reauth: ReauthService
     let otp: OTPService
     let twoFactor: TwoFactorService
+    /// Passkeys for the relying party `localhost` at `http://localhost:8080`.
+    let passkeys: PasskeyService
     let verifier = FakeIdentityVerifier()
     let providerTokens = FakeProviderTokens()
 
@@ -34,6 +37,10 @@ struct InMemoryAccounts {
             otps: InMemoryOTPRepository(accounts: repository, clock: clock), environment: environment,
             codeKey: Array(repeating: 5, count: 32))
         twoFactor = TwoFactorService(environment: environment, providers: providers)
+        passkeys = PasskeyService(
+            environment: environment, relyingParty: RelyingParty(id: "localhost", origins: ["http://localhost:8080"]),
+            relyingPartyName: "321Fit", challenges: PasskeyChallenges(key: Array(repeating: 9, count: 32)),
+            spent: InMemorySpentChallenges())
     }
 
     /// A new email-and-password account, signed in; `verified`: its address proved by the
