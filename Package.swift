@@ -193,7 +193,7 @@ let package = Package(
         .target(
             name: "LedgerWebAuthn",
             dependencies: [
-                "LedgerCore",
+                "LedgerCore", "LedgerCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -16,9 +16,9 @@ import sys
 
 LAYERS = {
     "LedgerCore": 0,
-    "LedgerCrypto": 1, "LedgerPostgres": 1, "LedgerWebAuthn": 1,
-    "LedgerEvents": 2, "LedgerIdentity": 2, "LedgerWebAuthnTesting": 2,
-    "LedgerEventStore": 3, "LedgerAccounts": 3,
+    "LedgerCrypto": 1, "LedgerPostgres": 1,
+    "LedgerEvents": 2, "LedgerIdentity": 2, "LedgerWebAuthn": 2,
+    "LedgerEventStore": 3, "LedgerAccounts": 3, "LedgerWebAuthnTesting": 3,
     "LedgerAccountsPostgres": 4, "LedgerProviders": 4, "LedgerDelivery": 4,
     "LedgerWorkers": 5, "LedgerServer": 5,
     "LedgerApp": 6,

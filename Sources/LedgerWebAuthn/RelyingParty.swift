@@ -1,4 +1,5 @@
 import Crypto
+import LedgerCrypto
 
 /// The service as a WebAuthn relying party: its RP id and the origins its pages and apps call
 /// from. It verifies registrations (§7.1) and assertions (§7.2); challenges, stored keys and
@@ -18,7 +19,7 @@ public struct RelyingParty: Sendable {
         self.id = id
         self.origins = origins.map { Self.serializedOrigin($0) ?? $0 }
         self.originSet = Set(self.origins)
-        self.rpIDHash = Array(SHA256.hash(data: Array(id.utf8)))
+        self.rpIDHash = Array(Crypto.SHA256.hash(data: Array(id.utf8)))
     }
 
     /// The ceremony's common client-data checks (§7.1 steps 7-9, §7.2 steps 11-13), in order:
@@ -27,7 +28,7 @@ public struct RelyingParty: Sendable {
         guard clientData.type == type else {
             throw WebAuthnError(.type, "client data type is not \(type)")
         }
-        guard constantTimeEquals(clientData.challenge, challenge) else {
+        guard ConstantTime.equals(clientData.challenge, challenge) else {
             throw WebAuthnError(.challenge, "the challenge is not the one issued")
         }
         guard originSet.contains(clientData.origin) else {
@@ -54,6 +55,6 @@ public struct RelyingParty: Sendable {
 
     /// What both ceremonies sign: authenticator data followed by SHA-256 of the client data JSON.
     static func signedData(authenticatorData: [UInt8], clientDataJSON: [UInt8]) -> [UInt8] {
-        authenticatorData + Array(SHA256.hash(data: clientDataJSON))
+        authenticatorData + Array(Crypto.SHA256.hash(data: clientDataJSON))
     }
 }
