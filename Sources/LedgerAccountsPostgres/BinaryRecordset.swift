@@ -68,10 +68,14 @@ struct BinaryRecordset {
     }
 
     /// `unnest($1::uuid[], …) AS r(name, …)`, the recordset as a table in a `FROM` clause.
-    var source: String {
+    var source: String { source(numbered: nil) }
+
+    /// `source` with each row's position (from 1) as one more column, `numbered`.
+    func source(numbered: String?) -> String {
         let arrays = columns.enumerated().map { "$\($0.offset + 1)::\($0.element.type.sqlArrayType)" }
-        let names = columns.map { "\($0.name)" }
-        return "unnest(\(arrays.joined(separator: ", "))) AS r(\(names.joined(separator: ", ")))"
+        let names = columns.map { "\($0.name)" } + (numbered.map { [$0] } ?? [])
+        let ordinality = numbered == nil ? "" : " WITH ORDINALITY"
+        return "unnest(\(arrays.joined(separator: ", ")))\(ordinality) AS r(\(names.joined(separator: ", ")))"
     }
 
     /// The arrays, one parameter per column, in `source`'s order.
@@ -131,8 +135,12 @@ struct BinaryRecordset {
 
     /// A `bytea` column from lower-case hex (how states keep token hashes).
     mutating func field(_ name: StaticString, hex value: String) {
+        field(name, bytes: Hex.decode(value))
+    }
+
+    mutating func field(_ name: StaticString, bytes: [UInt8]?) {
         let index = nextColumn(name, .bytea)
-        guard let bytes = Hex.decode(value) else { return appendNull(index) }
+        guard let bytes else { return appendNull(index) }
         columns[index].elements.appendBigEndian(UInt32(bytes.count))
         columns[index].elements.append(contentsOf: bytes)
     }

@@ -15,6 +15,8 @@ public struct PostgresAccountRepository: AccountRepository {
     let implied: ImpliedMessages
     public var revocations: ProviderTokenRevocations { implied.revocations }
     public let policies: Policies
+    /// The signed-in reads, batched across concurrent requests.
+    let accessReads: AccessTokenReads
     public static let streamType = "account"
 
     /// - Parameter retention: the same as the services' (its key finds the cooldown list's rows).
@@ -24,6 +26,7 @@ public struct PostgresAccountRepository: AccountRepository {
         self.policies = policies
         self.retention = retention
         self.implied = ImpliedMessages(masterKey: store.keyring.masterKey)
+        self.accessReads = AccessTokenReads(client: store.client)
     }
 
     public func execute(
@@ -103,13 +106,7 @@ public struct PostgresAccountRepository: AccountRepository {
     }
 
     public func session(forAccessHash hash: [UInt8], at time: Date) async throws -> SessionRef? {
-        let rows = try await store.client.query(
-            """
-            SELECT account_id, session_id FROM sessions
-            WHERE access_token_sha256 = $1 AND revoked_at IS NULL AND access_expires_at > $2
-            """,
-            [.bytea(hash), .timestamp(time)])
-        return try Self.sessionRef(rows)
+        try await accessReads.session.value(for: AccessLookup(hash: hash, time: time))
     }
 
     public func session(forRefreshHash hash: [UInt8]) async throws -> SessionRef? {
@@ -174,46 +171,12 @@ public struct PostgresAccountRepository: AccountRepository {
     }
 
     public func summary(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, summary: AccountSummary)? {
-        let rows = try await store.client.query(
-            """
-            SELECT a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
-                   a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
-                   a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left, s.session_id,
-                   CASE WHEN a.pending_email_expires_at > $2 THEN a.pending_email END, a.passkeys
-            FROM sessions s JOIN accounts a ON a.account_id = s.account_id
-            WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
-            """,
-            [.bytea(hash), .timestamp(time)])
-        guard rows.rowCount == 1, let id = try rows[0].uuid(0), let sessionID = try rows[0].uuid(15) else { return nil }
-        let row = rows[0]
-        let summary = AccountSummary(
-            accountID: id, email: row.string(1), emailVerified: try row.bool(2) ?? false, hasPassword: try row.bool(3) ?? false,
-            passwordChangedAt: try row.date(4), displayName: row.string(5), handle: row.string(6),
-            handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
-            phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false,
-            totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0), pendingEmail: row.string(16),
-            passkeys: Int(try row.int(17) ?? 0))
-        return (SessionRef(accountID: id, sessionID: sessionID), summary)
+        try await accessReads.summary.value(for: AccessLookup(hash: hash, time: time))
     }
 
     public func liveSessions(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, sessions: [SessionListing])?
     {
-        // The token's own session is live, so it is among the rows: none means not signed in.
-        let rows = try await store.client.query(
-            """
-            SELECT me.account_id, me.session_id, s.session_id, s.method, s.device, s.created_at, s.last_used_at
-            FROM sessions me JOIN sessions s ON s.account_id = me.account_id AND s.revoked_at IS NULL AND s.refresh_expires_at > $2
-            WHERE me.access_token_sha256 = $1 AND me.revoked_at IS NULL AND me.access_expires_at > $2
-            ORDER BY s.last_used_at DESC, s.created_at DESC
-            """,
-            [.bytea(hash), .timestamp(time)])
-        guard rows.rowCount > 0, let accountID = try rows[0].uuid(0), let sessionID = try rows[0].uuid(1) else { return nil }
-        let sessions = try rows.rows.compactMap { row -> SessionListing? in
-            guard let id = try row.uuid(2), let createdAt = try row.date(5), let lastUsedAt = try row.date(6) else { return nil }
-            return SessionListing(
-                sessionID: id, method: row.string(3) ?? "", device: row.string(4), createdAt: createdAt, lastUsedAt: lastUsedAt)
-        }
-        return (SessionRef(accountID: accountID, sessionID: sessionID), sessions)
+        try await accessReads.liveSessions.value(for: AccessLookup(hash: hash, time: time))
     }
 
     public func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws {
@@ -223,17 +186,7 @@ public struct PostgresAccountRepository: AccountRepository {
     }
 
     public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {
-        let rows = try await store.client.query(
-            """
-            SELECT s.account_id, s.session_id, a.email_verified, s.access_expires_at
-            FROM sessions s JOIN accounts a ON a.account_id = s.account_id
-            WHERE s.access_token_sha256 = $1 AND s.revoked_at IS NULL AND s.access_expires_at > $2
-            """,
-            [.bytea(hash), .timestamp(time)])
-        guard rows.rowCount == 1, let account = try rows[0].uuid(0), let session = try rows[0].uuid(1),
-            let verified = try rows[0].bool(2), let expires = try rows[0].date(3)
-        else { return nil }
-        return Introspection(accountID: account, sessionID: session, emailVerified: verified, expiresAt: expires)
+        try await accessReads.introspection.value(for: AccessLookup(hash: hash, time: time))
     }
 
     public func link(

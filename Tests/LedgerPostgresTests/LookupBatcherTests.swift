@@ -1,0 +1,130 @@
+import LedgerPostgres
+import Synchronization
+import Testing
+
+/// `LookupBatcher` without a database: the fetch is a function that records what it was asked.
+@Suite("PostgreSQL client: concurrent lookups share statements", .timeLimit(.minutes(1)))
+struct LookupBatcherTests {
+    /// What the fetches saw: how many ran, the most at once, and the largest batch.
+    final class FetchLog: Sendable {
+        private struct Counts {
+            var fetches = 0
+            var running = 0
+            var mostRunning = 0
+            var largestBatch = 0
+            var keysAsked = 0
+        }
+
+        private let counts = Mutex(Counts())
+
+        func begin(_ keys: [Int]) {
+            counts.withLock {
+                $0.fetches += 1
+                $0.running += 1
+                $0.mostRunning = max($0.mostRunning, $0.running)
+                $0.largestBatch = max($0.largestBatch, keys.count)
+                $0.keysAsked += keys.count
+            }
+        }
+
+        func end() { counts.withLock { $0.running -= 1 } }
+
+        var fetches: Int { counts.withLock { $0.fetches } }
+        var mostRunning: Int { counts.withLock { $0.mostRunning } }
+        var largestBatch: Int { counts.withLock { $0.largestBatch } }
+        var keysAsked: Int { counts.withLock { $0.keysAsked } }
+    }
+
+    /// Even keys exist (their value names them); odd ones are not found.
+    static func batcher(
+        inFlight: Int, batch: Int = 128, queued: Int = 1024, log: FetchLog, pause: Duration = .milliseconds(2)
+    ) -> LookupBatcher<Int, String> {
+        LookupBatcher(maximumInFlight: inFlight, maximumBatch: batch, maximumQueued: queued) { keys in
+            log.begin(keys)
+            defer { log.end() }
+            #expect(Set(keys).count == keys.count, "each key once per statement")
+            try await Task.sleep(for: pause)
+            return Dictionary(uniqueKeysWithValues: keys.filter { $0 % 2 == 0 }.map { ($0, "value \($0)") })
+        }
+    }
+
+    @Test("a lone caller's lookup goes out at once, for its key alone")
+    func loneCaller() async throws {
+        let log = FetchLog()
+        let batcher = Self.batcher(inFlight: 1, log: log)
+        #expect(try await batcher.value(for: 4) == "value 4")
+        #expect(try await batcher.value(for: 5) == nil)
+        #expect(log.fetches == 2)
+        #expect(log.largestBatch == 1)
+    }
+
+    @Test("500 concurrent callers each get their own key's value, in fewer statements, never more at once than allowed")
+    func concurrentCallers() async throws {
+        for inFlight in [1, 2] {
+            let log = FetchLog()
+            let batcher = Self.batcher(inFlight: inFlight, batch: 64, log: log)
+            // Keys repeat (two callers reading one session), and half are not found.
+            let answers = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for caller in 0..<500 {
+                    group.addTask { (caller, try await batcher.value(for: caller % 250)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(answers.map(\.0)).count == 500)
+            for (caller, answer) in answers {
+                let key = caller % 250
+                #expect(answer == (key % 2 == 0 ? "value \(key)" : nil), "caller \(caller)")
+            }
+            #expect(log.fetches < 500)
+            #expect(log.mostRunning <= inFlight)
+            #expect(log.largestBatch <= 64)
+            #expect(log.largestBatch > 1)
+        }
+    }
+
+    @Test("a failed statement fails every caller it carried, and the next lookups go out")
+    func failurePropagates() async throws {
+        struct Refused: Error {}
+        let failing = Atomic(true)
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1) { keys in
+            try await Task.sleep(for: .milliseconds(5))
+            if failing.load(ordering: .relaxed) { throw Refused() }
+            return Dictionary(uniqueKeysWithValues: keys.map { ($0, $0 * 10) })
+        }
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for key in 0..<20 {
+                group.addTask {
+                    do {
+                        _ = try await batcher.value(for: key)
+                        return false
+                    } catch {
+                        return error is Refused
+                    }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 20)
+        failing.store(false, ordering: .relaxed)
+        #expect(try await batcher.value(for: 3) == 30)
+    }
+
+    @Test("past maximumQueued waiting callers, the next fails at once with poolExhausted")
+    func boundedQueue() async throws {
+        let log = FetchLog()
+        let batcher = Self.batcher(inFlight: 1, queued: 2, log: log, pause: .milliseconds(300))
+        // One in flight, two queued: the fourth caller is refused while the first still waits.
+        let first = Task { try await batcher.value(for: 0) }
+        try await Task.sleep(for: .milliseconds(50))
+        let queued = (0..<2).map { key in Task { try await batcher.value(for: 2 + 2 * key) } }
+        try await Task.sleep(for: .milliseconds(50))
+        let refused = await #expect(throws: PostgresError.self) { try await batcher.value(for: 8) }
+        #expect(refused?.code == .poolExhausted)
+        #expect(try await first.value == "value 0")
+        #expect(try await queued[0].value == "value 2")
+        #expect(try await queued[1].value == "value 4")
+        // The two queued went out together, after the first.
+        #expect(log.fetches == 2)
+        #expect(log.keysAsked == 3)
+    }
+}
