@@ -18,8 +18,9 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
     private enum Outcome: @unchecked Sendable {
         case value(Value?)
         case failure(any Error)
-        /// Run the next statement for these callers (this one's key included).
-        case lead([Waiter])
+        /// Run the next statement (as leader number `UInt64`) for these callers (this one's
+        /// key included).
+        case lead(UInt64, [Waiter])
     }
 
     private struct Waiter: @unchecked Sendable {
@@ -28,14 +29,35 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     private struct State {
-        var inFlight = 0
+        /// When each statement now out went out, by its leader's number.
+        var inFlight: [UInt64: ContinuousClock.Instant] = [:]
+        var nextLeader: UInt64 = 0
         var queued: [Waiter] = []
 
-        /// A statement may go out now: a slot is free and nobody queued before.
-        mutating func takeSlot(below maximum: Int) -> Bool {
-            guard inFlight < maximum, queued.isEmpty else { return false }
-            inFlight += 1
-            return true
+        /// A statement may go out now, as leader number `leader`, for the caller and `others`:
+        /// when a slot is free (nobody is queued then), or when every statement out has stalled:
+        /// then one more goes out and takes the queue along, so a connection that hangs holds
+        /// only its own batch (unbatched, it held one caller).
+        mutating func takeSlot(
+            below maximum: Int, batch maximumBatch: Int, stalledAfter: Duration
+        ) -> (leader: UInt64, others: [Waiter])? {
+            if inFlight.count >= maximum {
+                let now = ContinuousClock.now
+                guard inFlight.values.allSatisfy({ now - $0 > stalledAfter }) else { return nil }
+            }
+            return (startStatement(), takeQueued(maximumBatch - 1))
+        }
+
+        mutating func takeQueued(_ count: Int) -> [Waiter] {
+            let taken = Array(queued.prefix(count))
+            queued.removeFirst(taken.count)
+            return taken
+        }
+
+        mutating func startStatement() -> UInt64 {
+            nextLeader &+= 1
+            inFlight[nextLeader] = .now
+            return nextLeader
         }
     }
 
@@ -43,6 +65,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
     private let maximumInFlight: Int
     private let maximumBatch: Int
     private let maximumQueued: Int
+    private let stalledAfter: Duration
     private let state = Mutex(State())
 
     /// - Parameters:
@@ -50,25 +73,40 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
     ///     client's, fewer make each statement carry more keys. Two: on 2 cores, one and two
     ///     measured the same and four a fifth less (BENCHMARKS.md, issue 42).
     ///   - maximumBatch: keys per statement at most.
-    ///   - maximumQueued: callers that may wait; the next fails at once with `poolExhausted`
-    ///     (the service's `503`), as a caller waiting for a connection would.
-    public init(maximumInFlight: Int = 2, maximumBatch: Int = 128, maximumQueued: Int = 1024, fetch: @escaping Fetch) {
+    ///   - maximumQueued: callers that may wait (at least `maximumBatch`); the next fails at
+    ///     once with `poolExhausted` (the service's `503`), as a caller waiting for a connection
+    ///     would.
+    ///   - stalledAfter: a statement out this long no longer holds its slot.
+    public init(
+        maximumInFlight: Int = 2, maximumBatch: Int = 128, maximumQueued: Int = 1024, stalledAfter: Duration = .seconds(1),
+        fetch: @escaping Fetch
+    ) {
         self.fetch = fetch
         self.maximumInFlight = max(1, maximumInFlight)
         self.maximumBatch = max(1, maximumBatch)
-        self.maximumQueued = max(0, maximumQueued)
+        self.maximumQueued = max(self.maximumBatch, maximumQueued)
+        self.stalledAfter = stalledAfter
     }
 
+    /// Callers queued now, behind the statements out.
+    public var waiting: Int { state.withLock { $0.queued.count } }
+
     /// The value for `key`, nil when the lookup found none.
+    ///
+    /// The statement runs in the task of one of the callers it carries, so it must not heed
+    /// that task's cancellation (nothing in `PostgresClient.query` does): one caller going away
+    /// would fail the others.
     public func value(for key: Key) async throws -> Value? {
-        if state.withLock({ $0.takeSlot(below: maximumInFlight) }) {
-            return try await lead(key, others: [])
+        if let slot = state.withLock({ $0.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter) }) {
+            return try await lead(slot.leader, key, others: slot.others)
         }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             let immediate: Outcome? = state.withLock { state in
                 // Again under the lock of the enqueue: a slot freed since the first look must
                 // not leave this caller queued with nothing in flight.
-                if state.takeSlot(below: maximumInFlight) { return .lead([]) }
+                if let slot = state.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter) {
+                    return .lead(slot.leader, slot.others)
+                }
                 guard state.queued.count < maximumQueued else {
                     return .failure(PostgresError(.poolExhausted, message: "too many callers are waiting for a lookup"))
                 }
@@ -80,12 +118,12 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
         switch outcome {
         case .value(let value): return value
         case .failure(let error): throw error
-        case .lead(let others): return try await lead(key, others: others)
+        case .lead(let leader, let others): return try await lead(leader, key, others: others)
         }
     }
 
-    /// Runs one statement for `key` and `others`, hands the slot on, and answers `others`.
-    private func lead(_ key: Key, others: [Waiter]) async throws -> Value? {
+    /// Runs one statement for `key` and `others`, hands its slot on, and answers `others`.
+    private func lead(_ leader: UInt64, _ key: Key, others: [Waiter]) async throws -> Value? {
         var keys = Set(others.map(\.key))
         keys.insert(key)
         let found: Result<[Key: Value], any Error>
@@ -95,17 +133,13 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
             found = .failure(error)
         }
         // The next statement goes out before this one's callers are answered.
-        let next: [Waiter] = state.withLock { state in
-            guard !state.queued.isEmpty else {
-                state.inFlight -= 1
-                return []
-            }
-            let batch = Array(state.queued.prefix(maximumBatch))
-            state.queued.removeFirst(batch.count)
-            return batch
+        let next: (leader: UInt64, batch: [Waiter])? = state.withLock { state in
+            state.inFlight.removeValue(forKey: leader)
+            guard !state.queued.isEmpty else { return nil }
+            return (state.startStatement(), state.takeQueued(maximumBatch))
         }
-        if let leader = next.last {
-            leader.continuation.resume(returning: .lead(Array(next.dropLast())))
+        if let next, let nextLeader = next.batch.last {
+            nextLeader.continuation.resume(returning: .lead(next.leader, Array(next.batch.dropLast())))
         }
         for waiter in others {
             switch found {

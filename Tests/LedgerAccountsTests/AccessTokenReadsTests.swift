@@ -1,10 +1,11 @@
 import Foundation
 import LedgerAccounts
-import LedgerAccountsPostgres
 import LedgerCore
 import LedgerIdentity
 import LedgerTestSupport
 import Testing
+
+@testable import LedgerAccountsPostgres
 
 /// The signed-in reads are batched across concurrent requests (`LookupBatcher`); each caller
 /// must still get exactly what its own statement would have read, at its own time.
@@ -41,9 +42,14 @@ struct AccessTokenReadsTests {
             // Each read alone first (a batch of one), as the reference.
             struct Answer: Equatable {
                 let session: SessionRef?
-                let summaryAccount: UUID?
-                let introspected: UUID?
-                let listed: [UUID]?
+                let summary: AccountSummary?
+                let summarySession: SessionRef?
+                let introspection: Introspection?
+                let listing: [SessionListing]?
+                let listingSession: SessionRef?
+
+                static let nothing = Answer(
+                    session: nil, summary: nil, summarySession: nil, introspection: nil, listing: nil, listingSession: nil)
             }
             func read(_ token: String, at time: Date) async throws -> Answer {
                 let hash = IssuedTokens.tokenHash(token)
@@ -51,20 +57,21 @@ struct AccessTokenReadsTests {
                 async let summary = repository.summary(forAccessHash: hash, at: time)
                 async let introspection = repository.introspect(accessHash: hash, at: time)
                 async let listing = repository.liveSessions(forAccessHash: hash, at: time)
+                let (summaryRead, listingRead) = (try await summary, try await listing)
                 return Answer(
-                    session: try await session, summaryAccount: try await summary?.summary.accountID,
-                    introspected: try await introspection?.sessionID, listed: try await listing?.sessions.map(\.sessionID))
+                    session: try await session, summary: summaryRead?.summary, summarySession: summaryRead?.session,
+                    introspection: try await introspection, listing: listingRead?.sessions, listingSession: listingRead?.session)
             }
             var alone: [String: Answer] = [:]
             for token in tokens {
                 let answer = try await read(token.access, at: now)
                 #expect((answer.session != nil) == token.live)
-                #expect(answer.summaryAccount == (token.live ? token.account : nil))
-                #expect(answer.introspected == answer.session?.sessionID)
-                if token.live { #expect(answer.listed?.count == (tokens.filter { $0.account == token.account && $0.live }.count)) }
+                #expect(answer.session?.accountID == (token.live ? token.account : nil))
+                #expect(answer.summary?.accountID == answer.session?.accountID && answer.summarySession == answer.session)
+                #expect(answer.introspection?.sessionID == answer.session?.sessionID && answer.listingSession == answer.session)
+                if token.live { #expect(answer.listing?.count == (tokens.filter { $0.account == token.account && $0.live }.count)) }
                 alone[token.access] = answer
-                #expect(
-                    try await read(token.access, at: expired) == Answer(session: nil, summaryAccount: nil, introspected: nil, listed: nil))
+                #expect(try await read(token.access, at: expired) == .nothing)
             }
 
             // Then all at once, every token twice at its own time: now and past its expiry, in
@@ -82,8 +89,51 @@ struct AccessTokenReadsTests {
             #expect(together.count == tokens.count * 4)
             #expect(db.client.statementsSent - statementsBefore < tokens.count * 4 * 4, "the reads shared statements")
             for (token, late, answer) in together {
-                #expect(answer == (late ? Answer(session: nil, summaryAccount: nil, introspected: nil, listed: nil) : alone[token]))
+                #expect(answer == (late ? Answer.nothing : alone[token]))
             }
+        }
+    }
+
+    @Test("one statement reads each lookup at its own time: one token live now and expired later, a revoked one, an unknown one")
+    func oneStatementEachAtItsOwnTime() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = try db.eventStore()
+            let service = AccountService(environment: try db.accountsEnvironment(store))
+            let email = "timely@example.com"
+            let kept = try await service.signUp(email: email, password: "violet-harbor-91", displayName: nil, handle: nil, device: nil)
+            let ended = try await service.signIn(email: email, password: "violet-harbor-91", device: "tablet")
+            try await service.revoke(session: SessionRef(accountID: ended.accountID, sessionID: ended.sessionID), reason: "logout")
+            let now = db.clock.now()
+            let keptHash = IssuedTokens.tokenHash(kept.accessToken)
+            let lookups = [
+                AccessLookup(hash: keptHash, time: now),
+                AccessLookup(hash: keptHash, time: now.addingTimeInterval(Policies.standard.accessTokenLifetime + 1)),
+                AccessLookup(hash: IssuedTokens.tokenHash(ended.accessToken), time: now),
+                AccessLookup(hash: IssuedTokens.tokenHash("la_unknown"), time: now),
+                AccessLookup(hash: keptHash, time: now.addingTimeInterval(60)),
+            ]
+            let keptRef = SessionRef(accountID: kept.accountID, sessionID: kept.sessionID)
+            let live: Set = [lookups[0], lookups[4]]
+
+            var before = db.client.statementsSent
+            let sessions = try await AccessTokenReads.sessionRead.values(lookups, client: db.client)
+            #expect(db.client.statementsSent - before == 1)
+            #expect(sessions == Dictionary(uniqueKeysWithValues: live.map { ($0, keptRef) }))
+
+            before = db.client.statementsSent
+            let summaries = try await AccessTokenReads.summaryRead.values(lookups, client: db.client)
+            #expect(db.client.statementsSent - before == 1)
+            #expect(Set(summaries.keys) == live)
+            #expect(summaries.values.allSatisfy { $0.session == keptRef && $0.summary.email == email })
+
+            let introspections = try await AccessTokenReads.introspectionRead.values(lookups, client: db.client)
+            #expect(Set(introspections.keys) == live)
+            #expect(introspections.values.allSatisfy { $0.sessionID == kept.sessionID && $0.accountID == kept.accountID })
+
+            // The sessions screen lists the live session only (the revoked one is gone), per lookup.
+            let listings = try await AccessTokenReads.liveSessionsRead.values(lookups, client: db.client)
+            #expect(Set(listings.keys) == live)
+            #expect(listings.values.allSatisfy { $0.session == keptRef && $0.sessions.map(\.sessionID) == [kept.sessionID] })
         }
     }
 }

@@ -109,22 +109,101 @@ struct LookupBatcherTests {
         #expect(try await batcher.value(for: 3) == 30)
     }
 
-    @Test("past maximumQueued waiting callers, the next fails at once with poolExhausted")
+    /// Holds fetches until opened.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func pass() async {
+            await withCheckedContinuation { continuation in
+                let passNow = state.withLock { state in
+                    if !state.open { state.waiting.append(continuation) }
+                    return state.open
+                }
+                if passNow { continuation.resume() }
+            }
+        }
+
+        func open() {
+            for waiter in state.withLock({ state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }) {
+                waiter.resume()
+            }
+        }
+    }
+
+    /// Polls `condition` (what another task is about to make true), for at most 10 s.
+    static func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<10_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(condition())
+    }
+
+    @Test("past maximumQueued waiting callers, the next fails at once with poolExhausted; the queue then goes out together")
     func boundedQueue() async throws {
         let log = FetchLog()
-        let batcher = Self.batcher(inFlight: 1, queued: 2, log: log, pause: .milliseconds(300))
-        // One in flight, two queued: the fourth caller is refused while the first still waits.
-        let first = Task { try await batcher.value(for: 0) }
-        try await Task.sleep(for: .milliseconds(50))
-        let queued = (0..<2).map { key in Task { try await batcher.value(for: 2 + 2 * key) } }
-        try await Task.sleep(for: .milliseconds(50))
-        let refused = await #expect(throws: PostgresError.self) { try await batcher.value(for: 8) }
+        let gate = Gate()
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 2, maximumQueued: 2) { keys in
+            log.begin(keys)
+            defer { log.end() }
+            await gate.pass()
+            return Dictionary(uniqueKeysWithValues: keys.map { ($0, $0 * 10) })
+        }
+        let first = Task { try await batcher.value(for: 1) }
+        try await Self.eventually { log.fetches == 1 }
+        let queued = (2...3).map { key in Task { try await batcher.value(for: key) } }
+        try await Self.eventually { batcher.waiting == 2 }
+        let refused = await #expect(throws: PostgresError.self) { try await batcher.value(for: 4) }
         #expect(refused?.code == .poolExhausted)
-        #expect(try await first.value == "value 0")
-        #expect(try await queued[0].value == "value 2")
-        #expect(try await queued[1].value == "value 4")
-        // The two queued went out together, after the first.
+        gate.open()
+        #expect(try await first.value == 10)
+        #expect(try await queued[0].value == 20)
+        #expect(try await queued[1].value == 30)
         #expect(log.fetches == 2)
         #expect(log.keysAsked == 3)
+        #expect(batcher.waiting == 0)
+    }
+
+    @Test("a queue bound below one batch (LEDGER_DB_MAX_WAITERS=0) still lets a batch queue")
+    func queueFloor() async throws {
+        let gate = Gate()
+        let log = FetchLog()
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 8, maximumQueued: 0) { keys in
+            log.begin(keys)
+            defer { log.end() }
+            await gate.pass()
+            return Dictionary(uniqueKeysWithValues: keys.map { ($0, $0) })
+        }
+        let first = Task { try await batcher.value(for: 0) }
+        try await Self.eventually { log.fetches == 1 }
+        let queued = (1...8).map { key in Task { try await batcher.value(for: key) } }
+        try await Self.eventually { batcher.waiting == 8 }
+        await #expect(throws: PostgresError.self) { try await batcher.value(for: 9) }
+        gate.open()
+        #expect(try await first.value == 0)
+        for (index, task) in queued.enumerated() { #expect(try await task.value == index + 1) }
+    }
+
+    @Test("a statement that hangs holds only its own callers: after stalledAfter the next goes out with the queue")
+    func stalledStatement() async throws {
+        let hung = Gate()
+        let log = FetchLog()
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, stalledAfter: .milliseconds(500)) { keys in
+            log.begin(keys)
+            if keys.contains(0) { await hung.pass() }
+            return Dictionary(uniqueKeysWithValues: keys.map { ($0, $0) })
+        }
+        let stuck = Task { try await batcher.value(for: 0) }
+        try await Self.eventually { log.fetches == 1 }
+        // Queued behind the hung statement while it is young, then carried by a newcomer.
+        let queued = Task { try await batcher.value(for: 1) }
+        try await Self.eventually { batcher.waiting == 1 }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await batcher.value(for: 2) == 2)
+        #expect(try await queued.value == 1)
+        #expect(try await batcher.value(for: 3) == 3)
+        hung.open()
+        #expect(try await stuck.value == 0)
     }
 }
