@@ -28,8 +28,6 @@ cleanup() {
 }
 trap cleanup EXIT
 start_cluster durable 200
-as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres ledger
-export DATABASE_URL="postgresql://postgres@/ledger?host=$PG_CLUSTER_DIR&port=$PG_CLUSTER_PORT"
 export LEDGER_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
 # Production: messages leave through a delivery webhook (nothing listens: the verification emails
 # of the set-up are retried in the background, as a slow sender would be). The set-up signs
@@ -58,10 +56,14 @@ run_wrk() {
     "$(grep -q Non-2xx <<<"$output" && echo "  ($(grep Non-2xx <<<"$output" | xargs))" || true)"
 }
 
-first_binary=$(awk '{split($1, a, "="); print a[2]}' <<<"$LEDGER_BENCH_BUILDS")
-"$first_binary" migrate >/dev/null
+build_number=0
 for build in $LEDGER_BENCH_BUILDS; do
   label=${build%%=*} binary=${build#*=}
+  # A database of its own per build: each reads tables of the same size.
+  build_number=$((build_number + 1))
+  as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres "ledger$build_number"
+  export DATABASE_URL="postgresql://postgres@/ledger$build_number?host=$PG_CLUSTER_DIR&port=$PG_CLUSTER_PORT"
+  "$binary" migrate >/dev/null
   http_port=$((20000 + RANDOM % 30000))
   "$binary" serve --port "$http_port" --host 127.0.0.1 >"$work/serve-$label.log" 2>&1 &
   server=$!
