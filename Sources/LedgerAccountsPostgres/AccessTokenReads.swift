@@ -12,6 +12,12 @@ struct AccessLookup: Hashable, Sendable, RecordsetRow {
         row.field("hash", bytes: hash)
         row.field("at", time)
     }
+
+    /// The hash's bytes in one go (an array hashes its elements one by one).
+    func hash(into hasher: inout Hasher) {
+        hash.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(time)
+    }
 }
 
 /// One of the reads by access token, for many tokens in one statement: the `select`ed columns
@@ -67,7 +73,8 @@ struct AccessRead<Value: Sendable>: Sendable {
 /// The reads behind every signed-in request and every introspection, each batched
 /// (`LookupBatcher`): concurrent requests share one statement, which reads each token's rows at
 /// that request's own time, so every caller gets exactly what its own statement would have read.
-/// Each read has its own queue, bounded by `LEDGER_DB_MAX_WAITERS` (at least a batch).
+/// Each read has its own queue, bounded by `LEDGER_DB_MAX_WAITERS` (at least a batch) and
+/// `LEDGER_DB_POOL_TIMEOUT_SECONDS`, as the pool's queue is.
 final class AccessTokenReads: Sendable {
     let session: LookupBatcher<AccessLookup, SessionRef>
     let summary: LookupBatcher<AccessLookup, (session: SessionRef, summary: AccountSummary)>
@@ -76,7 +83,9 @@ final class AccessTokenReads: Sendable {
 
     init(client: PostgresClient) {
         func batcher<Value>(_ read: AccessRead<Value>) -> LookupBatcher<AccessLookup, Value> {
-            LookupBatcher(maximumQueued: client.configuration.maximumWaiters) { try await read.values($0, client: client) }
+            LookupBatcher(maximumQueued: client.configuration.maximumWaiters, maximumWait: client.configuration.checkoutTimeout) {
+                try await read.values($0, client: client)
+            }
         }
         session = batcher(Self.sessionRead)
         summary = batcher(Self.summaryRead)

@@ -1,3 +1,4 @@
+import LedgerCore
 import Synchronization
 
 /// Runs concurrent lookups of one kind as few statements: while `maximumInFlight` statements
@@ -11,11 +12,14 @@ import Synchronization
 /// No task is made per batch: the caller that finds a free slot runs the statement in its own
 /// task, and when it is done hands the next batch to one of the queued callers, whose task then
 /// runs it. Each caller gets the value for its own key only.
-public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+///
+/// `@unchecked`: `timer` is written once, at the end of `init`; the rest is under `state`'s lock.
+public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     /// Looks the keys up (distinct, at most `maximumBatch`), returning what exists.
     public typealias Fetch = @Sendable ([Key]) async throws -> [Key: Value]
 
-    private enum Outcome: @unchecked Sendable {
+    @usableFromInline
+    enum Outcome: @unchecked Sendable {
         case value(Value?)
         case failure(any Error)
         /// Run the next statement (as leader number `UInt64`) for these callers (this one's
@@ -23,21 +27,36 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
         case lead(UInt64, [Waiter])
     }
 
-    private struct Waiter: @unchecked Sendable {
-        let key: Key
-        let continuation: CheckedContinuation<Outcome, Never>
+    @usableFromInline
+    struct Waiter: @unchecked Sendable {
+        @usableFromInline let key: Key
+        /// When it stops waiting (`maximumWait`), oldest first as the queue is.
+        @usableFromInline let deadline: ContinuousClock.Instant?
+        @usableFromInline let continuation: CheckedContinuation<Outcome, Never>
+
+        @inlinable
+        init(key: Key, deadline: ContinuousClock.Instant?, continuation: CheckedContinuation<Outcome, Never>) {
+            self.key = key
+            self.deadline = deadline
+            self.continuation = continuation
+        }
     }
 
-    private struct State {
+    @usableFromInline
+    struct State {
         /// When each statement now out went out, by its leader's number.
-        var inFlight: [UInt64: ContinuousClock.Instant] = [:]
-        var nextLeader: UInt64 = 0
-        var queued: [Waiter] = []
+        @usableFromInline var inFlight: [UInt64: ContinuousClock.Instant] = [:]
+        @usableFromInline var nextLeader: UInt64 = 0
+        @usableFromInline var queued: [Waiter] = []
+
+        @inlinable
+        init() {}
 
         /// A statement may go out now, as leader number `leader`, for the caller and `others`:
         /// when a slot is free (nobody is queued then), or when every statement out has stalled:
         /// then one more goes out and takes the queue along, so a connection that hangs holds
         /// only its own batch (unbatched, it held one caller).
+        @inlinable
         mutating func takeSlot(
             below maximum: Int, batch maximumBatch: Int, stalledAfter: Duration
         ) -> (leader: UInt64, others: [Waiter])? {
@@ -48,12 +67,22 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
             return (startStatement(), takeQueued(maximumBatch - 1))
         }
 
+        /// Takes the waiters whose deadline has passed; returns them and the next deadline.
+        @inlinable
+        mutating func takeExpired(now: ContinuousClock.Instant) -> (expired: [Waiter], next: ContinuousClock.Instant?) {
+            let expired = queued.prefix { $0.deadline.map { $0 <= now } ?? false }
+            queued.removeFirst(expired.count)
+            return (Array(expired), queued.first?.deadline)
+        }
+
+        @inlinable
         mutating func takeQueued(_ count: Int) -> [Waiter] {
             let taken = Array(queued.prefix(count))
             queued.removeFirst(taken.count)
             return taken
         }
 
+        @inlinable
         mutating func startStatement() -> UInt64 {
             nextLeader &+= 1
             inFlight[nextLeader] = .now
@@ -61,12 +90,14 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
         }
     }
 
-    private let fetch: Fetch
-    private let maximumInFlight: Int
-    private let maximumBatch: Int
-    private let maximumQueued: Int
-    private let stalledAfter: Duration
-    private let state = Mutex(State())
+    @usableFromInline let fetch: Fetch
+    @usableFromInline let maximumInFlight: Int
+    @usableFromInline let maximumBatch: Int
+    @usableFromInline let maximumQueued: Int
+    @usableFromInline let stalledAfter: Duration
+    @usableFromInline let maximumWait: Duration?
+    @usableFromInline let state = Mutex(State())
+    @usableFromInline var timer: DeadlineTimer!
 
     /// - Parameters:
     ///   - maximumInFlight: statements out at once; more overlap PostgreSQL's work with the
@@ -77,15 +108,23 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
     ///     once with `poolExhausted` (the service's `503`), as a caller waiting for a connection
     ///     would.
     ///   - stalledAfter: a statement out this long no longer holds its slot.
+    ///   - maximumWait: how long a caller may wait in the queue (the pool's checkout timeout)
+    ///     before it fails with `poolExhausted`; nil waits as long as it takes.
     public init(
         maximumInFlight: Int = 2, maximumBatch: Int = 128, maximumQueued: Int = 1024, stalledAfter: Duration = .seconds(1),
-        fetch: @escaping Fetch
+        maximumWait: Duration? = nil, fetch: @escaping Fetch
     ) {
         self.fetch = fetch
         self.maximumInFlight = max(1, maximumInFlight)
         self.maximumBatch = max(1, maximumBatch)
         self.maximumQueued = max(self.maximumBatch, maximumQueued)
         self.stalledAfter = stalledAfter
+        self.maximumWait = maximumWait
+        self.timer = DeadlineTimer { [weak self] in self?.expireDue() }
+    }
+
+    deinit {
+        timer.cancel()
     }
 
     /// Callers queued now, behind the statements out.
@@ -96,11 +135,13 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// The statement runs in the task of one of the callers it carries, so it must not heed
     /// that task's cancellation (nothing in `PostgresClient.query` does): one caller going away
     /// would fail the others.
+    @inlinable
     public func value(for key: Key) async throws -> Value? {
         if let slot = state.withLock({ $0.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter) }) {
             return try await lead(slot.leader, key, others: slot.others)
         }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let deadline = maximumWait.map { ContinuousClock.now + $0 }
             let immediate: Outcome? = state.withLock { state in
                 // Again under the lock of the enqueue: a slot freed since the first look must
                 // not leave this caller queued with nothing in flight.
@@ -110,10 +151,14 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
                 guard state.queued.count < maximumQueued else {
                     return .failure(PostgresError(.poolExhausted, message: "too many callers are waiting for a lookup"))
                 }
-                state.queued.append(Waiter(key: key, continuation: continuation))
+                state.queued.append(Waiter(key: key, deadline: deadline, continuation: continuation))
                 return nil
             }
-            if let immediate { continuation.resume(returning: immediate) }
+            if let immediate {
+                continuation.resume(returning: immediate)
+            } else if let deadline {
+                timer.schedule(deadline)
+            }
         }
         switch outcome {
         case .value(let value): return value
@@ -122,8 +167,18 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sen
         }
     }
 
+    /// Fails the callers that waited `maximumWait` (the timer's work); returns the next deadline.
+    private func expireDue() -> ContinuousClock.Instant? {
+        let (expired, next) = state.withLock { $0.takeExpired(now: .now) }
+        for waiter in expired {
+            waiter.continuation.resume(returning: .failure(PostgresError(.poolExhausted, message: "no lookup went out in time")))
+        }
+        return next
+    }
+
     /// Runs one statement for `key` and `others`, hands its slot on, and answers `others`.
-    private func lead(_ leader: UInt64, _ key: Key, others: [Waiter]) async throws -> Value? {
+    @inlinable
+    func lead(_ leader: UInt64, _ key: Key, others: [Waiter]) async throws -> Value? {
         var keys = Set(others.map(\.key))
         keys.insert(key)
         let found: Result<[Key: Value], any Error>

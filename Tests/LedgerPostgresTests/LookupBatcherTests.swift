@@ -206,4 +206,28 @@ struct LookupBatcherTests {
         hung.open()
         #expect(try await stuck.value == 0)
     }
+
+    @Test(
+        "a caller queued longer than maximumWait (the pool's checkout timeout) fails with poolExhausted; the statement's own callers still get theirs"
+    )
+    func queueDeadline() async throws {
+        let gate = Gate()
+        let log = FetchLog()
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, stalledAfter: .seconds(60), maximumWait: .milliseconds(100)) { keys in
+            log.begin(keys)
+            await gate.pass()
+            return Dictionary(uniqueKeysWithValues: keys.map { ($0, $0) })
+        }
+        let first = Task { try await batcher.value(for: 1) }
+        try await Self.eventually { log.fetches == 1 }
+        let started = ContinuousClock.now
+        let timedOut = await #expect(throws: PostgresError.self) { try await batcher.value(for: 2) }
+        #expect(timedOut?.code == .poolExhausted)
+        #expect(ContinuousClock.now - started >= .milliseconds(100))
+        #expect(batcher.waiting == 0)
+        gate.open()
+        #expect(try await first.value == 1)
+        #expect(try await batcher.value(for: 3) == 3)
+        #expect(log.keysAsked == 2, "the caller that gave up was never looked up")
+    }
 }
