@@ -24,7 +24,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
         case failure(any Error)
         /// Run the next statement (as leader number `UInt64`) for these callers (this one's
         /// key included).
-        case lead(UInt64, [Waiter])
+        case lead(leader: UInt64, others: [Waiter])
     }
 
     @usableFromInline
@@ -60,11 +60,16 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
         mutating func takeSlot(
             below maximum: Int, batch maximumBatch: Int, stalledAfter: Duration
         ) -> (leader: UInt64, others: [Waiter])? {
-            if inFlight.count >= maximum {
-                let now = ContinuousClock.now
-                guard inFlight.values.allSatisfy({ now - $0 > stalledAfter }) else { return nil }
-            }
+            guard hasSlot(below: maximum, stalledAfter: stalledAfter) else { return nil }
             return (startStatement(), takeQueued(maximumBatch - 1))
+        }
+
+        /// Fewer than `maximum` statements are out, or every one out has stalled.
+        @inlinable
+        func hasSlot(below maximum: Int, stalledAfter: Duration) -> Bool {
+            guard inFlight.count >= maximum else { return true }
+            let now = ContinuousClock.now
+            return inFlight.values.allSatisfy { now - $0 > stalledAfter }
         }
 
         /// Takes the waiters whose deadline has passed; returns them and the next deadline.
@@ -102,7 +107,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
     /// - Parameters:
     ///   - maximumInFlight: statements out at once; more overlap PostgreSQL's work with the
     ///     client's, fewer make each statement carry more keys. Two: on 2 cores, one and two
-    ///     measured the same and four a fifth less (BENCHMARKS.md, issue 42).
+    ///     measured the same and four 15–17% less (BENCHMARKS.md, issue 42).
     ///   - maximumBatch: keys per statement at most.
     ///   - maximumQueued: callers that may wait (at least `maximumBatch`); the next fails at
     ///     once with `poolExhausted` (the service's `503`), as a caller waiting for a connection
@@ -141,16 +146,18 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
             return try await lead(slot.leader, key, others: slot.others)
         }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-            let deadline = maximumWait.map { ContinuousClock.now + $0 }
+            var deadline: ContinuousClock.Instant?
             let immediate: Outcome? = state.withLock { state in
                 // Again under the lock of the enqueue: a slot freed since the first look must
                 // not leave this caller queued with nothing in flight.
                 if let slot = state.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter) {
-                    return .lead(slot.leader, slot.others)
+                    return .lead(leader: slot.leader, others: slot.others)
                 }
                 guard state.queued.count < maximumQueued else {
                     return .failure(PostgresError(.poolExhausted, message: "too many callers are waiting for a lookup"))
                 }
+                // Taken under the lock, so the queue stays in deadline order.
+                deadline = maximumWait.map { ContinuousClock.now + $0 }
                 state.queued.append(Waiter(key: key, deadline: deadline, continuation: continuation))
                 return nil
             }
@@ -188,13 +195,15 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
             found = .failure(error)
         }
         // The next statement goes out before this one's callers are answered.
+        // After a stall let one more out, the slots shrink back as statements finish: the ones
+        // still out take the queue when they are done.
         let next: (leader: UInt64, batch: [Waiter])? = state.withLock { state in
             state.inFlight.removeValue(forKey: leader)
-            guard !state.queued.isEmpty else { return nil }
+            guard !state.queued.isEmpty, state.hasSlot(below: maximumInFlight, stalledAfter: stalledAfter) else { return nil }
             return (state.startStatement(), state.takeQueued(maximumBatch))
         }
         if let next, let nextLeader = next.batch.last {
-            nextLeader.continuation.resume(returning: .lead(next.leader, Array(next.batch.dropLast())))
+            nextLeader.continuation.resume(returning: .lead(leader: next.leader, others: Array(next.batch.dropLast())))
         }
         for waiter in others {
             switch found {

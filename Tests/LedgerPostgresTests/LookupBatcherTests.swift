@@ -29,6 +29,9 @@ struct LookupBatcherTests {
 
         func end() { counts.withLock { $0.running -= 1 } }
 
+        /// Starts counting the most fetches at once afresh.
+        func resetMostRunning() { counts.withLock { $0.mostRunning = $0.running } }
+
         var fetches: Int { counts.withLock { $0.fetches } }
         var mostRunning: Int { counts.withLock { $0.mostRunning } }
         var largestBatch: Int { counts.withLock { $0.largestBatch } }
@@ -39,7 +42,8 @@ struct LookupBatcherTests {
     static func batcher(
         inFlight: Int, batch: Int = 128, queued: Int = 1024, log: FetchLog, pause: Duration = .milliseconds(2)
     ) -> LookupBatcher<Int, String> {
-        LookupBatcher(maximumInFlight: inFlight, maximumBatch: batch, maximumQueued: queued) { keys in
+        // A statement of this test never stalls, however slow the machine.
+        LookupBatcher(maximumInFlight: inFlight, maximumBatch: batch, maximumQueued: queued, stalledAfter: .seconds(60)) { keys in
             log.begin(keys)
             defer { log.end() }
             #expect(Set(keys).count == keys.count, "each key once per statement")
@@ -144,7 +148,7 @@ struct LookupBatcherTests {
     func boundedQueue() async throws {
         let log = FetchLog()
         let gate = Gate()
-        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 2, maximumQueued: 2) { keys in
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 2, maximumQueued: 2, stalledAfter: .seconds(60)) { keys in
             log.begin(keys)
             defer { log.end() }
             await gate.pass()
@@ -169,7 +173,7 @@ struct LookupBatcherTests {
     func queueFloor() async throws {
         let gate = Gate()
         let log = FetchLog()
-        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 8, maximumQueued: 0) { keys in
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 8, maximumQueued: 0, stalledAfter: .seconds(60)) { keys in
             log.begin(keys)
             defer { log.end() }
             await gate.pass()
@@ -189,9 +193,10 @@ struct LookupBatcherTests {
     func stalledStatement() async throws {
         let hung = Gate()
         let log = FetchLog()
-        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, stalledAfter: .milliseconds(500)) { keys in
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 4, stalledAfter: .seconds(2)) { keys in
             log.begin(keys)
-            if keys.contains(0) { await hung.pass() }
+            defer { log.end() }
+            if keys.contains(0) { await hung.pass() } else { try await Task.sleep(for: .milliseconds(20)) }
             return Dictionary(uniqueKeysWithValues: keys.map { ($0, $0) })
         }
         let stuck = Task { try await batcher.value(for: 0) }
@@ -199,12 +204,32 @@ struct LookupBatcherTests {
         // Queued behind the hung statement while it is young, then carried by a newcomer.
         let queued = Task { try await batcher.value(for: 1) }
         try await Self.eventually { batcher.waiting == 1 }
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(2_100))
         #expect(try await batcher.value(for: 2) == 2)
+        // Caller 2's statement carried the queued caller along: no hand-off was needed.
+        #expect(log.fetches == 2)
+        #expect(log.largestBatch == 2)
         #expect(try await queued.value == 1)
-        #expect(try await batcher.value(for: 3) == 3)
+
+        // Under load, the hung statement ends: the extra slot was the stall's only, so from
+        // then on one statement is out at a time again.
+        let load = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for key in 10..<210 {
+                    group.addTask {
+                        let value = try await batcher.value(for: key)
+                        #expect(value == key)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try await Self.eventually { batcher.waiting > 100 }
         hung.open()
         #expect(try await stuck.value == 0)
+        log.resetMostRunning()
+        try await load.value
+        #expect(log.mostRunning == 1)
     }
 
     @Test(
