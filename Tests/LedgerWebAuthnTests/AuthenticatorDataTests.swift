@@ -1,6 +1,7 @@
 import Crypto
 import LedgerCore
 import LedgerWebAuthn
+import LedgerWebAuthnTesting
 import Testing
 
 @Suite("Authenticator data")

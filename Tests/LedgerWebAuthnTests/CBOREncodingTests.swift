@@ -1,5 +1,6 @@
 import LedgerCore
 import LedgerWebAuthn
+import LedgerWebAuthnTesting
 import Testing
 
 @Suite("CBOR encoding")

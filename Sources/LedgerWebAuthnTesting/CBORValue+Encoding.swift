@@ -1,3 +1,5 @@
+import LedgerWebAuthn
+
 extension CBORValue {
     /// The value's encoding, with integers and lengths in their shortest form (RFC 8949 §4.2.1)
     /// and map entries in their stored order: a caller that wants CTAP2's canonical order sorts
