@@ -58,17 +58,17 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
         /// only its own batch (unbatched, it held one caller).
         @inlinable
         mutating func takeSlot(
-            below maximum: Int, batch maximumBatch: Int, stalledAfter: Duration
+            below maximum: Int, batch maximumBatch: Int, stalledAfter: Duration, now: () -> ContinuousClock.Instant
         ) -> (leader: UInt64, others: [Waiter])? {
-            guard hasSlot(below: maximum, stalledAfter: stalledAfter) else { return nil }
-            return (startStatement(), takeQueued(maximumBatch - 1))
+            guard hasSlot(below: maximum, stalledAfter: stalledAfter, now: now) else { return nil }
+            return (startStatement(at: now()), takeQueued(maximumBatch - 1))
         }
 
         /// Fewer than `maximum` statements are out, or every one out has stalled.
         @inlinable
-        func hasSlot(below maximum: Int, stalledAfter: Duration) -> Bool {
+        func hasSlot(below maximum: Int, stalledAfter: Duration, now: () -> ContinuousClock.Instant) -> Bool {
             guard inFlight.count >= maximum else { return true }
-            let now = ContinuousClock.now
+            let now = now()
             return inFlight.values.allSatisfy { now - $0 > stalledAfter }
         }
 
@@ -88,9 +88,9 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
         }
 
         @inlinable
-        mutating func startStatement() -> UInt64 {
+        mutating func startStatement(at time: ContinuousClock.Instant) -> UInt64 {
             nextLeader &+= 1
-            inFlight[nextLeader] = .now
+            inFlight[nextLeader] = time
             return nextLeader
         }
     }
@@ -101,6 +101,8 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
     @usableFromInline let maximumQueued: Int
     @usableFromInline let stalledAfter: Duration
     @usableFromInline let maximumWait: Duration?
+    /// What statements' starts and stalls are timed by; tests move it instead of sleeping.
+    @usableFromInline let now: @Sendable () -> ContinuousClock.Instant
     @usableFromInline let state = Mutex(State())
     @usableFromInline var timer: DeadlineTimer!
 
@@ -114,10 +116,13 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
     ///     would.
     ///   - stalledAfter: a statement out this long no longer holds its slot.
     ///   - maximumWait: how long a caller may wait in the queue (the pool's checkout timeout)
-    ///     before it fails with `poolExhausted`; nil waits as long as it takes.
+    ///     before it fails with `poolExhausted`; nil waits as long as it takes. Timed by
+    ///     `DeadlineTimer` on the real clock, as the pool's waiters are.
+    ///   - now: the clock of `stalledAfter`.
     public init(
         maximumInFlight: Int = 2, maximumBatch: Int = 128, maximumQueued: Int = 1024, stalledAfter: Duration = .seconds(1),
-        maximumWait: Duration? = nil, fetch: @escaping Fetch
+        maximumWait: Duration? = nil, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        fetch: @escaping Fetch
     ) {
         self.fetch = fetch
         self.maximumInFlight = max(1, maximumInFlight)
@@ -125,6 +130,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
         self.maximumQueued = max(self.maximumBatch, maximumQueued)
         self.stalledAfter = stalledAfter
         self.maximumWait = maximumWait
+        self.now = now
         self.timer = DeadlineTimer { [weak self] in self?.expireDue() }
     }
 
@@ -142,7 +148,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
     /// would fail the others.
     @inlinable
     public func value(for key: Key) async throws -> Value? {
-        if let slot = state.withLock({ $0.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter) }) {
+        if let slot = state.withLock({ $0.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter, now: now) }) {
             return try await lead(slot.leader, key, others: slot.others)
         }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
@@ -150,7 +156,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
             let immediate: Outcome? = state.withLock { state in
                 // Again under the lock of the enqueue: a slot freed since the first look must
                 // not leave this caller queued with nothing in flight.
-                if let slot = state.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter) {
+                if let slot = state.takeSlot(below: maximumInFlight, batch: maximumBatch, stalledAfter: stalledAfter, now: now) {
                     return .lead(leader: slot.leader, others: slot.others)
                 }
                 guard state.queued.count < maximumQueued else {
@@ -199,8 +205,8 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
         // still out take the queue when they are done.
         let next: (leader: UInt64, batch: [Waiter])? = state.withLock { state in
             state.inFlight.removeValue(forKey: leader)
-            guard !state.queued.isEmpty, state.hasSlot(below: maximumInFlight, stalledAfter: stalledAfter) else { return nil }
-            return (state.startStatement(), state.takeQueued(maximumBatch))
+            guard !state.queued.isEmpty, state.hasSlot(below: maximumInFlight, stalledAfter: stalledAfter, now: now) else { return nil }
+            return (state.startStatement(at: now()), state.takeQueued(maximumBatch))
         }
         if let next, let nextLeader = next.batch.last {
             nextLeader.continuation.resume(returning: .lead(leader: next.leader, others: Array(next.batch.dropLast())))

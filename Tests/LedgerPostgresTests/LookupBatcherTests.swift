@@ -193,7 +193,10 @@ struct LookupBatcherTests {
     func stalledStatement() async throws {
         let hung = Gate()
         let log = FetchLog()
-        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 4, stalledAfter: .seconds(2)) { keys in
+        // The stall's clock, moved by the test.
+        let elapsed = Mutex(Duration.zero)
+        @Sendable func now() -> ContinuousClock.Instant { .now + elapsed.withLock { $0 } }
+        let batcher = LookupBatcher<Int, Int>(maximumInFlight: 1, maximumBatch: 4, stalledAfter: .seconds(2), now: now) { keys in
             log.begin(keys)
             defer { log.end() }
             if keys.contains(0) { await hung.pass() } else { try await Task.sleep(for: .milliseconds(20)) }
@@ -204,7 +207,7 @@ struct LookupBatcherTests {
         // Queued behind the hung statement while it is young, then carried by a newcomer.
         let queued = Task { try await batcher.value(for: 1) }
         try await Self.eventually { batcher.waiting == 1 }
-        try await Task.sleep(for: .milliseconds(2_100))
+        elapsed.withLock { $0 += .seconds(3) }
         #expect(try await batcher.value(for: 2) == 2)
         // Caller 2's statement carried the queued caller along: no hand-off was needed.
         #expect(log.fetches == 2)
