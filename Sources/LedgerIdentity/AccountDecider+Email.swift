@@ -159,9 +159,10 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
             return sessionID == change.sessionID || (at.map { $0 >= lookBack } ?? false)
         }
         let undone = { (origin: AccountState.MethodOrigin?) -> Bool in inSpan(origin?.version, origin?.sessionID, origin?.at) }
-        // TOTP turned on, or its recovery codes replaced, in the span: the factor may be the intruder's.
+        // TOTP turned on, or its recovery codes replaced, in the span (by the changing session,
+        // by any session the day before, or after): the factor may be the intruder's.
         let totpInSpan = state.totp.map { totp in
-            inSpan(totp.enabledAtVersion, totp.enrolledBy, nil) || inSpan(totp.recoveryCodesAtVersion, nil, nil)
+            undone(totp.enabledOrigin) || undone(totp.recoveryCodesOrigin)
                 || (change.sessionID != nil && totp.enrolledBy == change.sessionID)
         }
         let removals = removeMethods(state, reason: .emailReverted, removingTOTP: totpInSpan == true, where: undone)

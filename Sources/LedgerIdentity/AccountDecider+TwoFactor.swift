@@ -27,7 +27,7 @@ func decideTwoFactor(_ state: AccountState, _ command: AccountCommand, _ context
         }
         guard !totp.enabled else { throw IdentityError.mfaAlreadyEnabled }
         guard let step, step > (totp.lastUsedStep ?? .min) else { throw IdentityError.incorrectCode(attemptsRemaining: nil) }
-        return [.totpCodeUsed(.init(step: step)), .totpEnabled(.init(recoveryCodeHashes: recoveryCodeHashes))]
+        return [.totpCodeUsed(.init(step: step)), .totpEnabled(.init(recoveryCodeHashes: recoveryCodeHashes, sessionID: sessionID))]
 
     case .disableTOTP(let sessionID, let reauthTokenHash):
         try requireAccount(state)
@@ -39,7 +39,7 @@ func decideTwoFactor(_ state: AccountState, _ command: AccountCommand, _ context
         try requireAccount(state)
         guard state.isTOTPEnabled else { throw IdentityError.mfaNotEnabled }
         try state.requireReauth(.manageMFA, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [.recoveryCodesRegenerated(.init(recoveryCodeHashes: hashes))]
+        return [.recoveryCodesRegenerated(.init(recoveryCodeHashes: hashes, sessionID: sessionID))]
 
     case .completeMFAChallenge(let challengeID, let tokenHash, let proof, let session):
         try requireAccount(state)

@@ -19,10 +19,14 @@ extension AccountEvent {
     /// TOTP is on, with the SHA-256 (hex) of each new recovery code.
     public struct TOTPEnabled: Codable, Sendable, Equatable {
         public var recoveryCodeHashes: [String]
-        enum CodingKeys: String, CodingKey { case recoveryCodeHashes = "recovery_codes_sha256" }
+        /// The session that confirmed it (nil in events written before it was recorded): what a
+        /// revert's span reads, as for sign-in methods.
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case recoveryCodeHashes = "recovery_codes_sha256", sessionID = "session_id" }
 
-        public init(recoveryCodeHashes: [String]) {
+        public init(recoveryCodeHashes: [String], sessionID: UUID? = nil) {
             self.recoveryCodeHashes = recoveryCodeHashes
+            self.sessionID = sessionID
         }
     }
 
@@ -39,10 +43,14 @@ extension AccountEvent {
     /// New recovery codes; the old ones are void.
     public struct RecoveryCodesRegenerated: Codable, Sendable, Equatable {
         public var recoveryCodeHashes: [String]
-        enum CodingKeys: String, CodingKey { case recoveryCodeHashes = "recovery_codes_sha256" }
+        /// The session that replaced them (nil in events written before it was recorded): codes
+        /// an intruder took make the factor theirs, so a revert's span reads this.
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case recoveryCodeHashes = "recovery_codes_sha256", sessionID = "session_id" }
 
-        public init(recoveryCodeHashes: [String]) {
+        public init(recoveryCodeHashes: [String], sessionID: UUID? = nil) {
             self.recoveryCodeHashes = recoveryCodeHashes
+            self.sessionID = sessionID
         }
     }
 

@@ -247,14 +247,14 @@ extension AccountState.TOTPState: ByteCodable {
         writer.write(enabled)
         writer.write(lastUsedStep)
         writer.write(enrolledBy)
-        writer.write(enabledAtVersion)
-        writer.write(recoveryCodesAtVersion)
+        writer.write(enabledOrigin)
+        writer.write(recoveryCodesOrigin)
     }
 
     public init(from reader: inout ByteReader) throws {
         self.init(
             secret: try reader.read(), enabled: try reader.read(), lastUsedStep: try reader.read(), enrolledBy: try reader.read(),
-            enabledAtVersion: try reader.read(), recoveryCodesAtVersion: try reader.read())
+            enabledOrigin: try reader.read(), recoveryCodesOrigin: try reader.read())
     }
 }
 

@@ -11,21 +11,22 @@ extension AccountState {
         public var lastUsedStep: Int64?
         /// The session that began the enrolment: only it confirms it.
         public var enrolledBy: UUID?
-        /// The stream versions of `mfa.totp_enabled` and of the last recovery codes issued (what
-        /// a revert reads: codes an intruder regenerated make the factor theirs too).
-        public var enabledAtVersion: Int64?
-        public var recoveryCodesAtVersion: Int64?
+        /// Where `mfa.totp_enabled` and the last recovery codes issued came from: their stream
+        /// version, session and time, judged by a revert's span exactly as a sign-in method's
+        /// origin (codes an intruder regenerated make the factor theirs too).
+        public var enabledOrigin: MethodOrigin?
+        public var recoveryCodesOrigin: MethodOrigin?
 
         public init(
-            secret: String, enabled: Bool, lastUsedStep: Int64?, enrolledBy: UUID? = nil, enabledAtVersion: Int64? = nil,
-            recoveryCodesAtVersion: Int64? = nil
+            secret: String, enabled: Bool, lastUsedStep: Int64?, enrolledBy: UUID? = nil, enabledOrigin: MethodOrigin? = nil,
+            recoveryCodesOrigin: MethodOrigin? = nil
         ) {
             self.secret = secret
             self.enabled = enabled
             self.lastUsedStep = lastUsedStep
             self.enrolledBy = enrolledBy
-            self.enabledAtVersion = enabledAtVersion
-            self.recoveryCodesAtVersion = recoveryCodesAtVersion
+            self.enabledOrigin = enabledOrigin
+            self.recoveryCodesOrigin = recoveryCodesOrigin
         }
     }
 

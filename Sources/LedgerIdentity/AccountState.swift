@@ -377,9 +377,12 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .totpEnrolmentStarted(let started):
         state.totp = .init(secret: started.secret, enabled: false, lastUsedStep: nil, enrolledBy: started.sessionID)
     case .totpEnabled(let enabled):
+        // Events from before the confirming session was recorded: only the enrolling session confirms.
+        let origin = AccountState.MethodOrigin(
+            version: state.version, sessionID: enabled.sessionID ?? state.totp?.enrolledBy, at: recordedAt)
         state.totp?.enabled = true
-        state.totp?.enabledAtVersion = state.version
-        state.totp?.recoveryCodesAtVersion = state.version
+        state.totp?.enabledOrigin = origin
+        state.totp?.recoveryCodesOrigin = origin
         state.recoveryCodeHashes = enabled.recoveryCodeHashes
     case .totpDisabled:
         state.totp = nil
@@ -387,7 +390,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.mfaChallenges = [:]
     case .recoveryCodesRegenerated(let regenerated):
         state.recoveryCodeHashes = regenerated.recoveryCodeHashes
-        state.totp?.recoveryCodesAtVersion = state.version
+        state.totp?.recoveryCodesOrigin = .init(version: state.version, sessionID: regenerated.sessionID, at: recordedAt)
     case .totpCodeUsed(let used):
         let last = state.totp?.lastUsedStep ?? used.step
         state.totp?.lastUsedStep = max(last, used.step)

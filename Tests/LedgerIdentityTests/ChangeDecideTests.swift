@@ -421,9 +421,12 @@ struct ChangeDecideTests {
 
     @Test("recovery codes replaced after the change turn TOTP off at the revert; a reset or revert forgets the known devices")
     func revertRecoveryCodesAndDevices() throws {
-        var state = fold(
-            try account(),
-            [.totpEnrolmentStarted(.init(secret: "s", sessionID: current)), .totpEnabled(.init(recoveryCodeHashes: ["c1"]))])
+        // TOTP on since three days before the change (outside the day the revert reaches back).
+        var state = try account()
+        for event: AccountEvent in [
+            .totpEnrolmentStarted(.init(secret: "s", sessionID: current)),
+            .totpEnabled(.init(recoveryCodeHashes: ["c1"], sessionID: current)),
+        ] { state = evolve(state, event, at: now.addingTimeInterval(-3 * 86_400)) }
         state = evolve(
             state,
             .sessionStarted(
@@ -439,6 +442,74 @@ struct ChangeDecideTests {
         let regenerated = evolve(changed, .recoveryCodesRegenerated(.init(recoveryCodeHashes: ["intruders"])), at: now)
         let events = try decide(regenerated, .revertEmail(linkID: revert, newPasswordHash: "h"), now: now)
         #expect(events.contains { $0.kind == .totpDisabled })
+    }
+
+    /// Whether the revert of a change made by the session `other` at `now` turns TOTP off, when
+    /// `history` (each event at its own offset from `now`) came before the change and `after` after it.
+    func revertResetsTwoFactor(
+        history: [(AccountEvent, TimeInterval)], after: [AccountEvent] = []
+    ) throws -> Bool {
+        var state = try account()
+        for (event, offset) in history { state = evolve(state, event, at: now.addingTimeInterval(offset)) }
+        var (changed, revert) = try moved(state, at: now)
+        changed = after.reduce(changed) { evolve($0, $1, at: now.addingTimeInterval(60)) }
+        let events = try decide(changed, .revertEmail(linkID: revert, newPasswordHash: "h"), now: now.addingTimeInterval(120))
+        guard case .emailReverted(let reverted) = events.first else { throw IdentityError(.linkExpired, "no email.reverted") }
+        let disabled = events.contains { $0.kind == .totpDisabled }
+        #expect(disabled == reverted.twoFactorReset)
+        #expect(changed.isTOTPEnabled && fold(changed, events).isTOTPEnabled == !disabled)
+        return disabled
+    }
+
+    @Test("a revert turns off TOTP enrolled, or recovery codes replaced, by any session in the day before the change; older ones stay")
+    func revertTwoFactorSpan() throws {
+        let (intruder, owner) = (UUID(), UUID())
+        let hour: TimeInterval = 3600
+        func enabled(by session: UUID, _ offset: TimeInterval) -> [(AccountEvent, TimeInterval)] {
+            [
+                (.totpEnrolmentStarted(.init(secret: "s", sessionID: session)), offset),
+                (.totpEnabled(.init(recoveryCodeHashes: ["c"], sessionID: session)), offset),
+            ]
+        }
+        func codes(by session: UUID?, _ offset: TimeInterval) -> (AccountEvent, TimeInterval) {
+            (.recoveryCodesRegenerated(.init(recoveryCodeHashes: ["n"], sessionID: session)), offset)
+        }
+        // A second session (the phished password) turned TOTP on hours before the stolen one moved the email.
+        #expect(try revertResetsTwoFactor(history: enabled(by: intruder, -2 * hour)))
+        // The owner's own TOTP, on for a month: kept.
+        #expect(try !revertResetsTwoFactor(history: enabled(by: owner, -30 * 86_400)))
+        // Enrolled two days before by another session: outside the day, kept.
+        #expect(try !revertResetsTwoFactor(history: enabled(by: intruder, -2 * 86_400)))
+        // TOTP on for months; new codes taken by the session that then changes the email, even a
+        // month before the change, or by any session within the day before, or after: reset.
+        #expect(try revertResetsTwoFactor(history: enabled(by: owner, -90 * 86_400) + [codes(by: other, -30 * 86_400)]))
+        #expect(try revertResetsTwoFactor(history: enabled(by: owner, -90 * 86_400) + [codes(by: intruder, -20 * hour)]))
+        #expect(
+            try revertResetsTwoFactor(
+                history: enabled(by: owner, -90 * 86_400),
+                after: [.recoveryCodesRegenerated(.init(recoveryCodeHashes: ["n"], sessionID: owner))]))
+        // New codes another session took more than a day before: kept.
+        #expect(try !revertResetsTwoFactor(history: enabled(by: owner, -90 * 86_400) + [codes(by: intruder, -25 * hour)]))
+        // Codes from events written before the session was recorded: only the version rule applies.
+        #expect(try !revertResetsTwoFactor(history: enabled(by: owner, -90 * 86_400) + [codes(by: nil, -2 * hour)]))
+    }
+
+    @Test("confirming TOTP and replacing recovery codes record the session, which the fold keeps with the time")
+    func twoFactorOrigins() throws {
+        var state = try account()
+        state = fold(state, try decide(state, .startTOTPEnrolment(secret: "s", sessionID: current, reauthTokenHash: "g"), now: now))
+        let confirmed = try decide(state, .confirmTOTP(step: 1, recoveryCodeHashes: ["c"], sessionID: current), now: now)
+        #expect(confirmed.contains(.totpEnabled(.init(recoveryCodeHashes: ["c"], sessionID: current))))
+        state = fold(state, confirmed)
+        #expect(state.totp?.enabledOrigin == .init(version: state.version, sessionID: current, at: now))
+        let later = now.addingTimeInterval(60)
+        let grant = AccountEvent.reauthGranted(
+            .init(grantID: UUID(), sessionID: other, method: "phone", tokenHash: "g2", expiresAt: later.addingTimeInterval(900)))
+        state = evolve(state, grant, at: later)
+        let regenerated = try decide(state, .regenerateRecoveryCodes(["n"], sessionID: other, reauthTokenHash: "g2"), now: later)
+        #expect(regenerated == [.recoveryCodesRegenerated(.init(recoveryCodeHashes: ["n"], sessionID: other))])
+        state = regenerated.reduce(state) { evolve($0, $1, at: later) }
+        #expect(state.totp?.recoveryCodesOrigin == .init(version: state.version, sessionID: other, at: later))
     }
 
     @Test("a pending addition ends with the session that asked; a relay address it replaces gets a revert link and is held")

@@ -121,6 +121,68 @@ struct RecoveryTests {
         }
     }
 
+    /// Moves the email to mallory@ from `session` (a password grant) and answers the owner's revert.
+    func moveAndRevert(_ client: some TestClientProtocol, _ db: TestDatabase, from session: String) async throws -> Answer {
+        let grant = try await passwordGrant(client, token: session)
+        #expect(
+            try await call(
+                client, .post, "/auth/email/request-change", ["new_email": "mallory@example.net"], token: session, reauth: grant
+            ).status == .accepted)
+        let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+        #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+        let revert = try #require(try await outboxMessage(db, template: "email_changed_notice").token)
+        return try await call(client, .post, "/auth/email/revert", ["token": revert, "new_password": "amber-orchard-52"])
+    }
+
+    @Test("TOTP turned on by a second session (the phished password) before the stolen one moves the email is off after the revert")
+    func revertTOTPOfSecondSession() async throws {
+        try await TwoFactorEndpointTests().withApp { client, providers, _ in
+            let db = providers.db
+            _ = try await owner(client, db)
+            // Session A, the owner's, is the one stolen; session B the intruder's, by the phished
+            // password, where TOTP goes on.
+            let credentials = ["email": "ana@example.com", "password": "violet-harbor-91"]
+            let signedIn = try await call(client, .post, "/auth/email/login", credentials)
+            db.clock.advance(by: 3600)
+            let second = try await logIn(client, email: "ana@example.com")
+            _ = try await TwoFactorEndpointTests().enrol(client, db, token: second, grant: try await passwordGrant(client, token: second))
+            // Hours later, session A, refreshed meanwhile, moves the email.
+            db.clock.advance(by: 5 * 3600)
+            let refreshed = try await call(
+                client, .post, "/auth/token/refresh", ["refresh_token": try #require(signedIn.string("refresh_token"))])
+            #expect(refreshed.string("session_id") == signedIn.string("session_id"))
+            let reverted = try await moveAndRevert(client, db, from: try #require(refreshed.string("access_token")))
+            #expect(reverted.status == .ok && reverted.body["two_factor_reset"] as? Bool == true)
+            // The owner's new password signs in with no second factor to meet.
+            let back = try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "amber-orchard-52"])
+            #expect(back.status == .ok && back.body["mfa_required"] == nil && back.string("access_token") != nil)
+        }
+    }
+
+    @Test("recovery codes the stolen session replaced, TOTP on for days before, are the intruder's: the revert turns TOTP off")
+    func revertRecoveryCodesOfStolenSession() async throws {
+        try await TwoFactorEndpointTests().withApp { client, providers, _ in
+            let db = providers.db
+            let twoFactor = TwoFactorEndpointTests()
+            let first = try await owner(client, db)
+            let secret = try await twoFactor.enrol(client, db, token: first, grant: try await passwordGrant(client, token: first)).secret
+            // Days later, the owner signs in again (both factors): the session that gets stolen.
+            db.clock.advance(by: 5 * 86_400)
+            let challenge = try twoFactor.mfaToken(
+                try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "violet-harbor-91"]))
+            let stolen = try #require(
+                try await twoFactor.verify(client, challenge, code: try twoFactor.code(secret, db)).string("access_token"))
+            db.clock.advance(by: 60)
+            #expect(
+                try await call(
+                    client, .post, "/me/mfa/recovery-codes", token: stolen, reauth: try await passwordGrant(client, token: stolen)
+                ).status == .ok)
+            db.clock.advance(by: 60)
+            let reverted = try await moveAndRevert(client, db, from: stolen)
+            #expect(reverted.status == .ok && reverted.body["two_factor_reset"] as? Bool == true)
+        }
+    }
+
     @Test("two racing reverts of one link: exactly one undoes the change, the other is 410")
     func revertRace() async throws {
         try await TestPostgres.withDatabase { db in
