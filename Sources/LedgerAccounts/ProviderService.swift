@@ -140,7 +140,7 @@ public struct ProviderService: Sendable {
             }
             // A deleted account's identity neither joins another account nor starts a new one yet.
             try await environment.checkCooldown(.provider(provider, identity.subject))
-            if let holder = try await holderOfAddress(identity) {
+            if let holder = try await holderOfAddress(identity, claim) {
                 guard holder.mergeable else {
                     // The refresh token the sign-in fetched waits in the link token; should the
                     // link never be made, a revocation parked until the token's end gives it up.
@@ -154,10 +154,14 @@ public struct ProviderService: Sendable {
                 }
                 let owner = holder.state.accountID
                 do {
-                    _ = try await repository.execute(owner) { _ in .linkProvider(claim, sessionID: nil, reauthTokenHash: nil) }
+                    // Judged again under the account's lock: a password, a second factor or
+                    // another address that came meanwhile makes it `link_required` after all.
+                    _ = try await repository.execute(owner) { _ in .mergeProvider(claim) }
                     return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken, token: token), false)
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
+                } catch let error as IdentityError where error.code == .linkRequired {
+                    continue  // the account changed since it was read: look again
                 }
             }
             // Only an address the provider vouches for: an unproven one kept on the account would
@@ -198,12 +202,14 @@ public struct ProviderService: Sendable {
     /// who took the account): joining it would hand them the provider's owner, so that account
     /// answers `link_required`, and the person proves it once (or resets the password, which
     /// ends every session).
-    private func holderOfAddress(_ identity: ProviderIdentity) async throws -> (state: AccountState, mergeable: Bool)? {
+    private func holderOfAddress(_ identity: ProviderIdentity, _ claim: AccountCommand.ProviderIdentityClaim) async throws -> (
+        state: AccountState, mergeable: Bool
+    )? {
         guard identity.emailVerified, !identity.isPrivateRelay, let email = identity.email.flatMap(EmailAddress.init),
             let found = try await repository.credentials(forEmail: email.normalized)
         else { return nil }
         let state = try await repository.load(found.accountID)
-        return (state, state.emailVerified && !state.isTOTPEnabled && !state.hasPassword)
+        return (state, state.acceptsProviderMerge(of: claim))
     }
 
     private func startSession(

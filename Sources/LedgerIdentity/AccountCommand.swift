@@ -70,11 +70,16 @@ public enum AccountCommand: Sendable, Equatable {
     /// A new account whose first sign-in method is an Apple or Google identity.
     case registerByProvider(ProviderRegistration)
     /// Connects a verified provider identity (idempotent for the same subject). From a
-    /// signed-in session (`sessionID` set) it needs re-auth (`add_method`); without one it is
-    /// the sign-in merge by an address both sides verified. With `adoptsEmail`, an account
+    /// signed-in session (`sessionID` set) it needs re-auth (`add_method`); without one, a
+    /// sign-in to this account proved it (a `link_token`). With `adoptsEmail`, an account
     /// without an email takes the address the provider vouches for as its verified email (the
     /// service found nobody holding it).
     case linkProvider(ProviderIdentityClaim, sessionID: UUID?, reauthTokenHash: String?, adoptsEmail: Bool = false)
+    /// The sign-in merge: a provider identity joins the account holding the address it vouches
+    /// for, with no sign-in to that account, only while the account may be joined so
+    /// (`AccountState.acceptsProviderMerge`, judged here under the stream lock); else
+    /// `link_required`, and the person proves the account once.
+    case mergeProvider(ProviderIdentityClaim)
     /// Keeps the refresh token a sign-in's authorization code fetched, for the identity linked
     /// to the account (a newer one replaces it: nothing is revoked then, since revoking one of
     /// Apple's or Google's tokens ends the person's whole consent).

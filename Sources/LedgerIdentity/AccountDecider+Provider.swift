@@ -37,6 +37,13 @@ func decideProvider(_ state: AccountState, _ command: AccountCommand, _ context:
         }
         return [linked, .emailAdded(.init(email: email.value, verifiedBy: identity.provider.rawValue, sessionID: sessionID))]
 
+    case .mergeProvider(let identity):
+        try requireAccount(state)
+        guard state.acceptsProviderMerge(of: identity) else {
+            throw IdentityError(.linkRequired, "Sign in to your account once to connect \(identity.provider.displayName).")
+        }
+        return try decideProvider(state, .linkProvider(identity, sessionID: nil, reauthTokenHash: nil), context)
+
     case .unlinkProvider(let provider, let sessionID, let reauthTokenHash):
         try requireAccount(state)
         guard let subject = state.providerSubjects[provider] else {

@@ -13,7 +13,7 @@ public func decide(_ state: AccountState, _ command: AccountCommand, _ context: 
         return try decideEmail(state, command, context)
     case .linkPhone, .changePhone, .removePhone, .grantReauth, .issueReauthNonce, .recordReauthFailure, .sendReauthLink, .confirmReauthLink:
         return try decidePhoneAndReauth(state, command, context)
-    case .registerByProvider, .linkProvider, .unlinkProvider, .storeProviderTokens, .handleAppleNotification:
+    case .registerByProvider, .linkProvider, .mergeProvider, .unlinkProvider, .storeProviderTokens, .handleAppleNotification:
         return try decideProvider(state, command, context)
     case .startTOTPEnrolment, .confirmTOTP, .disableTOTP, .regenerateRecoveryCodes, .completeMFAChallenge, .grantReauthByTOTP,
         .recordMFADailyLimit:

@@ -234,7 +234,7 @@ extension AccountEvent.Kind {
         case .emailChangeRequested: return ["requestEmailChange"]
         case .emailChanged: return ["confirmEmailChange"]
         case .emailReverted: return ["revertEmail"]
-        case .providerLinked: return ["linkProvider", "registerByProvider"]
+        case .providerLinked: return ["linkProvider", "mergeProvider", "registerByProvider"]
         case .providerUnlinked: return ["unlinkProvider", "handleAppleNotification", "revertEmail", "resetPassword"]
         case .phoneRemoved: return ["removePhone", "revertEmail", "resetPassword"]
         case .accountDisabled: return ["disableAccount", "handleAppleNotification"]

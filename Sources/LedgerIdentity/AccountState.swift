@@ -78,6 +78,17 @@ public struct AccountState: Sendable, Equatable {
         return EmailAddress.isPrivateRelay(current)
     }
 
+    /// Whether a provider identity may join this account by the address it vouches for, with
+    /// no sign-in to the account: both verified the address (never an Apple private-relay
+    /// one), the account still holds it, and has neither a password (set, maybe, by whoever
+    /// registered the address before its owner, or by an intruder) nor a second factor.
+    public func acceptsProviderMerge(of identity: AccountCommand.ProviderIdentityClaim) -> Bool {
+        guard identity.emailVerified, let email = identity.email.flatMap(EmailAddress.init), !EmailAddress.isPrivateRelay(email.value)
+        else { return false }
+        return exists && !isDeleted && emailVerified && !isTOTPEnabled && !hasPassword
+            && self.email.map(EmailAddress.normalize) == email.normalized
+    }
+
     /// A provider's refresh token for the account's linked identity, as the token endpoint gave it.
     public struct ProviderToken: Sendable, Equatable {
         public var provider: IdentityProvider

@@ -28,6 +28,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let accountDeleted = Code("account_deleted")
         public static let accountDisabled = Code("account_disabled")
         public static let linkMismatch = Code("link_mismatch")
+        /// The account a provider's address belongs to may not be joined without a sign-in to it.
+        public static let linkRequired = Code("link_required")
         public static let signupCooldown = Code("signup_cooldown")
         public static let emailHeld = Code("email_held")
         /// A revert of a change made while the account had a password names no new one.

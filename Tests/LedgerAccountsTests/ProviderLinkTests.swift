@@ -95,6 +95,32 @@ struct ProviderLinkTests {
         #expect(try await fixture.repository.load(googleOnly.accountID).providerSubjects[.apple] == "apple-d")
     }
 
+    @Test("the merge is judged again under the account's lock: a password set after the read makes it link_required")
+    func mergeRecheckedUnderLock() async throws {
+        let fixture = try InMemoryAccounts()
+        let email = InMemoryAccounts.newEmail()
+        let (googleOnly, _) = try await fixture.providers.signIn(
+            .google, idToken: FakeIdentityVerifier.token(.google, subject: "google-r", email: email), nonce: nil, displayName: nil,
+            device: nil)
+        // Between the sign-in's read of the account and its link, a password comes (a reset of
+        // the verified address): whoever set it may not be the provider's owner.
+        let accounts = fixture.accounts
+        let outbox = fixture.repository
+        await fixture.repository.afterNextLoad(of: googleOnly.accountID) {
+            _ = try await accounts.forgotPassword(email: email)
+            let token = try #require(await outbox.outbox.last(where: { $0.template == "password_reset" })?.token)
+            _ = try await accounts.resetPassword(token: token, newPassword: "copper-lantern-77")
+        }
+        await #expect(throws: LinkRequired.self) {
+            try await fixture.providers.signIn(
+                .apple, idToken: FakeIdentityVerifier.token(.apple, subject: "apple-r", email: email), nonce: nil, displayName: nil,
+                device: nil)
+        }
+        let after = try await fixture.repository.load(googleOnly.accountID)
+        #expect(after.hasPassword && after.providerSubjects[.apple] == nil)
+        #expect(try await fixture.repository.providerOwner(.apple, subject: "apple-r") == nil)
+    }
+
     @Test("a link token carries the waiting identity for 15 minutes, under our key only; the proven account gets it")
     func linkTokens() async throws {
         let fixture = try InMemoryAccounts()

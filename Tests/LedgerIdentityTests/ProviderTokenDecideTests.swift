@@ -33,6 +33,44 @@ struct ProviderTokenDecideTests {
             .init(provider: token.provider, subject: token.subject, clientID: token.clientID, refreshToken: token.refreshToken))
     }
 
+    @Test("the sign-in merge joins only an account that still holds the address, verified, with no password and no second factor")
+    func mergeRules() throws {
+        // Google vouches for ana@, which this Apple account verified: the merge links Google.
+        let google = AccountCommand.ProviderIdentityClaim(provider: .google, subject: "g-2", email: "Ana@Example.com", emailVerified: true)
+        let unlinked = account().providerSubjects.filter { $0.key == .apple }
+        var state = account()
+        state.providerSubjects = unlinked
+        #expect(try decide(state, .mergeProvider(google), now: now).map(\.type) == ["provider.linked"])
+        // Each of these is link_required: the person proves the account once.
+        var refused: [AccountState] = []
+        refused.append(evolve(state, .passwordSet(.init(passwordHash: "h", reason: .reset)), at: now))
+        refused.append(
+            [
+                .totpEnrolmentStarted(.init(secret: "s", sessionID: session)),
+                .totpEnabled(.init(recoveryCodeHashes: [], sessionID: session)),
+            ]
+            .reduce(state) { evolve($0, $1, at: now) })
+        var moved = state
+        moved.email = "eve@example.com"
+        refused.append(moved)
+        var unverified = state
+        unverified.emailVerified = false
+        refused.append(unverified)
+        for refusedState in refused {
+            #expect(throws: IdentityError(.linkRequired, "Sign in to your account once to connect Google.")) {
+                try decide(refusedState, .mergeProvider(google), now: now)
+            }
+        }
+        // The provider must vouch for the address, and never by a private relay.
+        var unvouched = google
+        unvouched.emailVerified = false
+        var relay = google
+        relay.email = "x@privaterelay.appleid.com"
+        for claim in [unvouched, relay] {
+            #expect(throws: IdentityError.self) { try decide(state, .mergeProvider(claim), now: now) }
+        }
+    }
+
     @Test("a token is kept for the linked identity only; the same one again changes nothing, a newer one replaces it")
     func store() throws {
         let state = account()

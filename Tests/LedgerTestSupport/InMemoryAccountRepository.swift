@@ -32,6 +32,10 @@ public actor InMemoryAccountRepository: AccountRepository {
     public nonisolated let implied: ImpliedMessages
     public nonisolated var revocations: ProviderTokenRevocations { implied.revocations }
     public nonisolated let policies: Policies
+    /// Actions to run once, after the next `load` of an account read its state and before that
+    /// state is returned: a test's way to slip a change in between a read and the command that
+    /// acts on it (the caller then holds a stale state, as under a real race).
+    private var afterNextLoad: [UUID: @Sendable () async throws -> Void] = [:]
 
     /// - Parameter retention: the same as the services' (its key finds the cooldown list's entries).
     public init(
@@ -152,7 +156,14 @@ public actor InMemoryAccountRepository: AccountRepository {
     }
 
     public func load(_ accountID: UUID) async throws -> AccountState {
-        states[accountID] ?? AccountState(accountID: accountID)
+        let state = states[accountID] ?? AccountState(accountID: accountID)
+        if let action = afterNextLoad.removeValue(forKey: accountID) { try await action() }
+        return state
+    }
+
+    /// Runs `action` once, after the next `load` of `accountID` has read the state it returns.
+    public func afterNextLoad(of accountID: UUID, _ action: @escaping @Sendable () async throws -> Void) {
+        afterNextLoad[accountID] = action
     }
 
     /// Live accounts only: a deletion frees the account's email, number and provider identities.
