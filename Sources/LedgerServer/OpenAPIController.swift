@@ -2,7 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Serves the OpenAPI document at `/openapi.yaml`.
+/// Serves the OpenAPI document at `/openapi.yaml`: as `application/yaml`, or as `text/plain`
+/// when `Accept` asks for that (the same bytes; generators that cannot read YAML read text).
 public struct OpenAPIController: Sendable {
     let document: [UInt8]
 
@@ -12,9 +13,10 @@ public struct OpenAPIController: Sendable {
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
-        routes.get("/openapi.yaml") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+        routes.get("/openapi.yaml") { request, _ in
+            let plainText = AcceptedForm.prefers("text/plain", over: "application/yaml", in: request)
+            return Response(
+                status: .ok, headers: [.contentType: plainText ? "text/plain; charset=utf-8" : "application/yaml; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: document)))
         }
         return routes

@@ -67,6 +67,14 @@ struct ContractTests {
                 }
                 try await client.execute(uri: "/openapi.yaml", method: .get) { response in
                     #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "application/yaml; charset=utf-8")
+                    expectConforms(response, "get", "/openapi.yaml")
+                    #expect(String(buffer: response.body).hasPrefix("openapi: 3.1.0"))
+                }
+                // The text form (what openapi-python-client reads): the same bytes.
+                try await client.execute(uri: "/openapi.yaml", method: .get, headers: [.accept: "text/plain"]) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
                     expectConforms(response, "get", "/openapi.yaml")
                     #expect(String(buffer: response.body).hasPrefix("openapi: 3.1.0"))
                 }
