@@ -15,33 +15,44 @@ public enum IPAddress {
         return nil
     }
 
-    /// Blocks no webhook may reach unless the operator allows private networks: "this" network,
-    /// private, shared (CGNAT), loopback, link-local (cloud metadata at 169.254.169.254
-    /// included), benchmarking, multicast and reserved ranges, and their IPv6 counterparts.
-    static let nonPublic: [CIDR] = [
+    /// IPv4 blocks no webhook may reach unless the operator allows private networks: "this"
+    /// network, private, shared (CGNAT), loopback, link-local (cloud metadata at
+    /// 169.254.169.254 included), IETF protocol assignments, documentation, the 6to4 relay,
+    /// benchmarking, multicast and reserved ranges (IANA's special-purpose registry).
+    static let nonPublicIPv4: [CIDR] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
-        "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/3",
-        "::/127", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32", "100::/64",
-        // Local-use NAT64, and Teredo (whose IPv4 is hidden): neither reaches a public host as such.
-        "64:ff9b:1::/48", "2001::/32",
+        "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/3",
     ].compactMap(CIDR.init)
 
-    /// Whether `text` is an address reachable from the internet at large. IPv4 inside IPv6
-    /// (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::`) is judged
-    /// by its IPv4 address.
+    /// IPv6 is judged by what it is, not by what it is not: only global unicast (`2000::/3`)
+    /// reaches a public host, so the many spellings outside it that some stacks route to
+    /// loopback or to IPv4 (`::127.0.0.1`, `::ffff:0:127.0.0.1`, `5f00::1`) are refused whole.
+    static let globalUnicast = CIDR("2000::/3")!
+    /// Within it, the special-purpose blocks: IETF protocol assignments (Teredo, benchmarking,
+    /// ORCHID among them), and the documentation prefixes.
+    static let specialPurposeIPv6: [CIDR] = ["2001::/23", "2001:db8::/32", "3fff::/20"].compactMap(CIDR.init)
+    /// IPv6 blocks that carry an IPv4 address, judged as that address: NAT64's well-known
+    /// prefix (`64:ff9b::a.b.c.d`, its IPv4 in the last four bytes) and 6to4 (`2002:aabb:ccdd::`,
+    /// its IPv4 in bytes 2 to 5).
+    static let nat64 = CIDR("64:ff9b::/96")!
+    static let sixToFour = CIDR("2002::/16")!
+
+    /// Whether `text` is an address reachable from the internet at large: a public IPv4
+    /// address, or a global unicast IPv6 address outside the special-purpose blocks. IPv4
+    /// inside IPv6 (mapped `::ffff:a.b.c.d`, NAT64, 6to4) is judged by its IPv4 address.
+    /// (Decimal, hex and short IPv4 spellings such as `2130706433` or `0x7f.1` never reach here as
+    /// such: `resolve` turns them into the address they name.)
     public static func isPublic(_ text: String) -> Bool {
-        guard var bytes = bytes(text) else { return false }
-        if bytes.count == 16 {
-            let nat64 = bytes[0..<12].elementsEqual([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])
-            if let mapped = mappedIPv4(bytes) {
-                bytes = mapped
-            } else if nat64 {
-                bytes = Array(bytes[12..<16])
-            } else if bytes[0] == 0x20 && bytes[1] == 0x02 {
-                bytes = Array(bytes[2..<6])
-            }
-        }
-        return !nonPublic.contains { $0.contains(bytes) }
+        guard let bytes = bytes(text) else { return false }
+        guard bytes.count == 16 else { return isPublicIPv4(bytes) }
+        if let mapped = mappedIPv4(bytes) { return isPublicIPv4(mapped) }
+        if nat64.contains(bytes) { return isPublicIPv4(Array(bytes[12..<16])) }
+        if sixToFour.contains(bytes) { return isPublicIPv4(Array(bytes[2..<6])) }
+        return globalUnicast.contains(bytes) && !specialPurposeIPv6.contains { $0.contains(bytes) }
+    }
+
+    private static func isPublicIPv4(_ bytes: [UInt8]) -> Bool {
+        !nonPublicIPv4.contains { $0.contains(bytes) }
     }
 
     /// The address as one form: an IPv4-mapped IPv6 address (`::ffff:10.0.0.5`, what a dual-stack

@@ -25,11 +25,18 @@ struct IPAddressTests {
             "0.0.0.0", "224.0.0.1", "255.255.255.255", "::", "::1", "fd00:ec2::254", "fc00::1", "fe80::1", "ff02::1",
             "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::808:808", "2002:7f00:1::1",
             "2002:a9fe:a9fe::1", "2001:0:4136:e378::1", "not an address",
+            // IPv6 outside global unicast, whatever a stack makes of it: IPv4-compatible,
+            // IPv4-translated (SIIT), SRv6 and other unassigned space; special-purpose blocks
+            // inside it (IETF assignments, documentation); NAT64 and 6to4 of private IPv4.
+            "::127.0.0.1", "::8.8.8.8", "::ffff:0:127.0.0.1", "::ffff:0:8.8.8.8", "5f00::1", "4000::1", "1::1", "100::1",
+            "2001:2::1", "2001:10::1", "2001:db8::1", "3fff::1", "64:ff9b::7f00:1", "64:ff9b::a00:1", "2002:c0a8:101::1",
+            "192.88.99.1", "240.0.0.1",
         ] {
             #expect(!IPAddress.isPublic(address), "\(address)")
         }
         for address in [
             "93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1",
+            "2a00:1450:4001:80b::200e", "3ffe::1", "64:ff9b::808:808",
         ] {
             #expect(IPAddress.isPublic(address), "\(address)")
         }
@@ -42,5 +49,11 @@ struct IPAddressTests {
         let local = await IPAddress.resolve("localhost")
         #expect(!local.isEmpty && local.allSatisfy { !IPAddress.isPublic($0) })
         #expect(await IPAddress.resolve("no-such-host.invalid").isEmpty)
+        // inet_aton's spellings of loopback resolve to loopback, and are judged as it.
+        for spelling in ["2130706433", "0x7f000001", "0x7f.1", "0177.0.0.1", "127.1"] {
+            let addresses = await IPAddress.resolve(spelling)
+            #expect(addresses == ["127.0.0.1"], "\(spelling)")
+            #expect(!addresses.contains(where: IPAddress.isPublic), "\(spelling)")
+        }
     }
 }

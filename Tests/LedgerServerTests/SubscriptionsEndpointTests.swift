@@ -106,6 +106,12 @@ struct SubscriptionsEndpointTests {
                         "http://192.168.1.1/hook", "http://169.254.169.254/latest/meta-data/", "http://100.64.0.1/hook",
                         "http://0.0.0.0/hook", "http://[::1]/hook", "http://[fd00:ec2::254]/hook", "http://[fe80::1]/hook",
                         "http://[::ffff:127.0.0.1]/hook", "http://[64:ff9b::a9fe:a9fe]/hook",
+                        // IPv6 outside global unicast, and special-purpose or IPv4-carrying forms of private addresses.
+                        "http://[::127.0.0.1]/hook", "http://[::ffff:0:127.0.0.1]/hook", "http://[5f00::1]/hook",
+                        "http://[2001:db8::1]/hook",
+                        "http://[64:ff9b::7f00:1]/hook", "http://[2002:c0a8:101::1]/hook",
+                        // Decimal, hex, octal and short spellings of 127.0.0.1.
+                        "http://2130706433/hook", "http://0x7f000001/hook", "http://0177.0.0.1/hook", "http://127.1/hook",
                     ]
                     for destination in destinations {
                         let answer = try await call(
