@@ -22,6 +22,9 @@ extension MessageTemplates {
         var fields: [String: Any] = [:]
         let details = message.details ?? [:]
         for (key, value) in details {
+            // Details quote what requests said (a device's label): one line each, so a plain-text
+            // message or an SMS shows no line the service did not write.
+            let value = ProviderErrorText.singleLine(value)
             fields[key] = value
             if Self.isWord(value) { fields["\(key)_\(value)"] = true }
         }

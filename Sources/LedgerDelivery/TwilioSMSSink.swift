@@ -141,13 +141,13 @@ public struct TwilioSMSSink: DeliverySink {
     }
 
     /// `text` with nothing that identifies the person or opens the account: the recipient's
-    /// number and any other of seven or more digits masked, the code, body and token gone.
+    /// number and any other of seven or more digits masked; the code, the body and the
+    /// credentials gone in every form (the token, `SID:token`, its Basic encoding, and any
+    /// `Basic …` or `Bearer …` an endpoint echoes); one line.
     func redacted(_ text: String, message: OutboxMessage, body: String) -> String {
-        var text = text
-        for secret in [body, message.code, authToken].compactMap({ $0 }) where !secret.isEmpty {
-            text = text.replacingOccurrences(of: secret, with: "•••")
-        }
-        return Self.maskingNumbers(text)
+        let basic = "\(accountSID):\(authToken)"
+        let secrets = [body, message.code, basic, Data(basic.utf8).base64EncodedString(), authToken].compactMap { $0 }
+        return Self.maskingNumbers(ProviderErrorText.sanitized(text, secrets: secrets))
     }
 
     /// Every phone number in `text` (seven digits or more, perhaps after a `+`, perhaps spaced)

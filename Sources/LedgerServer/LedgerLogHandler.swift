@@ -10,7 +10,9 @@ import Synchronization
 ///   on every request);
 /// - the time is UTC (`+0000`), formatted once a second: `StreamLogHandler` calls `localtime`,
 ///   which reads `/etc/localtime` again for every line when `TZ` is unset;
-/// - a line is one `write(2)`, with no stdio lock or buffer in between.
+/// - a line is one `write(2)`, with no stdio lock or buffer in between;
+/// - every field is escaped (`LogEscaping`): a CR, LF or ESC that a client, a provider or a relay
+///   put in a value cannot start a forged line or send a terminal an escape sequence.
 public struct LedgerLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
@@ -40,8 +42,10 @@ public struct LedgerLogHandler: LogHandler {
         line += " \(event.level)"
         if !label.isEmpty { line += " \(label)" }
         line += ":"
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(value)" }
-        line += " [\(event.source)] \(event.message)\n"
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
+            line += " \(LogEscaping.escaped(key))=\(LogEscaping.escaped("\(value)"))"
+        }
+        line += " [\(LogEscaping.escaped(event.source))] \(LogEscaping.escaped("\(event.message)"))\n"
         output.write(line)
     }
 }

@@ -134,8 +134,9 @@ public struct DeliveryDispatcher: Sendable {
                 observe?(message.channel.rawValue, provider, .sent)
                 continue
             }
-            // The relay's words may quote the recipient: masked before they are kept or logged.
-            let reason = RecipientMask.maskingRecipients(in: failure.description)
+            // The relay's words may quote the recipient, echo credentials or hold line breaks:
+            // cleaned and masked before they are kept or logged, whichever sink said them.
+            let reason = RecipientMask.maskingRecipients(in: ProviderErrorText.sanitized(failure.description))
             let retryAt = clock.now().addingTimeInterval(Self.backoff(afterAttempt: Int(claimed.attempts)))
             let metadata: Logger.Metadata = [
                 "id": "\(message.id)", "channel": "\(message.channel.rawValue)", "provider": "\(provider)",

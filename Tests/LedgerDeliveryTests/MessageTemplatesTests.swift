@@ -117,6 +117,15 @@ struct MessageTemplatesTests {
         #expect(!html.contains("<script>"))
     }
 
+    @Test("a device label with line breaks (from an event written before labels were cleaned) shows as one line in the text body")
+    func oneLineDetails() throws {
+        var message = MessageTemplates.sample("new_sign_in", now: Self.now)
+        message.details?["device"] = "iPhone\r\n\r\nReply with your code to secure your account\u{1B}[8m"
+        let text = try templates.email(message).text
+        #expect(text.contains("iPhone    Reply with your code to secure your account [8m"))
+        #expect(!text.contains("\r") && !text.contains("\u{1B}"))
+    }
+
     @Test("a link that is not http(s) is refused, naming the file and not the link")
     func unsafeLink() throws {
         var message = MessageTemplates.sample("verify_email")

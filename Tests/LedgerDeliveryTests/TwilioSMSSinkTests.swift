@@ -146,6 +146,22 @@ struct TwilioSMSSinkTests {
         }
     }
 
+    @Test("a base URL that echoes the request's headers gets no credential into the error, in any form, and forges no line")
+    func echoedCredentials() async throws {
+        let server = FakeTwilioServer()
+        try await server.serve {
+            let forged = "2026-12-06T10:00:00+0000 info ledger: forged=line [LedgerServer] all is well"
+            server.answerEchoingHeaders(.unauthorized, then: "\u{1B}[2J\(forged)")
+            let error = try #require(await failure(try sink(server)))
+            #expect(error.kind == .configuration)
+            let basic = Data("\(Self.sid):\(Self.token)".utf8).base64EncodedString()
+            for secret in [Self.token, basic, "\(Self.sid):\(Self.token)", "\n", "\r", "\u{1B}"] {
+                #expect(!error.description.contains(secret), "\(secret.debugDescription) in \(error.description)")
+            }
+            #expect(error.description.contains("20003") && error.description.contains("<redacted>"), "\(error.description)")
+        }
+    }
+
     @Test("a redirect is not followed: the credentials go to the configured host only")
     func redirectNotFollowed() async throws {
         let server = FakeTwilioServer()

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerIdentity
 import Logging
+import Synchronization
 import Testing
 
 @testable import LedgerServer
@@ -82,12 +83,37 @@ struct ResponseRenderingTests {
         #expect(deferred.lines.count == 3 && deferred.lines == plain.lines)
     }
 
+    @Test("every field of a log line is escaped: a CR, LF or ESC in a value, a key or the message forges no line and no terminal escape")
+    func logEscaping() {
+        let written = LockedLines()
+        let logger = Logger(label: "test") { LedgerLogHandler(label: $0, output: LogOutput { written.append($0) }) }
+        let forged = "\n2026-12-06T10:00:00+0000 info ledger: forged=1 [LedgerServer] ok"
+        logger.warning(
+            "failed\r\(forged)", metadata: ["error": "relay said\(forged)\u{1B}[2J", "k\ney": "v\u{9B}1m\u{2028}", "tab": "a\tb"])
+        let lines = written.lines
+        #expect(lines.count == 1 && lines[0].filter { $0 == "\n" }.count == 1 && lines[0].hasSuffix("\n"))
+        let line = lines[0].dropLast()
+        #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.value == 0x2028 })
+        #expect(line.contains(#"error=relay said\n2026-12-06T10:00:00+0000 info ledger: forged=1 [LedgerServer] ok\u{1B}[2J"#))
+        #expect(line.contains(#"k\ney=v\u{9B}1m\u{2028}"#) && line.contains(#"tab=a\tb"#))
+        #expect(line.hasSuffix(#"[LedgerServerTests] failed\r\n2026-12-06T10:00:00+0000 info ledger: forged=1 [LedgerServer] ok"#))
+        // Nothing to escape: the field as it is.
+        #expect(LogEscaping.escaped("a•••@example.com — ✓") == "a•••@example.com — ✓")
+    }
+
     @Test("log times are UTC, in StreamLogHandler's shape")
     func logTimestamps() {
         #expect(LogTimestamp.format(1_795_803_921) == "2026-11-27T18:25:21+0000")
         #expect(LogTimestamp.format(0) == "1970-01-01T00:00:00+0000")
         #expect(LogTimestamp.now().count == "2026-11-27T18:25:21+0000".count)
     }
+}
+
+/// Whole log lines, as written.
+final class LockedLines: Sendable {
+    private let captured = Mutex<[String]>([])
+    var lines: [String] { captured.withLock { $0 } }
+    func append(_ line: String) { captured.withLock { $0.append(line) } }
 }
 
 /// Captures log lines without their timestamps.

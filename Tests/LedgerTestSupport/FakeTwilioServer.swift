@@ -18,6 +18,9 @@ public final class FakeTwilioServer: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Received] = []
     private var answers: [(status: HTTPResponse.Status, body: String, location: String?)] = []
+    /// Error answers whose message quotes the request's headers, as a misconfigured base URL
+    /// (a debugging echo service, a proxy) may answer; `message` is put after them.
+    private var echoes: [(status: HTTPResponse.Status, message: String)] = []
     public private(set) var baseURL = ""
 
     /// The requests, in order.
@@ -26,6 +29,11 @@ public final class FakeTwilioServer: @unchecked Sendable {
     /// The next request gets this answer (then the default again).
     public func answer(_ status: HTTPResponse.Status, _ body: String = "{}", location: String? = nil) {
         lock.withLock { answers.append((status, body, location)) }
+    }
+
+    /// The next request gets an error answer quoting its own headers, then `message`.
+    public func answerEchoingHeaders(_ status: HTTPResponse.Status, then message: String) {
+        lock.withLock { echoes.append((status, message)) }
     }
 
     /// A Twilio error answer, as its API writes them.
@@ -54,6 +62,13 @@ public final class FakeTwilioServer: @unchecked Sendable {
                     path: request.uri.path, authorization: request.headers[.authorization], contentType: request.headers[.contentType],
                     fields: Self.form(String(buffer: body))))
             return answers.isEmpty ? nil : answers.removeFirst()
+        }
+        if let echo = lock.withLock({ echoes.isEmpty ? nil : echoes.removeFirst() }) {
+            let quoted = request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\r\n")
+            let object: [String: Any] = ["code": 20003, "message": "\(quoted)\n\(echo.message)", "status": Int(echo.status.code)]
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+            return Response(
+                status: echo.status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
         }
         let (status, text, location) =
             next ?? (.created, #"{"sid":"SM0123456789abcdef0123456789abcdef","status":"queued"}"#, nil)
