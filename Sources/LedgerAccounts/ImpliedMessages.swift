@@ -8,7 +8,8 @@ import LedgerIdentity
 /// `two_factor_changed` email when two-step verification is turned on or off or its recovery
 /// codes are replaced (each is how a takeover would lock the owner out, or keep a way in), and
 /// the `two_factor_limit_reached` email when wrong codes spent a day's limit (someone holds the
-/// password or a session), and the `passkey_suspect` email when a passkey's counter went back.
+/// password or a session), and the `passkey_suspect` alert when a passkey's counter went back
+/// (by SMS to an account with no verified email).
 public struct ImpliedMessages: Sendable {
     public let revocations: ProviderTokenRevocations
 
@@ -60,9 +61,15 @@ public struct ImpliedMessages: Sendable {
                             "during": reached.sessionID == nil ? "sign_in" : "reauth",
                         ])
                 case .passkeySuspect(let suspect):
-                    return toVerifiedAddress(
-                        state, template: Self.passkeySuspectTemplate,
-                        details: ["passkey": state.passkeys[suspect.passkeyID]?.name ?? "Passkey", "detected_at": RFC3339.format(time)])
+                    // A clone is told to every owner who can be reached: a phone-only or
+                    // passkey-and-phone account by SMS.
+                    let details = [
+                        "passkey": state.passkeys[suspect.passkeyID]?.name ?? "Passkey", "detected_at": RFC3339.format(time),
+                    ]
+                    return toVerifiedAddress(state, template: Self.passkeySuspectTemplate, details: details)
+                        ?? state.phone.map {
+                            OutboxMessage(channel: .sms, to: $0, template: Self.passkeySuspectTemplate, details: details)
+                        }
                 default: return nil
                 }
             }

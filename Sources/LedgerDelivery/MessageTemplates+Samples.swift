@@ -12,7 +12,7 @@ extension MessageTemplates {
         ImpliedMessages.newSignInTemplate: [.email], ImpliedMessages.twoFactorChangedTemplate: [.email],
         ImpliedMessages.twoFactorLimitReachedTemplate: [.email],
         ImpliedMessages.methodAddedTemplate: [.email, .sms], ImpliedMessages.methodRemovedTemplate: [.email, .sms],
-        ImpliedMessages.passwordChangedTemplate: [.email, .sms], ImpliedMessages.passkeySuspectTemplate: [.email],
+        ImpliedMessages.passwordChangedTemplate: [.email, .sms], ImpliedMessages.passkeySuspectTemplate: [.email, .sms],
     ]
 
     /// A message of `template` as the service would send it, with sample values (the code

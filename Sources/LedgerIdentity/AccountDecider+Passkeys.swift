@@ -37,6 +37,11 @@ func decidePasskeys(_ state: AccountState, _ command: AccountCommand, _ context:
             throw IdentityError(.lastMethod, "Add another way to sign in before removing this passkey.")
         }
         try state.requireReauth(.managePasskeys, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
+        // A passkey-only account's grant may come from one of its passkeys: never the one it removes.
+        if let tokenHash = reauthTokenHash, state.reauthGrant(tokenHash: tokenHash, sessionID: sessionID, now: now)?.passkeyID == passkeyID
+        {
+            throw IdentityError(.reauthRequired, "Verify it's you with another passkey to remove this one.")
+        }
         return [.passkeyRemoved(.init(passkeyID: passkeyID))]
 
     case .signInWithPasskey(let assertion, let session):
@@ -54,7 +59,7 @@ func decidePasskeys(_ state: AccountState, _ command: AccountCommand, _ context:
         guard state.sessions[sessionID]?.isActive == true else { throw IdentityError.sessionExpired }
         let used = try passkeyUse(state, assertion, purpose: .reauth, sessionID: sessionID)
         guard case .passkeyUsed = used else { return [used] }
-        return [used, reauthGranted(grant, sessionID: sessionID, linkID: nil, nonceID: nil, now: now)]
+        return [used, reauthGranted(grant, sessionID: sessionID, linkID: nil, nonceID: nil, passkeyID: assertion.passkeyID, now: now)]
 
     case .recordPasskeySuspect(let passkeyID, let presented):
         guard state.exists, let passkey = state.passkeys[passkeyID] else { return [] }

@@ -124,11 +124,13 @@ func revokeSessions(_ state: AccountState, reason: String, except kept: UUID?) -
         .map { .sessionRevoked(.init(sessionID: $0.id, reason: reason)) }
 }
 
-func reauthGranted(_ grant: AccountCommand.NewGrant, sessionID: UUID, linkID: UUID?, nonceID: UUID?, now: Date) -> AccountEvent {
+func reauthGranted(
+    _ grant: AccountCommand.NewGrant, sessionID: UUID, linkID: UUID?, nonceID: UUID?, passkeyID: UUID? = nil, now: Date
+) -> AccountEvent {
     .reauthGranted(
         .init(
             grantID: grant.grantID, sessionID: sessionID, method: grant.method.rawValue, tokenHash: grant.tokenHash,
-            expiresAt: now.addingTimeInterval(grant.lifetime), linkID: linkID, nonceID: nonceID))
+            expiresAt: now.addingTimeInterval(grant.lifetime), linkID: linkID, nonceID: nonceID, passkeyID: passkeyID))
 }
 
 /// Recovery (and deletion) wins: every pending email link but the one being used, and every

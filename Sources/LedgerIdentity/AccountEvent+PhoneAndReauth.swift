@@ -55,13 +55,16 @@ extension AccountEvent {
         public var linkID: UUID?
         /// The re-auth nonce an Apple or Google ID token carried, used up by this grant.
         public var nonceID: UUID?
+        /// The passkey whose assertion earned a `passkey` grant: it never vouches for its own removal.
+        public var passkeyID: UUID?
         enum CodingKeys: String, CodingKey {
             case grantID = "grant_id", sessionID = "session_id", method, tokenHash = "token_sha256"
-            case expiresAt = "expires_at", linkID = "link_id", nonceID = "nonce_id"
+            case expiresAt = "expires_at", linkID = "link_id", nonceID = "nonce_id", passkeyID = "passkey_id"
         }
 
         public init(
-            grantID: UUID, sessionID: UUID, method: String, tokenHash: String, expiresAt: Date, linkID: UUID? = nil, nonceID: UUID? = nil
+            grantID: UUID, sessionID: UUID, method: String, tokenHash: String, expiresAt: Date, linkID: UUID? = nil, nonceID: UUID? = nil,
+            passkeyID: UUID? = nil
         ) {
             self.grantID = grantID
             self.sessionID = sessionID
@@ -70,6 +73,7 @@ extension AccountEvent {
             self.expiresAt = expiresAt
             self.linkID = linkID
             self.nonceID = nonceID
+            self.passkeyID = passkeyID
         }
     }
 

@@ -174,12 +174,13 @@ extension AccountState.ReauthGrant: ByteCodable {
         writer.write(method)
         writer.write(tokenHash)
         writer.write(expiresAt)
+        writer.write(passkeyID)
     }
 
     public init(from reader: inout ByteReader) throws {
         self.init(
             id: try reader.read(), sessionID: try reader.read(), method: try reader.read(), tokenHash: try reader.read(),
-            expiresAt: try reader.read())
+            expiresAt: try reader.read(), passkeyID: try reader.read())
     }
 }
 

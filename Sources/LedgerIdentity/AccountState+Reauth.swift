@@ -28,7 +28,7 @@ extension AccountState {
     /// email change the password. Adding a method does not take the password while the email
     /// is unverified: it proves nothing about who owns the address. On Android, Apple is no option.
     public func reauthOptions(for action: ReauthAction, platform: ReauthPlatform? = nil) -> ReauthOptions {
-        var methods = reauthMethods.filter { !action.excludedMethods.contains($0) }
+        var methods = reauthMethods.filter { !action.excludedMethods.contains($0) || vouchesByPasskey(for: action, $0) }
         if platform == .android { methods.removeAll { $0 == .apple } }
         if (action == .addMethod || action == .manageMFA) && !emailVerified { methods.removeAll { $0 == .password } }
         let targetIsOnlyMethod = action.target.map { signInMethods == [$0] } ?? false
@@ -57,11 +57,19 @@ extension AccountState {
         if action == .addMethod || action == .manageMFA, grant.method == ReauthMethod.password.rawValue, !emailVerified {
             throw IdentityError.reauthRequired
         }
-        // Removing a passkey is vouched for by another way in (API.md: a passkey is no option for
+        // Removing a passkey is vouched for by another way in (a passkey is no option for
         // `manage_passkeys`, whose target it is): a device that holds a passkey cannot use it to
-        // strip the account's other passkeys.
-        if action == .managePasskeys, grant.method == ReauthMethod.passkey.rawValue {
+        // strip the account's other passkeys, unless passkeys are all the account has (then one
+        // vouches for removing another, never itself: `removePasskey`).
+        if action == .managePasskeys, grant.method == ReauthMethod.passkey.rawValue, !vouchesByPasskey(for: action, .passkey) {
             throw IdentityError.reauthRequired
         }
+    }
+
+    /// Whether `method`, which `action` leaves out as its target, vouches for it all the same:
+    /// a passkey for `manage_passkeys` when the account's only ways in are passkeys (else, once
+    /// a passkey's grant removed the phone, no passkey could ever be removed).
+    func vouchesByPasskey(for action: ReauthAction, _ method: ReauthMethod) -> Bool {
+        action == .managePasskeys && method == .passkey && signInMethods == [.passkey]
     }
 }

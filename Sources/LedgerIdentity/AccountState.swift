@@ -203,6 +203,8 @@ public struct AccountState: Sendable, Equatable {
         /// SHA-256 (hex) of the re-auth token.
         public var tokenHash: String
         public var expiresAt: Date
+        /// The passkey that earned a `passkey` grant.
+        public var passkeyID: UUID? = nil
     }
 
     public struct ReauthNonce: Sendable, Equatable {
@@ -311,7 +313,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         state.reauthGrants = state.reauthGrants.filter { $0.value.expiresAt > recordedAt }
         state.reauthGrants[granted.grantID] = .init(
             id: granted.grantID, sessionID: granted.sessionID, method: granted.method, tokenHash: granted.tokenHash,
-            expiresAt: granted.expiresAt)
+            expiresAt: granted.expiresAt, passkeyID: granted.passkeyID)
         if let linkID = granted.linkID { state.pendingLinks[linkID] = nil }
         if let nonceID = granted.nonceID { state.reauthNonces[nonceID] = nil }
     case .reauthNonceIssued(let issued):

@@ -20,7 +20,9 @@ struct TemplateSMSLengthTests {
         #expect(GSM7.segments(String(repeating: "ა", count: 71)) == 2)
     }
 
-    @Test("every built-in SMS fits one GSM-7 segment", arguments: ["otp", "method_added", "method_removed", "password_changed"])
+    @Test(
+        "every built-in SMS fits one GSM-7 segment",
+        arguments: ["otp", "method_added", "method_removed", "password_changed", "passkey_suspect"])
     func oneSegment(_ name: String) throws {
         let templates = try MessageTemplates()
         // 28 September 2026, 23:59 UTC: the longest readable time.

@@ -90,22 +90,46 @@ struct PasskeyDecideTests {
             try decide(passkeyOnly, .removePasskey(passkeyID: only, sessionID: session, reauthTokenHash: nil), now: now)
         }
         // A second passkey: either may go, with re-auth.
-        let two = try registered(passkeyOnly, newPasskey(credential: "c2Vjb25k"))
+        let second = UUID()
+        let two = try registered(passkeyOnly, newPasskey(second, credential: "c2Vjb25k"))
         #expect(throws: IdentityError.reauthRequired) {
             try decide(two, .removePasskey(passkeyID: only, sessionID: session, reauthTokenHash: nil), now: now)
-        }
-        // A grant earned by a passkey does not remove passkeys.
-        let byPasskey = evolve(
-            two,
-            .reauthGranted(
-                .init(grantID: UUID(), sessionID: session, method: "passkey", tokenHash: "pk", expiresAt: now.addingTimeInterval(900))),
-            at: now)
-        #expect(throws: IdentityError.reauthRequired) {
-            try decide(byPasskey, .removePasskey(passkeyID: only, sessionID: session, reauthTokenHash: "pk"), now: now)
         }
         let events = try decide(two, .removePasskey(passkeyID: only, sessionID: session, reauthTokenHash: "g"), now: now)
         #expect(events == [.passkeyRemoved(.init(passkeyID: only))])
         #expect(events.reduce(two) { evolve($0, $1, at: now) }.passkeys[only] == nil)
+    }
+
+    @Test("a passkey's grant removes another passkey only when passkeys are all the account has, and never itself")
+    func removalByPasskey() throws {
+        let (first, second) = (UUID(), UUID())
+        let grant = AccountCommand.NewGrant(grantID: UUID(), method: .passkey, tokenHash: "pk", lifetime: 900)
+        func grantedBy(_ passkey: UUID, _ state: AccountState) throws -> AccountState {
+            try decide(
+                state, .grantReauthByPasskey(sessionID: session, grant, .init(passkeyID: passkey, signCount: 0, backedUp: true)), now: now
+            )
+            .reduce(state) { evolve($0, $1, at: now) }
+        }
+        // Passkeys only (the phone removed by a passkey's grant, say): the picker offers a passkey.
+        let passkeysOnly = try registered(
+            try registered(account(password: false), newPasskey(first)), newPasskey(second, credential: "c2Vjb25k"))
+        #expect(passkeysOnly.signInMethods == [.passkey])
+        #expect(passkeysOnly.reauthOptions(for: .managePasskeys) == ReauthOptions(methods: [.passkey], lastMethod: false))
+        let byFirst = try grantedBy(first, passkeysOnly)
+        #expect(byFirst.reauthGrant(tokenHash: "pk", sessionID: session, now: now)?.passkeyID == first)
+        #expect(throws: IdentityError(.reauthRequired, "Verify it's you with another passkey to remove this one.")) {
+            try decide(byFirst, .removePasskey(passkeyID: first, sessionID: session, reauthTokenHash: "pk"), now: now)
+        }
+        #expect(
+            try decide(byFirst, .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"), now: now) == [
+                .passkeyRemoved(.init(passkeyID: second))
+            ])
+        // Beside another way in (a password), a passkey's grant removes no passkey, and is not offered.
+        let beside = try registered(try registered(account(), newPasskey(first)), newPasskey(second, credential: "c2Vjb25k"))
+        #expect(!beside.reauthOptions(for: .managePasskeys).methods.contains(.passkey))
+        #expect(throws: IdentityError.reauthRequired) {
+            try decide(try grantedBy(first, beside), .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"), now: now)
+        }
     }
 
     @Test("renaming changes only the name, and nothing when it is the same")

@@ -281,16 +281,74 @@ struct PasskeyEndpointTests {
                 let last = try await call(client, .delete, "/me/passkeys/\(id)", token: access, reauth: reauth, path: "/me/passkeys/{id}")
                 #expect(last.status == .conflict && last.string("error") == "last_method")
             }
-            // With a second passkey either may go, with a grant of manage_passkeys (not by a passkey).
+            // With a second passkey either may go, with a grant of manage_passkeys (passkeys being all
+            // the account has, one of them may vouch: `passkeyOnlyAccount`).
             let (_, second) = try await register(client, authenticator, token: access, grant: grant)
             let picker = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: access)
-            #expect((picker.body["methods"] as? [String])?.contains("passkey") == false)
+            #expect(picker.body["methods"] as? [String] == ["passkey"])
             #expect(
                 try await call(client, .delete, "/me/passkeys/\(second)", token: access, path: "/me/passkeys/{id}").status == .forbidden)
             let removed = try await call(client, .delete, "/me/passkeys/\(second)", token: access, reauth: grant, path: "/me/passkeys/{id}")
             #expect(removed.status == .ok && removed.body["passkeys"] as? Int == 1)
             // The hub's count is the projection's, kept with the account's row.
             #expect(try await call(client, .get, "/me/auth-methods", token: access).body["passkeys"] as? Int == 1)
+        }
+    }
+
+    /// A re-auth grant for `access` by `credential`'s assertion.
+    func passkeyGrant(
+        _ client: some TestClientProtocol, _ authenticator: SoftAuthenticator, _ credential: SoftCredential, token access: String
+    )
+        async throws -> String
+    {
+        let options = try await call(client, .post, "/auth/reauth/passkey/options", token: access)
+        let answer = authenticator.getAssertion(credential: credential, challenge: try Self.challenge(options))
+        let granted = try await call(
+            client, .post, "/auth/reauth/passkey", ["credential": try Self.object(answer.jsonBytes())], token: access)
+        #expect(granted.status == .ok)
+        return try #require(granted.string("reauth_token"))
+    }
+
+    @Test("a passkey grant removes the phone; passkeys alone, one passkey's grant removes another but never itself")
+    func passkeyOnlyAccount() async throws {
+        try await withApp { client, db, _ in
+            let access = try await phoneSignIn(client, db, "+995511200300")
+            let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
+            let authenticator = SoftAuthenticator()
+            let (phoneCredential, first) = try await register(client, authenticator, token: access, grant: grant)
+            let (_, second) = try await register(client, authenticator, token: access, grant: grant)
+            // Beside the phone, a passkey is no option for removing passkeys.
+            let beside = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: access)
+            #expect(beside.body["methods"] as? [String] == ["phone"])
+            // A passkey's grant removes the phone: passkeys are all the account has now.
+            let byFirst = try await passkeyGrant(client, authenticator, phoneCredential, token: access)
+            #expect(try await call(client, .delete, "/me/auth-methods/phone", token: access, reauth: byFirst).status == .ok)
+            let picker = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: access)
+            #expect(picker.body["methods"] as? [String] == ["passkey"] && picker.body["last_method"] as? Bool == false)
+            // The first passkey's grant does not remove the first passkey; it removes the second.
+            let itself = try await call(client, .delete, "/me/passkeys/\(first)", token: access, reauth: byFirst, path: "/me/passkeys/{id}")
+            #expect(itself.status == .forbidden && itself.string("error") == "reauth_required")
+            let other = try await call(client, .delete, "/me/passkeys/\(second)", token: access, reauth: byFirst, path: "/me/passkeys/{id}")
+            #expect(other.status == .ok && other.body["passkeys"] as? Int == 1)
+            // The last one stays, whatever the grant.
+            let last = try await call(client, .delete, "/me/passkeys/\(first)", token: access, reauth: byFirst, path: "/me/passkeys/{id}")
+            #expect(last.status == .conflict && last.string("error") == "last_method")
+        }
+    }
+
+    @Test("an account with no verified email hears of a cloned passkey by SMS")
+    func suspectBySMS() async throws {
+        try await withApp { client, db, _ in
+            let access = try await phoneSignIn(client, db, "+995511200300")
+            let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
+            let authenticator = SoftAuthenticator()
+            let (credential, _) = try await register(client, authenticator, token: access, grant: grant, signCount: 5)
+            #expect(try await signIn(client, authenticator, credential, signCount: 6).status == .ok)
+            #expect(try await signIn(client, authenticator, credential, signCount: 6).status == .unauthorized)
+            let alert = try await outboxMessage(db, template: "passkey_suspect")
+            #expect(alert.to == "+995511200300")
+            let channel = try await db.client.query("SELECT channel FROM outbox WHERE template = 'passkey_suspect'")
+            #expect(channel.rowCount == 1 && channel[0].string(0) == "sms")
         }
     }
 
