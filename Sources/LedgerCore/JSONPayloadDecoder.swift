@@ -12,22 +12,31 @@ import Foundation
 public struct JSONPayloadDecoder: Sendable {
     let parseDate: @Sendable (String) -> Date?
     let refusesNUL: Bool
+    let refusesDuplicateKeys: Bool
 
     /// With `refusesNUL`, a document with U+0000 in any string or key is `dataCorrupted` at its
     /// path, with `nulDescription`: PostgreSQL's text holds no NUL, so a request carrying one
-    /// must be refused before it reaches a statement.
-    public init(parseDate: @escaping @Sendable (String) -> Date?, refusesNUL: Bool = false) {
+    /// must be refused before it reaches a statement. With `refusesDuplicateKeys`, so is an
+    /// object that names a key twice (after unescaping), with `duplicateKeyDescription`: for
+    /// signed documents, where two parsers picking different copies would read two meanings.
+    public init(parseDate: @escaping @Sendable (String) -> Date?, refusesNUL: Bool = false, refusesDuplicateKeys: Bool = false) {
         self.parseDate = parseDate
         self.refusesNUL = refusesNUL
+        self.refusesDuplicateKeys = refusesDuplicateKeys
     }
 
     /// The `debugDescription` of the error for a NUL character.
     public static let nulDescription = "A string holds the character U+0000."
+    /// The `debugDescription` of the error for a key named twice in one object.
+    public static let duplicateKeyDescription = "An object names the same key twice."
 
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         let node = try JSONNode.parse(bytes)
-        if refusesNUL, let path = node.pathToNUL() {
+        if refusesNUL, let path = node.pathToFault(.nul) {
             throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: Self.nulDescription))
+        }
+        if refusesDuplicateKeys, let path = node.pathToFault(.duplicateKey) {
+            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: Self.duplicateKeyDescription))
         }
         let root = NodeDecoder(node: node, parseDate: parseDate, parent: nil, key: nil)
         return try root.decode(T.self, node: root.node, key: nil)
@@ -331,18 +340,29 @@ struct IndexKey: CodingKey {
 extension JSONNode {
     /// The path to the first string or key holding U+0000, if any. Built only on the way back
     /// from a find: a body without one (every request's) allocates nothing here.
-    func pathToNUL() -> [any CodingKey]? {
+    /// What a decoder may refuse in a document before decoding it.
+    enum Fault {
+        /// U+0000 in a string or a key.
+        case nul
+        /// A key named twice in one object.
+        case duplicateKey
+    }
+
+    /// The path to the first place the document has `fault`, if any.
+    func pathToFault(_ fault: Fault) -> [any CodingKey]? {
         switch self {
-        case .string(let value): return value.utf8.contains(0) ? [] : nil
+        case .string(let value): return fault == .nul && value.utf8.contains(0) ? [] : nil
         case .array(let elements):
             for (index, element) in elements.enumerated() {
-                if let found = element.pathToNUL() { return [IndexKey(intValue: index)] + found }
+                if let found = element.pathToFault(fault) { return [IndexKey(intValue: index)] + found }
             }
             return nil
         case .object(let members):
+            var keys = Set<String>()
             for member in members {
-                if member.key.utf8.contains(0) { return [IndexKey(stringValue: member.key)] }
-                if let found = member.value.pathToNUL() { return [IndexKey(stringValue: member.key)] + found }
+                let isFaulty = fault == .nul ? member.key.utf8.contains(0) : !keys.insert(member.key).inserted
+                if isFaulty { return [IndexKey(stringValue: member.key)] }
+                if let found = member.value.pathToFault(fault) { return [IndexKey(stringValue: member.key)] + found }
             }
             return nil
         case .null, .bool, .number: return nil

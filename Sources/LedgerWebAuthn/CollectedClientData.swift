@@ -16,7 +16,9 @@ public struct CollectedClientData: Sendable {
     /// The longest client data accepted; a browser's is a few hundred bytes.
     public static let maximumSize = 16384
 
-    private static let decoder = JSONPayloadDecoder(parseDate: { _ in nil })
+    /// A key named twice is refused: which copy a parser takes differs between parsers, and
+    /// the signed bytes must mean one thing.
+    private static let decoder = JSONPayloadDecoder(parseDate: { _ in nil }, refusesDuplicateKeys: true)
 
     /// The JSON fields read; the others (tokenBinding, extra data) are ignored as §5.8.1 requires.
     private struct Fields: Decodable {

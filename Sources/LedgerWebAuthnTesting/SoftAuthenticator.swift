@@ -30,13 +30,15 @@ public final class SoftAuthenticator: @unchecked Sendable {
     }
 
     /// `navigator.credentials.create()`: a new credential for `rpID` and its registration response.
-    /// `clientDataType`, `crossOrigin` and `topOrigin` alter the client data, `extensions` adds
+    /// `clientDataType`, `crossOrigin` and `topOrigin` alter the client data (`clientDataTail`:
+    /// raw members appended to it, `,"origin":"…"` repeating a key), `extensions` adds
     /// extension outputs (ED), `credentialID` replaces the random 32-byte id.
     public func makeCredential(
         rpID: String, origin: String, challenge: [UInt8], userHandle: [UInt8], algorithm: COSEAlgorithm = .es256,
         attestation: SoftAttestation = .none, flags: SoftFlags = SoftFlags(), signCount: UInt32 = 0,
         clientDataType: String = "webauthn.create", crossOrigin: Bool? = false, topOrigin: String? = nil,
-        extensions: CBORValue? = nil, credentialID: [UInt8]? = nil, transports: [String] = ["internal", "hybrid"]
+        extensions: CBORValue? = nil, credentialID: [UInt8]? = nil, transports: [String] = ["internal", "hybrid"],
+        clientDataTail: String = ""
     ) -> (response: RegistrationResponseJSON, credential: SoftCredential) {
         let id = credentialID ?? Self.randomBytes(32)
         let (privateKey, publicKey) = Self.makeKey(algorithm)
@@ -53,7 +55,8 @@ public final class SoftAuthenticator: @unchecked Sendable {
         if let extensions { authData += extensions.encoded }
 
         let clientDataJSON = Self.clientDataJSON(
-            type: clientDataType, challenge: challenge, origin: origin, crossOrigin: crossOrigin, topOrigin: topOrigin)
+            type: clientDataType, challenge: challenge, origin: origin, crossOrigin: crossOrigin, topOrigin: topOrigin, tail: clientDataTail
+        )
         let signed = authData + Array(SHA256.hash(data: clientDataJSON))
         let (format, statement) = Self.statement(attestation, credential: credential, signed: signed)
         // CTAP2's canonical order of the keys: by length, then bytewise ("fmt", "attStmt", "authData").
@@ -81,7 +84,7 @@ public final class SoftAuthenticator: @unchecked Sendable {
     public func getAssertion(
         credential: SoftCredential, challenge: [UInt8], rpID: String? = nil, origin: String? = nil, userHandle: [UInt8]? = nil,
         includeUserHandle: Bool = true, flags: SoftFlags? = nil, signCount: UInt32? = nil, clientDataType: String = "webauthn.get",
-        crossOrigin: Bool? = false, topOrigin: String? = nil, extensions: CBORValue? = nil
+        crossOrigin: Bool? = false, topOrigin: String? = nil, extensions: CBORValue? = nil, clientDataTail: String = ""
     ) -> AuthenticationResponseJSON {
         let count = lock.withLock {
             let next = signCount ?? (counters[credential.id] ?? 0) &+ 1
@@ -92,7 +95,8 @@ public final class SoftAuthenticator: @unchecked Sendable {
         var authData = Self.header(rpID: rpID ?? credential.rpID, flags: flagsByte, signCount: count)
         if let extensions { authData += extensions.encoded }
         let clientDataJSON = Self.clientDataJSON(
-            type: clientDataType, challenge: challenge, origin: origin ?? credential.origin, crossOrigin: crossOrigin, topOrigin: topOrigin)
+            type: clientDataType, challenge: challenge, origin: origin ?? credential.origin, crossOrigin: crossOrigin, topOrigin: topOrigin,
+            tail: clientDataTail)
         let signature = credential.sign(authData + Array(SHA256.hash(data: clientDataJSON)))
         return AuthenticationResponseJSON(
             id: Base64URL.encode(credential.id), rawId: Base64URL.encode(credential.id),
@@ -146,12 +150,15 @@ public final class SoftAuthenticator: @unchecked Sendable {
         }
     }
 
-    /// The client data JSON as Chromium writes it: type, challenge, origin, crossOrigin, then topOrigin.
-    static func clientDataJSON(type: String, challenge: [UInt8], origin: String, crossOrigin: Bool?, topOrigin: String?) -> [UInt8] {
+    /// The client data JSON as Chromium writes it: type, challenge, origin, crossOrigin, then
+    /// topOrigin; then `tail`, as it is.
+    static func clientDataJSON(
+        type: String, challenge: [UInt8], origin: String, crossOrigin: Bool?, topOrigin: String?, tail: String = ""
+    ) -> [UInt8] {
         var json = "{\"type\":\(jsonString(type)),\"challenge\":\"\(Base64URL.encode(challenge))\",\"origin\":\(jsonString(origin))"
         if let crossOrigin { json += ",\"crossOrigin\":\(crossOrigin)" }
         if let topOrigin { json += ",\"topOrigin\":\(jsonString(topOrigin))" }
-        return Array((json + "}").utf8)
+        return Array((json + tail + "}").utf8)
     }
 
     static func jsonString(_ text: String) -> String {

@@ -174,7 +174,7 @@ struct PasskeyEndpointTests {
     }
 
     @Test(
-        "a registration answering another session's options, or with a bad origin, is 400 invalid_credential; the same passkey twice is 409"
+        "a registration answering another session's options, with a bad origin or a key named twice in its client data, is 400 invalid_credential; the same passkey twice is 409"
     )
     func registrationChecks() async throws {
         try await withApp { client, db, _ in
@@ -200,7 +200,23 @@ struct PasskeyEndpointTests {
             )
             #expect(refused.status == .badRequest && refused.string("error") == "invalid_credential")
 
+            // Client data naming a key twice: refused whichever copy would have been read.
+            let repeated = try await call(client, .post, "/me/passkeys/options", token: access, reauth: grant)
+            let duplicate = authenticator.makeCredential(
+                rpID: Self.rpID, origin: Self.origin, challenge: try Self.challenge(repeated), userHandle: handle,
+                clientDataTail: #","origin":"https://evil.example""#)
+            let twiceNamed = try await call(
+                client, .post, "/me/passkeys", ["credential": try Self.object(duplicate.response.jsonBytes())], token: access, reauth: grant
+            )
+            #expect(twiceNamed.status == .badRequest && twiceNamed.string("error") == "invalid_credential")
+
             let (credential, _) = try await register(client, authenticator, token: access, grant: grant)
+            let signInOptions = try await call(client, .post, "/auth/passkey/options")
+            let duplicateAssertion = authenticator.getAssertion(
+                credential: credential, challenge: try Self.challenge(signInOptions), clientDataTail: #","type":"webauthn.get""#)
+            let duplicateSignIn = try await call(
+                client, .post, "/auth/passkey/login", ["credential": try Self.object(duplicateAssertion.jsonBytes())])
+            #expect(duplicateSignIn.status == .unauthorized && duplicateSignIn.string("error") == "invalid_credential")
             let twice = try await call(client, .post, "/me/passkeys/options", token: access, reauth: grant)
             let same = authenticator.makeCredential(
                 rpID: Self.rpID, origin: Self.origin, challenge: try Self.challenge(twice), userHandle: handle, credentialID: credential.id)

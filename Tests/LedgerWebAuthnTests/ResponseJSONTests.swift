@@ -91,6 +91,10 @@ struct ResponseJSONTests {
             #"{"type":"webauthn.get","challenge":"c2VjcmV0LWNoYWxsZW5nZQ","origin":7}"#,
             #"{"type":"webauthn.get","challenge":"c2VjcmV0LWNoYWxsZW5nZQ","origin":"https://a.example","crossOrigin":"false"}"#,
             #"["webauthn.get","c2VjcmV0LWNoYWxsZW5nZQ"]"#, "", "{", #"{"challenge":"c2VjcmV0LWNoYWxsZW5nZQ"} trailing"#,
+            // A key twice (one parser reads the first, another the last), also spelled with an escape, also nested.
+            #"{"type":"webauthn.get","challenge":"c2VjcmV0LWNoYWxsZW5nZQ","origin":"https://evil.example","origin":"https://a.example"}"#,
+            #"{"type":"webauthn.get","challenge":"c2VjcmV0LWNoYWxsZW5nZQ","origin":"https://a.example","\u006frigin":"https://b.example"}"#,
+            #"{"type":"webauthn.get","challenge":"c2VjcmV0LWNoYWxsZW5nZQ","origin":"https://a.example","tokenBinding":{"id":1,"id":2}}"#,
         ] {
             let error = try #require(Self.clientData(json), "\(json)")
             #expect(error.code == .malformed)
