@@ -53,7 +53,9 @@ public struct MessageTemplates: MessageRendering {
         try self.init(brand: MessageBrand())
     }
 
-    /// Every `*.mustache` file in `directory` (not its subfolders), parsed.
+    /// Every `*.mustache` file in `directory` (not its subfolders), parsed. A file that is a
+    /// symbolic link leading out of the folder is refused: the folder is what the operator
+    /// vouches for, and a link to `/etc/…` or a secret would put that file in every message.
     static func load(_ directory: URL, origin: String) throws -> [String: TemplateFile] {
         let names: [String]
         do {
@@ -61,9 +63,15 @@ public struct MessageTemplates: MessageRendering {
         } catch {
             throw TemplateError(file: directory.path, origin: origin, reason: .invalid("the folder cannot be read"))
         }
+        guard let folder = realPath(directory.path) else {
+            throw TemplateError(file: directory.path, origin: origin, reason: .invalid("the folder cannot be read"))
+        }
         var files: [String: TemplateFile] = [:]
         for name in names.sorted() where name.hasSuffix(".mustache") && !name.hasPrefix(".") {
             let url = directory.appendingPathComponent(name)
+            guard let target = realPath(url.path), target.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else {
+                throw TemplateError(file: name, origin: origin, reason: .invalid("a link to a file outside the folder"))
+            }
             guard let data = try? Data(contentsOf: url), data.count <= 256 * 1024, let text = String(data: data, encoding: .utf8) else {
                 throw TemplateError(file: name, origin: origin, reason: .invalid("not a readable UTF-8 file of at most 256 KiB"))
             }
@@ -71,6 +79,13 @@ public struct MessageTemplates: MessageRendering {
             files[key] = try TemplateFile(name: name, origin: origin, text: text, html: key.hasSuffix(".html"))
         }
         return files
+    }
+
+    /// The path with every symbolic link resolved; nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     // MARK: Rendering

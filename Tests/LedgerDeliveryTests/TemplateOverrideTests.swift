@@ -69,6 +69,31 @@ struct TemplateOverrideTests {
         #expect(try templates.email(MessageTemplates.sample("verify_email", locale: "../ka")).subject == "Verify your email for 321Fit")
     }
 
+    @Test("a file that links out of the folder stops the start, naming it; a link to a file inside the folder is read")
+    func linksOut() throws {
+        let outside = try Self.folder(["secret.mustache": "PRIVATE KEY {{code}}\n"])
+        let folder = try Self.folder(["shared.mustache": "{{code}} is your {{brand_name}} code\n"])
+        let manager = FileManager.default
+        try manager.createSymbolicLink(atPath: folder + "/otp.ka.sms.mustache", withDestinationPath: folder + "/shared.mustache")
+        var message = MessageTemplates.sample("otp", channel: .sms)
+        message.locale = "ka"
+        #expect(try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder).sms(message) == "482915 is your 321Fit code")
+        try manager.createSymbolicLink(atPath: folder + "/otp.sms.mustache", withDestinationPath: outside + "/secret.mustache")
+        do {
+            _ = try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder)
+            Issue.record("a template linking out of the folder was read")
+        } catch let error as TemplateError {
+            #expect(error.description.contains("otp.sms.mustache") && error.description.contains("outside the folder"))
+            #expect(!error.description.contains("PRIVATE"))
+        }
+        // Through a relative link that climbs out, too.
+        try manager.removeItem(atPath: folder + "/otp.sms.mustache")
+        try manager.createSymbolicLink(
+            atPath: folder + "/otp.sms.mustache",
+            withDestinationPath: "../" + URL(fileURLWithPath: outside).lastPathComponent + "/secret.mustache")
+        #expect(throws: TemplateError.self) { try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder) }
+    }
+
     @Test("an override that does not parse stops the start, naming its file")
     func invalidOverride() throws {
         let error = try #require(throws: TemplateError.self) {
