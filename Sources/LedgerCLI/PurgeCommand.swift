@@ -11,11 +11,14 @@ import LedgerPostgres
 import LedgerServer
 import LedgerWorkers
 import Logging
+import ServiceLifecycle
 
 /// `ledger purge`: one pass of what `serve` runs in the background (docs/architecture.md
 /// "Deletion"), then exits (`--watch`: keeps going): schedules the deletions holds blocked
 /// once none does (this needs `LEDGER_MASTER_KEY`), purges every deleted account whose purge is
-/// due, and sweeps what outlived its use. Several at once, and beside `serve`'s own, are safe.
+/// due, and sweeps what outlived its use. It takes the purge lock `serve` takes
+/// (`PurgeLeadership`): one process purges at a time. A pass finds the lock held and leaves the
+/// work to its holder; `--watch` waits, ready to lead, as an instance of `serve` does.
 struct PurgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purge",
@@ -32,7 +35,7 @@ struct PurgeCommand: AsyncParsableCommand {
     @Flag(help: "List what is due without purging or scheduling anything.")
     var dryRun = false
 
-    @Flag(help: "Keep running, a pass every --interval seconds.")
+    @Flag(help: "Keep running, a pass every --interval seconds, while this process holds the purge lock (it waits for it).")
     var watch = false
 
     @Option(help: "Seconds between passes with --watch.")
@@ -66,12 +69,32 @@ struct PurgeCommand: AsyncParsableCommand {
                     "requested deletions: not scheduled here (\(waiting) waiting): LEDGER_MASTER_KEY is not set, and scheduling one "
                         + "reads the account's holds and seals its events; set it, or leave them to `ledger serve`")
             }
-            repeat {
-                let started = Date()
+            let lock = PurgeLeadership.lock(client: client, takeoverSeconds: configuration.purgeTakeoverSeconds)
+            if watch {
+                let leadership = PurgeLeadership(
+                    worker: worker, lock: lock, interval: .seconds(interval), takeover: .seconds(configuration.purgeTakeoverSeconds),
+                    clock: clock, logger: logger)
+                print("waiting for the purge lock, then a pass every \(interval) s (Ctrl-C stops)")
+                let group = ServiceGroup(
+                    configuration: .init(services: [leadership], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                try await group.run()
+                return
+            }
+            guard try await lock.tryAcquire() else {
+                print(
+                    "another process holds the purge lock (a `ledger serve` or `ledger purge --watch` leading) and purges; nothing done here"
+                )
+                return
+            }
+            let started = Date()
+            do {
                 let count = try await worker.runOnce { index, accountID in print("purged \(index): \(accountID.lowercased)") }
                 print(String(format: "purged %d account(s) in %.1f s", count, Date().timeIntervalSince(started)))
-                if watch { try await Task.sleep(for: .seconds(interval)) }
-            } while watch && !Task.isCancelled
+            } catch {
+                await lock.release()
+                throw error
+            }
+            await lock.release()
         }
     }
 

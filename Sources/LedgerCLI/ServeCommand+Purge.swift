@@ -23,14 +23,7 @@ extension ServeCommand {
         let retention = RetentionSweep(client: store.client, clock: clock, policy: configuration.retentionPolicy)
         let worker = PurgeWorker(store: store, clock: clock, retention: retention, accounts: services.accounts)
         let takeover = configuration.purgeTakeoverSeconds
-        // The lock's connection comes from the pool's client but never enters the pool (see
-        // SessionAdvisoryLock); the server drops a silent peer's session, and its lock, within
-        // about the takeover bound (keepalives after a third of it, three probes a sixth apart).
-        let lock =
-            purge
-            ? SessionAdvisoryLock(
-                client: store.client, key: PurgeLeadership.lockKey,
-                keepaliveSeconds: (idle: max(1, takeover / 3), interval: max(1, takeover / 6))) : nil
+        let lock = purge ? PurgeLeadership.lock(client: store.client, takeoverSeconds: takeover) : nil
         if !purge { await warnOfOverduePurges(worker, logger: logger) }
         return PurgeLeadership(
             worker: worker, lock: lock, interval: .seconds(configuration.purgeIntervalSeconds), takeover: .seconds(takeover),

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerPostgres
 import Logging
 import ServiceLifecycle
 
@@ -20,6 +21,15 @@ public struct PurgeLeadership: Sendable {
     /// The purge's advisory lock among the database's advisory locks (an arbitrary constant,
     /// like the migrations' `SchemaMigrator.lockKey`).
     public static let lockKey: Int64 = 0x4C45_4447_4552_5055  // "LEDGERPU"
+
+    /// The purge's lock for `client`: a session advisory lock on a connection of its own (see
+    /// `SessionAdvisoryLock`), whose peer PostgreSQL drops, with the lock, within about
+    /// `takeoverSeconds` when it goes silent (keepalives after a third of it, probes a sixth apart).
+    /// Every process that purges takes this one: `serve` and `ledger purge`, one at a time.
+    public static func lock(client: PostgresClient, takeoverSeconds: Int) -> SessionAdvisoryLock {
+        SessionAdvisoryLock(
+            client: client, key: lockKey, keepaliveSeconds: (idle: max(1, takeoverSeconds / 3), interval: max(1, takeoverSeconds / 6)))
+    }
 
     /// Where a run stands between two ticks.
     struct State {
@@ -107,6 +117,8 @@ public struct PurgeLeadership: Sendable {
             state.lastPass = now
             do {
                 try await pass()
+            } catch is CancellationError {
+                // Shutting down mid-pass: what was purged stays purged, the rest waits for the next leader.
             } catch {
                 logger.warning("purge pass failed", metadata: ["error": "\(error)"])
             }

@@ -96,6 +96,43 @@ struct PurgeLeadershipFaultTests {
         }
     }
 
+    @Test("ledger purge takes serve's purge lock: a pass leaves the work to the leader, --watch waits and takes over after kill -9")
+    func purgeCommandTakesTheLock() async throws {
+        try await TestPostgres.withDatabase { db in
+            let environment = Self.environment(masterKey: try MasterKey.generate().base64, ["LEDGER_PURGE_AFTER_SECONDS": "3"])
+            try await Self.withServers(1, databaseURL: db.url, environment: environment) { servers in
+                let server = servers[0]
+                try await Self.waitForOneLeader(servers)
+                // A pass while serve leads: nothing done here.
+                let (status, output) = try await server.ledger(["purge"])
+                #expect(status == 0 && output.contains("another process holds the purge lock"), "\(output)")
+                #expect(!output.contains("purged 0 account(s)"))
+                // --watch waits beside the leader without leading.
+                let watcher = try LedgerProcess(
+                    ["purge", "--watch", "--interval", "1"], environment: server.environment.merging(["LOG_LEVEL": "info"]) { $1 })
+                try await Task.sleep(for: .seconds(Double(Self.takeoverSeconds) * 1.5))
+                #expect(!watcher.output.contains("now runs the purge"), "\(watcher.output)")
+                #expect(await server.purgeGauges().leader == 1)
+                // The leader dies with a purge about to fall due: the watcher takes the lock and purges it.
+                let accountID = try await Self.deletedAccount(through: server)
+                await server.kill()
+                let deadline = ContinuousClock.now + .seconds(20)
+                var purged = false
+                while !purged && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    purged =
+                        try await db.client.query(
+                            "SELECT 1 FROM events WHERE stream_id = $1::uuid AND event_type = 'account.purged'", [.text(accountID)]
+                        ).rowCount == 1
+                }
+                #expect(purged, "the watcher never purged: \(watcher.output)")
+                #expect(watcher.output.contains("now runs the purge"))
+                await watcher.kill(SIGTERM)
+                #expect(watcher.output.contains("purge lock released at shutdown"), "\(watcher.output)")
+            }
+        }
+    }
+
     @Test("serve --no-purge never leads, reports how long the oldest due purge waits, and warns at start when one is a day overdue")
     func noPurge() async throws {
         try await TestPostgres.withDatabase { db in
