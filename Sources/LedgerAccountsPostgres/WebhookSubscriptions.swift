@@ -70,18 +70,23 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
     }
 
     /// A new secret for the subscription, answered this once; the one it replaces keeps signing
-    /// beside it for `rotationOverlap`. Nil when there is no such subscription.
+    /// beside it for `rotationOverlap`, and so does the one an earlier rotation replaced, until
+    /// its own overlap ends (a second rotation within a day must not cut the first one's promise
+    /// short). At most those two sign beside the current one. Nil when there is no such subscription.
     public func rotateSecret(_ id: UUID) async throws -> WebhookSecret? {
         let secret = try WebhookSecret.generate()
+        let now = clock.now()
         let rows = try await client.query(
             """
             UPDATE webhook_subscriptions
-               SET previous_secret_sealed = secret_sealed, previous_secret_until = $3, secret_sealed = $2
+               SET earlier_secret_sealed = CASE WHEN previous_secret_until > $4 THEN previous_secret_sealed END,
+                   earlier_secret_until = CASE WHEN previous_secret_until > $4 THEN previous_secret_until END,
+                   previous_secret_sealed = secret_sealed, previous_secret_until = $3, secret_sealed = $2
              WHERE id = $1 AND deleted_at IS NULL
             """,
             [
                 .uuid(id), .bytea(try secretKey.seal(Array(secret.text.utf8), eventID: id)),
-                .timestamp(clock.now().addingTimeInterval(Self.rotationOverlap)),
+                .timestamp(now.addingTimeInterval(Self.rotationOverlap)), .timestamp(now),
             ])
         return rows.affectedRows == 1 ? secret : nil
     }
@@ -197,7 +202,7 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
     // MARK: - For the dispatchers
 
     /// A due subscription this dispatcher now holds for `lease`, with its secrets (the current
-    /// one first, then a rotated one still in its overlap); nil when none is due.
+    /// one first, then the rotated ones still in their overlap); nil when none is due.
     /// The lease keeps other instances off it, so one sender at a time keeps commit order.
     /// `skipping` are subscriptions this pass already served (caught up), so it moves on.
     public func claimDue(
@@ -212,7 +217,8 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
                             AND (lease_until IS NULL OR lease_until < $2 OR lease_owner = $1)
                             AND id <> ALL ($4::uuid[])
                           ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-            RETURNING \(Self.columns), secret_sealed, CASE WHEN previous_secret_until > $2 THEN previous_secret_sealed END
+            RETURNING \(Self.columns), secret_sealed, CASE WHEN previous_secret_until > $2 THEN previous_secret_sealed END,
+                      CASE WHEN earlier_secret_until > $2 THEN earlier_secret_sealed END
             """,
             [
                 .uuid(owner), .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
@@ -220,7 +226,7 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
             ])
         guard rows.rowCount == 1 else { return nil }
         let subscription = try Self.subscription(rows[0])
-        let secrets = try openSecrets(rows[0], columns: [17, 18], id: subscription.id)
+        let secrets = try openSecrets(rows[0], columns: [17, 18, 19], id: subscription.id)
         guard !secrets.isEmpty else { return nil }
         return (subscription, secrets)
     }
@@ -253,14 +259,15 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
                    retry_through_tx = NULL, retry_through_position = NULL
              WHERE id = $1 AND lease_owner = $2
             RETURNING deleted_at IS NULL AND status = 'active', secret_sealed,
-                      CASE WHEN previous_secret_until > $6 THEN previous_secret_sealed END
+                      CASE WHEN previous_secret_until > $6 THEN previous_secret_sealed END,
+                      CASE WHEN earlier_secret_until > $6 THEN earlier_secret_sealed END
             """,
             [
                 .uuid(id), .uuid(owner), .text(String(cursor.transactionID)), .int(cursor.position), .int(Int64(count)),
                 .timestamp(now), .timestamp(now.addingTimeInterval(lease)),
             ])
         guard rows.rowCount == 1, try rows[0].bool(0) == true else { return nil }
-        let secrets = try openSecrets(rows[0], columns: [1, 2], id: id)
+        let secrets = try openSecrets(rows[0], columns: [1, 2, 3], id: id)
         return secrets.isEmpty ? nil : secrets
     }
 

@@ -328,6 +328,30 @@ struct EventWebhookDispatcherTests {
                 #expect(!Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: first))
                 #expect(Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: rotated))
                 #expect(try await subscriptions.rotateSecret(UUID()) == nil)
+
+                // Two rotations within a day: each replaced secret signs until its own 24 hours end.
+                let second = try #require(try await subscriptions.rotateSecret(subscription.id)).text
+                db.clock.advance(by: 3600)
+                let third = try #require(try await subscriptions.rotateSecret(subscription.id)).text
+                func signers(_ prefix: String) async throws -> [String] {
+                    try await writeEvents(db, store: store, accounts: 1, prefix: prefix)
+                    _ = try await dispatcher.runOnce()
+                    let headers = try #require(receiver.acceptedHeaders.last)
+                    let push = try #require(receiver.accepted.last)
+                    let signature = try #require(headers[HTTPField.Name("webhook-signature")!])
+                    let (id, timestamp) = (
+                        headers[HTTPField.Name("webhook-id")!] ?? "", headers[HTTPField.Name("webhook-timestamp")!] ?? ""
+                    )
+                    return [("rotated", rotated), ("second", second), ("third", third)].filter {
+                        Self.standardSignatureValid(signature, id: id, timestamp: timestamp, body: push.body, secret: $0.1)
+                    }.map(\.0)
+                }
+                #expect(try await signers("twice") == ["rotated", "second", "third"])
+                // The first overlap ends 24 hours after the first of the two; the second's an hour later.
+                db.clock.advance(by: WebhookSubscriptions.rotationOverlap - 3600)
+                #expect(try await signers("first-over") == ["second", "third"])
+                db.clock.advance(by: 3600)
+                #expect(try await signers("both-over") == ["third"])
             }
         }
     }
