@@ -197,7 +197,10 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await runApplications(services, workers: workers, logger: logger)
         } catch {
-            logger.error("server stopped with an error", metadata: ["error": "\(error)"])
+            // A service that cannot run stops the group: say why in one line and exit non-zero,
+            // so systemd or Kubernetes sees a failure and restarts it (or shows the reason).
+            logger.critical("cannot serve: \(Self.stopCause(error, configuration: configuration))")
+            throw ExitCode.failure
         }
         logger.info("stopped")
     }

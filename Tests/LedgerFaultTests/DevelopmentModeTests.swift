@@ -24,6 +24,26 @@ struct DevelopmentModeTests {
         }
     }
 
+    @Test("serve exits non-zero with one line naming the cause when it cannot listen (its port taken); SIGTERM is a clean 0")
+    func cannotListen() async throws {
+        try await TestPostgres.withDatabase { db in
+            let first = try ServerUnderTest(databaseURL: db.url)
+            try await first.start()
+            // The same port again: the second cannot listen.
+            let (status, output) = try await first.ledger(["serve", "--host", "127.0.0.1"])
+            #expect(status == 1, "\(output)")
+            let lines = output.split(separator: "\n").filter { $0.contains("cannot serve") }
+            #expect(lines.count == 1, "\(output)")
+            #expect(lines.first?.contains("127.0.0.1:\(first.port) is already in use by another process") == true, "\(output)")
+            #expect(!output.contains("Usage:"))
+            // A graceful stop is a success.
+            let process = try #require(first.process)
+            await process.kill(SIGTERM)
+            #expect(process.waitForExit() == 0, "\(process.output)")
+            try await first.shutdown()
+        }
+    }
+
     @Test(
         "serve sets up an empty database on its first start; one holding other tables, or a schema that is behind, waits for `ledger migrate`"
     )
