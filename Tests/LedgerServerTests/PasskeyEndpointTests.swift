@@ -87,6 +87,12 @@ struct PasskeyEndpointTests {
         return (access, try await emailLinkGrant(client, db, token: access))
     }
 
+    /// A phone-only account (+995 511 200 300) signed in by its code: its access token and a grant by the phone.
+    func phoneAccount(_ client: some TestClientProtocol, _ db: TestDatabase) async throws -> (access: String, grant: String) {
+        let access = try await phoneSignIn(client, db, "+995511200300")
+        return (access, try await phoneGrant(client, db, token: access, phone: "+995511200300"))
+    }
+
     @Test("register with re-auth, listed and counted in the hub, method_added sent, then a sign-in with it")
     func registerAndSignIn() async throws {
         try await withApp { client, db, _ in
@@ -279,8 +285,7 @@ struct PasskeyEndpointTests {
     func renameRemoveLastMethod() async throws {
         try await withApp { client, db, _ in
             // A phone account: the phone is removed once a passkey is there, leaving the passkey alone.
-            let access = try await phoneSignIn(client, db, "+995511200300")
-            let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
+            let (access, grant) = try await phoneAccount(client, db)
             let authenticator = SoftAuthenticator()
             let (_, id) = try await register(client, authenticator, token: access, grant: grant)
             let renamed = try await call(
@@ -328,8 +333,7 @@ struct PasskeyEndpointTests {
     @Test("a passkey grant removes the phone; passkeys alone, one passkey's grant removes another but never itself")
     func passkeyOnlyAccount() async throws {
         try await withApp { client, db, _ in
-            let access = try await phoneSignIn(client, db, "+995511200300")
-            let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
+            let (access, grant) = try await phoneAccount(client, db)
             let authenticator = SoftAuthenticator()
             let (phoneCredential, first) = try await register(client, authenticator, token: access, grant: grant)
             let (_, second) = try await register(client, authenticator, token: access, grant: grant)
@@ -355,8 +359,7 @@ struct PasskeyEndpointTests {
     @Test("an account with no verified email hears of a cloned passkey by SMS")
     func suspectBySMS() async throws {
         try await withApp { client, db, _ in
-            let access = try await phoneSignIn(client, db, "+995511200300")
-            let grant = try await phoneGrant(client, db, token: access, phone: "+995511200300")
+            let (access, grant) = try await phoneAccount(client, db)
             let authenticator = SoftAuthenticator()
             let (credential, _) = try await register(client, authenticator, token: access, grant: grant, signCount: 5)
             #expect(try await signIn(client, authenticator, credential, signCount: 6).status == .ok)
