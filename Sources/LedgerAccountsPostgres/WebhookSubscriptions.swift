@@ -107,6 +107,8 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
     public func destination(of url: String) async -> Destination {
         guard !allowsPrivateNetworks else { return .unchecked }
         guard let host = URL(string: url)?.host, !host.isEmpty else { return .refused("The URL has no host.") }
+        // Subscriptions made before hosts were checked at creation meet the same rule here.
+        guard IPAddress.plainHost(ofURL: url) != nil else { return .refused("The URL's host is not an address or a plain host name.") }
         let addresses = await IPAddress.resolve(host)
         guard let first = addresses.first else { return .unresolved }
         if addresses.contains(where: { !IPAddress.isPublic($0) }) {
@@ -118,8 +120,11 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
     static func problems(url: String, types: [String]?, secret: String?, format: String?) -> [AccountService.ValidationFailure.Problem] {
         var problems: [AccountService.ValidationFailure.Problem] = []
         let parsed = URL(string: url)
-        if url.count > 2000 || !["http", "https"].contains(parsed?.scheme?.lowercased() ?? "") || (parsed?.host ?? "").isEmpty {
-            problems.append(.init(field: "url", code: "invalid_url", message: "Enter an absolute http or https URL."))
+        if url.count > 2000 || !["http", "https"].contains(parsed?.scheme?.lowercased() ?? "") || IPAddress.plainHost(ofURL: url) == nil {
+            problems.append(
+                .init(
+                    field: "url", code: "invalid_url",
+                    message: "Enter an absolute http or https URL whose host is an IP address or a plain host name."))
         }
         if let types, types.isEmpty || !types.allSatisfy(NewEvent.isValidType) {
             problems.append(.init(field: "types", code: "invalid_types", message: "List event types such as account.registered."))

@@ -81,8 +81,46 @@ public enum IPAddress {
         return nil
     }
 
-    /// The addresses `host` resolves to (a literal address resolves to itself); empty when it
-    /// does not resolve. The resolver blocks, so it runs on a thread of its own rather than
+    /// The host of `url` when it is written in a form every HTTP client reads alike (see
+    /// `isPlainHost`), as Foundation's `URL` gives it (an IPv6 address without its brackets);
+    /// nil otherwise. The host is read from the text itself and must be what `URL` reads: a
+    /// percent-encoded or bracketed name, which `URL` decodes and another client may strip and
+    /// resolve again, would connect to a name the check never resolved, past the pinned address.
+    public static func plainHost(ofURL url: String) -> String? {
+        guard let parsed = URL(string: url)?.host, let schemeEnd = url.range(of: "://") else { return nil }
+        let authority = url[schemeEnd.upperBound...].prefix { !"/?#".contains($0) }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let written: String
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else { return nil }
+            written = String(hostAndPort[...close])
+        } else {
+            written = String(hostAndPort.prefix { $0 != ":" })
+        }
+        guard isPlainHost(written) else { return nil }
+        let unbracketed = written.hasPrefix("[") ? String(written.dropFirst().dropLast()) : written
+        return unbracketed.lowercased() == parsed.lowercased() ? parsed : nil
+    }
+
+    /// Whether `host` is one form every HTTP client reads alike: an IPv4 address, an IPv6 address
+    /// in brackets (no zone), or a plain DNS name (letters, digits and hyphens in labels of at
+    /// most 63, 253 in all, one trailing dot at most).
+    public static func isPlainHost(_ host: String) -> Bool {
+        if host.hasPrefix("[") || host.hasSuffix("]") {
+            guard host.hasPrefix("["), host.hasSuffix("]"), host.count > 2 else { return false }
+            var v6 = in6_addr()
+            return inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &v6) == 1
+        }
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        guard !name.isEmpty, name.utf8.count <= 253 else { return false }
+        return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+            !label.isEmpty && label.utf8.count <= 63 && label.first != "-" && label.last != "-"
+                && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D }
+        }
+    }
+
+    /// The addresses `host` resolves to, in the resolver's order of preference (a literal
+    /// address resolves to itself); empty when it does not resolve. The resolver blocks, so it runs on a thread of its own rather than
     /// holding one of the few threads Swift's tasks share.
     public static func resolve(_ host: String) async -> [String] {
         await withCheckedContinuation { continuation in
@@ -91,8 +129,11 @@ public enum IPAddress {
     }
 
     private static func resolveBlocking(_ host: String) -> [String] {
-        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bytes(literal) != nil { return [literal] }
+        // Brackets belong to an IPv6 literal only: a bracketed name is not resolved without them.
+        let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
+        let literal = bracketed ? String(host.dropFirst().dropLast()) : host
+        if let address = bytes(literal) { return bracketed && address.count != 16 ? [] : [literal] }
+        guard !bracketed else { return [] }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var results: UnsafeMutablePointer<addrinfo>?
@@ -107,7 +148,10 @@ public enum IPAddress {
             }
             cursor = entry.pointee.ai_next
         }
-        return Array(Set(addresses)).sorted()
+        // In the resolver's order (RFC 6724: a family this host can reach first), once each: the
+        // first is the one a push connects to.
+        var seen = Set<String>()
+        return addresses.filter { seen.insert($0).inserted }
     }
 }
 

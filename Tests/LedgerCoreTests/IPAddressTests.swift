@@ -42,10 +42,41 @@ struct IPAddressTests {
         }
     }
 
+    @Test("a host is an IPv4 address, a bracketed IPv6 address or a plain DNS name; nothing a client could read otherwise")
+    func plainHosts() {
+        for host in [
+            "93.184.215.14", "[2606:4700:4700::1111]", "hooks.example.com", "hooks.example.com.", "a-b.c0", "2130706433", "localhost",
+        ] {
+            #expect(IPAddress.isPlainHost(host), "\(host)")
+        }
+        for host in [
+            "[rebind.attacker.example]", "[hooks.example.com]", "[fe80::1%eth0]", "[]", "[::1", "::1", "a..b", "-a.example", "a-.example",
+            "a b.example", "a%2Fb.example", "hooks_1.example", "ex\u{0}ample.com", "", ".", String(repeating: "a", count: 64) + ".example",
+            "bücher.example",
+        ] {
+            #expect(!IPAddress.isPlainHost(host), "\(host)")
+        }
+    }
+
+    @Test("a URL's host is read from its text and must be what Foundation reads: no percent-encoding, no bracketed name, no zone")
+    func plainURLHosts() {
+        let hosts: [(String, String?)] = [
+            ("https://hooks.example.com/in", "hooks.example.com"), ("http://user:pw@93.184.215.14:8443/x?y#z", "93.184.215.14"),
+            ("http://[2606:4700::1111]:80/", "2606:4700::1111"), ("http://HOOKS.example.com./", "HOOKS.example.com."),
+            ("http://%5Brebind.attacker.example%5D/hook", nil), ("http://[hooks.example.com]/hook", nil), ("http://a%20b.example/", nil),
+            ("http://[fe80::1%25eth0]/", nil), ("http://ho%6Fks.example.com/", nil), ("http://public.example@127.0.0.1/", "127.0.0.1"),
+            ("not a url", nil),
+        ]
+        for (url, host) in hosts { #expect(IPAddress.plainHost(ofURL: url) == host, "\(url)") }
+    }
+
     @Test("resolution: a literal is itself (brackets too), localhost is loopback, a name that does not exist is nothing")
     func resolution() async {
         #expect(await IPAddress.resolve("93.184.215.14") == ["93.184.215.14"])
         #expect(await IPAddress.resolve("[::1]") == ["::1"])
+        // Brackets are an IPv6 literal's only: a bracketed name or IPv4 address resolves to nothing.
+        #expect(await IPAddress.resolve("[localhost]").isEmpty)
+        #expect(await IPAddress.resolve("[127.0.0.1]").isEmpty)
         let local = await IPAddress.resolve("localhost")
         #expect(!local.isEmpty && local.allSatisfy { !IPAddress.isPublic($0) })
         #expect(await IPAddress.resolve("no-such-host.invalid").isEmpty)

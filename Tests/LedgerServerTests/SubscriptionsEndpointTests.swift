@@ -125,6 +125,18 @@ struct SubscriptionsEndpointTests {
                             #expect(codes == ["private_address"], "\(destination)")
                         }
                     }
+                    // A host that HTTP clients read apart from Foundation (percent-encoded brackets around a
+                    // name, which one strips and resolves again past the pin) is no URL here, allowed or not.
+                    for odd in ["http://%5Brebind.attacker.example%5D/hook", "http://[hooks.example.com]/hook", "http://a%20b.example/"] {
+                        let answer = try await call(
+                            client, .post, "/subscriptions", ["url": odd, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], token: admin)
+                        let codes = (answer.body["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+                        #expect(answer.status == .unprocessableContent && codes == ["invalid_url"], "\(odd)")
+                    }
+                    if !allowed {
+                        let pinned = await services.subscriptions.destination(of: "http://%5Blocalhost%5D/hook")
+                        #expect(pinned == .refused("The URL's host is not an address or a plain host name."))
+                    }
                     // Pushes connect to the address checked, whatever the name resolves to later.
                     let destination = await services.subscriptions.destination(of: "https://93.184.215.14/hook")
                     #expect(destination == (allowed ? .unchecked : .pinned(host: "93.184.215.14", address: "93.184.215.14")))
