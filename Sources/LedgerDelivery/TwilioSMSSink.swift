@@ -93,7 +93,7 @@ public struct TwilioSMSSink: DeliverySink {
             answer = try? await response.body.collect(upTo: 64 * 1024)
         } catch {
             throw DeliveryError(
-                "Twilio could not be reached (\(redacted(String(String(describing: error).prefix(300)), message: message, body: body)))",
+                "Twilio could not be reached (\(redacted(String(describing: error), message: message, body: body)))",
                 kind: .temporary)
         }
         let status = Int(response.status.code)
@@ -136,7 +136,8 @@ public struct TwilioSMSSink: DeliverySink {
             return (nil, nil)
         }
         let code = (object["code"] as? NSNumber)?.intValue
-        let message = (object["message"] as? String).map { String($0.prefix(300)) }
+        // Whole: `redacted` cuts it, after redacting (a secret cut first would stay in part).
+        let message = object["message"] as? String
         return (code, message)
     }
 
@@ -146,7 +147,10 @@ public struct TwilioSMSSink: DeliverySink {
     /// `Basic …` or `Bearer …` an endpoint echoes); one line.
     func redacted(_ text: String, message: OutboxMessage, body: String) -> String {
         let basic = "\(accountSID):\(authToken)"
-        let secrets = [body, message.code, basic, Data(basic.utf8).base64EncodedString(), authToken].compactMap { $0 }
+        let encoded = Data(basic.utf8).base64EncodedString()
+        let secrets = [
+            body, message.code, message.link, message.token, basic, encoded, String(encoded.prefix { $0 != "=" }), authToken,
+        ].compactMap { $0 }
         return Self.maskingNumbers(ProviderErrorText.sanitized(text, secrets: secrets))
     }
 

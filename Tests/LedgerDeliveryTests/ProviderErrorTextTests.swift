@@ -13,6 +13,17 @@ struct ProviderErrorTextTests {
             (#"{"auth_token": "tok-12345", "client_secret":"s3cr3t-value"}"#, "s3cr3t-value"),
             ("GET https://AC99:hunter22@api.example.test/2010-04-01 failed", "hunter22"),
             ("password=correct-horse&user=ana", "correct-horse"),
+            // Forms a second review found surviving: RFC 7009's `token=`, names ending in a secret's
+            // name, cookies, quoted values with spaces, SMTP AUTH, URL-encoded headers, `@` in a password.
+            ("revoke failed for token=r.apple.0123456789&client_id=x", "r.apple.0123456789"),
+            ("oauth_token=abcdef123456 and user.password=hunter2hunter2", "abcdef123456"),
+            ("oauth_token=abcdef123456 and user.password=hunter2hunter2", "hunter2hunter2"),
+            ("Cookie: session=s3ss10n-value; path=/", "s3ss10n-value"),
+            (#"{"password": "hunter two words", "client_secret":"ab\"cd-ef"}"#, "two words"),
+            (#"{"password": "hunter two words", "client_secret":"ab\"cd-ef"}"#, "cd-ef"),
+            ("535 AUTH PLAIN AGFuYQBzM2NyM3Q= rejected", "AGFuYQBzM2NyM3Q="),
+            ("Authorization%3A%20Basic%20QUMxMjM0NTY3ODk6dG9rZW4%3D%3D", "QUMxMjM0NTY3ODk6dG9rZW4"),
+            ("GET https://AC99:p@ss@api.example.test/x", "ss@api"),
         ]
         for (said, gone) in cases {
             let text = ProviderErrorText.sanitized(said)
@@ -20,6 +31,10 @@ struct ProviderErrorTextTests {
             #expect(text.contains("<redacted>"), "\(text)")
         }
         #expect(ProviderErrorText.sanitized("token twilio-auth-5f2c leaked", secrets: ["twilio-auth-5f2c"]) == "token <redacted> leaked")
+        #expect(ProviderErrorText.sanitized("TWILIO-AUTH-5F2C", secrets: ["twilio-auth-5f2c"]) == "<redacted>")
+        // Redacted before the cut: a secret straddling the 300th character is not kept in part.
+        let straddling = String(repeating: "x", count: 290) + " twilio-auth-5f2c-0123456789 tail"
+        #expect(!ProviderErrorText.sanitized(straddling, secrets: ["twilio-auth-5f2c-0123456789"]).contains("twilio-auth"))
         // Ordinary words stay: "basic" or "token" in a sentence are not credentials.
         #expect(
             ProviderErrorText.sanitized("The 'To' number is not a valid phone number.") == "The 'To' number is not a valid phone number.")
