@@ -40,7 +40,7 @@ public struct LedgerLogHandler: LogHandler {
         }
         var line = LogTimestamp.now()
         line += " \(event.level)"
-        if !label.isEmpty { line += " \(label)" }
+        if !label.isEmpty { line += " \(LogEscaping.escaped(label))" }
         line += ":"
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += " \(LogEscaping.escaped(key))=\(LogEscaping.escaped("\(value)"))"

@@ -97,8 +97,10 @@ struct ResponseRenderingTests {
         #expect(line.contains(#"error=relay said\n2026-12-06T10:00:00+0000 info ledger: forged=1 [LedgerServer] ok\u{1B}[2J"#))
         #expect(line.contains(#"k\ney=v\u{9B}1m\u{2028}"#) && line.contains(#"tab=a\tb"#))
         #expect(line.hasSuffix(#"[LedgerServerTests] failed\r\n2026-12-06T10:00:00+0000 info ledger: forged=1 [LedgerServer] ok"#))
-        // Nothing to escape: the field as it is.
+        // Nothing to escape: the field as it is. A backslash is doubled, so `\n` in a value never
+        // reads as an escaped line break; bidi controls are escaped too.
         #expect(LogEscaping.escaped("a•••@example.com — ✓") == "a•••@example.com — ✓")
+        #expect(LogEscaping.escaped(#"C:\new"#) == #"C:\\new"# && LogEscaping.escaped("\u{202E}gnp.exe") == #"\u{202E}gnp.exe"#)
     }
 
     @Test("log times are UTC, in StreamLogHandler's shape")
