@@ -72,13 +72,34 @@ public struct MessageTemplates: MessageRendering {
             guard let target = realPath(url.path), target.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else {
                 throw TemplateError(file: name, origin: origin, reason: .invalid("a link to a file outside the folder"))
             }
-            guard let data = try? Data(contentsOf: url), data.count <= 256 * 1024, let text = String(data: data, encoding: .utf8) else {
+            guard let bytes = readRegularFile(target, limit: 256 * 1024), let text = String(validating: bytes, as: UTF8.self) else {
                 throw TemplateError(file: name, origin: origin, reason: .invalid("not a readable UTF-8 file of at most 256 KiB"))
             }
             let key = String(name.dropLast(".mustache".count)).lowercased()
             files[key] = try TemplateFile(name: name, origin: origin, text: text, html: key.hasSuffix(".html"))
         }
         return files
+    }
+
+    /// The bytes of the regular file at `path` (opened without following a link, and without
+    /// waiting on a FIFO), when it has at most `limit`; nil for anything else. A FIFO or a
+    /// device named `*.mustache` would otherwise hang the start or be read without end.
+    static func readRegularFile(_ path: String, limit: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count <= limit {
+            let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, limit + 1 - count) }
+            if read < 0 && errno == EINTR { continue }
+            guard read >= 0 else { return nil }
+            if read == 0 { break }
+            count += read
+        }
+        return count <= limit ? Array(bytes.prefix(count)) : nil
     }
 
     /// The path with every symbolic link resolved; nil when it does not exist.

@@ -69,7 +69,7 @@ struct TemplateOverrideTests {
         #expect(try templates.email(MessageTemplates.sample("verify_email", locale: "../ka")).subject == "Verify your email for 321Fit")
     }
 
-    @Test("a file that links out of the folder stops the start, naming it; a link to a file inside the folder is read")
+    @Test("a file that links out of the folder, or is no regular file, stops the start, naming it; a link to a file inside is read")
     func linksOut() throws {
         let outside = try Self.folder(["secret.mustache": "PRIVATE KEY {{code}}\n"])
         let folder = try Self.folder(["shared.mustache": "{{code}} is your {{brand_name}} code\n"])
@@ -91,6 +91,10 @@ struct TemplateOverrideTests {
         try manager.createSymbolicLink(
             atPath: folder + "/otp.sms.mustache",
             withDestinationPath: "../" + URL(fileURLWithPath: outside).lastPathComponent + "/secret.mustache")
+        #expect(throws: TemplateError.self) { try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder) }
+        // A FIFO named like a template stops the start at once instead of hanging it.
+        try manager.removeItem(atPath: folder + "/otp.sms.mustache")
+        #expect(mkfifo(folder + "/otp.sms.mustache", 0o600) == 0)
         #expect(throws: TemplateError.self) { try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder) }
     }
 
