@@ -1,5 +1,6 @@
 import Foundation
 import LedgerApp
+import LedgerDelivery
 import NIOCore
 
 extension ServeCommand {
@@ -21,6 +22,8 @@ extension ServeCommand {
                 break
             }
         }
-        return String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+        // Any other error in its own words, on one line and with no credential in it (a URL's
+        // password, a token a provider echoed).
+        return ProviderErrorText.sanitized(String(describing: error))
     }
 }

@@ -34,7 +34,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             let message = handle.map { Self.lastError($0) } ?? "out of memory"
             PQfinish(handle)
-            throw PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: \(message)")
+            throw PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: \(ConnectionString.redacted(message))")
         }
         let connection = PostgresConnection(handle: handle, executor: executor, readiness: readiness)
         // Transactions stay short (docs/architecture.md "Event store rules"): an abandoned one must not hold the feed back.

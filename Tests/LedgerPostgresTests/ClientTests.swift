@@ -5,6 +5,21 @@ import Testing
 
 @Suite("PostgreSQL client on libpq", .timeLimit(.minutes(3)))
 struct ClientTests {
+    @Test("a connection error never shows the URL's password: libpq quotes a URI it cannot parse whole")
+    func connectionErrorHidesPassword() async throws {
+        for url in ["postgres://ledger:s3cretpw@[db/ledger", "host=127.0.0.1 port=1 password=s3cretpw user=ledger connect_timeout=1"] {
+            let client = PostgresClient(configuration: .init(url: url, maximumConnections: 1, checkoutTimeout: .seconds(5)))
+            do {
+                _ = try await client.query("SELECT 1")
+                Issue.record("connected to \(url)")
+            } catch {
+                #expect(!"\(error)".contains("s3cretpw"), "\(error)")
+                #expect("\(error)".contains("cannot connect to PostgreSQL"), "\(error)")
+            }
+            await client.shutdown()
+        }
+    }
+
     @Test("parameters are bound, never spliced: SQL in a value is just text")
     func boundParameters() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
