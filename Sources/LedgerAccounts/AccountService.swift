@@ -140,12 +140,21 @@ public struct AccountService: Sendable {
             environment.hasher.needsRehash(storedHash) && environment.hasher.acceptsNewPasswords
             ? try? await environment.hasher.hash(password) : nil
         let pending = try PendingSignIn(linkToken: linkToken, now: clock.now(), policies: environment.policies)
+        // The hash checked, or its rehash once stored: the session starts only while the account
+        // still has it (a revert or reset committed meanwhile wins: `SignInProof`).
+        var checkedHash = storedHash
         if let rehash {
-            _ = try await repository.execute(found.accountID) { _ in .rehashPassword(newPasswordHash: rehash) }
+            let (_, events) = try await repository.execute(found.accountID) { _ in
+                .rehashPassword(replacing: storedHash, newPasswordHash: rehash)
+            }
+            if !events.isEmpty { checkedHash = rehash }
         }
         let deviceID = environment.deviceID(presented: deviceToken, of: found.accountID)
+        let proof = SignInProof.password(hash: checkedHash, email: email?.normalized ?? "")
         let (state, events) = try await repository.execute(found.accountID) { _ in
-            .startSession(pending.newSession(method: "email", device: device, deviceID: deviceID, locale: locale))
+            .startSession(
+                pending.newSession(method: "email", device: device, deviceID: deviceID, locale: locale),
+                proof: proof)
         }
         return try pending.session(state, events, environment: environment)
     }
@@ -281,7 +290,7 @@ public struct AccountService: Sendable {
             .resetPassword(linkID: found.linkID, newPasswordHash: hash)
         }
         return Reset(
-            removedMethods: removedMethods(events), twoFactorReset: events.contains { if case .totpDisabled = $0 { true } else { false } })
+            removedMethods: removedMethods(events), twoFactorReset: twoFactorTurnedOff(events))
     }
 
     /// Changes the display name (`.some(nil)` clears it) and/or claims a new handle.

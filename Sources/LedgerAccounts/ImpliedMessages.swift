@@ -66,22 +66,25 @@ public struct ImpliedMessages: Sendable {
                     let details = [
                         "passkey": state.passkeys[suspect.passkeyID]?.name ?? "Passkey", "detected_at": RFC3339.format(time),
                     ]
-                    return toVerifiedAddress(state, template: Self.passkeySuspectTemplate, details: details)
-                        ?? state.phone.map {
-                            OutboxMessage(channel: .sms, to: $0, template: Self.passkeySuspectTemplate, details: details)
-                        }
+                    return toOwner(state, template: Self.passkeySuspectTemplate, details: details)
                 default: return nil
                 }
             }
     }
 
-    /// To the verified address only, as `new_sign_in` (an unverified one may not be the
-    /// owner's; an account that signs in by phone, Apple or Google alone may have none, and is
-    /// not told). Nothing of the secret or the codes.
+    /// To the verified address, else by SMS to the phone (an unverified address may not be the
+    /// owner's; an account with neither is not told). Nothing of the secret or the codes.
     private func twoFactorChanged(_ change: String, state: AccountState, at time: Date) -> OutboxMessage? {
-        toVerifiedAddress(
+        toOwner(
             state, template: Self.twoFactorChangedTemplate,
             details: ["change": change, "changed_at": RFC3339.format(time), "method": "totp"])
+    }
+
+    /// An alert of a change to how the account is reached: to the verified address, else by SMS
+    /// to the phone (a phone-only or passkey-and-phone owner must hear of it too).
+    private func toOwner(_ state: AccountState, template: String, details: [String: String]) -> OutboxMessage? {
+        toVerifiedAddress(state, template: template, details: details)
+            ?? state.phone.map { OutboxMessage(channel: .sms, to: $0, template: template, details: details) }
     }
 
     /// An alert to the verified address, if there is one.

@@ -153,7 +153,7 @@ public struct OTPService: Sendable {
             switch issued.purpose {
             case .signIn:
                 return state.exists
-                    ? .startSession(newSession)
+                    ? .startSession(newSession, proof: .phone(issued.phone))
                     : .registerByPhone(
                         .init(
                             phone: phone, requestID: requestID,

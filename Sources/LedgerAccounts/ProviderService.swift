@@ -136,7 +136,14 @@ public struct ProviderService: Sendable {
             provider: provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified)
         for _ in 0..<3 {
             if let owner = try await repository.providerOwner(provider, subject: identity.subject) {
-                return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken, token: token), false)
+                do {
+                    return (
+                        try await startSession(
+                            owner, provider: provider, subject: identity.subject, device: device, linkToken: linkToken, token: token), false
+                    )
+                } catch let error as IdentityError where error.code == .notLinked {
+                    continue  // unlinked (a revert, a disconnect) since it was looked up: look again
+                }
             }
             // A deleted account's identity neither joins another account nor starts a new one yet.
             try await environment.checkCooldown(.provider(provider, identity.subject))
@@ -157,10 +164,13 @@ public struct ProviderService: Sendable {
                     // Judged again under the account's lock: a password, a second factor or
                     // another address that came meanwhile makes it `link_required` after all.
                     _ = try await repository.execute(owner) { _ in .mergeProvider(claim) }
-                    return (try await startSession(owner, provider: provider, device: device, linkToken: linkToken, token: token), false)
+                    return (
+                        try await startSession(
+                            owner, provider: provider, subject: identity.subject, device: device, linkToken: linkToken, token: token), false
+                    )
                 } catch let error as IdentityError where error.code == .providerInUse {
                     // That account has another identity of this provider: a new account instead.
-                } catch let error as IdentityError where error.code == .linkRequired {
+                } catch let error as IdentityError where error.code == .linkRequired || error.code == .notLinked {
                     continue  // the account changed since it was read: look again
                 }
             }
@@ -212,13 +222,18 @@ public struct ProviderService: Sendable {
         return (state, state.acceptsProviderMerge(of: claim))
     }
 
+    /// Starts the session of a sign-in by `subject`, while the account still holds that identity
+    /// (`notLinked` when it left meanwhile: the caller looks again).
     private func startSession(
-        _ accountID: UUID, provider: IdentityProvider, device: SignInDevice, linkToken: String?, token: AccountState.ProviderToken?
+        _ accountID: UUID, provider: IdentityProvider, subject: String, device: SignInDevice, linkToken: String?,
+        token: AccountState.ProviderToken?
     ) async throws -> AccountService.Session {
         let pending = try PendingSignIn(linkToken: linkToken, providerToken: token, now: clock.now(), policies: environment.policies)
         let deviceID = environment.deviceID(presented: device.token, of: accountID)
         let (state, events) = try await repository.execute(accountID) { _ in
-            .startSession(pending.newSession(method: provider.rawValue, device: device.label, deviceID: deviceID, locale: device.locale))
+            .startSession(
+                pending.newSession(method: provider.rawValue, device: device.label, deviceID: deviceID, locale: device.locale),
+                proof: .provider(provider, subject: subject))
         }
         return try pending.session(state, events, environment: environment)
     }

@@ -30,7 +30,7 @@ public struct ReauthService: Sendable {
                 .init(field: "platform", code: "invalid_platform", message: Self.oneOf(ReauthPlatform.allCases.map(\.rawValue))))
         }
         guard problems.isEmpty, let action else { throw AccountService.ValidationFailure(problems: problems) }
-        return try await repository.load(session.accountID).reauthOptions(for: action, platform: platform ?? nil)
+        return try await repository.load(session.accountID).reauthOptions(for: action, platform: platform ?? nil, now: clock.now())
     }
 
     /// "Use a, b or c."

@@ -9,7 +9,7 @@ extension MessageTemplates {
         "verify_email": [.email], "password_reset": [.email], "reauth_link": [.email], "email_change_confirm": [.email],
         "email_add_confirm": [.email], "email_change_notice": [.email], "email_changed_notice": [.email],
         "email_removed_notice": [.email],
-        ImpliedMessages.newSignInTemplate: [.email], ImpliedMessages.twoFactorChangedTemplate: [.email],
+        ImpliedMessages.newSignInTemplate: [.email], ImpliedMessages.twoFactorChangedTemplate: [.email, .sms],
         ImpliedMessages.twoFactorLimitReachedTemplate: [.email],
         ImpliedMessages.methodAddedTemplate: [.email, .sms], ImpliedMessages.methodRemovedTemplate: [.email, .sms],
         ImpliedMessages.passwordChangedTemplate: [.email, .sms], ImpliedMessages.passkeySuspectTemplate: [.email, .sms],

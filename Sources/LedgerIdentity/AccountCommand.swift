@@ -4,7 +4,9 @@ import Foundation
 /// expiry times) are made before `decide`, so `decide` stays a pure function.
 public enum AccountCommand: Sendable, Equatable {
     case register(Registration)
-    case startSession(NewSession)
+    /// A session for a sign-in whose credential was checked before the lock: started only
+    /// while the account still holds it (`SignInProof`).
+    case startSession(NewSession, proof: SignInProof)
     /// Exchange a refresh token (by its hash) for a new pair. The hash is one the session was
     /// issued (the token index found it under `sessionID`): when it is no longer the session's
     /// current one it was spent, and presenting it again revokes the session. The state keeps
@@ -17,7 +19,9 @@ public enum AccountCommand: Sendable, Equatable {
     case confirmVerificationLink(linkID: UUID)
     case sendPasswordResetLink(NewLink)
     case resetPassword(linkID: UUID, newPasswordHash: String)
-    case rehashPassword(newPasswordHash: String)
+    /// The hash a sign-in checked (`replacing`), made again at today's cost; nothing when the
+    /// password changed meanwhile (a rehash of the old one must not bring it back).
+    case rehashPassword(replacing: String, newPasswordHash: String)
     case updateProfile(displayName: String??, handle: Handle?)
     /// A wrong password at sign-in (the `failures`-th in the window), and the lockout when it
     /// reached the limit: every failure is on the account's history.

@@ -43,8 +43,9 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
             + revokeSessions(state, reason: "password_reset", except: nil)
             + endPendingAccess(state, reason: .passwordReset, except: linkID, now: now)
 
-    case .rehashPassword(let newPasswordHash):
+    case .rehashPassword(let replaced, let newPasswordHash):
         try requireAccount(state)
+        guard state.passwordHash == replaced else { return [] }
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: .rehash))]
 
     case .changePassword(let newPasswordHash, let sessionID, let reauthTokenHash):
@@ -165,7 +166,9 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
             undone(totp.enabledOrigin) || undone(totp.recoveryCodesOrigin)
                 || (change.sessionID != nil && totp.enrolledBy == change.sessionID)
         }
-        let removals = removeMethods(state, reason: .emailReverted, removingTOTP: totpInSpan == true, where: undone)
+        // A pending enrolment goes whoever began it: every session ends, and none may finish it.
+        let removals = removeMethods(
+            state, reason: .emailReverted, removingTOTP: totpInSpan == true || state.totp?.enabled == false, where: undone)
         let password: [AccountEvent] = newPasswordHash.map { [.passwordSet(.init(passwordHash: $0, reason: .revert))] } ?? []
         // The revert links of changes after this one end with it (by the changes' order, not
         // their expiry, which a configuration change can reorder).
@@ -178,7 +181,7 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
             .emailReverted(
                 .init(
                     email: link.email, linkID: linkID, removedMethods: removedMethods(removals),
-                    twoFactorReset: removals.contains { if case .totpDisabled = $0 { true } else { false } }, endedRevertLinkIDs: later))
+                    twoFactorReset: twoFactorTurnedOff(removals), endedRevertLinkIDs: later))
         ] + removals + password
             + revokeSessions(state, reason: "email_reverted", except: nil)
             + endPendingAccess(state, reason: .emailReverted, except: linkID, now: now)

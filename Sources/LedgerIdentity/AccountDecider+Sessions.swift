@@ -18,8 +18,11 @@ func decideSessions(_ state: AccountState, _ command: AccountCommand, _ context:
             sessionStarted(registration.session),
         ]
 
-    case .startSession(let session):
+    case .startSession(let session, let proof):
         try requireAccount(state)
+        // What the sign-in checked may have left the account meanwhile (a revert, a reset or a
+        // removal committed while scrypt ran): then it proves nothing.
+        guard state.stillHolds(proof) else { throw IdentityError.credentialGone(proof) }
         guard !state.isDisabled else { throw IdentityError.accountDisabled }
         // Two-factor on: no session yet, a challenge instead. A sign-in path that brings no
         // challenge is refused here rather than let through without the second factor.

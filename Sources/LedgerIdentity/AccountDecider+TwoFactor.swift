@@ -33,7 +33,7 @@ func decideTwoFactor(_ state: AccountState, _ command: AccountCommand, _ context
         try requireAccount(state)
         guard state.totp != nil else { throw IdentityError.mfaNotEnabled }
         try state.requireReauth(.manageMFA, sessionID: sessionID, tokenHash: reauthTokenHash, now: now)
-        return [.totpDisabled(.init())]
+        return [.totpDisabled(.init(pending: state.isTOTPEnabled ? nil : true))]
 
     case .regenerateRecoveryCodes(let hashes, let sessionID, let reauthTokenHash):
         try requireAccount(state)

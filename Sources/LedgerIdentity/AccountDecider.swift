@@ -4,6 +4,10 @@ import LedgerCrypto
 /// Decides which events a command produces from the account's current state, or why it is
 /// refused. Pure: the same state, command, time and policies always give the same answer.
 public func decide(_ state: AccountState, _ command: AccountCommand, _ context: DecisionContext) throws -> [AccountEvent] {
+    // Whatever a command does for a signed-in session, it does only while that session lives.
+    if let sessionID = command.actingSession, state.exists, state.sessions[sessionID]?.isActive != true {
+        throw IdentityError.sessionExpired
+    }
     switch command {
     case .register, .startSession, .refreshSession, .revokeSession, .revokeOtherSessions, .recordLoginFailure, .updateProfile,
         .registerByPhone:
@@ -64,8 +68,15 @@ func removeMethods(
     for passkey in state.passkeysByAge where isRemoved(passkey.origin) {
         events.append(.passkeyRemoved(.init(passkeyID: passkey.id, reason: reason)))
     }
-    if removingTOTP, state.totp != nil { events.append(.totpDisabled(.init(reason: reason.rawValue))) }
+    if removingTOTP, let totp = state.totp {
+        events.append(.totpDisabled(.init(reason: reason.rawValue, pending: totp.enabled ? nil : true)))
+    }
     return events
+}
+
+/// Whether `events` turned off two-step verification that was on (not only a pending enrolment).
+public func twoFactorTurnedOff(_ events: [AccountEvent]) -> Bool {
+    events.contains { if case .totpDisabled(let disabled) = $0 { disabled.turnedOff } else { false } }
 }
 
 /// The methods `events` remove, as the API names them (`phone`, `apple`, `google`,

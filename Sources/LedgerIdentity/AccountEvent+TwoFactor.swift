@@ -34,10 +34,17 @@ extension AccountEvent {
     public struct TOTPDisabled: Codable, Sendable, Equatable {
         /// Why, when not the person's choice: `email_reverted`, `address_proven`.
         public var reason: String?
+        /// True when what went was an enrolment never confirmed (TOTP was not on): a revert or a
+        /// reset drops it, but did not reset two-step verification.
+        public var pending: Bool?
 
-        public init(reason: String? = nil) {
+        public init(reason: String? = nil, pending: Bool? = nil) {
             self.reason = reason
+            self.pending = pending
         }
+
+        /// Whether two-step verification that was on went off.
+        public var turnedOff: Bool { pending != true }
     }
 
     /// New recovery codes; the old ones are void.

@@ -43,6 +43,7 @@ extension AccountState: ByteCodable {
         writer.write(locale)
         writer.write(passkeys)
         writer.write(passkeyUserHandle)
+        writer.write(passkeyOnlySince)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -82,6 +83,7 @@ extension AccountState: ByteCodable {
         locale = try reader.read()
         passkeys = try reader.read()
         passkeyUserHandle = try reader.read()
+        passkeyOnlySince = try reader.read()
     }
 }
 

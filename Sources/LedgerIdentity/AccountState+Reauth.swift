@@ -27,8 +27,12 @@ extension AccountState {
     /// Email + password is one method, so a password change offers the email link and an
     /// email change the password. Adding a method does not take the password while the email
     /// is unverified: it proves nothing about who owns the address. On Android, Apple is no option.
-    public func reauthOptions(for action: ReauthAction, platform: ReauthPlatform? = nil) -> ReauthOptions {
-        var methods = reauthMethods.filter { !action.excludedMethods.contains($0) || vouchesByPasskey(for: action, $0) }
+    /// `now` (when given) admits what only time makes an option: a passkey for `manage_passkeys`
+    /// (`vouchesByPasskey`).
+    public func reauthOptions(for action: ReauthAction, platform: ReauthPlatform? = nil, now: Date? = nil) -> ReauthOptions {
+        var methods = reauthMethods.filter { method in
+            !action.excludedMethods.contains(method) || (now.map { vouchesByPasskey(for: action, method, now: $0) } ?? false)
+        }
         if platform == .android { methods.removeAll { $0 == .apple } }
         if (action == .addMethod || action == .manageMFA) && !emailVerified { methods.removeAll { $0 == .password } }
         let targetIsOnlyMethod = action.target.map { signInMethods == [$0] } ?? false
@@ -59,17 +63,31 @@ extension AccountState {
         }
         // Removing a passkey is vouched for by another way in (a passkey is no option for
         // `manage_passkeys`, whose target it is): a device that holds a passkey cannot use it to
-        // strip the account's other passkeys, unless passkeys are all the account has (then one
-        // vouches for removing another, never itself: `removePasskey`).
-        if action == .managePasskeys, grant.method == ReauthMethod.passkey.rawValue, !vouchesByPasskey(for: action, .passkey) {
+        // strip the account's other passkeys, unless passkeys have long been all the account has
+        // (then one vouches for removing another, never itself: `removePasskey`).
+        if action == .managePasskeys, grant.method == ReauthMethod.passkey.rawValue, !vouchesByPasskey(for: action, .passkey, now: now) {
             throw IdentityError.reauthRequired
         }
     }
 
+    /// How long passkeys must have been all that vouches for an account before one of them
+    /// vouches for removing another. A thief holding one passkey who removes the phone (a
+    /// passkey answers that) would otherwise remove the owner's passkeys next with the same
+    /// grant, and nobody would be told; the owner who lost a device in a passkey-only account
+    /// of long standing removes it at once. The phone's removal told its owner by SMS meanwhile.
+    public static let passkeyVouchingDelay: TimeInterval = 7 * 86_400
+
     /// Whether `method`, which `action` leaves out as its target, vouches for it all the same:
-    /// a passkey for `manage_passkeys` when the account's only ways in are passkeys (else, once
-    /// a passkey's grant removed the phone, no passkey could ever be removed).
-    func vouchesByPasskey(for action: ReauthAction, _ method: ReauthMethod) -> Bool {
-        action == .managePasskeys && method == .passkey && signInMethods == [.passkey]
+    /// a passkey for `manage_passkeys` when nothing but passkeys has vouched for the account
+    /// (no password, phone, email link, provider or TOTP) for `passkeyVouchingDelay` (else,
+    /// once the phone went, no passkey could ever be removed).
+    func vouchesByPasskey(for action: ReauthAction, _ method: ReauthMethod, now: Date) -> Bool {
+        guard action == .managePasskeys, method == .passkey, let since = passkeyOnlySince else { return false }
+        return now.timeIntervalSince(since) >= Self.passkeyVouchingDelay
+    }
+
+    /// Whether passkeys are all that vouches for the account (`passkeyOnlySince` follows it).
+    var vouchedForByPasskeysOnly: Bool {
+        !passkeys.isEmpty && reauthMethods.allSatisfy { $0 == .passkey }
     }
 }

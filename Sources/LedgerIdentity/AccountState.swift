@@ -63,6 +63,9 @@ public struct AccountState: Sendable, Equatable {
     /// The WebAuthn user handle (base64url) every passkey of the account carries: random, set
     /// by the first registration, never the account id or an address.
     public var passkeyUserHandle: String?
+    /// Since when passkeys are all that vouches for the account (nil while anything else does):
+    /// one passkey vouches for removing another only after `passkeyVouchingDelay`.
+    public var passkeyOnlySince: Date?
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }
@@ -489,6 +492,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .emailReverted: state.knownDevices = []
     default: break
     }
+    state.passkeyOnlySince = state.vouchedForByPasskeysOnly ? state.passkeyOnlySince ?? recordedAt : nil
 }
 
 /// Devices an account remembers for the new sign-in alert: enough for a person's phones,

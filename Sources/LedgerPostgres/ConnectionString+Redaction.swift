@@ -13,7 +13,8 @@ enum ConnectionString {
         ]
         for (pattern, template) in patterns {
             guard let expression = try? NSRegularExpression(pattern: pattern) else { continue }
-            result = expression.stringByReplacingMatches(in: result, range: NSRange(result.startIndex..., in: result), withTemplate: template)
+            result = expression.stringByReplacingMatches(
+                in: result, range: NSRange(result.startIndex..., in: result), withTemplate: template)
         }
         return result
     }

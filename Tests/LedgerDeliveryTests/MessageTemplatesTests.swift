@@ -20,7 +20,7 @@ struct MessageTemplatesTests {
     static let inUse: [String: [OutboxMessage.Channel]] = [
         "otp": [.sms], "verify_email": [.email], "password_reset": [.email], "reauth_link": [.email],
         "email_change_confirm": [.email], "email_change_notice": [.email], "email_changed_notice": [.email],
-        "email_removed_notice": [.email], "email_add_confirm": [.email], "new_sign_in": [.email], "two_factor_changed": [.email],
+        "email_removed_notice": [.email], "email_add_confirm": [.email], "new_sign_in": [.email], "two_factor_changed": [.email, .sms],
         "two_factor_limit_reached": [.email], "method_added": [.email, .sms], "method_removed": [.email, .sms],
         "password_changed": [.email, .sms], "passkey_suspect": [.email, .sms],
     ]

@@ -494,6 +494,56 @@ struct ChangeDecideTests {
         #expect(try !revertResetsTwoFactor(history: enabled(by: owner, -90 * 86_400) + [codes(by: nil, -2 * hour)]))
     }
 
+    @Test("a session the revert ended cannot confirm the enrolment it began; the revert drops it without calling it a reset")
+    func pendingEnrolmentAtRevert() throws {
+        // `current` (the intruder's second session) begins an enrolment; `other` moves the email.
+        var state = try account()
+        state = fold(state, try decide(state, .startTOTPEnrolment(secret: "s", sessionID: current, reauthTokenHash: "g"), now: now))
+        let (changed, revert) = try moved(state, at: now)
+        let events = try decide(changed, .revertEmail(linkID: revert, newPasswordHash: "h"), now: now)
+        guard case .emailReverted(let reverted) = events.first else { throw IdentityError(.linkExpired, "no email.reverted") }
+        // Dropped, but two-step verification was never on: the answer does not say it was reset.
+        #expect(!reverted.twoFactorReset && events.contains(.totpDisabled(.init(reason: "email_reverted", pending: true))))
+        let after = fold(changed, events)
+        #expect(after.totp == nil && after.sessions[current]?.isActive == false)
+        #expect(throws: IdentityError.sessionExpired) {
+            try decide(after, .confirmTOTP(step: 99, recoveryCodeHashes: ["c"], sessionID: current), now: now)
+        }
+        // An ended session is refused even with the enrolment still there (a command decided late).
+        let ended = fold(changed, revokeAll(changed))
+        #expect(throws: IdentityError.sessionExpired) {
+            try decide(ended, .confirmTOTP(step: 99, recoveryCodeHashes: ["c"], sessionID: current), now: now)
+        }
+    }
+
+    /// Every live session of `state` revoked.
+    func revokeAll(_ state: AccountState) -> [AccountEvent] {
+        state.sessions.values.filter(\.isActive).map { .sessionRevoked(.init(sessionID: $0.id, reason: "test")) }
+    }
+
+    @Test("a sign-in starts its session only while the account holds what it checked: the password's hash, the number, the identity")
+    func signInProof() throws {
+        let state = try account()
+        let session = AccountCommand.NewSession(
+            sessionID: UUID(), method: "email", device: nil,
+            tokens: .init(accessTokenHash: "a9", refreshTokenHash: "r9", accessExpiresAt: now, refreshExpiresAt: now))
+        #expect(try !decide(state, .startSession(session, proof: .password(hash: "h0", email: "ANA@example.com")), now: now).isEmpty)
+        // A revert, reset or change committed while the old hash was checked; the address moved.
+        #expect(throws: IdentityError.invalidCredentials) {
+            try decide(state, .startSession(session, proof: .password(hash: "h-old", email: "ana@example.com")), now: now)
+        }
+        #expect(throws: IdentityError.invalidCredentials) {
+            try decide(state, .startSession(session, proof: .password(hash: "h0", email: "eve@example.com")), now: now)
+        }
+        #expect(try !decide(state, .startSession(session, proof: .phone("+995511200300")), now: now).isEmpty)
+        #expect(throws: IdentityError.self) { try decide(state, .startSession(session, proof: .phone("+995511200399")), now: now) }
+        #expect(throws: IdentityError.self) {
+            try decide(state, .startSession(session, proof: .provider(.google, subject: "g-1")), now: now)
+        }
+        // A rehash of a password changed meanwhile writes nothing: the old password stays gone.
+        #expect(try decide(state, .rehashPassword(replacing: "h-old", newPasswordHash: "h-old-rehashed"), now: now).isEmpty)
+    }
+
     @Test("confirming TOTP and replacing recovery codes record the session, which the fold keeps with the time")
     func twoFactorOrigins() throws {
         var state = try account()

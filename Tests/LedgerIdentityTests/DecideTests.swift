@@ -51,7 +51,10 @@ struct DecideTests {
         let label = String(repeating: "Mozilla/5.0 ", count: 1000)
         let state = try registered()
         let events = try decide(
-            state, .startSession(.init(sessionID: UUID(), method: "email", device: label, tokens: tokens("9"))), now: now)
+            state,
+            .startSession(
+                .init(sessionID: UUID(), method: "email", device: label, tokens: tokens("9")),
+                proof: .password(hash: "h0", email: "ana@example.com")), now: now)
         guard case .sessionStarted(let started) = events.first else {
             Issue.record("no session started: \(events)")
             return
@@ -113,7 +116,12 @@ struct DecideTests {
     func passwordReset() throws {
         var state = try registered()
         state = apply(
-            state, try decide(state, .startSession(.init(sessionID: UUID(), method: "email", device: nil, tokens: tokens("b"))), now: now))
+            state,
+            try decide(
+                state,
+                .startSession(
+                    .init(sessionID: UUID(), method: "email", device: nil, tokens: tokens("b")),
+                    proof: .password(hash: "h0", email: "ana@example.com")), now: now))
         let link = UUID()
         state = apply(
             state, try decide(state, .sendPasswordResetLink(.init(linkID: link, expiresAt: now.addingTimeInterval(1800))), now: now))
@@ -134,7 +142,9 @@ struct DecideTests {
     @Test("a rehash keeps the password's change time; profile updates emit only what changed")
     func rehashAndProfile() throws {
         var state = try registered()
-        state = apply(state, try decide(state, .rehashPassword(newPasswordHash: "h-new"), now: now), at: now.addingTimeInterval(5))
+        state = apply(
+            state, try decide(state, .rehashPassword(replacing: state.passwordHash ?? "", newPasswordHash: "h-new"), now: now),
+            at: now.addingTimeInterval(5))
         #expect(state.passwordHash == "h-new")
         #expect(state.passwordChangedAt == now)
         #expect(try decide(state, .updateProfile(displayName: "Ana", handle: nil), now: now).isEmpty)

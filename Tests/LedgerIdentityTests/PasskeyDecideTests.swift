@@ -100,35 +100,98 @@ struct PasskeyDecideTests {
         #expect(events.reduce(two) { evolve($0, $1, at: now) }.passkeys[only] == nil)
     }
 
-    @Test("a passkey's grant removes another passkey only when passkeys are all the account has, and never itself")
+    /// `state` with a passkey grant ("pk") of `session`, earned by `passkey` at `time`.
+    func grantedBy(_ passkey: UUID, _ state: AccountState, at time: Date) throws -> AccountState {
+        let grant = AccountCommand.NewGrant(grantID: UUID(), method: .passkey, tokenHash: "pk", lifetime: 900)
+        return try decide(
+            state, .grantReauthByPasskey(sessionID: session, grant, .init(passkeyID: passkey, signCount: 0, backedUp: true)), now: time
+        )
+        .reduce(state) { evolve($0, $1, at: time) }
+    }
+
+    @Test(
+        "a passkey's grant removes another passkey only once passkeys have been all that vouches for the account for 7 days, never itself"
+    )
     func removalByPasskey() throws {
         let (first, second) = (UUID(), UUID())
-        let grant = AccountCommand.NewGrant(grantID: UUID(), method: .passkey, tokenHash: "pk", lifetime: 900)
-        func grantedBy(_ passkey: UUID, _ state: AccountState) throws -> AccountState {
-            try decide(
-                state, .grantReauthByPasskey(sessionID: session, grant, .init(passkeyID: passkey, signCount: 0, backedUp: true)), now: now
-            )
-            .reduce(state) { evolve($0, $1, at: now) }
-        }
-        // Passkeys only (the phone removed by a passkey's grant, say): the picker offers a passkey.
+        // Passkeys only since `now` (a phone-less, password-less account).
         let passkeysOnly = try registered(
             try registered(account(password: false), newPasskey(first)), newPasskey(second, credential: "c2Vjb25k"))
-        #expect(passkeysOnly.signInMethods == [.passkey])
-        #expect(passkeysOnly.reauthOptions(for: .managePasskeys) == ReauthOptions(methods: [.passkey], lastMethod: false))
-        let byFirst = try grantedBy(first, passkeysOnly)
-        #expect(byFirst.reauthGrant(tokenHash: "pk", sessionID: session, now: now)?.passkeyID == first)
+        #expect(passkeysOnly.signInMethods == [.passkey] && passkeysOnly.passkeyOnlySince == now)
+        // Not yet: a passkey is no option, and its grant removes nothing.
+        let soon = now.addingTimeInterval(AccountState.passkeyVouchingDelay - 60)
+        #expect(passkeysOnly.reauthOptions(for: .managePasskeys, now: soon) == ReauthOptions(methods: [], lastMethod: false))
+        #expect(throws: IdentityError.reauthRequired) {
+            try decide(
+                try grantedBy(first, passkeysOnly, at: soon), .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"),
+                now: soon)
+        }
+        // A week on: one passkey vouches for removing the other, never for itself.
+        let later = now.addingTimeInterval(AccountState.passkeyVouchingDelay)
+        #expect(passkeysOnly.reauthOptions(for: .managePasskeys, now: later) == ReauthOptions(methods: [.passkey], lastMethod: false))
+        let byFirst = try grantedBy(first, passkeysOnly, at: later)
+        #expect(byFirst.reauthGrant(tokenHash: "pk", sessionID: session, now: later)?.passkeyID == first)
         #expect(throws: IdentityError(.reauthRequired, "Verify it's you with another passkey to remove this one.")) {
-            try decide(byFirst, .removePasskey(passkeyID: first, sessionID: session, reauthTokenHash: "pk"), now: now)
+            try decide(byFirst, .removePasskey(passkeyID: first, sessionID: session, reauthTokenHash: "pk"), now: later)
         }
         #expect(
-            try decide(byFirst, .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"), now: now) == [
+            try decide(byFirst, .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"), now: later) == [
                 .passkeyRemoved(.init(passkeyID: second))
             ])
         // Beside another way in (a password), a passkey's grant removes no passkey, and is not offered.
         let beside = try registered(try registered(account(), newPasskey(first)), newPasskey(second, credential: "c2Vjb25k"))
-        #expect(!beside.reauthOptions(for: .managePasskeys).methods.contains(.passkey))
+        #expect(beside.passkeyOnlySince == nil && !beside.reauthOptions(for: .managePasskeys, now: later).methods.contains(.passkey))
         #expect(throws: IdentityError.reauthRequired) {
-            try decide(try grantedBy(first, beside), .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"), now: now)
+            try decide(
+                try grantedBy(first, beside, at: later), .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"),
+                now: later)
+        }
+    }
+
+    @Test("one stolen passkey's grant that removes the phone cannot remove the owner's other passkey next: nobody would be told")
+    func passkeyEscalation() throws {
+        let (owners, thiefs) = (UUID(), UUID())
+        // A phone account with two passkeys for weeks: the owner's, and one on a laptop now stolen.
+        var state = try registered(try registered(account(password: false), newPasskey(owners)), newPasskey(thiefs, credential: "dGhpZWY"))
+        state = evolve(state, .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)), at: now)
+        let weeksLater = now.addingTimeInterval(30 * 86_400)
+        var taken = try grantedBy(thiefs, state, at: weeksLater)
+        taken = try decide(taken, .removePhone(sessionID: session, reauthTokenHash: "pk"), now: weeksLater)
+            .reduce(taken) { evolve($0, $1, at: weeksLater) }
+        #expect(taken.signInMethods == [.passkey] && taken.passkeyOnlySince == weeksLater)
+        #expect(throws: IdentityError.reauthRequired) {
+            try decide(taken, .removePasskey(passkeyID: owners, sessionID: session, reauthTokenHash: "pk"), now: weeksLater)
+        }
+        // Another grant the same day changes nothing: the week counts from the phone's removal.
+        let again = try grantedBy(thiefs, taken, at: weeksLater.addingTimeInterval(3600))
+        #expect(throws: IdentityError.reauthRequired) {
+            try decide(
+                again, .removePasskey(passkeyID: owners, sessionID: session, reauthTokenHash: "pk"),
+                now: weeksLater.addingTimeInterval(3600))
+        }
+    }
+
+    @Test("beside an email link (a verified address without a password), or TOTP, a passkey does not vouch for removing passkeys")
+    func passkeyBesideOtherVouchers() throws {
+        let (owners, thiefs) = (UUID(), UUID())
+        // Registered with Google (address verified, no password), passkeys added, Google disconnected long ago.
+        var state = AccountState(accountID: UUID())
+        for event: AccountEvent in [
+            .registered(.init(email: "ana@example.com", displayName: nil, method: "google")),
+            .emailVerified(.init(email: "ana@example.com")),
+            .sessionStarted(
+                .init(
+                    sessionID: session, method: "passkey", device: "laptop", accessTokenHash: "a", refreshTokenHash: "r",
+                    accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(9000))),
+            .passkeyRegistered(newPasskey(owners)), .passkeyRegistered(newPasskey(thiefs, credential: "dGhpZWY")),
+        ] { state = evolve(state, event, at: now) }
+        let later = now.addingTimeInterval(30 * 86_400)
+        #expect(state.signInMethods == [.passkey] && state.reauthMethods.contains(.emailLink) && state.passkeyOnlySince == nil)
+        #expect(!state.reauthOptions(for: .managePasskeys, now: later).methods.contains(.passkey))
+        #expect(throws: IdentityError.reauthRequired) {
+            try decide(
+                try grantedBy(thiefs, state, at: later), .removePasskey(passkeyID: owners, sessionID: session, reauthTokenHash: "pk"),
+                now: later)
         }
     }
 

@@ -30,7 +30,8 @@ struct RemoveMethodDecideTests {
         #expect(throws: IdentityError.reauthRequired) {
             try decide(state, .removePhone(sessionID: session, reauthTokenHash: nil), now: now)
         }
-        #expect(throws: IdentityError.reauthRequired) { try decide(state, .removePhone(sessionID: UUID(), reauthTokenHash: "g"), now: now) }
+        // A session the account does not have (ended, or another's) is refused before the grant is looked at.
+        #expect(throws: IdentityError.sessionExpired) { try decide(state, .removePhone(sessionID: UUID(), reauthTokenHash: "g"), now: now) }
         let events = try decide(state, .removePhone(sessionID: session, reauthTokenHash: "g"), now: now)
         #expect(events == [.phoneRemoved(.init(phone: "+995511200300"))])
         let after = events.reduce(state) { evolve($0, $1, at: now) }

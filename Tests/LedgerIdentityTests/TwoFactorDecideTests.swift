@@ -8,6 +8,8 @@ struct TwoFactorDecideTests {
     let session = UUID()
     static let tokens = AccountCommand.SessionTokens(
         accessTokenHash: "a2", refreshTokenHash: "r2", accessExpiresAt: Date.distantFuture, refreshExpiresAt: Date.distantFuture)
+    /// What a password sign-in to `account()` checked.
+    static let password = SignInProof.password(hash: "h", email: "ana@example.com")
 
     /// A verified email account signed in on an iPhone, with a grant ("g") of that session,
     /// and the events given.
@@ -76,9 +78,9 @@ struct TwoFactorDecideTests {
     @Test("with TOTP on, a sign-in issues a challenge instead of a session; one that brings none is refused")
     func stepUp() throws {
         let state = withTOTP()
-        #expect(throws: IdentityError.self) { try decide(state, .startSession(newSession()), now: now) }
+        #expect(throws: IdentityError.self) { try decide(state, .startSession(newSession(), proof: Self.password), now: now) }
         let id = UUID()
-        let events = try decide(state, .startSession(newSession(stepUp: challenge(id, link: "lt_x"))), now: now)
+        let events = try decide(state, .startSession(newSession(stepUp: challenge(id, link: "lt_x")), proof: Self.password), now: now)
         #expect(events.count == 1)
         guard case .mfaChallengeIssued(let issued) = events.first else {
             Issue.record("no challenge")
@@ -86,14 +88,17 @@ struct TwoFactorDecideTests {
         }
         #expect(issued.challengeID == id && issued.linkToken == "lt_x" && issued.expiresAt == now.addingTimeInterval(300))
         // Without TOTP the same sign-in starts the session.
-        #expect(try decide(account(), .startSession(newSession(stepUp: challenge())), now: now).contains { $0.kind == .sessionStarted })
+        #expect(
+            try decide(account(), .startSession(newSession(stepUp: challenge()), proof: Self.password), now: now).contains {
+                $0.kind == .sessionStarted
+            })
     }
 
     @Test(
         "the challenge: a code of a later step passes once, an earlier or the same step is a wrong code; 5 wrong end it; 5 minutes end it")
     func challengeRules() throws {
         let id = UUID()
-        var state = try decide(withTOTP(), .startSession(newSession(stepUp: challenge(id))), now: now)
+        var state = try decide(withTOTP(), .startSession(newSession(stepUp: challenge(id)), proof: Self.password), now: now)
             .reduce(withTOTP()) { evolve($0, $1, at: now) }
         func answer(_ proof: AccountCommand.MFAProof, hash: String = "th", at time: Date? = nil) throws -> [AccountEvent] {
             try decide(
@@ -121,7 +126,7 @@ struct TwoFactorDecideTests {
     @Test("a recovery code works once; new codes void the old ones")
     func recoveryCodes() throws {
         let id = UUID()
-        let state = try decide(withTOTP(), .startSession(newSession(stepUp: challenge(id))), now: now)
+        let state = try decide(withTOTP(), .startSession(newSession(stepUp: challenge(id)), proof: Self.password), now: now)
             .reduce(withTOTP()) { evolve($0, $1, at: now) }
         let used = try decide(
             state, .completeMFAChallenge(challengeID: id, tokenHash: "th", proof: .recoveryCode(hash: "rc1"), session: newSession()),
@@ -172,12 +177,12 @@ struct TwoFactorDecideTests {
         let state = account()
         let mac = UUID()
         let fresh = newSession(device: "Mac · Chrome 120", deviceID: mac)
-        let events = try decide(state, .startSession(fresh), now: now)
+        let events = try decide(state, .startSession(fresh, proof: Self.password), now: now)
         #expect(events.contains(.newDeviceAlerted(.init(sessionID: fresh.sessionID, device: "Mac · Chrome 120", email: "ana@example.com"))))
         let after = events.reduce(state) { evolve($0, $1, at: now) }
         #expect(after.knownDevices.contains(mac))
         func alerts(_ session: AccountCommand.NewSession) throws -> Bool {
-            try decide(after, .startSession(session), now: now).contains { $0.kind == .newDeviceAlerted }
+            try decide(after, .startSession(session, proof: Self.password), now: now).contains { $0.kind == .newDeviceAlerted }
         }
         // The same device, whatever it calls itself now.
         #expect(!(try alerts(newSession(device: "Mac · Chrome 121", deviceID: mac))))
@@ -188,7 +193,9 @@ struct TwoFactorDecideTests {
         // The account remembers its most recent devices, not every one ever.
         var many = after
         for _ in 0..<(maximumKnownDevices + 5) {
-            many = try decide(many, .startSession(newSession(deviceID: UUID())), now: now).reduce(many) { evolve($0, $1, at: now) }
+            many = try decide(many, .startSession(newSession(deviceID: UUID()), proof: Self.password), now: now).reduce(many) {
+                evolve($0, $1, at: now)
+            }
         }
         #expect(many.knownDevices.count == maximumKnownDevices && !many.knownDevices.contains(mac))
         // "Sign out all other devices" ends every session but this one.
@@ -237,7 +244,9 @@ struct TwoFactorDecideTests {
     func recoveryEndsChallenges() throws {
         var state = withTOTP()
         for _ in 0..<25 {
-            state = try decide(state, .startSession(newSession(stepUp: challenge())), now: now).reduce(state) { evolve($0, $1, at: now) }
+            state = try decide(state, .startSession(newSession(stepUp: challenge()), proof: Self.password), now: now).reduce(state) {
+                evolve($0, $1, at: now)
+            }
         }
         #expect(state.mfaChallenges.count == maximumOpenChallenges)
         let reset = evolve(state, .passwordSet(.init(passwordHash: "h2", reason: .reset)), at: now)

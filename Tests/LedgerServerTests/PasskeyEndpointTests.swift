@@ -5,6 +5,7 @@ import HummingbirdTesting
 import LedgerAccounts
 import LedgerApp
 import LedgerCore
+import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
 import LedgerWebAuthn
@@ -302,11 +303,11 @@ struct PasskeyEndpointTests {
                 let last = try await call(client, .delete, "/me/passkeys/\(id)", token: access, reauth: reauth, path: "/me/passkeys/{id}")
                 #expect(last.status == .conflict && last.string("error") == "last_method")
             }
-            // With a second passkey either may go, with a grant of manage_passkeys (passkeys being all
-            // the account has, one of them may vouch: `passkeyOnlyAccount`).
+            // With a second passkey either may go, with a grant of manage_passkeys (a week after
+            // passkeys became all the account has, one of them may vouch: `passkeyOnlyAccount`).
             let (_, second) = try await register(client, authenticator, token: access, grant: grant)
             let picker = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: access)
-            #expect(picker.body["methods"] as? [String] == ["passkey"])
+            #expect(picker.body["methods"] as? [String] == [])
             #expect(
                 try await call(client, .delete, "/me/passkeys/\(second)", token: access, path: "/me/passkeys/{id}").status == .forbidden)
             let removed = try await call(client, .delete, "/me/passkeys/\(second)", token: access, reauth: grant, path: "/me/passkeys/{id}")
@@ -330,7 +331,7 @@ struct PasskeyEndpointTests {
         return try #require(granted.string("reauth_token"))
     }
 
-    @Test("a passkey grant removes the phone; passkeys alone, one passkey's grant removes another but never itself")
+    @Test("a passkey grant removes the phone; a week after passkeys became all, one passkey's grant removes another, never itself")
     func passkeyOnlyAccount() async throws {
         try await withApp { client, db, _ in
             let (access, grant) = try await phoneAccount(client, db)
@@ -341,17 +342,29 @@ struct PasskeyEndpointTests {
             let beside = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: access)
             #expect(beside.body["methods"] as? [String] == ["phone"])
             // A passkey's grant removes the phone: passkeys are all the account has now.
-            let byFirst = try await passkeyGrant(client, authenticator, phoneCredential, token: access)
-            #expect(try await call(client, .delete, "/me/auth-methods/phone", token: access, reauth: byFirst).status == .ok)
-            let picker = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: access)
+            let byPhoneRemover = try await passkeyGrant(client, authenticator, phoneCredential, token: access)
+            #expect(try await call(client, .delete, "/me/auth-methods/phone", token: access, reauth: byPhoneRemover).status == .ok)
+            // Not that grant, nor any other this week, removes a passkey (a thief's removal of the
+            // phone must not go on to the owner's passkeys, with nobody left to tell).
+            let soon = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: access)
+            #expect(soon.body["methods"] as? [String] == [] && soon.body["last_method"] as? Bool == false)
+            let early = try await call(
+                client, .delete, "/me/passkeys/\(second)", token: access, reauth: byPhoneRemover, path: "/me/passkeys/{id}")
+            #expect(early.status == .forbidden && early.string("error") == "reauth_required")
+            // A week on, signed in again by a passkey.
+            db.clock.advance(by: AccountState.passkeyVouchingDelay)
+            let signedIn = try await signIn(client, authenticator, phoneCredential)
+            let fresh = try #require(signedIn.string("access_token"))
+            let picker = try await call(client, .get, "/me/reauth-options?action=manage_passkeys", token: fresh)
             #expect(picker.body["methods"] as? [String] == ["passkey"] && picker.body["last_method"] as? Bool == false)
+            let byFirst = try await passkeyGrant(client, authenticator, phoneCredential, token: fresh)
             // The first passkey's grant does not remove the first passkey; it removes the second.
-            let itself = try await call(client, .delete, "/me/passkeys/\(first)", token: access, reauth: byFirst, path: "/me/passkeys/{id}")
+            let itself = try await call(client, .delete, "/me/passkeys/\(first)", token: fresh, reauth: byFirst, path: "/me/passkeys/{id}")
             #expect(itself.status == .forbidden && itself.string("error") == "reauth_required")
-            let other = try await call(client, .delete, "/me/passkeys/\(second)", token: access, reauth: byFirst, path: "/me/passkeys/{id}")
+            let other = try await call(client, .delete, "/me/passkeys/\(second)", token: fresh, reauth: byFirst, path: "/me/passkeys/{id}")
             #expect(other.status == .ok && other.body["passkeys"] as? Int == 1)
             // The last one stays, whatever the grant.
-            let last = try await call(client, .delete, "/me/passkeys/\(first)", token: access, reauth: byFirst, path: "/me/passkeys/{id}")
+            let last = try await call(client, .delete, "/me/passkeys/\(first)", token: fresh, reauth: byFirst, path: "/me/passkeys/{id}")
             #expect(last.status == .conflict && last.string("error") == "last_method")
         }
     }
