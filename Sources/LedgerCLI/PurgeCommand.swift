@@ -38,8 +38,12 @@ struct PurgeCommand: AsyncParsableCommand {
     @Flag(help: "Keep running, a pass every --interval seconds, while this process holds the purge lock (it waits for it).")
     var watch = false
 
-    @Option(help: "Seconds between passes with --watch.")
+    @Option(help: "Seconds between passes with --watch (at least 1).")
     var interval = 60
+
+    func validate() throws {
+        guard interval >= 1 else { throw ValidationError("--interval must be at least 1 second") }
+    }
 
     func run() async throws {
         Ledger.bootstrapLogging()

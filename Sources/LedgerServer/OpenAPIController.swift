@@ -15,8 +15,10 @@ public struct OpenAPIController: Sendable {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.get("/openapi.yaml") { request, _ in
             let plainText = AcceptedForm.prefers("text/plain", over: "application/yaml", in: request)
+            // The form follows `Accept`: a shared cache must keep them apart.
             return Response(
-                status: .ok, headers: [.contentType: plainText ? "text/plain; charset=utf-8" : "application/yaml; charset=utf-8"],
+                status: .ok,
+                headers: [.contentType: plainText ? "text/plain; charset=utf-8" : "application/yaml; charset=utf-8", .vary: "Accept"],
                 body: .init(byteBuffer: ByteBuffer(bytes: document)))
         }
         return routes

@@ -103,6 +103,9 @@ struct PurgeLeadershipFaultTests {
             try await Self.withServers(1, databaseURL: db.url, environment: environment) { servers in
                 let server = servers[0]
                 try await Self.waitForOneLeader(servers)
+                // A watch that would never pause is refused before anything runs.
+                let (refused, said) = try await server.ledger(["purge", "--watch", "--interval", "0"])
+                #expect(refused != 0 && said.contains("--interval must be at least 1 second"), "\(said)")
                 // A pass while serve leads: nothing done here.
                 let (status, output) = try await server.ledger(["purge"])
                 #expect(status == 0 && output.contains("another process holds the purge lock"), "\(output)")

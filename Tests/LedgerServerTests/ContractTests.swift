@@ -75,6 +75,7 @@ struct ContractTests {
                 try await client.execute(uri: "/openapi.yaml", method: .get, headers: [.accept: "text/plain"]) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
+                    #expect(response.headers[HTTPField.Name("Vary")!] == "Accept")
                     expectConforms(response, "get", "/openapi.yaml")
                     #expect(String(buffer: response.body).hasPrefix("openapi: 3.1.0"))
                 }
