@@ -12,7 +12,7 @@ public protocol OTPRepository: Sendable {
         _ requestID: UUID, _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, message: OutboxMessage
     ) async throws -> Int
 
-    /// Checks a code. When it is right, `command` runs on the account it acts on in the same
+    /// Checks a code. When it is right, `command` (given the code and when it was issued) runs on the account it acts on in the same
     /// transaction (sign-in: the number's owner, or a new account); either both commit or
     /// neither does, so two concurrent verifications of one code cannot both succeed. A wrong
     /// or late code commits its failure and returns the verdict. A number that took
@@ -20,7 +20,7 @@ public protocol OTPRepository: Sendable {
     /// is compared, however many of its codes are open.
     func verify(
         _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
-        command: @escaping @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand
+        command: @escaping @Sendable (OTPEvent.Issued, _ issuedAt: Date, AccountState) throws -> AccountCommand
     ) async throws -> OTPVerification
 
     /// Cancels an open request (back navigation).

@@ -146,14 +146,14 @@ public struct OTPService: Sendable {
         let reauthTokenHash = reauthToken.map(ReauthGrantToken.hash)
         let devices = environment.devices
         let newDevice = UUID.random()
-        let command: @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand = { issued, state in
+        let command: @Sendable (OTPEvent.Issued, Date, AccountState) throws -> AccountCommand = { issued, issuedAt, state in
             let phone = PhoneNumber(e164: issued.phone, region: issued.region)
             let deviceID = state.exists ? devices.deviceID(in: deviceToken, of: state.accountID) ?? newDevice : newDevice
             let newSession = pending.newSession(method: "phone", device: device, deviceID: deviceID, locale: locale)
             switch issued.purpose {
             case .signIn:
                 return state.exists
-                    ? .startSession(newSession, proof: .phone(issued.phone))
+                    ? .startSession(newSession, proof: .phone(issued.phone, issuedAt: issuedAt))
                     : .registerByPhone(
                         .init(
                             phone: phone, requestID: requestID,

@@ -139,7 +139,7 @@ public struct PostgresOTPRepository: OTPRepository {
 
     public func verify(
         _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
-        command: @escaping @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand
+        command: @escaping @Sendable (OTPEvent.Issued, _ issuedAt: Date, AccountState) throws -> AccountCommand
     ) async throws -> OTPVerification {
         let now = clock.now()
         let outcome = try await store.client.transaction { connection in
@@ -162,7 +162,8 @@ public struct PostgresOTPRepository: OTPRepository {
             if verdict == .verified {
                 let target = try await targetAccount(issued, on: connection)
                 events = [.verified(.init(accountID: target))]
-                account = try await accounts.execute(target, outbox: [], { try command(issued, $0) }, at: now, on: connection)
+                account = try await accounts.execute(
+                    target, outbox: [], { try command(issued, challenge.issuedAt ?? now, $0) }, at: now, on: connection)
             }
             try await append(challenge, events, now: now, clientAddress: nil, on: connection)
             return OTPVerification(verdict: verdict, account: account?.0, accountEvents: account?.1 ?? [])

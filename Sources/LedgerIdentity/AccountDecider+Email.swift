@@ -129,6 +129,9 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
         guard let link = state.liveLink(linkID, purpose: .emailChange, at: now) else {
             throw IdentityError.linkExpired
         }
+        // The change ends with the session that asked for it: signing it out (everywhere, after
+        // an alert) stops a change waiting in an intruder's mailbox.
+        if let asker = link.sessionID, state.sessions[asker]?.isActive != true { throw IdentityError.linkExpired }
         // Only a proven address is held for its revert link (it gets none otherwise).
         return [
             .emailChanged(

@@ -44,6 +44,7 @@ extension AccountState: ByteCodable {
         writer.write(passkeys)
         writer.write(passkeyUserHandle)
         writer.write(passkeyOnlySince)
+        writer.write(codesEndedAt)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -84,6 +85,7 @@ extension AccountState: ByteCodable {
         passkeys = try reader.read()
         passkeyUserHandle = try reader.read()
         passkeyOnlySince = try reader.read()
+        codesEndedAt = try reader.read()
     }
 }
 

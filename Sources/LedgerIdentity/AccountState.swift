@@ -66,6 +66,8 @@ public struct AccountState: Sendable, Equatable {
     /// Since when passkeys are all that vouches for the account (nil while anything else does):
     /// one passkey vouches for removing another only after `passkeyVouchingDelay`.
     public var passkeyOnlySince: Date?
+    /// When a revert last ended every pending code: a sign-in code sent before it starts no session.
+    public var codesEndedAt: Date?
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }
@@ -459,6 +461,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .passkeySuspect:
         break
     case .emailReverted(let reverted):
+        state.codesEndedAt = recordedAt
         state.email = reverted.email
         state.emailVerified = true
         // The used revert link and every later one (back to addresses after this one) end;

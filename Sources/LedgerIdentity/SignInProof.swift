@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a sign-in checked before it took the account's lock: the credential it read. A sign-in
 /// reads the credential (the password's hash, the number's or the identity's owner), checks it
 /// outside the lock (scrypt takes a while), then starts its session under the lock; a revert,
@@ -6,8 +8,8 @@
 public enum SignInProof: Sendable, Equatable {
     /// The password, checked against this hash of the account reached by this address (normalized).
     case password(hash: String, email: String)
-    /// A code sent to this number (E.164).
-    case phone(String)
+    /// A code sent to this number (E.164) at `issuedAt`: a revert ends the codes sent before it.
+    case phone(String, issuedAt: Date)
     /// An ID token of this provider's identity.
     case provider(IdentityProvider, subject: String)
 }
@@ -18,8 +20,8 @@ extension AccountState {
         switch proof {
         case .password(let hash, let address):
             return passwordHash == hash && email.map(EmailAddress.normalize) == EmailAddress.normalize(address)
-        case .phone(let number):
-            return phone == number
+        case .phone(let number, let issuedAt):
+            return phone == number && issuedAt > (codesEndedAt ?? .distantPast)
         case .provider(let provider, let subject):
             return providerSubjects[provider] == subject
         }

@@ -86,7 +86,7 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 37)
+        #expect(Mirror(reflecting: state).children.count == 38)
         #expect(Mirror(reflecting: state.passkeys.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)

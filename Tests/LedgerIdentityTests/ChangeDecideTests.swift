@@ -516,6 +516,21 @@ struct ChangeDecideTests {
         }
     }
 
+    @Test("an email-change link ends with the session that asked for it: signing it out stops the change")
+    func changeLinkEndsWithItsSession() throws {
+        let state = try account()
+        let link = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(1800), tokenHash: "c")
+        var asked = state.applying(
+            [.emailChangeRequested(.init(email: "eve@example.com", linkID: link.linkID, expiresAt: link.expiresAt, sessionID: other))],
+            at: now)
+        let revert = AccountCommand.NewLink(linkID: UUID(), expiresAt: now.addingTimeInterval(604_800), tokenHash: "r")
+        #expect(try decide(asked, .confirmEmailChange(linkID: link.linkID, revertLink: revert), now: now).first?.type == "email.changed")
+        asked = asked.applying([.sessionRevoked(.init(sessionID: other, reason: "signed_out_everywhere"))], at: now)
+        #expect(throws: IdentityError.linkExpired) {
+            try decide(asked, .confirmEmailChange(linkID: link.linkID, revertLink: revert), now: now)
+        }
+    }
+
     /// Every live session of `state` revoked.
     func revokeAll(_ state: AccountState) -> [AccountEvent] {
         state.sessions.values.filter(\.isActive).map { .sessionRevoked(.init(sessionID: $0.id, reason: "test")) }
@@ -535,8 +550,20 @@ struct ChangeDecideTests {
         #expect(throws: IdentityError.invalidCredentials) {
             try decide(state, .startSession(session, proof: .password(hash: "h0", email: "eve@example.com")), now: now)
         }
-        #expect(try !decide(state, .startSession(session, proof: .phone("+995511200300")), now: now).isEmpty)
-        #expect(throws: IdentityError.self) { try decide(state, .startSession(session, proof: .phone("+995511200399")), now: now) }
+        #expect(try !decide(state, .startSession(session, proof: .phone("+995511200300", issuedAt: now)), now: now).isEmpty)
+        #expect(throws: IdentityError.self) {
+            try decide(state, .startSession(session, proof: .phone("+995511200399", issuedAt: now)), now: now)
+        }
+        // A revert ends the codes sent before it, for a number the account keeps too.
+        let (changed, revert) = try moved(state, at: now)
+        let reverted = changed.applying(try decide(changed, .revertEmail(linkID: revert, newPasswordHash: "h9"), now: now), at: now)
+        #expect(reverted.phone == "+995511200300" && reverted.codesEndedAt == now)
+        #expect(throws: IdentityError(.codeExpired, "Code expired. Request a new one.")) {
+            try decide(reverted, .startSession(session, proof: .phone("+995511200300", issuedAt: now)), now: now.addingTimeInterval(60))
+        }
+        #expect(
+            try !decide(reverted, .startSession(session, proof: .phone("+995511200300", issuedAt: now.addingTimeInterval(1))), now: now)
+                .isEmpty)
         #expect(throws: IdentityError.self) {
             try decide(state, .startSession(session, proof: .provider(.google, subject: "g-1")), now: now)
         }
@@ -610,5 +637,12 @@ struct AccessEndReasonTests {
             AccessEndReason.allCases.map(\.rawValue) == [
                 "password_reset", "password_changed", "email_reverted", "account_disabled", "apple_consent_revoked", "account_deleted",
             ])
+    }
+}
+
+extension AccountState {
+    /// `events` folded in, each at `time`.
+    fileprivate func applying(_ events: [AccountEvent], at time: Date) -> AccountState {
+        events.reduce(self) { evolve($0, $1, at: time) }
     }
 }

@@ -103,7 +103,7 @@ public actor InMemoryOTPRepository: OTPRepository {
 
     public func verify(
         _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
-        command: @escaping @Sendable (OTPEvent.Issued, AccountState) throws -> AccountCommand
+        command: @escaping @Sendable (OTPEvent.Issued, _ issuedAt: Date, AccountState) throws -> AccountCommand
     ) async throws -> OTPVerification {
         guard let phone = requests[requestID]?.issued.phone else { throw IdentityError.codeExpired }
         await hold(phone)
@@ -125,7 +125,7 @@ public actor InMemoryOTPRepository: OTPRepository {
             let target = try await targetAccount(issued)
             events = [.verified(.init(accountID: target))]
             // Only when the account's command commits does the code count as used.
-            account = try await accounts.execute(target, outbox: []) { try command(issued, $0) }
+            account = try await accounts.execute(target, outbox: []) { try command(issued, request.createdAt, $0) }
         }
         // The number is held: nothing changed this request since it was read.
         requests[requestID]?.challenge = events.reduce(request.challenge) { evolve($0, $1, at: now) }
