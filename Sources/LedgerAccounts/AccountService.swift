@@ -147,7 +147,14 @@ public struct AccountService: Sendable {
             let (_, events) = try await repository.execute(found.accountID) { _ in
                 .rehashPassword(replacing: storedHash, newPasswordHash: rehash)
             }
-            if !events.isEmpty { checkedHash = rehash }
+            if !events.isEmpty {
+                checkedHash = rehash
+            } else if let current = try await repository.load(found.accountID).passwordHash, current != storedHash,
+                try await environment.hasher.verify(password, against: current)
+            {
+                // Another sign-in's rehash of this same password came first: that hash is the one proven.
+                checkedHash = current
+            }
         }
         let deviceID = environment.deviceID(presented: deviceToken, of: found.accountID)
         let proof = SignInProof.password(hash: checkedHash, email: email?.normalized ?? "")

@@ -78,6 +78,28 @@ struct RecoveryRaceTests {
         #expect(after.email == email && after.sessions.values.filter(\.isActive).isEmpty)
     }
 
+    @Test("two sign-ins with the right password while its hash is rehashed both start a session")
+    func concurrentRehash() async throws {
+        let clock = ManualClock()
+        let repository = try InMemoryAccountRepository(clock: clock)
+        func accounts(logN: Int, _ counters: any AttemptCounters) throws -> AccountService {
+            AccountService(
+                environment: AccountsEnvironment(
+                    repository: repository, clock: clock, hasher: try PasswordHasher(parameters: Scrypt(logN: logN)), counters: counters,
+                    retention: .development, devices: .development))
+        }
+        let email = "ana-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+        _ = try await accounts(logN: 4, InMemoryAttemptCounters()).signUp(
+            email: email, password: Self.password, displayName: nil, handle: nil, device: "a")
+        // The cost went up: each sign-in rehashes. B signs in (and rehashes) while A's check of the old hash runs.
+        let counters = HookedAttemptCounters()
+        let raised = try accounts(logN: 5, counters)
+        let other = try accounts(logN: 5, InMemoryAttemptCounters())
+        await counters.arm { _ = try await other.signIn(email: email, password: Self.password, device: "b") }
+        let first = try await raised.signIn(email: email, password: Self.password, device: "a")
+        #expect(try await raised.authenticate(accessToken: first.accessToken) != nil)
+    }
+
     @Test("a TOTP enrolment of the intruder's session, confirmed after the revert ended that session, stays off")
     func totpConfirmedAfterRevert() async throws {
         let world = try InMemoryAccounts()
