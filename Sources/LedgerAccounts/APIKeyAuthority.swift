@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a service's API key may do (API.md, "Events and audit (API keys)").
+/// What a service's API key may do (the scopes in openapi.yaml and docs/event-consumers.md).
 public enum APIKeyScope: String, Sendable, CaseIterable {
     case eventsRead = "events:read"
     case auditRead = "audit:read"

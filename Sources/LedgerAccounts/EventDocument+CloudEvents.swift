@@ -3,8 +3,8 @@ import LedgerCore
 import LedgerEvents
 import LedgerIdentity
 
-/// The CloudEvents 1.0 structured JSON form of a recorded event (API.md "Standards that
-/// consumers' own libraries verify"), for consumers that route or store events with the
+/// The CloudEvents 1.0 structured JSON form of a recorded event (docs/event-consumers.md,
+/// the `Accept` forms of `GET /events` in openapi.yaml), for consumers that route or store events with the
 /// CloudEvents SDKs:
 ///
 /// `{specversion, id, source, type, subject, time, datacontenttype, data, ledgercursor, ledgerversion, ledgerschemaversion}`

@@ -1,7 +1,7 @@
 import Foundation
 import LedgerIdentity
 
-/// The notices of every change to how an account is reached (API.md "Recovery and notices"):
+/// The notices of every change to how an account is reached (docs/accounts.md, "Recovery after a takeover"):
 /// a method added or removed, a password changed. Each goes, with no token, to the owner's
 /// established contact, so whoever changed it cannot quietly lock the owner out.
 extension ImpliedMessages {

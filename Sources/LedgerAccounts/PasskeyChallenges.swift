@@ -27,7 +27,7 @@ public struct PasskeyChallenges: Sendable {
     }
 
     let key: [UInt8]
-    /// API.md "Passkeys": 5 minutes.
+    /// 5 minutes (docs/passkeys.md).
     public let lifetime: TimeInterval
 
     static let version: UInt8 = 1

@@ -5,7 +5,7 @@ import LedgerIdentity
 import LedgerWebAuthn
 import Logging
 
-/// Passkeys (API.md "Passkeys"): registration with re-auth, discoverable sign-in, re-auth, the
+/// Passkeys (docs/passkeys.md): registration with re-auth, discoverable sign-in, re-auth, the
 /// list, renaming and removal. The relying party's checks are `LedgerWebAuthn`'s; this service
 /// spends each challenge before anything is checked, finds the passkey's account, and leaves
 /// the account's rules (re-auth, the last-method guard, the counter) to `decide`.

@@ -2,7 +2,7 @@ import Foundation
 import LedgerServer
 
 extension LedgerConfiguration {
-    /// Reads the variables of API.md "Delivery: email, SMS and the purge, out of the box".
+    /// Reads the delivery variables of docs/configuration.md (email, SMS and the purge).
     mutating func readDelivery(
         string: (String) -> String?, integer: (String, inout Int, Int, Int) throws -> Void
     ) throws {

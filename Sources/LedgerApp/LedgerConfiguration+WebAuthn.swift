@@ -3,7 +3,7 @@ import LedgerCore
 import LedgerServer
 import LedgerWebAuthn
 
-/// Passkeys' relying party (API.md "Passkeys"): `LEDGER_WEBAUTHN_RP_ID`, `LEDGER_WEBAUTHN_ORIGINS`
+/// Passkeys' relying party (docs/passkeys.md): `LEDGER_WEBAUTHN_RP_ID`, `LEDGER_WEBAUTHN_ORIGINS`
 /// and `LEDGER_WEBAUTHN_RP_NAME`.
 extension LedgerConfiguration {
     /// Why passkeys will not work from the web as configured, when the relying party was left to

@@ -5,7 +5,7 @@ import LedgerCore
 import NIOCore
 
 /// `ledger-bench login-flood`: sign-ins of existing accounts while a flood of sign-ups from many
-/// addresses keeps the hashing threads busy (issue 22: sign-ins stay ahead). Runs against a
+/// addresses keeps the hashing threads busy (sign-ins stay ahead: BENCHMARKS.md). Runs against a
 /// service started with `LEDGER_TRUSTED_PROXIES=127.0.0.1/32` so each request's
 /// `X-Forwarded-For` address is believed: every sign-up comes from an address of its own, as a
 /// botnet's would, below any per-address limit.

@@ -13,7 +13,7 @@ import LedgerWorkers
 /// `ledger-bench purge`: creates deleted accounts of ~20 events each, due for purge, then times
 /// purging them all with the given number of workers. With `--feed-writers N`, N writers append
 /// meanwhile and a consumer follows the feed: the longest gap it sees between two deliveries is
-/// how long a purge holds every consumer back (issue 22).
+/// how long a purge holds every consumer back (BENCHMARKS.md, the purge rows).
 struct PurgeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "purge", abstract: "Accounts purged/s with N workers.")
 

@@ -10,7 +10,7 @@ import LedgerPostgres
 ///
 /// One flusher at a time serves the queue: a commit costs a WAL flush, and two transactions
 /// in flight split the waiting appends into two smaller batches whose flushes queue behind
-/// each other (measured in BENCHMARKS.md, issue 2). A second flusher, up to
+/// each other (measured in BENCHMARKS.md, single-event appends). A second flusher, up to
 /// `maximumFlushers`, starts only when the queue has made no progress for `stallThreshold`
 /// (the batch in flight waits on a stream lock, say), so that appends to other streams do
 /// not wait behind it: noticed by the next append, or by a watch task that runs while
@@ -19,7 +19,7 @@ import LedgerPostgres
 /// A flusher runs on a blocking thread with its pooled connection and waits on the socket in
 /// place, as pgbench's loop does: awaiting every result through the readiness thread and
 /// resuming a task for it cost a tenth to a quarter more client CPU per append at 1 writer
-/// (BENCHMARKS.md, issue 27). When the queue empties, the flusher waits `linger` for the next
+/// (BENCHMARKS.md and its history). When the queue empties, the flusher waits `linger` for the next
 /// append before it gives its connection back, so that a writer's next append, made as soon
 /// as it is answered, does not pay for a new flusher.
 ///

@@ -74,7 +74,7 @@ func decidePasskeys(_ state: AccountState, _ command: AccountCommand, _ context:
 }
 
 /// The assertion's use of one of the account's passkeys, or `passkey.suspect` when its counter
-/// did not grow (API.md "Passkeys": a counter of 0 on both sides is a passkey that never counts).
+/// did not grow (docs/passkeys.md: a counter of 0 on both sides is a passkey that never counts).
 private func passkeyUse(
     _ state: AccountState, _ assertion: AccountCommand.PasskeyAssertion, purpose: AccountEvent.PasskeyUsed.Purpose, sessionID: UUID
 ) throws -> AccountEvent {

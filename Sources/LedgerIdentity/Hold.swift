@@ -15,7 +15,7 @@ public struct Money: Codable, Sendable, Equatable {
     /// thousands of holds still fit in 64 bits.
     public static let maximumMinorUnits: Int64 = 1_000_000_000_000_000
 
-    /// Whether the currency is an ISO 4217 code as API.md writes money (`EUR`): three capital
+    /// Whether the currency is an ISO 4217 code as the contract writes money (`EUR`, openapi.yaml's `Money`): three capital
     /// letters. A total sums only amounts of one currency, so a misspelt one would be its own.
     public var hasCurrencyCode: Bool {
         currency.utf8.count == 3 && currency.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }

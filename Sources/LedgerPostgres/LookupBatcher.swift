@@ -109,7 +109,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
     /// - Parameters:
     ///   - maximumInFlight: statements out at once; more overlap PostgreSQL's work with the
     ///     client's, fewer make each statement carry more keys. Two: on 2 cores, one and two
-    ///     measured the same and four 15–17% less (BENCHMARKS.md, issue 42).
+    ///     measured the same and four 15–17% less (BENCHMARKS.md, the authenticated reads).
     ///   - maximumBatch: keys per statement at most.
     ///   - maximumQueued: callers that may wait (at least `maximumBatch`); the next fails at
     ///     once with `poolExhausted` (the service's `503`), as a caller waiting for a connection

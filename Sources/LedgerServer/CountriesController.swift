@@ -22,7 +22,7 @@ public struct CountriesController: Sendable {
                     "iso": .string(country.iso), "name": .string(country.name), "flag": .string(country.flag),
                     "dial_code": .string(country.dialCode),
                     "national_lengths": .array(country.nationalLengths.map { .int(Int64($0)) }),
-                    // Beyond API.md: the trunk prefix a person may type first ("07400 123456"
+                    // Beyond the contract's fields (openapi.yaml documents it): the trunk prefix a person may type first ("07400 123456"
                     // in the UK: 10 digits after it, 11 with it), which the service strips.
                     "national_prefix": JSONValue(country.nationalPrefix),
                 ])

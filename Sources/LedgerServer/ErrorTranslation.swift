@@ -123,12 +123,12 @@ enum ErrorTranslation {
         }
     }
 
-    /// The rules API.md answers as a top-level `422` of their own when they are the only one
+    /// The rules answered (openapi.yaml) as a top-level `422` of their own when they are the only one
     /// broken: `invalid_email` "Enter a valid email address." and `invalid_phone` "Enter a
     /// valid phone number.". Every other `422` is `validation_failed` with its `errors`.
     static let topLevelRules: Set<String> = ["invalid_email", "invalid_phone"]
 
-    /// Answers a lone `invalid_email` or `invalid_phone` as the top-level `422` API.md names.
+    /// Answers a lone `invalid_email` or `invalid_phone` as the top-level `422` openapi.yaml names.
     static func singleRule<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -5,7 +5,7 @@ import LedgerAccounts
 import LedgerCore
 import LedgerIdentity
 
-/// Passkeys (API.md "Passkeys"): registration, the list, renaming and removal for a signed-in
+/// Passkeys (docs/passkeys.md): registration, the list, renaming and removal for a signed-in
 /// session; discoverable sign-in; and re-auth. Options and responses are WebAuthn Level 3's
 /// JSON forms, so a page passes them to `PublicKeyCredential.parseCreationOptionsFromJSON` and
 /// back from `toJSON()` unchanged.

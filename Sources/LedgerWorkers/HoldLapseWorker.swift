@@ -5,8 +5,8 @@ import LedgerPostgres
 import Logging
 import ServiceLifecycle
 
-/// Appends `hold.lapsed` for the session and booking holds that have started (API.md
-/// "Deletion": within 5 seconds), so consumers see a hold go as they saw it come. Every
+/// Appends `hold.lapsed` for the session and booking holds that have started (within 5
+/// seconds: docs/accounts.md, "Deletion and retention"), so consumers see a hold go as they saw it come. Every
 /// instance runs it: `decide` appends nothing for a hold that has lapsed already, so two
 /// instances never lapse one twice.
 public struct HoldLapseWorker: Sendable {

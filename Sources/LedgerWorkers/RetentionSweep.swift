@@ -3,8 +3,8 @@ import LedgerAccountsPostgres
 import LedgerCore
 import LedgerPostgres
 
-/// Deletes what the service keeps only while it serves a purpose (issue 22: nothing personal
-/// outlives its use): throttle counters once their windows and lockouts are over, code requests
+/// Deletes what the service keeps only while it serves a purpose (nothing personal outlives
+/// its use: docs/accounts.md): throttle counters once their windows and lockouts are over, code requests
 /// (a number, a client) once the daily wrong-code window has passed them, settled messages, and
 /// used or expired email links. Runs in the purge worker's passes; deletes in bounded batches,
 /// each its own short transaction, so a large backlog never holds the feed back.

@@ -3,7 +3,7 @@ import LedgerCore
 import LedgerCrypto
 
 /// The `X-Ledger-Signature` of every webhook this service sends (deliveries and event pushes):
-/// the lower-case hex HMAC-SHA256 of the raw body under the shared secret, as API.md has it.
+/// the lower-case hex HMAC-SHA256 of the raw body under the shared secret, as docs/event-consumers.md has it.
 ///
 /// Receivers recompute the MAC over the exact body bytes and compare in constant time, refuse a
 /// body whose `sent_at` is more than a few minutes old (a captured request replayed), and drop
