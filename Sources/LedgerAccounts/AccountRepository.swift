@@ -75,9 +75,9 @@ public protocol AccountRepository: Sendable {
     /// token not expired), most recently used first, in one query (the sessions screen).
     func liveSessions(forAccessHash hash: [UInt8], at time: Date) async throws -> (session: SessionRef, sessions: [SessionListing])?
 
-    /// Moves a session's `last_used_at` to `time` unless it moved less than `interval` ago:
-    /// operational data, not an event.
-    func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws
+    /// Moves each session's `last_used_at` to its use's time unless it moved less than
+    /// `interval` before: operational data, not an event. One write for them all.
+    func touch(_ uses: [SessionUse], interval: TimeInterval) async throws
 
     /// The unused link a token (by hash) belongs to.
     func link(forTokenHash hash: [UInt8], purpose: AccountState.PendingLink.Purpose) async throws -> (accountID: UUID, linkID: UUID)?

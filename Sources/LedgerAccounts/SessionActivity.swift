@@ -2,6 +2,17 @@ import Foundation
 import LedgerCore
 import LedgerIdentity
 
+/// A session and when it was used.
+public struct SessionUse: Sendable, Equatable {
+    public let session: SessionRef
+    public let usedAt: Date
+
+    public init(session: SessionRef, usedAt: Date) {
+        self.session = session
+        self.usedAt = usedAt
+    }
+}
+
 /// Moves a session's `last_used_at` when it is used, beside the request rather than in its
 /// path: at most one write a minute per session and instance (the write itself skips a
 /// session another instance moved within the minute). Operational data, not an event.
@@ -14,9 +25,11 @@ public final class SessionActivity: @unchecked Sendable {
     let interval: TimeInterval
     private let lock = NSLock()
     private var lastWrites: [UUID: Date] = [:]
-    private var pending: [UUID: (session: SessionRef, usedAt: Date)] = [:]
+    private var pending: [UUID: SessionUse] = [:]
     /// Sessions remembered per instance before the old entries are dropped.
     static let capacity = 100_000
+    /// Uses written by one statement at most.
+    static let batchSize = 1000
 
     public init(repository: any AccountRepository, clock: any LedgerClock, interval: TimeInterval) {
         self.repository = repository
@@ -37,7 +50,10 @@ public final class SessionActivity: @unchecked Sendable {
                 if lastWrites.count > Self.capacity * 3 / 4 { lastWrites.removeAll(keepingCapacity: true) }
             }
             lastWrites[session.sessionID] = now
-            pending[session.sessionID] = (session, now)
+            // Bounded like `lastWrites`: past it a use goes unrecorded until the next beat, which
+            // costs only a `last_used_at` a minute late.
+            guard pending.count < Self.capacity else { return }
+            pending[session.sessionID] = SessionUse(session: session, usedAt: now)
         }
     }
 
@@ -47,6 +63,13 @@ public final class SessionActivity: @unchecked Sendable {
             defer { pending.removeAll(keepingCapacity: true) }
             return Array(pending.values)
         }
-        for use in due { _ = try? await repository.touch(use.session, at: use.usedAt, interval: interval) }
+        // One statement a batch, not a transaction a session: a million sessions used a minute
+        // would otherwise be ~17,000 writes a second through this one writer.
+        var start = 0
+        while start < due.count {
+            let batch = Array(due[start..<min(start + Self.batchSize, due.count)])
+            _ = try? await repository.touch(batch, interval: interval)
+            start += Self.batchSize
+        }
     }
 }

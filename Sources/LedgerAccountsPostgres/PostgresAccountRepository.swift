@@ -179,10 +179,19 @@ public struct PostgresAccountRepository: AccountRepository {
         try await accessReads.liveSessions.value(for: AccessLookup(hash: hash, time: time))
     }
 
-    public func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws {
+    public func touch(_ uses: [SessionUse], interval: TimeInterval) async throws {
+        guard !uses.isEmpty else { return }
         try await store.client.query(
-            "UPDATE sessions SET last_used_at = $2 WHERE session_id = $1 AND last_used_at < $3 AND revoked_at IS NULL",
-            [.uuid(session.sessionID), .timestamp(time), .timestamp(time.addingTimeInterval(-interval))])
+            """
+            UPDATE sessions AS s SET last_used_at = u.used_at
+              FROM unnest($1::uuid[], $2::timestamptz[]) AS u(session_id, used_at)
+             WHERE s.session_id = u.session_id AND s.last_used_at < u.used_at - make_interval(secs => $3::float8)
+               AND s.revoked_at IS NULL
+            """,
+            [
+                .uuidArray(uses.map(\.session.sessionID)), .textArray(uses.map { PostgresTimestamp.format($0.usedAt) }),
+                .text(String(interval)),
+            ])
     }
 
     public func introspect(accessHash hash: [UInt8], at time: Date) async throws -> Introspection? {

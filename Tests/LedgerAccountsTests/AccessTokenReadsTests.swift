@@ -141,3 +141,38 @@ struct AccessTokenReadsTests {
         }
     }
 }
+
+/// `SessionActivity` on PostgreSQL: the noted uses of a beat are one statement, whatever their number.
+@Suite("Accounts: session uses written together", .timeLimit(.minutes(2)))
+struct SessionUseWritesTests {
+    @Test("the uses of a beat are one UPDATE; each session moves once a minute at most, a revoked one never")
+    func oneStatementABeat() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = try db.eventStore()
+            let service = AccountService(environment: try db.accountsEnvironment(store))
+            var sessions: [AccountService.Session] = []
+            for index in 0..<5 {
+                sessions.append(
+                    try await service.signUp(
+                        email: "used-\(index)@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: nil))
+            }
+            try await service.revoke(
+                session: SessionRef(accountID: sessions[4].accountID, sessionID: sessions[4].sessionID), reason: "logout")
+            await service.activity.settle()
+            db.clock.advance(by: 120)
+            for session in sessions { _ = try await service.authenticate(accessToken: session.accessToken) }
+            let before = db.client.statementsSent
+            await service.activity.settle()
+            #expect(db.client.statementsSent - before == 1)
+            let moved = try await db.client.query(
+                "SELECT count(*) FILTER (WHERE last_used_at = $1), count(*) FROM sessions", [.timestamp(db.clock.now())])
+            #expect(try moved[0].int(0) == 4 && (try moved[0].int(1)) == 5)
+            // Within the minute, nothing more is written.
+            db.clock.advance(by: 30)
+            for session in sessions { _ = try await service.authenticate(accessToken: session.accessToken) }
+            let again = db.client.statementsSent
+            await service.activity.settle()
+            #expect(db.client.statementsSent == again)
+        }
+    }
+}

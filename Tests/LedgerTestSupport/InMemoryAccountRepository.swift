@@ -257,10 +257,13 @@ public actor InMemoryAccountRepository: AccountRepository {
             .sorted { ($0.lastUsedAt, $0.createdAt) > ($1.lastUsedAt, $1.createdAt) }
     }
 
-    public func touch(_ session: SessionRef, at time: Date, interval: TimeInterval) async throws {
-        guard let live = states[session.accountID]?.sessions[session.sessionID], live.isActive else { return }
-        let last = max(live.lastUsedAt, touched[session.sessionID] ?? .distantPast)
-        if last < time.addingTimeInterval(-interval) { touched[session.sessionID] = time }
+    public func touch(_ uses: [SessionUse], interval: TimeInterval) async throws {
+        for use in uses {
+            let session = use.session
+            guard let live = states[session.accountID]?.sessions[session.sessionID], live.isActive else { continue }
+            let last = max(live.lastUsedAt, touched[session.sessionID] ?? .distantPast)
+            if last < use.usedAt.addingTimeInterval(-interval) { touched[session.sessionID] = use.usedAt }
+        }
     }
 
     public func link(
