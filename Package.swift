@@ -180,7 +180,8 @@ let package = Package(
             name: "LedgerApp",
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEvents", "LedgerEventStore", "LedgerIdentity",
-                "LedgerAccounts", "LedgerAccountsPostgres", "LedgerProviders", "LedgerServer", "LedgerWebAuthn",
+                "LedgerAccounts", "LedgerAccountsPostgres", "LedgerProviders", "LedgerServer", "LedgerWebAuthn", "LedgerWorkers",
+                "LedgerDelivery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

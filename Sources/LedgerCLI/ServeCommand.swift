@@ -1,16 +1,9 @@
 import ArgumentParser
 import Foundation
-import LedgerAccounts
 import LedgerApp
-import LedgerCore
-import LedgerCrypto
-import LedgerDelivery
-import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
-import LedgerWorkers
 import Logging
-import ServiceLifecycle
 
 /// `ledger serve`: the HTTP service. Without a database URL it runs a throwaway local
 /// PostgreSQL cluster and a development master key, and says so; `--dev` uses the development
@@ -98,96 +91,15 @@ struct ServeCommand: AsyncParsableCommand {
                 "refusing to start: provider token endpoints must be https (or http on loopback) outside development mode (\(url))")
         }
         for warning in configuration.warnings { logger.warning("\(warning)") }
-        let clock = SystemClock()
-        // Every template parsed and the relays' settings checked now, before the database is
-        // touched: a broken override or an SMTP URL that cannot work stops serve at once.
-        let sinks: DeliverySinks
-        do {
-            sinks = try configuration.deliverySinks(templates: try configuration.messageTemplates(), clock: clock, logger: logger)
-        } catch {
-            throw ValidationError("refusing to start: \(error)")
-        }
-        let url = configuration.databaseURL!
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
-        let keyring = SubjectKeyring(masterKey: masterKey)
-        let client = configuration.databasePool(url: url)
-        let migrator = try SchemaMigrator(directory: try SchemaDirectory.locate())
+        let assembly: ServeAssembly
         do {
-            let status = try await migrator.status(client: client)
-            // An empty database has no instance to break: its first start sets it up. A schema
-            // that is behind, or one holding anything else, waits for a deliberate `ledger migrate`.
-            let firstStart = status.applied.isEmpty ? try await migrator.schemaIsEmpty(client: client) : false
-            if migrate || development || firstStart {
-                if !migrate, !development {
-                    logger.notice("first start on an empty database: applying \(status.pending.count) migration(s)")
-                }
-                try await migrator.migrate(client: client)
-            } else {
-                guard status.mismatched.isEmpty else {
-                    throw ValidationError(
-                        "refusing to start: applied migrations \(status.mismatched) differ from their files in schema/")
-                }
-                guard status.pending.isEmpty else {
-                    throw ValidationError(
-                        "refusing to start: \(status.pending.count) migration(s) pending; run `ledger migrate` (or serve --migrate)")
-                }
-            }
-            // A wrong LEDGER_MASTER_KEY (or --dev's key against a real database) would serve
-            // 500s on every read of an existing account: refuse now, naming both keys.
-            do {
-                try await keyring.checkMasterKey(client: client)
-            } catch let error as EventStoreError {
-                throw ValidationError("refusing to start: \(error.message); set LEDGER_MASTER_KEY to the store's key")
-            }
-        } catch {
-            await client.shutdown()
-            throw error
+            assembly = try await ServeAssembly.build(
+                configuration, masterKey: masterKey, options: .init(development: development, migrate: migrate, purge: purge),
+                logger: logger)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
         }
-
-        let eventStore = EventStore(client: client, keyring: keyring, clock: clock)
-        // Readers on a standby, when one is configured: a pool of their own.
-        let readClient = configuration.readDatabaseURL.map { configuration.databasePool(url: $0) }
-        let services = try LedgerServices(
-            configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
-            masterKey: masterKey, readClient: readClient)
-        // One dispatcher for email, one for texts and revocations: a relay that answers slowly
-        // never holds up a sign-in code. Email batches stay near the SMTP connections' count, so
-        // a batch ends well inside its lease even when every send waits out its timeout.
-        var messages = DeliveryDispatcher(
-            client: client, email: sinks.email, sms: sinks.sms,
-            revocations: ProviderRevocationSink(revocations: services.revocations, client: services.providerTokens), clock: clock,
-            store: eventStore)
-        messages.retryWindow = TimeInterval(configuration.deliveryRetrySeconds)
-        messages.observe = { [metrics = services.metrics] in metrics.countDelivery(channel: $0, provider: $1, outcome: $2.rawValue) }
-        var emails = messages
-        emails.channels = [.email]
-        emails.batchSize = 8
-        emails.lease = 300
-        messages.channels = [.sms, .provider]
-        var workers: [any Service] = [
-            RemoteCommitListener(store: eventStore, url: url),
-            SessionActivityWriter(activity: services.accounts.activity),
-            emails, messages,
-            EventWebhookDispatcher(
-                subscriptions: services.subscriptions, store: services.readStore, clock: clock,
-                eventSource: services.configuration.eventSource),
-            HoldLapseWorker(client: client, accounts: services.accounts, clock: clock),
-        ]
-        // First in the group, so it stops last: the readers' route is measured while they serve.
-        if let standbyMonitor = services.standbyMonitor { workers.insert(standbyMonitor, at: 0) }
-        // Before everything that uses them, so they drain after it has stopped: the database
-        // last, the sinks before it (a send under way finishes), the hashes and the sessions'
-        // last uses before those.
-        let resources: [any Service] = [
-            DrainingResource("postgres") {
-                await client.shutdown()
-                await readClient?.shutdown()
-            },
-            DrainingResource("delivery sinks") { await sinks.shutdown() },
-            DrainingResource("hashing") { [hasher = services.environment.hasher] in await hasher.shutdown() },
-        ]
-        workers.insert(contentsOf: resources, at: 0)
-        workers.append(await purgeService(configuration, store: eventStore, services: services, clock: clock, logger: logger))
         logger.info(
             "serving",
             metadata: [
@@ -195,7 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "master_key_id": "\(masterKey.keyID)",
             ])
         do {
-            try await runApplications(services, workers: workers, logger: logger)
+            try await assembly.run(logger: logger)
         } catch {
             // A service that cannot run stops the group: say why in one line and exit non-zero,
             // so systemd or Kubernetes sees a failure and restarts it (or shows the reason).

@@ -1,4 +1,3 @@
-import LedgerApp
 import LedgerDelivery
 import LedgerServer
 
@@ -7,7 +6,7 @@ extension LedgerConfiguration {
     /// showing `LEDGER_BRAND_*`, `LEDGER_SUPPORT_EMAIL` and the lifetimes this service gives
     /// codes and links. Throws `TemplateError` for an override that does not parse, so `serve`
     /// stops before a message is lost.
-    func messageTemplates() throws -> MessageTemplates {
+    public func messageTemplates() throws -> MessageTemplates {
         try MessageTemplates(
             brand: MessageBrand(name: brandName, url: brandURL, color: brandColor), supportEmail: supportEmail,
             lifetimes: MessageLifetimes(

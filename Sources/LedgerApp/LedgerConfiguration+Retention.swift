@@ -1,11 +1,10 @@
 import Foundation
-import LedgerApp
 import LedgerServer
 import LedgerWorkers
 
 extension LedgerConfiguration {
     /// The retention sweep these settings give.
-    var retentionPolicy: RetentionSweep.Policy {
+    public var retentionPolicy: RetentionSweep.Policy {
         var policy = RetentionSweep.Policy()
         policy.throttleRows = TimeInterval(throttleRetentionSeconds)
         policy.otpRequests = TimeInterval(otpRetentionSeconds)

@@ -1,5 +1,4 @@
 import Foundation
-import LedgerApp
 import LedgerCore
 import LedgerEventStore
 import LedgerIdentity
@@ -9,7 +8,7 @@ import LedgerWorkers
 import Logging
 import ServiceLifecycle
 
-extension ServeCommand {
+extension ServeAssembly {
     /// How long a due purge may wait before `serve --no-purge` warns about it at start.
     static let overduePurgeWarningAge: TimeInterval = 86_400
 
@@ -17,8 +16,9 @@ extension ServeCommand {
     /// them (`PurgeLeadership`, elected by a PostgreSQL advisory lock on a connection of its
     /// own), or with `--no-purge` only reporting the backlog, after a warning when a purge is
     /// overdue, since then nothing here will ever do it.
-    func purgeService(
-        _ configuration: LedgerConfiguration, store: EventStore, services: LedgerServices, clock: any LedgerClock, logger: Logger
+    static func purgeService(
+        _ configuration: LedgerConfiguration, purge: Bool, store: EventStore, services: LedgerServices, clock: any LedgerClock,
+        logger: Logger
     ) async -> any Service {
         let retention = RetentionSweep(client: store.client, clock: clock, policy: configuration.retentionPolicy)
         let worker = PurgeWorker(store: store, clock: clock, retention: retention, accounts: services.accounts)
@@ -33,7 +33,7 @@ extension ServeCommand {
     /// With `--no-purge`: a warning naming how many purges are overdue by more than a day and
     /// since when the oldest, since the retention promise ("removed within 30 days") then rests
     /// on another process that may not be running.
-    func warnOfOverduePurges(_ worker: PurgeWorker, logger: Logger) async {
+    static func warnOfOverduePurges(_ worker: PurgeWorker, logger: Logger) async {
         do {
             let (count, oldest) = try await worker.overdue(by: Self.overduePurgeWarningAge)
             guard count > 0, let oldest else { return }

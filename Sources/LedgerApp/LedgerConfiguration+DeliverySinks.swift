@@ -1,5 +1,4 @@
 import Foundation
-import LedgerApp
 import LedgerCore
 import LedgerDelivery
 import LedgerServer
@@ -7,12 +6,12 @@ import LedgerWorkers
 import Logging
 
 /// The ways emails and texts leave this instance.
-struct DeliverySinks {
-    var email: any DeliverySink
-    var sms: any DeliverySink
+public struct DeliverySinks: Sendable {
+    public var email: any DeliverySink
+    public var sms: any DeliverySink
 
     /// Closes the SMTP relay's connections (QUIT) and stops their threads.
-    func shutdown() async {
+    public func shutdown() async {
         await (email as? SMTPDeliverySink)?.shutdown()
     }
 }
@@ -21,7 +20,7 @@ extension LedgerConfiguration {
     /// Where emails and texts go: SMTP and Twilio when configured (rendered with
     /// `templates`), else the delivery webhook, else (development only: `serve` refuses to start
     /// otherwise) the log. Throws for relay settings that cannot work, naming the variable.
-    func deliverySinks(templates: MessageTemplates, clock: any LedgerClock, logger: Logger) throws -> DeliverySinks {
+    public func deliverySinks(templates: MessageTemplates, clock: any LedgerClock, logger: Logger) throws -> DeliverySinks {
         let webhook: (any DeliverySink)? = deliveryWebhookURL.map {
             WebhookDeliverySink(url: $0, secret: deliveryWebhookSecret, clock: clock)
         }
