@@ -106,9 +106,8 @@ public struct WebhookSubscriptions: WebhookSubscriptionStore {
     /// Resolves the URL's host once and judges every address it gives.
     public func destination(of url: String) async -> Destination {
         guard !allowsPrivateNetworks else { return .unchecked }
-        guard let host = URL(string: url)?.host, !host.isEmpty else { return .refused("The URL has no host.") }
         // Subscriptions made before hosts were checked at creation meet the same rule here.
-        guard IPAddress.plainHost(ofURL: url) != nil else { return .refused("The URL's host is not an address or a plain host name.") }
+        guard let host = IPAddress.plainHost(ofURL: url) else { return .refused("The URL's host is not an address or a plain host name.") }
         let addresses = await IPAddress.resolve(host)
         guard let first = addresses.first else { return .unresolved }
         if addresses.contains(where: { !IPAddress.isPublic($0) }) {

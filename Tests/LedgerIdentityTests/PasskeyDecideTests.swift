@@ -109,6 +109,13 @@ struct PasskeyDecideTests {
         .reduce(state) { evolve($0, $1, at: time) }
     }
 
+    /// What removing `target` decides at `time` with a grant `voucher` earned then.
+    func removal(of target: UUID, vouchedBy voucher: UUID, in state: AccountState, at time: Date) throws -> [AccountEvent] {
+        try decide(
+            try grantedBy(voucher, state, at: time), .removePasskey(passkeyID: target, sessionID: session, reauthTokenHash: "pk"), now: time
+        )
+    }
+
     @Test(
         "a passkey's grant removes another passkey only once passkeys have been all that vouches for the account for 7 days, never itself"
     )
@@ -121,11 +128,7 @@ struct PasskeyDecideTests {
         // Not yet: a passkey is no option, and its grant removes nothing.
         let soon = now.addingTimeInterval(AccountState.passkeyVouchingDelay - 60)
         #expect(passkeysOnly.reauthOptions(for: .managePasskeys, now: soon) == ReauthOptions(methods: [], lastMethod: false))
-        #expect(throws: IdentityError.reauthRequired) {
-            try decide(
-                try grantedBy(first, passkeysOnly, at: soon), .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"),
-                now: soon)
-        }
+        #expect(throws: IdentityError.reauthRequired) { try removal(of: second, vouchedBy: first, in: passkeysOnly, at: soon) }
         // A week on: one passkey vouches for removing the other, never for itself.
         let later = now.addingTimeInterval(AccountState.passkeyVouchingDelay)
         #expect(passkeysOnly.reauthOptions(for: .managePasskeys, now: later) == ReauthOptions(methods: [.passkey], lastMethod: false))
@@ -141,11 +144,7 @@ struct PasskeyDecideTests {
         // Beside another way in (a password), a passkey's grant removes no passkey, and is not offered.
         let beside = try registered(try registered(account(), newPasskey(first)), newPasskey(second, credential: "c2Vjb25k"))
         #expect(beside.passkeyOnlySince == nil && !beside.reauthOptions(for: .managePasskeys, now: later).methods.contains(.passkey))
-        #expect(throws: IdentityError.reauthRequired) {
-            try decide(
-                try grantedBy(first, beside, at: later), .removePasskey(passkeyID: second, sessionID: session, reauthTokenHash: "pk"),
-                now: later)
-        }
+        #expect(throws: IdentityError.reauthRequired) { try removal(of: second, vouchedBy: first, in: beside, at: later) }
     }
 
     @Test("one stolen passkey's grant that removes the phone cannot remove the owner's other passkey next: nobody would be told")
@@ -188,11 +187,16 @@ struct PasskeyDecideTests {
         let later = now.addingTimeInterval(30 * 86_400)
         #expect(state.signInMethods == [.passkey] && state.reauthMethods.contains(.emailLink) && state.passkeyOnlySince == nil)
         #expect(!state.reauthOptions(for: .managePasskeys, now: later).methods.contains(.passkey))
-        #expect(throws: IdentityError.reauthRequired) {
-            try decide(
-                try grantedBy(thiefs, state, at: later), .removePasskey(passkeyID: owners, sessionID: session, reauthTokenHash: "pk"),
-                now: later)
+        #expect(throws: IdentityError.reauthRequired) { try removal(of: owners, vouchedBy: thiefs, in: state, at: later) }
+        // Passkeys and TOTP: the authenticator app vouches, so a passkey does not.
+        let withTOTP = [
+            AccountEvent.totpEnrolmentStarted(.init(secret: "s", sessionID: session)),
+            .totpEnabled(.init(recoveryCodeHashes: [], sessionID: session)),
+        ].reduce(try registered(try registered(account(password: false), newPasskey(owners)), newPasskey(thiefs, credential: "dGhpZWY"))) {
+            evolve($0, $1, at: now)
         }
+        #expect(withTOTP.signInMethods == [.passkey] && withTOTP.passkeyOnlySince == nil)
+        #expect(throws: IdentityError.reauthRequired) { try removal(of: owners, vouchedBy: thiefs, in: withTOTP, at: later) }
     }
 
     @Test("renaming changes only the name, and nothing when it is the same")
