@@ -24,4 +24,15 @@ struct EventCatalogTests {
         #expect(deletion?.emittedBy == ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"])
         #expect(entries.allSatisfy { !$0.emittedBy.isEmpty || $0.type == "account.purged" })
     }
+
+    @Test("the registry holds every account event type once, and reads back what each writes")
+    func registryIsWhole() throws {
+        let registered = AccountEvent.registrations.map(\.kind)
+        #expect(registered.count == AccountEvent.Kind.allCases.count)
+        #expect(Set(registered) == Set(AccountEvent.Kind.allCases))
+        let event = AccountEvent.holdReleased(.init(ref: "order-7", keyID: "key-1"))
+        let read = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload())
+        #expect(read == event)
+        #expect(try AccountEvent.decode(type: "account.unknown", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+    }
 }

@@ -156,21 +156,6 @@ extension AccountEvent {
         }
     }
 
-    /// A sign-in came from a device the account had not used before: its verified address is
-    /// told (`new_sign_in`).
-    public struct NewDeviceAlerted: Codable, Sendable, Equatable {
-        public var sessionID: UUID
-        public var device: String
-        public var email: String
-        enum CodingKeys: String, CodingKey { case sessionID = "session_id", device, email }
-
-        public init(sessionID: UUID, device: String, email: String) {
-            self.sessionID = sessionID
-            self.device = device
-            self.email = email
-        }
-    }
-
     /// Wrong second factors reached the day's limit: TOTP codes are refused `until` then
     /// (recovery codes still work). Whoever sent them holds the password (at sign-in, `sessionID` nil)
     /// or a session (its re-auths, `sessionID` set), so the verified address is told
@@ -186,4 +171,25 @@ extension AccountEvent {
             self.sessionID = sessionID
         }
     }
+}
+
+extension AccountEvent {
+    /// The two-factor area's events in the catalogue (`AccountEvent.registry`): each with its
+    /// payload type and the commands whose decision appends it.
+    static let twoFactorRegistrations: [Registration] = [
+        .init(.totpEnrolmentStarted, TOTPEnrolmentStarted.self, AccountEvent.totpEnrolmentStarted, emittedBy: ["startTOTPEnrolment"]),
+        .init(.totpEnabled, TOTPEnabled.self, AccountEvent.totpEnabled, emittedBy: ["confirmTOTP"]),
+        .init(.totpDisabled, TOTPDisabled.self, AccountEvent.totpDisabled, emittedBy: ["disableTOTP", "revertEmail", "resetPassword"]),
+        .init(
+            .recoveryCodesRegenerated, RecoveryCodesRegenerated.self, AccountEvent.recoveryCodesRegenerated,
+            emittedBy: ["regenerateRecoveryCodes"]),
+        .init(
+            .totpCodeUsed, TOTPCodeUsed.self, AccountEvent.totpCodeUsed,
+            emittedBy: ["confirmTOTP", "completeMFAChallenge", "grantReauthByTOTP"]),
+        .init(.recoveryCodeUsed, RecoveryCodeUsed.self, AccountEvent.recoveryCodeUsed, emittedBy: ["completeMFAChallenge"]),
+        .init(.mfaChallengeIssued, MFAChallengeIssued.self, AccountEvent.mfaChallengeIssued, emittedBy: ["startSession"]),
+        .init(.mfaChallengeFailed, MFAChallengeFailed.self, AccountEvent.mfaChallengeFailed, emittedBy: ["completeMFAChallenge"]),
+        .init(.mfaChallengeEnded, MFAChallengeEnded.self, AccountEvent.mfaChallengeEnded, emittedBy: ["completeMFAChallenge"]),
+        .init(.mfaDailyLimitReached, MFADailyLimitReached.self, AccountEvent.mfaDailyLimitReached, emittedBy: ["recordMFADailyLimit"]),
+    ]
 }

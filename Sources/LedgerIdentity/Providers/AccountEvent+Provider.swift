@@ -51,3 +51,27 @@ extension AccountEvent {
         }
     }
 }
+
+extension AccountEvent {
+    /// The providers area's events in the catalogue (`AccountEvent.registry`): each with its
+    /// payload type and the commands whose decision appends it.
+    static let providersRegistrations: [Registration] = [
+        .init(
+            .providerLinked, ProviderLinked.self, AccountEvent.providerLinked,
+            emittedBy: ["linkProvider", "mergeProvider", "registerByProvider"]),
+        .init(
+            .providerUnlinked, ProviderUnlinked.self, AccountEvent.providerUnlinked,
+            emittedBy: ["unlinkProvider", "handleAppleNotification", "revertEmail", "resetPassword"]),
+        .init(
+            .providerTokensStored, ProviderTokensStored.self, AccountEvent.providerTokensStored,
+            emittedBy: ["storeProviderTokens", "completeMFAChallenge"]),
+        .init(
+            .providerTokenRevoked, ProviderTokenRevoked.self, AccountEvent.providerTokenRevoked,
+            emittedBy: [
+                "unlinkProvider", "handleAppleNotification", "completeRequestedDeletion", "deleteAccount", "revertEmail", "resetPassword",
+            ]),
+        .init(
+            .appleNotificationReceived, AppleNotificationReceived.self, AccountEvent.appleNotificationReceived,
+            emittedBy: ["handleAppleNotification"]),
+    ]
+}

@@ -60,28 +60,6 @@ extension AccountState {
     public func isLastMethod(passkey passkeyID: UUID) -> Bool {
         passkeys[passkeyID] != nil && passkeys.count == 1 && signInMethods == [.passkey]
     }
-
-    mutating func applyPasskey(_ event: AccountEvent, at recordedAt: Date) {
-        switch event {
-        case .passkeyRegistered(let registered):
-            passkeyUserHandle = registered.userHandle
-            passkeys[registered.passkeyID] = Passkey(
-                id: registered.passkeyID, credentialID: registered.credentialID, publicKey: registered.publicKey,
-                algorithm: registered.algorithm, signCount: registered.signCount, name: registered.name, createdAt: recordedAt,
-                lastUsedAt: nil, backupEligible: registered.backupEligible, backedUp: registered.backedUp,
-                transports: registered.transports, origin: .init(version: version, sessionID: registered.sessionID, at: recordedAt))
-        case .passkeyRenamed(let renamed):
-            passkeys[renamed.passkeyID]?.name = renamed.name
-        case .passkeyUsed(let used):
-            passkeys[used.passkeyID]?.signCount = used.signCount
-            passkeys[used.passkeyID]?.backedUp = used.backedUp
-            passkeys[used.passkeyID]?.lastUsedAt = recordedAt
-        case .passkeyRemoved(let removed):
-            passkeys[removed.passkeyID] = nil
-        default:
-            break
-        }
-    }
 }
 
 /// How many passkeys one account holds at most: enough for every phone, laptop and security

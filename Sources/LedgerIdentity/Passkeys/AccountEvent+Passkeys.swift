@@ -115,3 +115,18 @@ extension AccountEvent {
         }
     }
 }
+
+extension AccountEvent {
+    /// The passkeys area's events in the catalogue (`AccountEvent.registry`): each with its
+    /// payload type and the commands whose decision appends it.
+    static let passkeysRegistrations: [Registration] = [
+        .init(.passkeyRegistered, PasskeyRegistered.self, AccountEvent.passkeyRegistered, emittedBy: ["registerPasskey"]),
+        .init(.passkeyRenamed, PasskeyRenamed.self, AccountEvent.passkeyRenamed, emittedBy: ["renamePasskey"]),
+        .init(.passkeyUsed, PasskeyUsed.self, AccountEvent.passkeyUsed, emittedBy: ["signInWithPasskey", "grantReauthByPasskey"]),
+        .init(
+            .passkeyRemoved, PasskeyRemoved.self, AccountEvent.passkeyRemoved, emittedBy: ["removePasskey", "revertEmail", "resetPassword"]),
+        .init(
+            .passkeySuspect, PasskeySuspect.self, AccountEvent.passkeySuspect,
+            emittedBy: ["signInWithPasskey", "grantReauthByPasskey", "recordPasskeySuspect"]),
+    ]
+}

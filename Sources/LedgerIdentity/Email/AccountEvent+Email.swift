@@ -137,3 +137,119 @@ extension AccountEvent {
         }
     }
 }
+
+extension AccountEvent {
+    public struct PasswordSet: Codable, Sendable, Equatable {
+        /// The self-describing scrypt string; never the password.
+        public var passwordHash: String
+        public var reason: PasswordSetReason
+        /// The signed-in session that set it.
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", reason, sessionID = "session_id" }
+
+        public init(passwordHash: String, reason: PasswordSetReason, sessionID: UUID? = nil) {
+            self.passwordHash = passwordHash
+            self.reason = reason
+            self.sessionID = sessionID
+        }
+    }
+
+    public struct EmailLinkSent: Codable, Sendable, Equatable {
+        public var email: String
+        public var linkID: UUID
+        public var expiresAt: Date
+        /// SHA-256 (hex) of the link's token, so the link index can be rebuilt from events.
+        public var tokenHash: String?
+        /// For re-auth links: the session the grant will belong to.
+        public var sessionID: UUID?
+        enum CodingKeys: String, CodingKey {
+            case email, linkID = "link_id", expiresAt = "expires_at", tokenHash = "token_sha256", sessionID = "session_id"
+        }
+
+        public init(email: String, linkID: UUID, expiresAt: Date, tokenHash: String? = nil, sessionID: UUID? = nil) {
+            self.email = email
+            self.linkID = linkID
+            self.expiresAt = expiresAt
+            self.tokenHash = tokenHash
+            self.sessionID = sessionID
+        }
+    }
+
+    public struct EmailVerified: Codable, Sendable, Equatable {
+        public var email: String
+        /// How the address was proven when not by its verification link: `reauth_link` (a
+        /// re-auth link sent to it was used).
+        public var via: String?
+
+        public init(email: String, via: String? = nil) {
+            self.email = email
+            self.via = via
+        }
+    }
+
+    /// The email was removed, and the password with it (it signed in with that email). A
+    /// verified address gets a revert link, recorded here by its hash, and is held from other
+    /// accounts while it lives, as after an email change.
+    public struct EmailRemoved: Codable, Sendable, Equatable {
+        public var email: String
+        public var passwordRemoved: Bool
+        /// The session that removed it.
+        public var sessionID: UUID?
+        public var revertLinkID: UUID?
+        public var revertExpiresAt: Date?
+        public var revertTokenHash: String?
+        /// The address's keyed hash, held from other accounts while the revert link lives.
+        public var emailKey: String?
+        /// Why, when not the person's removal: `proven_by_another_account` (an address never
+        /// verified here, proven by another account's confirmation link).
+        public var reason: MethodRemovalReason?
+        enum CodingKeys: String, CodingKey {
+            case email, passwordRemoved = "password_removed", sessionID = "session_id", revertLinkID = "revert_link_id"
+            case revertExpiresAt = "revert_expires_at", revertTokenHash = "revert_token_sha256", emailKey = "email_key", reason
+        }
+
+        public init(
+            email: String, passwordRemoved: Bool, sessionID: UUID? = nil, revertLinkID: UUID? = nil, revertExpiresAt: Date? = nil,
+            revertTokenHash: String? = nil, emailKey: String? = nil, reason: MethodRemovalReason? = nil
+        ) {
+            self.reason = reason
+            self.email = email
+            self.passwordRemoved = passwordRemoved
+            self.sessionID = sessionID
+            self.revertLinkID = revertLinkID
+            self.revertExpiresAt = revertExpiresAt
+            self.revertTokenHash = revertTokenHash
+            self.emailKey = emailKey
+        }
+    }
+}
+
+extension AccountEvent {
+    /// The email area's events in the catalogue (`AccountEvent.registry`): each with its
+    /// payload type and the commands whose decision appends it.
+    static let emailRegistrations: [Registration] = [
+        .init(
+            .passwordSet, PasswordSet.self, AccountEvent.passwordSet,
+            emittedBy: [
+                "register", "resetPassword", "rehashPassword", "changePassword", "addEmailAndPassword", "confirmEmailAdd", "revertEmail",
+            ]),
+        .init(
+            .emailVerificationSent, EmailLinkSent.self, AccountEvent.emailVerificationSent, emittedBy: ["register", "sendVerificationLink"]),
+        .init(.passwordResetRequested, EmailLinkSent.self, AccountEvent.passwordResetRequested, emittedBy: ["sendPasswordResetLink"]),
+        .init(
+            .emailVerified, EmailVerified.self, AccountEvent.emailVerified,
+            emittedBy: ["confirmVerificationLink", "confirmReauthLink", "registerByProvider", "resetPassword"]),
+        .init(
+            .emailLinksRevoked, EmailLinksRevoked.self, AccountEvent.emailLinksRevoked,
+            emittedBy: [
+                "resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "handleAppleNotification",
+                "completeRequestedDeletion", "deleteAccount", "requestEmailChange", "releaseUnprovenEmail",
+            ]),
+        .init(.emailAdded, EmailAdded.self, AccountEvent.emailAdded, emittedBy: ["confirmEmailAdd", "linkProvider"]),
+        .init(.emailAddRequested, EmailAddRequested.self, AccountEvent.emailAddRequested, emittedBy: ["addEmailAndPassword"]),
+        .init(.emailChangeRequested, EmailLinkSent.self, AccountEvent.emailChangeRequested, emittedBy: ["requestEmailChange"]),
+        .init(.emailChanged, EmailChanged.self, AccountEvent.emailChanged, emittedBy: ["confirmEmailChange"]),
+        .init(.emailRemoved, EmailRemoved.self, AccountEvent.emailRemoved, emittedBy: ["removeEmail", "releaseUnprovenEmail"]),
+        .init(.emailReverted, EmailReverted.self, AccountEvent.emailReverted, emittedBy: ["revertEmail"]),
+    ]
+}

@@ -122,4 +122,38 @@ extension AccountEvent {
             self.method = method
         }
     }
+
+    /// The sign-in phone number was removed.
+    public struct PhoneRemoved: Codable, Sendable, Equatable {
+        public var phone: String
+        /// Why, when not the person's removal: `email_reverted`, `address_proven` (as for `ProviderUnlinked`).
+        public var reason: MethodRemovalReason?
+
+        public init(phone: String, reason: MethodRemovalReason? = nil) {
+            self.phone = phone
+            self.reason = reason
+        }
+    }
+}
+
+extension AccountEvent {
+    /// The phone and re-auth area's events in the catalogue (`AccountEvent.registry`): each with its
+    /// payload type and the commands whose decision appends it.
+    static let phoneAndReauthRegistrations: [Registration] = [
+        .init(.phoneLinked, PhoneLinked.self, AccountEvent.phoneLinked, emittedBy: ["registerByPhone", "linkPhone"]),
+        .init(.phoneChanged, PhoneChanged.self, AccountEvent.phoneChanged, emittedBy: ["changePhone"]),
+        .init(.phoneRemoved, PhoneRemoved.self, AccountEvent.phoneRemoved, emittedBy: ["removePhone", "revertEmail", "resetPassword"]),
+        .init(
+            .reauthGranted, ReauthGranted.self, AccountEvent.reauthGranted,
+            emittedBy: ["grantReauth", "confirmReauthLink", "grantReauthByTOTP", "grantReauthByPasskey"]),
+        .init(.reauthNonceIssued, ReauthNonceIssued.self, AccountEvent.reauthNonceIssued, emittedBy: ["issueReauthNonce"]),
+        .init(
+            .reauthGrantsRevoked, ReauthGrantsRevoked.self, AccountEvent.reauthGrantsRevoked,
+            emittedBy: [
+                "resetPassword", "changePassword", "revertEmail", "disableAccount", "handleAppleNotification", "completeRequestedDeletion",
+                "deleteAccount",
+            ]),
+        .init(.reauthLinkSent, EmailLinkSent.self, AccountEvent.reauthLinkSent, emittedBy: ["sendReauthLink"]),
+        .init(.reauthFailed, ReauthFailed.self, AccountEvent.reauthFailed, emittedBy: ["recordReauthFailure"]),
+    ]
 }
