@@ -3,6 +3,7 @@ import LedgerAccounts
 import LedgerCore
 import LedgerCrypto
 import LedgerPostgres
+import Synchronization
 
 /// Scoped API keys for services: created and listed by the CLI, checked on every service call.
 public struct APIKeys: APIKeyAuthority {
@@ -81,19 +82,18 @@ public struct APIKeys: APIKeyAuthority {
 }
 
 /// Recently seen live keys, by key hash, for `APIKeys.cacheLifetime`.
-private final class ScopeCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [[UInt8]: (key: APIKeys.Authorized, until: ContinuousClock.Instant)] = [:]
+private final class ScopeCache: Sendable {
+    private let entries = Mutex<[[UInt8]: (key: APIKeys.Authorized, until: ContinuousClock.Instant)]>([:])
 
     func get(_ hash: [UInt8]) -> APIKeys.Authorized? {
-        lock.withLock {
+        entries.withLock { entries in
             guard let entry = entries[hash], entry.until > .now else { return nil }
             return entry.key
         }
     }
 
     func set(_ key: APIKeys.Authorized) {
-        lock.withLock {
+        entries.withLock { entries in
             if entries.count > 10_000 { entries.removeAll() }
             entries[key.hash] = (key, .now + APIKeys.cacheLifetime)
         }

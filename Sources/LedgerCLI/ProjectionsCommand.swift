@@ -10,6 +10,7 @@ import LedgerIdentity
 import LedgerPostgres
 import LedgerServer
 import LedgerWorkers
+import Synchronization
 
 /// `ledger projections rebuild`: replays the account streams into fresh projections beside the
 /// live ones and swaps them in, while the service runs.
@@ -61,11 +62,10 @@ struct ProjectionsCommand: AsyncParsableCommand {
 }
 
 /// The last progress a rebuild reported, for its summary line.
-private final class LastProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = AccountProjections.Progress()
+private final class LastProgress: Sendable {
+    private let stored = Mutex(AccountProjections.Progress())
     var value: AccountProjections.Progress {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

@@ -52,7 +52,7 @@ public enum DecodableShape {
         }
     }
 
-    final class Recorder: @unchecked Sendable {
+    final class Recorder {
         var fields: [Field] = []
         /// Keys asked about with `decodeNil` first: the standard library's `decodeIfPresent` for
         /// `String`, `Int`, `Bool`… does that before it calls `decode`.

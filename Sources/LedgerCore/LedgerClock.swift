@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The source of "now" for everything time-dependent (TTLs, windows, recorded times).
 ///
@@ -14,24 +15,23 @@ public struct SystemClock: LedgerClock {
 }
 
 /// A clock that only moves when told to; for tests and replays.
-public final class ManualClock: LedgerClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
+public final class ManualClock: LedgerClock {
+    private let current: Mutex<Date>
 
     public init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) {
-        self.current = start
+        self.current = Mutex(start)
     }
 
     public func now() -> Date {
-        lock.withLock { current }
+        current.withLock { $0 }
     }
 
     /// Moves the clock forward (or backward with a negative interval).
     public func advance(by seconds: TimeInterval) {
-        lock.withLock { current = current.addingTimeInterval(seconds) }
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 
     public func set(_ date: Date) {
-        lock.withLock { current = date }
+        current.withLock { $0 = date }
     }
 }

@@ -82,14 +82,14 @@ public final class SMTPConnectionPool: Sendable {
 }
 
 /// The idle connections on their way to a pool thread, where they are dropped.
-private final class IdleConnections: @unchecked Sendable {
-    private var connections: [SMTPConnection]
+private final class IdleConnections: Sendable {
+    private let connections: Mutex<[SMTPConnection]>
 
     init(_ connections: [SMTPConnection]) {
-        self.connections = connections
+        self.connections = Mutex(connections)
     }
 
     func drop() {
-        connections.removeAll()
+        connections.withLock { $0.removeAll() }
     }
 }

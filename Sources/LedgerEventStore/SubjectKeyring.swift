@@ -1,6 +1,7 @@
 import Foundation
 import LedgerCrypto
 import LedgerPostgres
+import Synchronization
 
 /// Per-subject data keys: created on first use, stored wrapped by the master key, cached
 /// unwrapped in memory for writers, and destroyed to crypto-shred a subject.
@@ -110,31 +111,29 @@ public final class SubjectKeyring: Sendable {
 /// Destroyed subjects are remembered: a key read from a snapshot taken before its destruction
 /// committed (a concurrent `dataKey`) would otherwise be cached after `forget`, and the purged
 /// key would stay in this process's memory.
-private final class KeyCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var keys: [UUID: DataKey] = [:]
-    private var forgotten: Set<UUID> = []
+private final class KeyCache: Sendable {
+    private let state = Mutex<(keys: [UUID: DataKey], forgotten: Set<UUID>)>(([:], []))
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
 
-    func get(_ id: UUID) -> DataKey? { lock.withLock { keys[id] } }
+    func get(_ id: UUID) -> DataKey? { state.withLock { $0.keys[id] } }
 
     func set(_ id: UUID, _ key: DataKey) {
-        lock.withLock {
-            guard !forgotten.contains(id) else { return }
-            if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
-            keys[id] = key
+        state.withLock { state in
+            guard !state.forgotten.contains(id) else { return }
+            if state.keys.count >= capacity { state.keys.removeAll(keepingCapacity: true) }
+            state.keys[id] = key
         }
     }
 
     /// Drops the subject's key and never caches it again. A destruction rolled back only costs
     /// the subject its cache: its key is read from the database each time.
     func forget(_ id: UUID) {
-        lock.withLock {
-            keys.removeValue(forKey: id)
-            if forgotten.count >= capacity { forgotten.removeAll(keepingCapacity: true) }
-            forgotten.insert(id)
+        state.withLock { state in
+            state.keys.removeValue(forKey: id)
+            if state.forgotten.count >= capacity { state.forgotten.removeAll(keepingCapacity: true) }
+            state.forgotten.insert(id)
         }
     }
 }

@@ -13,13 +13,12 @@ import Synchronization
 /// task, and when it is done hands the next batch to one of the queued callers, whose task then
 /// runs it. Each caller gets the value for its own key only.
 ///
-/// `@unchecked`: `timer` is written once, at the end of `init`; the rest is under `state`'s lock.
-public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Looks the keys up (distinct, at most `maximumBatch`), returning what exists.
     public typealias Fetch = @Sendable ([Key]) async throws -> [Key: Value]
 
     @usableFromInline
-    enum Outcome: @unchecked Sendable {
+    enum Outcome: Sendable {
         case value(Value?)
         case failure(any Error)
         /// Run the next statement (as leader number `UInt64`) for these callers (this one's
@@ -28,7 +27,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
     }
 
     @usableFromInline
-    struct Waiter: @unchecked Sendable {
+    struct Waiter: Sendable {
         @usableFromInline let key: Key
         /// When it stops waiting (`maximumWait`), oldest first as the queue is.
         @usableFromInline let deadline: ContinuousClock.Instant?
@@ -104,7 +103,8 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
     /// What statements' starts and stalls are timed by; tests move it instead of sleeping.
     @usableFromInline let now: @Sendable () -> ContinuousClock.Instant
     @usableFromInline let state = Mutex(State())
-    @usableFromInline var timer: DeadlineTimer!
+    /// Times out the queue's waiters; set at the end of `init` (its task holds this weakly).
+    @usableFromInline let timer = Mutex<DeadlineTimer?>(nil)
 
     /// - Parameters:
     ///   - maximumInFlight: statements out at once; more overlap PostgreSQL's work with the
@@ -131,11 +131,12 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
         self.stalledAfter = stalledAfter
         self.maximumWait = maximumWait
         self.now = now
-        self.timer = DeadlineTimer { [weak self] in self?.expireDue() }
+        let timer = DeadlineTimer { [weak self] in self?.expireDue() }
+        self.timer.withLock { $0 = timer }
     }
 
     deinit {
-        timer.cancel()
+        timer.withLock { $0?.cancel() }
     }
 
     /// Callers queued now, behind the statements out.
@@ -170,7 +171,7 @@ public final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: @un
             if let immediate {
                 continuation.resume(returning: immediate)
             } else if let deadline {
-                timer.schedule(deadline)
+                timer.withLock { $0 }?.schedule(deadline)
             }
         }
         switch outcome {

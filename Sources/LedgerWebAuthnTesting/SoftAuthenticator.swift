@@ -3,17 +3,17 @@ import CryptoExtras
 import Foundation
 import LedgerCore
 import LedgerWebAuthn
+import Synchronization
 
 /// A software authenticator and client in one, for tests and the benchmark: it makes credentials
 /// (ES256, EdDSA, RS256) and answers with the JSON a browser's `toJSON()` gives, and can be told
 /// to misbehave (another origin or RP id, flags, counter, client data type) to exercise each check.
-public final class SoftAuthenticator: @unchecked Sendable {
+public final class SoftAuthenticator: Sendable {
     /// The AAGUID it reports (zeros, as under attestation "none").
     public let aaguid: [UInt8]
-    // Guards `counters` and `stored`: a test may share one authenticator between tasks.
-    private let lock = NSLock()
-    private var counters: [[UInt8]: UInt32] = [:]
-    private var stored: [SoftCredential] = []
+    /// The signature counters and the credentials made: a test may share one authenticator
+    /// between tasks.
+    private let state = Mutex<(counters: [[UInt8]: UInt32], stored: [SoftCredential])>(([:], []))
 
     public init(aaguid: [UInt8] = [UInt8](repeating: 0, count: 16)) {
         self.aaguid = aaguid
@@ -21,12 +21,12 @@ public final class SoftAuthenticator: @unchecked Sendable {
 
     /// The credentials made so far, oldest first.
     public var credentials: [SoftCredential] {
-        lock.withLock { stored }
+        state.withLock { $0.stored }
     }
 
     /// The stored signature counter of `credential`.
     public func signCount(of credential: SoftCredential) -> UInt32 {
-        lock.withLock { counters[credential.id] ?? 0 }
+        state.withLock { $0.counters[credential.id] ?? 0 }
     }
 
     /// `navigator.credentials.create()`: a new credential for `rpID` and its registration response.
@@ -64,9 +64,9 @@ public final class SoftAuthenticator: @unchecked Sendable {
             (.text("fmt"), .text(format)), (.text("attStmt"), statement), (.text("authData"), .bytes(authData)),
         ])
 
-        lock.withLock {
-            counters[id] = signCount
-            stored.append(credential)
+        state.withLock { state in
+            state.counters[id] = signCount
+            state.stored.append(credential)
         }
         let response = RegistrationResponseJSON(
             id: Base64URL.encode(id), rawId: Base64URL.encode(id),
@@ -86,9 +86,9 @@ public final class SoftAuthenticator: @unchecked Sendable {
         includeUserHandle: Bool = true, flags: SoftFlags? = nil, signCount: UInt32? = nil, clientDataType: String = "webauthn.get",
         crossOrigin: Bool? = false, topOrigin: String? = nil, extensions: CBORValue? = nil, clientDataTail: String = ""
     ) -> AuthenticationResponseJSON {
-        let count = lock.withLock {
-            let next = signCount ?? (counters[credential.id] ?? 0) &+ 1
-            counters[credential.id] = next
+        let count = state.withLock { state in
+            let next = signCount ?? (state.counters[credential.id] ?? 0) &+ 1
+            state.counters[credential.id] = next
             return next
         }
         let flagsByte = (flags ?? credential.flags).byte(attestedCredentialData: false, extensionData: extensions != nil)

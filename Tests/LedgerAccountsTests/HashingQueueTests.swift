@@ -48,4 +48,23 @@ struct HashingQueueTests {
         #expect(order.all == ["login-1", "login-2", "signup-1", "signup-2"])
         #expect(queue.load.running == 0 && queue.load.waiting == [0, 0])
     }
+
+    @Test("the admission rules without threads: run, wait or refuse; a freed thread goes to the oldest sign-in first")
+    func admissionStateMachine() {
+        var admission = HashingQueue.Admission<String>(threads: 1, queueLimit: 3, newPasswordLimit: 1)
+        let decisions = [
+            admission.enter(.newPassword, "a"), admission.enter(.newPassword, "b"), admission.enter(.newPassword, "c"),
+            admission.enter(.signIn, "d"), admission.enter(.signIn, "e"),
+        ]
+        #expect(decisions == [.run, .wait, .refuse, .wait, .wait])
+        #expect(!admission.hasRoom(for: .signIn))
+        let refused = admission.enter(.signIn, "f")
+        #expect(refused == .refuse)
+        let handedOver = [admission.leave(), admission.leave(), admission.leave()]
+        #expect(handedOver == ["d", "e", "b"])
+        #expect(admission.running == 1)
+        let freed = admission.leave()
+        #expect(freed == nil)
+        #expect(admission.running == 0)
+    }
 }

@@ -25,4 +25,17 @@ struct StreamSlotsTests {
         #expect(slots.take(key) == nil)
         _ = (second, third, fourth)
     }
+
+    @Test("the counts, without a server: a key's streams stop at its limit, other keys count apart, none are left behind")
+    func countsStateMachine() {
+        var counts = StreamSlots.Counts(perKey: 2)
+        let taken = [counts.take([1]), counts.take([1]), counts.take([1]), counts.take([2])]
+        #expect(taken == [true, true, false, true])
+        counts.release([1])
+        let again = counts.take([1])
+        #expect(again)
+        for _ in 0..<2 { counts.release([1]) }
+        counts.release([2])
+        #expect(counts.open.isEmpty)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The HTTP servers' event loops: one group per thread count for the process's life, as NIO's
 /// own singleton group is (servers and tests come and go; the threads stay).
@@ -13,12 +14,11 @@ public enum HTTPEventLoops {
     /// Half the cores, at least one.
     public static let defaultThreads = max(1, System.coreCount / 2)
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var groups: [Int: MultiThreadedEventLoopGroup] = [:]
+    private static let groups = Mutex<[Int: MultiThreadedEventLoopGroup]>([:])
 
     /// The process's group of `threads` loops.
     public static func group(threads: Int) -> MultiThreadedEventLoopGroup {
-        lock.withLock {
+        groups.withLock { groups in
             if let group = groups[threads] { return group }
             let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
             groups[threads] = group

@@ -4,6 +4,7 @@ import Hummingbird
 import LedgerAccounts
 import LedgerCore
 import LedgerEvents
+import Synchronization
 
 /// Checks a service call's `Authorization: Bearer <api_key>`: `401 invalid_api_key` for a
 /// missing, wrong or revoked key, `403 insufficient_scope` for a key without the scope, and
@@ -56,11 +57,10 @@ public struct APIKeyGuard: Sendable {
 }
 
 /// Token buckets by key: `rate` tokens a second up to `burst`; one token a call.
-public final class TokenBucketLimiter: @unchecked Sendable {
-    private let lock = NSLock()
+public final class TokenBucketLimiter: Sendable {
     private let rate: Double
     private let burst: Double
-    private var buckets: [[UInt8]: (tokens: Double, updated: ContinuousClock.Instant)] = [:]
+    private let buckets = Mutex<[[UInt8]: (tokens: Double, updated: ContinuousClock.Instant)]>([:])
 
     public init(rate: Double, burst: Double) {
         self.rate = rate
@@ -69,7 +69,7 @@ public final class TokenBucketLimiter: @unchecked Sendable {
 
     /// Takes a token at `now`; nil when there was one, else the seconds until there will be.
     public func take(_ key: [UInt8], now: ContinuousClock.Instant = .now) -> Double? {
-        lock.withLock {
+        buckets.withLock { buckets in
             var bucket = buckets[key] ?? (burst, now)
             let elapsed = bucket.updated.duration(to: now)
             let seconds = elapsed.inSeconds
