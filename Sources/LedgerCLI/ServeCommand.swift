@@ -45,37 +45,16 @@ struct ServeCommand: AsyncParsableCommand {
 
         var cluster: LocalCluster?
         if configuration.databaseURL == nil {
-            let directory = URL(
-                fileURLWithPath: ".ledger/dev-cluster", relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            let started = try await LocalCluster.start(directory: directory.standardizedFileURL, database: "ledger")
+            let started = try await ServeAssembly.startDevelopmentCluster()
             cluster = started
             configuration.databaseURL = started.url
-            FileHandle.standardError.write(
-                Data(
-                    """
-                    ────────────────────────────────────────────────────────────────────────
-                     DEVELOPMENT SETUP — not for production.
-                     No DATABASE_URL was set, so a throwaway PostgreSQL cluster is running at
-                     \(started.url)
-                     (files in .ledger/dev-cluster, deleted when this process stops), and
-                     payloads are sealed with a development master key (.ledger/dev-master-key).
-                     Set DATABASE_URL and LEDGER_MASTER_KEY for a real deployment.
-                    ────────────────────────────────────────────────────────────────────────
-
-                    """.utf8))
         }
         defer { cluster?.stop() }
         let development = dev || cluster != nil
-        // Without a way out, codes and links go to the log: fine on a laptop, a leak of every
-        // sign-in code anywhere else (docs/architecture.md "Abuse limits").
-        guard development || (configuration.emailsHaveAWayOut && configuration.textsHaveAWayOut) else {
-            let missing = [
-                configuration.emailsHaveAWayOut ? nil : "emails (set LEDGER_SMTP_URL or LEDGER_DELIVERY_WEBHOOK_URL)",
-                configuration.textsHaveAWayOut ? nil : "texts (set LEDGER_TWILIO_* or LEDGER_DELIVERY_WEBHOOK_URL)",
-            ].compactMap { $0 }
-            throw ValidationError(
-                "refusing to start: no way out for \(missing.joined(separator: " or ")); outside development mode (--dev) "
-                    + "codes and links never go to a log")
+        do {
+            try ServeAssembly.check(configuration, development: development)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
         }
         if dev, cluster == nil {
             let notice =
@@ -84,12 +63,6 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(notice.utf8))
         }
 
-        // Client secrets and refresh tokens cross these: never in the clear over a network outside
-        // development. Loopback stays on this host (a local proxy, or a test's fake provider).
-        for (_, url) in configuration.providerEndpoints where !development && !LedgerConfiguration.isPrivateToHost(url) {
-            throw ValidationError(
-                "refusing to start: provider token endpoints must be https (or http on loopback) outside development mode (\(url))")
-        }
         for warning in configuration.warnings { logger.warning("\(warning)") }
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let assembly: ServeAssembly

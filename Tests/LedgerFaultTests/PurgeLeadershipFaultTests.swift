@@ -189,8 +189,10 @@ struct PurgeLeadershipFaultTests {
             try await Task.sleep(for: .seconds(3.5))
 
             // The hold has lapsed, but without the key nothing can be scheduled: it says so, and purges the rest.
-            let keyless = try await LedgerProcess.run(["purge"], environment: base.merging(["LEDGER_MASTER_KEY": ""]) { $1 })
+            let keyless = try await LedgerProcess.run(
+                ["purge", "--report-threads"], environment: base.merging(["LEDGER_MASTER_KEY": ""]) { $1 })
             #expect(keyless.status == 0, "\(keyless.output)")
+            #expect(keyless.output.contains("pool threads left: 0"), "\(keyless.output)")
             #expect(keyless.output.contains("requested deletions: not scheduled here (1 waiting): LEDGER_MASTER_KEY is not set"))
             #expect(try await state() == (true, false, nil))
 
@@ -200,8 +202,12 @@ struct PurgeLeadershipFaultTests {
             #expect(wrong.status != 0 && wrong.output.contains("refusing to purge"), "\(wrong.output)")
             #expect(try await state() == (true, false, nil))
 
-            let keyed = try await LedgerProcess.run(["purge"], environment: base.merging(["LEDGER_MASTER_KEY": masterKey.base64]) { $1 })
+            // With the key it builds everything a pass can use (the pool, the accounts and their
+            // hashing thread), and ends with none of their threads left.
+            let keyed = try await LedgerProcess.run(
+                ["purge", "--report-threads"], environment: base.merging(["LEDGER_MASTER_KEY": masterKey.base64]) { $1 })
             #expect(keyed.status == 0, "\(keyed.output)")
+            #expect(keyed.output.contains("pool threads left: 0"), "\(keyed.output)")
             let scheduled = try await state()
             // LEDGER_PURGE_AFTER_SECONDS from the scheduling (to the microsecond the timestamps keep).
             #expect(scheduled.deleted && abs((scheduled.purgeDelay ?? 0) - 3600) < 0.001, "\(scheduled)")

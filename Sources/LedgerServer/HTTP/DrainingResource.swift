@@ -6,7 +6,8 @@ import ServiceLifecycle
 /// and workers drains only after every one that uses it has stopped.
 public struct DrainingResource: Service, CustomStringConvertible {
     public let description: String
-    let drain: @Sendable () async -> Void
+    /// Ends the resource (the group calls it at shutdown; a one-shot command, when it is done).
+    public let drain: @Sendable () async -> Void
 
     public init(_ name: String, drain: @escaping @Sendable () async -> Void) {
         self.description = name

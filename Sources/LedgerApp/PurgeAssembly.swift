@@ -1,0 +1,100 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerCrypto
+import LedgerEventStore
+import LedgerPostgres
+import LedgerServer
+import LedgerWorkers
+import Logging
+import ServiceLifecycle
+
+/// Everything `ledger purge` runs, built in one place as `ServeAssembly` builds serve's: a
+/// small pool on the database, the store, the accounts that schedule requested deletions (when
+/// the master key is given), the purge worker and serve's purge lock. Every resource it makes is
+/// listed with its shutdown (`resources`), so a pass or a watch ends with none left running.
+public struct PurgeAssembly: Sendable {
+    public let worker: PurgeWorker
+    /// Serve's purge lock (`PurgeLeadership.lock`): one process purges at a time.
+    public let lock: SessionAdvisoryLock
+    /// Whether requested deletions are scheduled here (the master key was given).
+    public let schedulesRequestedDeletions: Bool
+    /// What it made, each draining when shut down: the database last.
+    public let resources: [DrainingResource]
+    /// How soon a watcher takes the lock over from a leader gone silent.
+    let takeover: Duration
+
+    /// Builds it on `url`. With `masterKey` (checked against the store's, as serve checks it:
+    /// `ConfigurationError` when it differs) the accounts schedule requested deletions; without
+    /// it the store seals under a throwaway key, since a purge opens no payload (it appends an
+    /// unencrypted event and destroys keys).
+    public static func build(
+        _ configuration: LedgerConfiguration, url: String, masterKey: MasterKey?, clock: any LedgerClock = SystemClock(),
+        logger: Logger
+    ) async throws -> PurgeAssembly {
+        // Scheduling a deletion appends through the store's group commit beside the purge's
+        // own transaction: room for both.
+        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 4))
+        let database = DrainingResource("postgres") { await client.shutdown() }
+        let retentionSweep = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
+        let lock = PurgeLeadership.lock(client: client, takeoverSeconds: configuration.purgeTakeoverSeconds)
+        let takeover = Duration.seconds(configuration.purgeTakeoverSeconds)
+        guard let masterKey else {
+            let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()), clock: clock)
+            let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: nil)
+            return PurgeAssembly(
+                worker: worker, lock: lock, schedulesRequestedDeletions: false, resources: [database], takeover: takeover)
+        }
+        let keyring = SubjectKeyring(masterKey: masterKey)
+        do {
+            try await keyring.checkMasterKey(client: client)
+        } catch let error as EventStoreError {
+            await client.shutdown()
+            throw ConfigurationError(
+                "refusing to purge: \(error.message); set LEDGER_MASTER_KEY to the store's key (or unset it to purge without "
+                    + "scheduling requested deletions)")
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        let store = EventStore(client: client, keyring: keyring, clock: clock)
+        // No password is checked here, but the accounts' environment holds a hasher: one thread.
+        let hasher = try PasswordHasher(parameters: Scrypt(logN: configuration.policies.scryptLogN), maximumConcurrent: 1)
+        let accounts = AccountService(
+            environment: .postgres(
+                store: store, clock: clock, policies: configuration.policies, retention: configuration.retention(masterKey: masterKey),
+                hasher: hasher))
+        let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: accounts)
+        return PurgeAssembly(
+            worker: worker, lock: lock, schedulesRequestedDeletions: true,
+            resources: [database, DrainingResource("hashing") { await hasher.shutdown() }], takeover: takeover)
+    }
+
+    /// Runs `body`, then shuts every resource down, last made first, whether it returned or threw.
+    public func run<T: Sendable>(_ body: (PurgeAssembly) async throws -> T) async throws -> T {
+        do {
+            let value = try await body(self)
+            await shutdown()
+            return value
+        } catch {
+            await shutdown()
+            throw error
+        }
+    }
+
+    /// Shuts every resource down, last made first.
+    public func shutdown() async {
+        for resource in resources.reversed() { await resource.drain() }
+    }
+
+    /// `--watch`: waits for the purge lock, then a pass every `interval`, until SIGTERM or
+    /// SIGINT; the resources drain after the leadership has stopped.
+    public func watch(every interval: Duration, clock: any LedgerClock = SystemClock(), logger: Logger) async throws {
+        let leadership = PurgeLeadership(worker: worker, lock: lock, interval: interval, takeover: takeover, clock: clock, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: resources.map { $0 as any Service } + [leadership], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,24 @@
+import LedgerServer
+
+extension ServeAssembly {
+    /// What `serve` refuses before it touches anything: outside development mode, codes and
+    /// links with no way out (they would go to the log: a leak of every sign-in code), and
+    /// provider token endpoints over plain HTTP off this host (client secrets and refresh
+    /// tokens cross them). `development` allows both.
+    public static func check(_ configuration: LedgerConfiguration, development: Bool) throws {
+        guard development || (configuration.emailsHaveAWayOut && configuration.textsHaveAWayOut) else {
+            let missing = [
+                configuration.emailsHaveAWayOut ? nil : "emails (set LEDGER_SMTP_URL or LEDGER_DELIVERY_WEBHOOK_URL)",
+                configuration.textsHaveAWayOut ? nil : "texts (set LEDGER_TWILIO_* or LEDGER_DELIVERY_WEBHOOK_URL)",
+            ].compactMap { $0 }
+            throw ConfigurationError(
+                "refusing to start: no way out for \(missing.joined(separator: " or ")); outside development mode (--dev) "
+                    + "codes and links never go to a log")
+        }
+        // Loopback stays on this host (a local proxy, or a test's fake provider).
+        for (_, url) in configuration.providerEndpoints where !development && !LedgerConfiguration.isPrivateToHost(url) {
+            throw ConfigurationError(
+                "refusing to start: provider token endpoints must be https (or http on loopback) outside development mode (\(url))")
+        }
+    }
+}
