@@ -51,11 +51,8 @@ extension EventStore {
     /// Returns the listener so the caller can stop it.
     public func listenForRemoteCommits(url: String) -> PostgresListener {
         let listener = PostgresListener(url: url, channels: [FeedWakeups.channel])
-        let wakeups = self.wakeups
-        let stream = listener.wakeups()
-        Task {
-            for await _ in stream { wakeups.wakeLocal() }
-        }
+        // Waking the followers only resumes their waits: done on the listener's thread.
+        listener.onWakeup { [wakeups] in wakeups.wakeLocal() }
         listener.start()
         return listener
     }

@@ -1,20 +1,27 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Listens on PostgreSQL channels from a dedicated connection and thread, and wakes every
 /// subscriber when a notification arrives.
 ///
 /// Notifications are hints only: after a reconnect subscribers are woken too, since
 /// anything sent while the connection was down is lost. Readers must still poll.
-public final class PostgresListener: @unchecked Sendable {
+public final class PostgresListener: Sendable {
     private let url: String
     private let channels: [String]
     private let logger: Logger
-    private let lock = NSLock()
-    private var subscribers: [UUID: AsyncStream<Void>.Continuation] = [:]
-    private var stopped = false
-    private var thread: Thread?
+    private let state = Mutex(State())
     private let executor = BlockingExecutor(threads: 1)
+
+    private struct State {
+        var subscribers: [UUID: AsyncStream<Void>.Continuation] = [:]
+        /// Called on the listener's thread at each wake-up: for work that neither blocks nor
+        /// needs a task (waking a store's own followers).
+        var handlers: [@Sendable () -> Void] = []
+        var stopped = false
+        var started = false
+    }
 
     /// Channel names must be plain identifiers; they are quoted into `LISTEN`.
     public init(url: String, channels: [String], logger: Logger = Logger(label: "ledger.listener")) {
@@ -25,21 +32,23 @@ public final class PostgresListener: @unchecked Sendable {
     }
 
     public func start() {
-        lock.withLock {
-            guard thread == nil else { return }
-            let thread = Thread { [self] in run() }
-            thread.name = "ledger-listener"
-            self.thread = thread
-            thread.start()
+        let starts = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
         }
+        guard starts else { return }
+        let thread = Thread { [self] in run() }
+        thread.name = "ledger-listener"
+        thread.start()
     }
 
     public func stop() {
         // Finished outside the lock: finishing runs `onTermination`, which takes the lock.
-        let finishing: [AsyncStream<Void>.Continuation] = lock.withLock {
-            stopped = true
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+        let finishing: [AsyncStream<Void>.Continuation] = state.withLock { state in
+            state.stopped = true
+            state.handlers = []
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
         }
         for continuation in finishing { continuation.finish() }
     }
@@ -48,20 +57,31 @@ public final class PostgresListener: @unchecked Sendable {
     public func wakeups() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
-        lock.withLock {
-            if stopped { continuation.finish() } else { subscribers[id] = continuation }
+        let stopped = state.withLock { state in
+            if !state.stopped { state.subscribers[id] = continuation }
+            return state.stopped
         }
+        if stopped { continuation.finish() }
         continuation.onTermination = { [weak self] _ in
-            self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    /// Calls `handler` on the listener's thread at each notification (or reconnect), until
+    /// stopped: for a wake-up that needs no task of its own.
+    public func onWakeup(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            if !state.stopped { state.handlers.append(handler) }
+        }
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func wakeAll() {
-        let woken = lock.withLock { Array(subscribers.values) }
+        let (woken, handlers) = state.withLock { (Array($0.subscribers.values), $0.handlers) }
         for continuation in woken { continuation.yield() }
+        for handler in handlers { handler() }
     }
 
     private func run() {

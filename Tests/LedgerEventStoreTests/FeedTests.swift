@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerCrypto
 import LedgerEventStore
 import LedgerPostgres
 import LedgerTestSupport
@@ -186,4 +187,38 @@ struct FeedTests {
             lastVersion[event.streamID] = event.streamVersion
         }
     }
+
+    /// Another process's commit reaches this one's followers through `NOTIFY ledger_events`:
+    /// two stores on two pools stand for two instances, and a follower of the second waits for
+    /// commits far longer than the wake-up takes.
+    @Test("a commit by another process wakes this one's followers through the listener")
+    func remoteCommitWakesFollowers() async throws {
+        try await TestPostgres.withDatabase { db in
+            let writer = db.eventStore()
+            let otherClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 2))
+            let reader = EventStore(client: otherClient, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
+            let listener = reader.listenForRemoteCommits(url: db.url)
+            defer { listener.stop() }
+            // Until the listener has connected, a wait may time out: look again until one is woken.
+            let started = ContinuousClock.now
+            var wokenWithin: Duration?
+            while wokenWithin == nil && ContinuousClock.now - started < .seconds(30) {
+                let stream = UUID()
+                async let waited: Duration = {
+                    let start = ContinuousClock.now
+                    await reader.waitForCommits(timeout: .seconds(5))
+                    return ContinuousClock.now - start
+                }()
+                try await Task.sleep(for: .milliseconds(50))
+                try await writer.append(
+                    to: stream, streamType: "test", subjectID: stream, expected: .any,
+                    events: [NewEvent(type: "test.appended", payload: Array("{}".utf8))])
+                let took = await waited
+                if took < .seconds(4) { wokenWithin = took }
+            }
+            await otherClient.shutdown()
+            #expect(wokenWithin != nil, "no follower of the second store was woken by the first store's commits")
+        }
+    }
 }
+

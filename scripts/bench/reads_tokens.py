@@ -4,8 +4,8 @@ that send a different session's access token on each request, each wrk thread cy
 own half: so concurrent requests read different sessions, as an app's users do, not one row.
 
 usage: reads_tokens.py BASE_URL COUNT API_KEY OUT_DIR
-writes OUT_DIR/bearer.lua (GET with Authorization) and OUT_DIR/introspect.lua (POST
-/sessions/introspect with the API key, the token in the body).
+writes OUT_DIR/bearer.lua (GET with Authorization), OUT_DIR/introspect.lua (POST
+/sessions/introspect with the API key, the token in the body) and OUT_DIR/tokens.txt (one a line).
 """
 import json
 import random
@@ -67,3 +67,5 @@ with open(f"{out}/introspect.lua", "w") as file:
     '{"token":"' .. token .. '"}')
 end
 """ % api_key)
+with open(f"{out}/tokens.txt", "w") as file:
+    file.write("\n".join(tokens) + "\n")
