@@ -47,7 +47,11 @@ let package = Package(
         ),
 
         // Foundation-level helpers every layer may use (clock, encodings).
-        .target(name: "LedgerCore", swiftSettings: swiftSettings),
+        .target(
+            name: "LedgerCore",
+            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: swiftSettings
+        ),
 
         // PostgreSQL client on libpq: pool, transactions, typed errors, LISTEN/NOTIFY, local clusters.
         .target(

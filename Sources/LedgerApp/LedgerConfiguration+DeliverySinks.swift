@@ -43,3 +43,6 @@ extension LedgerConfiguration {
         return DeliverySinks(email: email, sms: sms)
     }
 }
+
+/// The sinks are a member of the service group that drains them after the dispatchers stop.
+extension DeliverySinks: DrainingService {}

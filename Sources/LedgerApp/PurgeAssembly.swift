@@ -20,7 +20,7 @@ public struct PurgeAssembly: Sendable {
     /// Whether requested deletions are scheduled here (the master key was given).
     public let schedulesRequestedDeletions: Bool
     /// What it made, each draining when shut down: the database last.
-    public let resources: [DrainingResource]
+    public let resources: [any DrainingService]
     /// How soon a watcher takes the lock over from a leader gone silent.
     let takeover: Duration
 
@@ -35,7 +35,6 @@ public struct PurgeAssembly: Sendable {
         // Scheduling a deletion appends through the store's group commit beside the purge's
         // own transaction: room for both.
         let client = PostgresClient(configuration: .init(url: url, maximumConnections: 4))
-        let database = DrainingResource("postgres") { await client.shutdown() }
         let retentionSweep = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
         let lock = PurgeLeadership.lock(client: client, takeoverSeconds: configuration.purgeTakeoverSeconds)
         let takeover = Duration.seconds(configuration.purgeTakeoverSeconds)
@@ -43,7 +42,7 @@ public struct PurgeAssembly: Sendable {
             let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()), clock: clock)
             let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: nil)
             return PurgeAssembly(
-                worker: worker, lock: lock, schedulesRequestedDeletions: false, resources: [database], takeover: takeover)
+                worker: worker, lock: lock, schedulesRequestedDeletions: false, resources: [client], takeover: takeover)
         }
         let keyring = SubjectKeyring(masterKey: masterKey)
         do {
@@ -67,7 +66,7 @@ public struct PurgeAssembly: Sendable {
         let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: accounts)
         return PurgeAssembly(
             worker: worker, lock: lock, schedulesRequestedDeletions: true,
-            resources: [database, DrainingResource("hashing") { await hasher.shutdown() }], takeover: takeover)
+            resources: [client, hasher], takeover: takeover)
     }
 
     /// Runs `body`, then shuts every resource down, last made first, whether it returned or threw.
@@ -84,7 +83,7 @@ public struct PurgeAssembly: Sendable {
 
     /// Shuts every resource down, last made first.
     public func shutdown() async {
-        for resource in resources.reversed() { await resource.drain() }
+        for resource in resources.reversed() { await resource.shutdown() }
     }
 
     /// `--watch`: waits for the purge lock, then a pass every `interval`, until SIGTERM or

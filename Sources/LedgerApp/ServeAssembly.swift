@@ -70,14 +70,7 @@ public struct ServeAssembly: Sendable {
         // Before everything that uses them, so they drain after it has stopped: the database
         // last, the sinks before it (a send under way finishes), the hashes and the sessions'
         // last uses before those.
-        let resources: [any Service] = [
-            DrainingResource("postgres") {
-                await client.shutdown()
-                await readClient?.shutdown()
-            },
-            DrainingResource("delivery sinks") { await sinks.shutdown() },
-            DrainingResource("hashing") { [hasher = services.environment.hasher] in await hasher.shutdown() },
-        ]
+        let resources: [any Service] = [client] + (readClient.map { [$0] } ?? []) + [sinks, services.environment.hasher]
         members.insert(contentsOf: resources, at: 0)
         members.append(
             await purgeService(configuration, purge: options.purge, store: eventStore, services: services, clock: clock, logger: logger))

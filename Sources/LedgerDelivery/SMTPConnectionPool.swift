@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 import NIOPosix
 import Synchronization
 
@@ -93,3 +94,6 @@ private final class IdleConnections: Sendable {
         connections.withLock { $0.removeAll() }
     }
 }
+
+/// The relay's connections are a member of the service group that drains them after their users stop.
+extension SMTPConnectionPool: DrainingService {}

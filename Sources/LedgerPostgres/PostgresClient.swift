@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import LedgerCore
 import Logging
 import Synchronization
 
@@ -167,3 +168,6 @@ private final class StatementCounter: Sendable {
         count.add(statements, ordering: .relaxed)
     }
 }
+
+/// The pool is a member of the service group that drains it after its users stop.
+extension PostgresClient: DrainingService {}

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 import LedgerCrypto
 import NIOPosix
 
@@ -65,3 +66,6 @@ public final class PasswordHasher: Sendable {
 public enum PasswordHasherError: Error, Sendable {
     case overloaded
 }
+
+/// The hashing threads are a member of the service group that drains them after their users stop.
+extension PasswordHasher: DrainingService {}
