@@ -24,7 +24,8 @@ struct PurgeBench: AsyncParsableCommand {
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 16))
+        let resources = ResourceScope()
+        let client = resources.own(PostgresClient(configuration: .init(url: url, maximumConnections: 16)))
         let masterKey = try benchMasterKey()
         try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
         // The accounts are made 31 days in the past, so their purge is due now.
@@ -32,7 +33,7 @@ struct PurgeBench: AsyncParsableCommand {
         let pastStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: past)
         let environment = AccountsEnvironment.postgres(
             store: pastStore, clock: past, policies: .standard, retention: .development,
-            hasher: try PasswordHasher(parameters: Scrypt(logN: 4)))
+            hasher: resources.own(try PasswordHasher(parameters: Scrypt(logN: 4))))
         let service = AccountService(environment: environment)
         let reauth = ReauthService(environment: environment)
         let runID = UUID().uuidString.prefix(8).lowercased()
@@ -89,7 +90,7 @@ struct PurgeBench: AsyncParsableCommand {
                 + (feed.map {
                     String(format: " feed_writers=%d appends=%d feed_longest_gap_ms=%.1f", feedWriters, $0.appends, $0.longestGapMS)
                 } ?? ""))
-        await client.shutdown()
+        await resources.shutdown()
     }
 
     /// Sign-up (5 events), 5 sign-ins and 5 refreshes, a re-auth grant, and the deletion with

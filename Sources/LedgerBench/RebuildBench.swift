@@ -25,12 +25,13 @@ struct RebuildBench: AsyncParsableCommand {
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers + 4))
+        let resources = ResourceScope()
+        let client = resources.own(PostgresClient(configuration: .init(url: url, maximumConnections: writers + 4)))
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()))
         let service = AccountService(
             environment: .postgres(
                 store: store, clock: SystemClock(), policies: .standard, retention: .development,
-                hasher: try PasswordHasher(parameters: Scrypt(logN: 4))))
+                hasher: resources.own(try PasswordHasher(parameters: Scrypt(logN: 4)))))
         let accounts = try await client.query(
             "SELECT stream_id FROM stream_catalog WHERE stream_type = 'account' ORDER BY random() LIMIT 10000"
         ).rows.compactMap { try $0.uuid(0) }
@@ -62,7 +63,7 @@ struct RebuildBench: AsyncParsableCommand {
                     label, writers, latencies.count, Double(latencies.count) / run.elapsed.inSeconds, latencies.percentile(0.5),
                     latencies.percentile(0.99), latencies.longest))
         }
-        await client.shutdown()
+        await resources.shutdown()
     }
 }
 
