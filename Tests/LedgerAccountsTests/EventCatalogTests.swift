@@ -34,5 +34,9 @@ struct EventCatalogTests {
         let read = try AccountEvent.decode(type: event.type, schemaVersion: event.schemaVersion, payload: event.encodedPayload())
         #expect(read == event)
         #expect(try AccountEvent.decode(type: "account.unknown", schemaVersion: 1, payload: Array("{}".utf8)) == nil)
+        let otpKinds = OTPEvent.registrations.map(\.kind)
+        #expect(otpKinds.count == OTPEvent.Kind.allCases.count && Set(otpKinds) == Set(OTPEvent.Kind.allCases))
+        let cancelled = OTPEvent.cancelled(.init())
+        #expect(try OTPEvent.decode(type: cancelled.type, schemaVersion: 1, payload: cancelled.encodedPayload()) == cancelled)
     }
 }

@@ -79,7 +79,10 @@ struct PurgeLeadershipFaultTests {
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 let handover = try #require(tookOver, "the survivor never took the purge over")
-                #expect(handover <= .seconds(Self.takeoverSeconds), "took over after \(handover)")
+                // The bound itself, plus what seeing it costs a loaded machine: the test reads the
+                // survivor's /metrics every 50 ms. `scripts/bench/purge-handover.sh` measures the
+                // handover alone (BENCHMARKS.md: within half the bound, every run).
+                #expect(handover <= .seconds(Self.takeoverSeconds) + .seconds(1), "took over after \(handover)")
 
                 // The survivor purges the account once it is due (4 s after the deletion).
                 let purgedEvent = "SELECT 1 FROM events WHERE stream_id = $1::uuid AND event_type = 'account.purged'"

@@ -132,25 +132,7 @@ extension AccountEvent {
     public var kind: Kind { parts.kind }
 
     /// One event type as the registry holds it.
-    public struct Registration: Sendable {
-        public let kind: Kind
-        /// The type its payload decodes as.
-        public var payloadType: any Decodable.Type { payload }
-        private let payload: any (Decodable & Sendable).Type
-        /// The `AccountCommand`s whose decision (`decide`) can append it; none for the purge's.
-        public let emittedBy: [String]
-        /// Reads a stored payload of the current schema version.
-        let read: @Sendable ([UInt8]) throws -> AccountEvent
-
-        init<Payload: Decodable & Sendable>(
-            _ kind: Kind, _ payloadType: Payload.Type, _ event: @escaping @Sendable (Payload) -> AccountEvent, emittedBy: [String]
-        ) {
-            self.kind = kind
-            self.payload = payloadType
-            self.emittedBy = emittedBy
-            self.read = { event(try AccountEvent.decoder.decode(Payload.self, from: $0)) }
-        }
-    }
+    public typealias Registration = EventRegistration<AccountEvent, Kind>
 
     /// Every area's registrations.
     public static let registrations: [Registration] =
@@ -158,8 +140,7 @@ extension AccountEvent {
         + passkeysRegistrations + removalRegistrations
 
     /// The registry, by stored type name.
-    static let registry: [String: Registration] = Dictionary(
-        registrations.map { ($0.kind.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+    static let registry = Registration.registry(registrations)
 }
 
 extension AccountEvent.Kind {

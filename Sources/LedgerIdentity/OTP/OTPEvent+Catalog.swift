@@ -1,6 +1,6 @@
 import Foundation
 
-/// The phone-code events as a list, as `AccountEvent.Kind` lists the account's.
+/// The phone-code events as a registry, as `AccountEvent.registrations` holds the account's.
 extension OTPEvent {
     /// Every code request event type, by its stored name.
     public enum Kind: String, CaseIterable, Sendable {
@@ -11,37 +11,46 @@ extension OTPEvent {
         case cancelled = "phone.otp_cancelled"
     }
 
-    public var kind: Kind {
+    /// The event's type and its payload: the one switch over the cases.
+    var parts: (kind: Kind, payload: any Encodable) {
         switch self {
-        case .issued: return .issued
-        case .failed: return .failed
-        case .verified: return .verified
-        case .invalidated: return .invalidated
-        case .cancelled: return .cancelled
+        case .issued(let payload): return (.issued, payload)
+        case .failed(let payload): return (.failed, payload)
+        case .verified(let payload): return (.verified, payload)
+        case .invalidated(let payload): return (.invalidated, payload)
+        case .cancelled(let payload): return (.cancelled, payload)
         }
     }
+
+    /// Its type.
+    public var kind: Kind { parts.kind }
+
+    /// One event type as the registry holds it.
+    public typealias Registration = EventRegistration<OTPEvent, Kind>
+
+    /// Every code request event type, with the `OTPCommand`s that append it.
+    public static let registrations: [Registration] = [
+        .init(.issued, Issued.self, OTPEvent.issued, emittedBy: ["issue"]),
+        .init(.failed, Failed.self, OTPEvent.failed, emittedBy: ["verify"]),
+        .init(.verified, Verified.self, OTPEvent.verified, emittedBy: ["verify"]),
+        .init(.invalidated, Invalidated.self, OTPEvent.invalidated, emittedBy: ["verify", "supersede"]),
+        .init(.cancelled, Cancelled.self, OTPEvent.cancelled, emittedBy: ["cancel"]),
+    ]
+
+    /// The registry, by stored type name.
+    static let registry = Registration.registry(registrations)
 }
 
 extension OTPEvent.Kind {
-    /// The type its payload decodes as.
-    public var payloadType: any Decodable.Type {
-        switch self {
-        case .issued: return OTPEvent.Issued.self
-        case .failed: return OTPEvent.Failed.self
-        case .verified: return OTPEvent.Verified.self
-        case .invalidated: return OTPEvent.Invalidated.self
-        case .cancelled: return OTPEvent.Cancelled.self
-        }
+    /// Its entry in the registry. Every kind has one (`EventCatalogTests`).
+    public var registration: OTPEvent.Registration {
+        guard let registration = OTPEvent.registry[rawValue] else { preconditionFailure("\(rawValue) is not registered") }
+        return registration
     }
 
+    /// The type its payload decodes as.
+    public var payloadType: any Decodable.Type { registration.payloadType }
+
     /// The `OTPCommand`s whose decision (`decide`) can append it.
-    public var emittedBy: [String] {
-        switch self {
-        case .issued: return ["issue"]
-        case .failed: return ["verify"]
-        case .verified: return ["verify"]
-        case .invalidated: return ["verify", "supersede"]
-        case .cancelled: return ["cancel"]
-        }
-    }
+    public var emittedBy: [String] { registration.emittedBy }
 }

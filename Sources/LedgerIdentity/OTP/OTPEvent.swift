@@ -93,25 +93,12 @@ extension OTPEvent {
     public var schemaVersion: Int { 1 }
 
     public func encodedPayload() throws -> [UInt8] {
-        switch self {
-        case .issued(let value): return Array(try AccountEvent.encoder.encode(value))
-        case .failed(let value): return Array(try AccountEvent.encoder.encode(value))
-        case .verified(let value): return Array(try AccountEvent.encoder.encode(value))
-        case .invalidated(let value): return Array(try AccountEvent.encoder.encode(value))
-        case .cancelled(let value): return Array(try AccountEvent.encoder.encode(value))
-        }
+        Array(try AccountEvent.encoder.encode(parts.payload))
     }
 
     /// Reads a stored event; unknown types are nil.
     public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws -> OTPEvent? {
-        let decoder = AccountEvent.decoder
-        guard let kind = Kind(rawValue: type) else { return nil }
-        switch kind {
-        case .issued: return .issued(try decoder.decode(Issued.self, from: payload))
-        case .failed: return .failed(try decoder.decode(Failed.self, from: payload))
-        case .verified: return .verified(try decoder.decode(Verified.self, from: payload))
-        case .invalidated: return .invalidated(try decoder.decode(Invalidated.self, from: payload))
-        case .cancelled: return .cancelled(try decoder.decode(Cancelled.self, from: payload))
-        }
+        guard let registration = registry[type] else { return nil }
+        return try registration.read(payload)
     }
 }
