@@ -163,7 +163,7 @@ struct SessionUseWritesTests {
             for session in sessions { _ = try await service.authenticate(accessToken: session.accessToken) }
             // The store NOTIFYs other processes of the sign-ups' commits through the same pool a
             // moment later, on its own: counted from when that is out.
-            let before = try await Self.quietStatementCount(db.client)
+            let before = try await db.client.quietStatementCount()
             await service.activity.settle()
             #expect(db.client.statementsSent - before == 1)
             let moved = try await db.client.query(
@@ -172,22 +172,9 @@ struct SessionUseWritesTests {
             // Within the minute, nothing more is written.
             db.clock.advance(by: 30)
             for session in sessions { _ = try await service.authenticate(accessToken: session.accessToken) }
-            let again = try await Self.quietStatementCount(db.client)
+            let again = try await db.client.quietStatementCount()
             await service.activity.settle()
             #expect(db.client.statementsSent == again)
         }
-    }
-
-    /// The client's statement count once nothing else has gone through it for 300 ms (at most 10 s).
-    static func quietStatementCount(_ client: PostgresClient) async throws -> Int {
-        var count = client.statementsSent
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(300))
-            let now = client.statementsSent
-            if now == count { break }
-            count = now
-        }
-        return count
     }
 }

@@ -199,25 +199,29 @@ struct FeedTests {
             let reader = EventStore(client: otherClient, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
             let listener = reader.listenForRemoteCommits(url: db.url)
             defer { listener.stop() }
-            // Until the listener has connected, a wait may time out: look again until one is woken.
-            let started = ContinuousClock.now
-            var wokenWithin: Duration?
-            while wokenWithin == nil && ContinuousClock.now - started < .seconds(30) {
-                let stream = UUID()
-                async let waited: Duration = {
-                    let start = ContinuousClock.now
-                    await reader.waitForCommits(timeout: .seconds(5))
-                    return ContinuousClock.now - start
-                }()
-                try await Task.sleep(for: .milliseconds(50))
-                try await writer.append(
-                    to: stream, streamType: "test", subjectID: stream, expected: .any,
-                    events: [NewEvent(type: "test.appended", payload: Array("{}".utf8))])
-                let took = await waited
-                if took < .seconds(4) { wokenWithin = took }
+            // Commits go on every 200 ms while a follower of the second store waits (for far
+            // longer than a wake-up takes, even on a loaded machine): until the listener has
+            // connected they wake nobody; after, the next one does.
+            let timeout = Duration.seconds(40)
+            let waited = Task {
+                let start = ContinuousClock.now
+                await reader.waitForCommits(timeout: timeout)
+                return ContinuousClock.now - start
             }
+            let writing = Task {
+                while !Task.isCancelled {
+                    let stream = UUID()
+                    try await writer.append(
+                        to: stream, streamType: "test", subjectID: stream, expected: .any,
+                        events: [NewEvent(type: "test.appended", payload: Array("{}".utf8))])
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            let took = await waited.value
+            writing.cancel()
+            _ = await writing.result
             await otherClient.shutdown()
-            #expect(wokenWithin != nil, "no follower of the second store was woken by the first store's commits")
+            #expect(took < timeout - .seconds(5), "no follower of the second store was woken by the first store's commits")
         }
     }
 }
