@@ -10,7 +10,7 @@ import Testing
 
 /// The signed-in reads are batched across concurrent requests (`LookupBatcher`); each caller
 /// must still get exactly what its own statement would have read, at its own time.
-@Suite("Accounts: batched access-token reads", .timeLimit(.minutes(2)))
+@Suite("Accounts: batched access-token reads", .timeLimit(.minutes(10)))
 struct AccessTokenReadsTests {
     @Test("hundreds of concurrent reads of live, revoked, expired and unknown tokens each get their own answer")
     func concurrentReadsMatchLoneReads() async throws {
@@ -143,7 +143,7 @@ struct AccessTokenReadsTests {
 }
 
 /// `SessionActivity` on PostgreSQL: the noted uses of a beat are one statement, whatever their number.
-@Suite("Accounts: session uses written together", .timeLimit(.minutes(2)))
+@Suite("Accounts: session uses written together", .timeLimit(.minutes(10)))
 struct SessionUseWritesTests {
     @Test("the uses of a beat are one UPDATE; each session moves once a minute at most, a revoked one never")
     func oneStatementABeat() async throws {

@@ -15,7 +15,7 @@ extension TestDatabase {
     }
 }
 
-@Suite("Accounts: sign-up, sign-in, sessions", .timeLimit(.minutes(2)))
+@Suite("Accounts: sign-up, sign-in, sessions", .timeLimit(.minutes(10)))
 struct AccountServiceTests {
     @Test("sign-up creates the account, its projections and a working session")
     func signUp() async throws {
@@ -234,7 +234,7 @@ struct AccountServiceTests {
     }
 }
 
-@Suite("Accounts: per-address sign-in limit", .timeLimit(.minutes(2)))
+@Suite("Accounts: per-address sign-in limit", .timeLimit(.minutes(10)))
 struct AddressThrottleTests {
     @Test("failures from one address, across accounts, lock that address out; others are unaffected")
     func addressLimit() async throws {
@@ -263,7 +263,7 @@ struct AddressThrottleTests {
     }
 }
 
-@Suite("Accounts: attempt counters in PostgreSQL", .timeLimit(.minutes(2)))
+@Suite("Accounts: attempt counters in PostgreSQL", .timeLimit(.minutes(10)))
 struct PostgresAttemptCounterTests {
     @Test("an attempt taken back leaves a window begun since alone, at a time with a fraction of a microsecond too")
     func uncountWithinItsWindow() async throws {
@@ -284,7 +284,7 @@ struct PostgresAttemptCounterTests {
     }
 }
 
-@Suite("Accounts: projections rebuild", .timeLimit(.minutes(2)))
+@Suite("Accounts: projections rebuild", .timeLimit(.minutes(10)))
 struct ProjectionRebuildTests {
     static func dump(_ db: TestDatabase) async throws -> [String] {
         var lines: [String] = []

@@ -7,7 +7,7 @@ import LedgerIdentity
 import LedgerTestSupport
 import Testing
 
-@Suite("Account snapshots", .timeLimit(.minutes(3)))
+@Suite("Account snapshots", .timeLimit(.minutes(10)))
 struct AccountSnapshotTests {
     /// Appends `count` varied events (refreshes, holds, links, grants, profile edits) to the
     /// account, one batch a minute; returns the times the batches were recorded at.

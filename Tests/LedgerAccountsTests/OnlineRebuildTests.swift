@@ -13,7 +13,7 @@ import Testing
 
 /// `ledger projections rebuild` while commands run (issue 27, part 2): fresh tables beside the
 /// live ones, caught up from the feed, swapped in under a lock that waits at most a moment.
-@Suite("Accounts: projections rebuild while the service runs", .timeLimit(.minutes(3)))
+@Suite("Accounts: projections rebuild while the service runs", .timeLimit(.minutes(10)))
 struct OnlineRebuildTests {
     /// What every rebuild reported last, and how often it reported.
     final class Reports: Sendable {

@@ -99,7 +99,7 @@ struct AppendBatchTests {
 
     @Test(
         "a batch takes its streams' locks before it writes: a transaction holding one keeps the stream's feed in version order",
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(10)))
     func batchWaitsForStreamLock() async throws {
         try await TestPostgres.withDatabase(maximumConnections: 4) { db in
             let store = db.eventStore()
@@ -228,7 +228,7 @@ struct AppendGroupCommitTests {
     /// Writers that each wait for their append before the next (as a command does): every
     /// append must be answered once, with its own result, and the appends that met in the
     /// queue must have shared transactions.
-    @Test("writers in a loop: every append answered once and right, batches shared", .timeLimit(.minutes(3)))
+    @Test("writers in a loop: every append answered once and right, batches shared", .timeLimit(.minutes(10)))
     func writersInALoop() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
@@ -272,7 +272,7 @@ struct AppendGroupCommitTests {
 
     /// When the batch's connection cannot be had, the appends queued behind it must fail too
     /// rather than wait for a batch that never comes, and the next append must start afresh.
-    @Test("no connection to be had: every waiting append fails, none hangs, and the next ones try again", .timeLimit(.minutes(3)))
+    @Test("no connection to be had: every waiting append fails, none hangs, and the next ones try again", .timeLimit(.minutes(10)))
     func noConnection() async throws {
         let client = PostgresClient(configuration: .init(url: "postgresql://ledger@127.0.0.1:1/nothing", maximumConnections: 2))
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
@@ -310,7 +310,7 @@ struct AppendGroupCommitTests {
     /// A transaction holding a stream's lock (an account command, say) keeps a standalone
     /// append to that stream waiting; appends to other streams must not wait with it, even
     /// when no later append comes along to notice that the queue stands still.
-    @Test("an append waiting on a stream lock does not hold up appends to other streams", .timeLimit(.minutes(3)))
+    @Test("an append waiting on a stream lock does not hold up appends to other streams", .timeLimit(.minutes(10)))
     func stalledBatchDoesNotBlockOthers() async throws {
         try await TestPostgres.withDatabase(maximumConnections: 6) { db in
             let store = EventStore(
@@ -367,7 +367,7 @@ struct AppendGroupCommitTests {
     /// kill met is sent again on the fresh connection (idempotent by its event ids).
     @Test(
         "the flusher's connection killed under a writer that never pauses: no append fails, the rest go through a fresh connection",
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(10)))
     func killedFlusherConnection() async throws {
         try await TestPostgres.withDatabase(maximumConnections: 4) { db in
             // A linger far longer than the writer's turnaround: the flusher never retires on its own.

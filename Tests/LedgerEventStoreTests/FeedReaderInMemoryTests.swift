@@ -38,7 +38,7 @@ final class InMemoryFeedSource: FeedSource {
     }
 }
 
-@Suite("FeedReader over an in-memory source", .timeLimit(.minutes(1)))
+@Suite("FeedReader over an in-memory source", .timeLimit(.minutes(10)))
 struct FeedReaderInMemoryTests {
     @Test("a follower sees every event once, in order, while a writer appends in bursts")
     func followerWhileWriting() async throws {

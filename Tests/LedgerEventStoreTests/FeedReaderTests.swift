@@ -3,7 +3,7 @@ import LedgerEventStore
 import LedgerTestSupport
 import Testing
 
-@Suite("Event store: FeedReader", .timeLimit(.minutes(2)))
+@Suite("Event store: FeedReader", .timeLimit(.minutes(10)))
 struct FeedReaderTests {
     static func append(_ store: EventStore, _ count: Int, type: String = "test.appended") async throws {
         for _ in 0..<count {

@@ -6,7 +6,7 @@ import LedgerPostgres
 import LedgerTestSupport
 import Testing
 
-@Suite("Event store: commit-order feed", .timeLimit(.minutes(2)))
+@Suite("Event store: commit-order feed", .timeLimit(.minutes(10)))
 struct FeedTests {
     /// 8 writers on shared and own streams, some transactions aborted after appending, while
     /// 2 consumers follow the feed: both see every committed event once, in one order, each

@@ -8,7 +8,7 @@ import Testing
 
 /// Readers on a hot standby (`LEDGER_READ_DATABASE_URL`): a primary and a standby made by
 /// `pg_basebackup -R` on this machine, written on one and read on the other.
-@Suite("Event store: readers on a hot standby", .timeLimit(.minutes(4)))
+@Suite("Event store: readers on a hot standby", .timeLimit(.minutes(10)))
 struct StandbyTests {
     /// A primary with the schema, its standby, and a store on each.
     func withStandby(_ body: (_ primary: EventStore, _ standby: EventStore, _ standbyClient: PostgresClient) async throws -> Void)

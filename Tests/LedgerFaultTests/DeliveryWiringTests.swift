@@ -4,7 +4,7 @@ import Testing
 
 /// `ledger serve` as shipped: texts through Twilio rendered from the templates, and templates
 /// checked before the service takes a request.
-@Suite("ledger serve: the ways messages leave", .timeLimit(.minutes(3)))
+@Suite("ledger serve: the ways messages leave", .timeLimit(.minutes(10)))
 struct DeliveryWiringTests {
     /// Waits until `server` has had `count` requests (or 30 s).
     private func requests(_ server: FakeTwilioServer, count: Int) async throws -> [FakeTwilioServer.Received] {

@@ -3,7 +3,7 @@ import LedgerCrypto
 import LedgerTestSupport
 import Testing
 
-@Suite("ledger serve: development mode and the master key", .timeLimit(.minutes(2)))
+@Suite("ledger serve: development mode and the master key", .timeLimit(.minutes(10)))
 struct DevelopmentModeTests {
     @Test("without LEDGER_MASTER_KEY, serve refuses to start, unless --dev: then it migrates and seals with the development key")
     func devFlag() async throws {

@@ -46,7 +46,7 @@ struct FaultRunTests {
         try await server.shutdown()
     }
 
-    @Test("kill -9 of the server during writes: acknowledged writes survive once, retries add nothing", .timeLimit(.minutes(3)))
+    @Test("kill -9 of the server during writes: acknowledged writes survive once, retries add nothing", .timeLimit(.minutes(10)))
     func serverKilledDuringWrites() async throws {
         try await TestPostgres.withDatabase { db in
             try await Self.withServerAndLoad(databaseURL: db.url) { server, load in
@@ -65,7 +65,7 @@ struct FaultRunTests {
         }
     }
 
-    @Test("PostgreSQL restarted during writes: only 503s meanwhile, then every write lands once", .timeLimit(.minutes(3)))
+    @Test("PostgreSQL restarted during writes: only 503s meanwhile, then every write lands once", .timeLimit(.minutes(10)))
     func postgresRestartedDuringWrites() async throws {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ledger-fault-\(UUID().uuidString)")
         let cluster = try await LocalCluster.start(directory: directory, database: "ledger", durable: false)
@@ -92,7 +92,7 @@ struct FaultRunTests {
         }
     }
 
-    @Test("kill -9 of a writer appending with its own event ids: a rerun replays them, nothing is stored twice", .timeLimit(.minutes(3)))
+    @Test("kill -9 of a writer appending with its own event ids: a rerun replays them, nothing is stored twice", .timeLimit(.minutes(10)))
     func writerKilledThenRetriedWithSameEventIDs() async throws {
         try await TestPostgres.withDatabase { db in
             let ackLog = NSTemporaryDirectory() + "ledger-acks-\(UUID().uuidString).log"

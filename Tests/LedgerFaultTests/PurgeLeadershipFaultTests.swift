@@ -15,7 +15,7 @@ import Testing
 /// The purge with several `ledger serve` processes on one database (API.md "Delivery: email,
 /// SMS and the purge, out of the box"): one leads, another takes over after `kill -9`, and
 /// `ledger purge` does what the leader's passes do.
-@Suite("Purge leadership across `ledger serve` processes", .serialized, .timeLimit(.minutes(3)))
+@Suite("Purge leadership across `ledger serve` processes", .serialized, .timeLimit(.minutes(10)))
 struct PurgeLeadershipFaultTests {
     static let takeoverSeconds = 2
 

@@ -3,7 +3,7 @@ import LedgerPostgres
 import LedgerTestSupport
 import Testing
 
-@Suite("PostgreSQL client on libpq", .timeLimit(.minutes(3)))
+@Suite("PostgreSQL client on libpq", .timeLimit(.minutes(10)))
 struct ClientTests {
     @Test("a connection error never shows the URL's password: libpq quotes a URI it cannot parse whole")
     func connectionErrorHidesPassword() async throws {

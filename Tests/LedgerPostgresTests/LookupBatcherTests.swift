@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// `LookupBatcher` without a database: the fetch is a function that records what it was asked.
-@Suite("PostgreSQL client: concurrent lookups share statements", .timeLimit(.minutes(1)))
+@Suite("PostgreSQL client: concurrent lookups share statements", .timeLimit(.minutes(10)))
 struct LookupBatcherTests {
     /// What the fetches saw: how many ran, the most at once, and the largest batch.
     final class FetchLog: Sendable {

@@ -9,7 +9,7 @@ import Testing
 
 /// docs/architecture.md "Abuse limits": each limit at its edge, counted before the lookup or the hash, per
 /// client (an IPv6 client by its /64) and per signed-in account.
-@Suite("HTTP: abuse limits", .timeLimit(.minutes(3)))
+@Suite("HTTP: abuse limits", .timeLimit(.minutes(10)))
 struct AbuseLimitTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void) throws -> some ApplicationProtocol {
         try testApplication(db, behindProxy: true, configure: configure)

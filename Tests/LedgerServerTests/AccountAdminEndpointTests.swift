@@ -9,7 +9,7 @@ import LedgerServer
 import LedgerTestSupport
 import Testing
 
-@Suite("HTTP: disabling and enabling accounts", .timeLimit(.minutes(2)))
+@Suite("HTTP: disabling and enabling accounts", .timeLimit(.minutes(10)))
 struct AccountAdminEndpointTests {
     @Test("accounts:admin disables: sessions end, introspection says inactive, sign-ins are 403 account_disabled; enable undoes it")
     func disableAndEnable() async throws {

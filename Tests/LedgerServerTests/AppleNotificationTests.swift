@@ -7,7 +7,7 @@ import LedgerServer
 import LedgerTestSupport
 import Testing
 
-@Suite("HTTP: Sign in with Apple server-to-server notifications", .timeLimit(.minutes(2)))
+@Suite("HTTP: Sign in with Apple server-to-server notifications", .timeLimit(.minutes(10)))
 struct AppleNotificationTests {
     typealias Providers = ProviderEndpointTests.Providers
 

@@ -9,7 +9,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: audit of one account", .timeLimit(.minutes(2)))
+@Suite("HTTP: audit of one account", .timeLimit(.minutes(10)))
 struct AuditEndpointTests {
     @Test("history, the state at several instants, and the chain check that finds an edit")
     func historyStateVerify() async throws {

@@ -9,7 +9,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: accounts and sessions", .timeLimit(.minutes(2)))
+@Suite("HTTP: accounts and sessions", .timeLimit(.minutes(10)))
 struct AuthEndpointTests {
     @Test("sign up, read /me and the hub, refresh, log out")
     func happyPath() async throws {

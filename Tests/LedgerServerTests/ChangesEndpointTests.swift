@@ -7,7 +7,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: password and email changes", .timeLimit(.minutes(3)))
+@Suite("HTTP: password and email changes", .timeLimit(.minutes(10)))
 struct ChangesEndpointTests {
     func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
 

@@ -8,7 +8,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP responses match openapi.yaml", .timeLimit(.minutes(2)))
+@Suite("HTTP responses match openapi.yaml", .timeLimit(.minutes(10)))
 struct ContractTests {
     @Test("every answer of a scripted session is documented and matches its schema")
     func scriptedSession() async throws {

@@ -9,7 +9,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: account deletion and the re-signup cooldown", .timeLimit(.minutes(3)))
+@Suite("HTTP: account deletion and the re-signup cooldown", .timeLimit(.minutes(10)))
 struct DeletionEndpointTests {
     @Test("deletion: re-auth, blocked by holds, then sessions revoked, purge in 30 days, holds refused with 410")
     func deletion() async throws {
@@ -197,7 +197,7 @@ struct DeletionEndpointTests {
     }
 }
 
-@Suite("HTTP: data export", .timeLimit(.minutes(2)))
+@Suite("HTTP: data export", .timeLimit(.minutes(10)))
 struct ExportEndpointTests {
     @Test("the account's own events, decrypted, without secrets' hashes; only after the address is proven")
     func export() async throws {

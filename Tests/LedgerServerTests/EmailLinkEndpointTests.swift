@@ -8,7 +8,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: email verification and password reset", .timeLimit(.minutes(2)))
+@Suite("HTTP: email verification and password reset", .timeLimit(.minutes(10)))
 struct EmailLinkEndpointTests {
     @Test("resend_after is the configured countdown, and the window's rest once its resends are spent (LEDGER_LINK_RESEND_*)")
     func resendAfter() async throws {

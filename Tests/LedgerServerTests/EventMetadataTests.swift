@@ -12,7 +12,7 @@ import Testing
 
 @testable import LedgerServer
 
-@Suite("HTTP: event metadata", .timeLimit(.minutes(2)))
+@Suite("HTTP: event metadata", .timeLimit(.minutes(10)))
 struct EventMetadataTests {
     @Test("a request's events record its id, the client's hashed address, the user-agent class and the account as actor")
     func requestMetadata() async throws {

@@ -34,7 +34,7 @@ func followFeed(
     }
 }
 
-@Suite("HTTP: the event feed", .timeLimit(.minutes(3)))
+@Suite("HTTP: the event feed", .timeLimit(.minutes(10)))
 struct EventsEndpointTests {
     @Test("pages follow the cursor: every event once, in commit order, stream versions in order, no secrets' hashes")
     func feedPages() async throws {

@@ -10,7 +10,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: holds and the deletion preflight", .timeLimit(.minutes(2)))
+@Suite("HTTP: holds and the deletion preflight", .timeLimit(.minutes(10)))
 struct HoldsEndpointTests {
     @Test("holds are idempotent per ref; the preflight lists them in the product's priority order")
     func holdsAndPreflight() async throws {

@@ -10,7 +10,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: session introspection for backends", .timeLimit(.minutes(2)))
+@Suite("HTTP: session introspection for backends", .timeLimit(.minutes(10)))
 struct IntrospectionTests {
     @Test("a sessions:introspect key sees live tokens; wrong keys are 401, wrong scopes 403")
     func introspection() async throws {

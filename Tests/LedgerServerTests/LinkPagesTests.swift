@@ -8,7 +8,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: the pages behind the email links", .timeLimit(.minutes(2)))
+@Suite("HTTP: the pages behind the email links", .timeLimit(.minutes(10)))
 struct LinkPagesTests {
     static let pageHeaders: [(String, String)] = [
         ("Content-Security-Policy", "default-src 'self'"),

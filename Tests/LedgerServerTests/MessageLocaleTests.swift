@@ -7,7 +7,7 @@ import LedgerServer
 import LedgerTestSupport
 import Testing
 
-@Suite("HTTP: messages follow the language of the latest sign-in", .timeLimit(.minutes(2)))
+@Suite("HTTP: messages follow the language of the latest sign-in", .timeLimit(.minutes(10)))
 struct MessageLocaleTests {
     @Test("Accept-Language at sign-up and sign-in picks the account's language; a silent sign-in keeps it")
     func accountLanguage() async throws {

@@ -12,7 +12,7 @@ import LedgerWebAuthn
 import LedgerWebAuthnTesting
 import Testing
 
-@Suite("HTTP: passkeys", .timeLimit(.minutes(3)))
+@Suite("HTTP: passkeys", .timeLimit(.minutes(10)))
 struct PasskeyEndpointTests {
     static let rpID = "localhost"
     static let origin = "http://localhost:8080"

@@ -8,7 +8,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: phone numbers and codes", .timeLimit(.minutes(3)))
+@Suite("HTTP: phone numbers and codes", .timeLimit(.minutes(10)))
 struct PhoneEndpointTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
         try testApplication(db, behindProxy: false, configure: configure)

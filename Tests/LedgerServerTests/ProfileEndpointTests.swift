@@ -10,7 +10,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: profile, handles, sessions, support", .timeLimit(.minutes(2)))
+@Suite("HTTP: profile, handles, sessions, support", .timeLimit(.minutes(10)))
 struct ProfileEndpointTests {
     @Test("profile updates, handle rules and claims, availability checks")
     func profileAndHandles() async throws {

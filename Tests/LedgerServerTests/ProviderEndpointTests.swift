@@ -11,7 +11,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: Sign in with Apple and Google", .timeLimit(.minutes(3)))
+@Suite("HTTP: Sign in with Apple and Google", .timeLimit(.minutes(10)))
 struct ProviderEndpointTests {
     struct Providers {
         let apple: TestIdentityIssuer

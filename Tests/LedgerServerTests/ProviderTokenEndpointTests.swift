@@ -12,7 +12,7 @@ import LedgerTestSupport
 import LedgerWorkers
 import Testing
 
-@Suite("HTTP: provider tokens (authorization codes and revocation)", .timeLimit(.minutes(3)))
+@Suite("HTTP: provider tokens (authorization codes and revocation)", .timeLimit(.minutes(10)))
 struct ProviderTokenEndpointTests {
     typealias Providers = ProviderEndpointTests.Providers
 

@@ -9,7 +9,7 @@ import Testing
 
 /// The hot reads of the apps and backends cost one statement each (one implicit transaction):
 /// the session is found with what the read returns, never looked up first on its own.
-@Suite("HTTP: an authenticated read is one statement", .timeLimit(.minutes(2)))
+@Suite("HTTP: an authenticated read is one statement", .timeLimit(.minutes(10)))
 struct ReadBudgetTests {
     @Test("GET /me, /me/auth-methods, /me/sessions and POST /sessions/introspect send one statement each, answered or refused")
     func oneStatementPerRead() async throws {

@@ -10,7 +10,7 @@ import LedgerTestSupport
 import LedgerWorkers
 import Testing
 
-@Suite("HTTP: readers on a standby (LEDGER_READ_DATABASE_URL)", .timeLimit(.minutes(3)))
+@Suite("HTTP: readers on a standby (LEDGER_READ_DATABASE_URL)", .timeLimit(.minutes(10)))
 struct ReadReplicaEndpointTests {
     /// Samples until the standby has replayed everything the primary wrote and is read (real
     /// replication: polled against a deadline); false when it does not catch up in time.

@@ -7,7 +7,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: verify it's you", .timeLimit(.minutes(3)))
+@Suite("HTTP: verify it's you", .timeLimit(.minutes(10)))
 struct ReauthEndpointTests {
     func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
 

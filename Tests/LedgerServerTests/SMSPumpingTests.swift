@@ -11,7 +11,7 @@ import Testing
 /// SMS pumping: someone who is paid per text a service sends to numbers they control asks for
 /// sign-in codes from as many addresses as they can get. Each ceiling here holds whatever the
 /// per-number and per-address limits let through.
-@Suite("HTTP: SMS pumping has ceilings", .timeLimit(.minutes(2)))
+@Suite("HTTP: SMS pumping has ceilings", .timeLimit(.minutes(10)))
 struct SMSPumpingTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void) throws -> some ApplicationProtocol {
         try testApplication(db, behindProxy: true, configure: configure)

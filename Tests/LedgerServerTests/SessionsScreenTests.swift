@@ -9,7 +9,7 @@ import LedgerServer
 import LedgerTestSupport
 import Testing
 
-@Suite("HTTP: the sessions screen and new sign-in alerts", .timeLimit(.minutes(2)))
+@Suite("HTTP: the sessions screen and new sign-in alerts", .timeLimit(.minutes(10)))
 struct SessionsScreenTests {
     static let chrome =
         "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"

@@ -10,7 +10,7 @@ import LedgerWorkers
 import NIOCore
 import Testing
 
-@Suite("HTTP: webhook subscriptions and /metrics", .timeLimit(.minutes(2)))
+@Suite("HTTP: webhook subscriptions and /metrics", .timeLimit(.minutes(10)))
 struct SubscriptionsEndpointTests {
     @Test("admins create, read, pause, resume and delete subscriptions; the secret is never shown")
     func lifecycle() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// The account-takeover paths of the README's "Security model" table, each tried as an
 /// attacker would over HTTP (the decision rules have pure `decide` tests in LedgerIdentityTests).
-@Suite("HTTP: account-takeover paths", .timeLimit(.minutes(3)))
+@Suite("HTTP: account-takeover paths", .timeLimit(.minutes(10)))
 struct TakeoverTests {
     func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
         try testApplication(db, behindProxy: false, configure: configure)

@@ -9,7 +9,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-@Suite("HTTP: login throttling", .timeLimit(.minutes(2)))
+@Suite("HTTP: login throttling", .timeLimit(.minutes(10)))
 struct ThrottleTests {
     /// Two instances (own pools, own services) on one database, one clock.
     @Test("5 failures across two instances lock the 6th attempt out with 429 until the lockout ends")

@@ -11,7 +11,7 @@ import LedgerTestSupport
 import LedgerWorkers
 import Testing
 
-@Suite("HTTP: two-factor authentication", .timeLimit(.minutes(3)))
+@Suite("HTTP: two-factor authentication", .timeLimit(.minutes(10)))
 struct TwoFactorEndpointTests {
     typealias Providers = ProviderEndpointTests.Providers
 

@@ -54,7 +54,7 @@ func accountService(_ db: TestDatabase) throws -> AccountService {
     AccountService(environment: try db.accountsEnvironment(db.eventStore()))
 }
 
-@Suite("Delivery outbox", .timeLimit(.minutes(2)))
+@Suite("Delivery outbox", .timeLimit(.minutes(10)))
 struct DeliveryDispatcherTests {
     @Test("a running dispatcher wakes on the commit that wrote a message, not at its next poll; 70 messages in one go")
     func wakesOnCommit() async throws {

@@ -71,7 +71,7 @@ final class EventReceiver: @unchecked Sendable {
     }
 }
 
-@Suite("Webhook subscriptions", .timeLimit(.minutes(3)))
+@Suite("Webhook subscriptions", .timeLimit(.minutes(10)))
 struct EventWebhookDispatcherTests {
     /// Standard Webhooks' own example secret (24 bytes).
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

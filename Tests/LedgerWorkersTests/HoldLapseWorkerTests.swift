@@ -7,7 +7,7 @@ import LedgerTestSupport
 import LedgerWorkers
 import Testing
 
-@Suite("Hold lapse worker", .timeLimit(.minutes(2)))
+@Suite("Hold lapse worker", .timeLimit(.minutes(10)))
 struct HoldLapseWorkerTests {
     @Test("a session or booking hold lapses with hold.lapsed once it starts, once across workers; payouts and disputes never")
     func lapse() async throws {

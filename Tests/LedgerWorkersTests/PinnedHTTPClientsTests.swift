@@ -3,7 +3,7 @@ import Testing
 
 @testable import LedgerWorkers
 
-@Suite("Webhook pushes reuse one pinned client per host and address", .timeLimit(.minutes(1)))
+@Suite("Webhook pushes reuse one pinned client per host and address", .timeLimit(.minutes(10)))
 struct PinnedHTTPClientsTests {
     @Test("the same host and address get the same client; a new address a new one; the count is bounded")
     func reuse() async throws {

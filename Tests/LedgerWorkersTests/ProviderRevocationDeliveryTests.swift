@@ -21,7 +21,7 @@ final class RecordingRevoker: ProviderTokenClient, @unchecked Sendable {
     }
 }
 
-@Suite("Delivery outbox: provider revocations", .timeLimit(.minutes(2)))
+@Suite("Delivery outbox: provider revocations", .timeLimit(.minutes(10)))
 struct ProviderRevocationDeliveryTests {
     @Test("a revocation goes to the provider, never to the delivery webhook; without provider credentials it waits and is retried")
     func routed() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 @testable import LedgerWorkers
 
-@Suite("Purge leadership", .timeLimit(.minutes(2)))
+@Suite("Purge leadership", .timeLimit(.minutes(10)))
 struct PurgeLeadershipTests {
     /// A lock whose answers the test sets, counting what it was asked.
     final class ScriptedLock: LeadershipLock {

@@ -10,7 +10,7 @@ import LedgerTestSupport
 import LedgerWorkers
 import Testing
 
-@Suite("Purge worker", .timeLimit(.minutes(3)))
+@Suite("Purge worker", .timeLimit(.minutes(10)))
 struct PurgeWorkerTests {
     struct Fixture {
         let store: EventStore

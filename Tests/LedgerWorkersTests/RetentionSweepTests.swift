@@ -10,7 +10,7 @@ import LedgerTestSupport
 import LedgerWorkers
 import Testing
 
-@Suite("Retention sweep", .timeLimit(.minutes(2)))
+@Suite("Retention sweep", .timeLimit(.minutes(10)))
 struct RetentionSweepTests {
     func count(_ db: TestDatabase, _ table: String) async throws -> Int {
         Int(try await db.client.query("SELECT count(*) FROM \(table)")[0].int(0) ?? -1)
