@@ -81,6 +81,7 @@ let package = Package(
             dependencies: [
                 "LedgerCore", "LedgerPostgres", "LedgerCrypto", "LedgerEvents",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -306,7 +307,11 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerEventStoreTests",
-            dependencies: ["LedgerEventStore", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres"],
+            dependencies: [
+                "LedgerEventStore", "LedgerTestSupport", "LedgerCrypto", "LedgerPostgres",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -15,6 +15,9 @@ import ServiceLifecycle
 /// listed with its shutdown (`resources`), so a pass or a watch ends with none left running.
 public struct PurgeAssembly: Sendable {
     public let worker: PurgeWorker
+    /// The store the worker appends through: a pass runs it (`store.whileRunning`), a watch
+    /// lists it in its service group.
+    public let store: EventStore
     /// Serve's purge lock (`PurgeLeadership.lock`): one process purges at a time.
     public let lock: SessionAdvisoryLock
     /// Whether requested deletions are scheduled here (the master key was given).
@@ -42,7 +45,7 @@ public struct PurgeAssembly: Sendable {
             let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()), clock: clock)
             let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: nil)
             return PurgeAssembly(
-                worker: worker, lock: lock, schedulesRequestedDeletions: false, resources: [client], takeover: takeover)
+                worker: worker, store: store, lock: lock, schedulesRequestedDeletions: false, resources: [client], takeover: takeover)
         }
         let keyring = SubjectKeyring(masterKey: masterKey)
         do {
@@ -65,7 +68,7 @@ public struct PurgeAssembly: Sendable {
                 hasher: hasher))
         let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: accounts)
         return PurgeAssembly(
-            worker: worker, lock: lock, schedulesRequestedDeletions: true,
+            worker: worker, store: store, lock: lock, schedulesRequestedDeletions: true,
             resources: [client, hasher], takeover: takeover)
     }
 
@@ -92,7 +95,7 @@ public struct PurgeAssembly: Sendable {
         let leadership = PurgeLeadership(worker: worker, lock: lock, interval: interval, takeover: takeover, clock: clock, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
-                services: resources.map { $0 as any Service } + [leadership], gracefulShutdownSignals: [.sigterm, .sigint],
+                services: resources.map { $0 as any Service } + [store, leadership], gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
     }

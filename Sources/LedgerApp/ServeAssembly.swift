@@ -68,9 +68,11 @@ public struct ServeAssembly: Sendable {
             masterKey: masterKey, readClient: readClient)
         var members = workers(services, url: url, sinks: sinks)
         // Before everything that uses them, so they drain after it has stopped: the database
-        // last, the sinks before it (a send under way finishes), the hashes and the sessions'
-        // last uses before those.
-        let resources: [any Service] = [client] + (readClient.map { [$0] } ?? []) + [sinks, services.environment.hasher]
+        // last, the store's group commit before it (every queued append answered), the sinks
+        // before that (a send under way finishes), the hashes and the sessions' last uses
+        // before those.
+        let resources: [any Service] =
+            [client] + (readClient.map { [$0] } ?? []) + [eventStore, sinks, services.environment.hasher]
         members.insert(contentsOf: resources, at: 0)
         members.append(
             await purgeService(configuration, purge: options.purge, store: eventStore, services: services, clock: clock, logger: logger))

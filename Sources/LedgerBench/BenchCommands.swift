@@ -78,23 +78,26 @@ struct AppendBench: AsyncParsableCommand {
         let started = ContinuousClock.now
         let writers = self.writers
         let batch = self.batch
-        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<writers {
-                group.addTask {
-                    let streams = (0..<50).map { _ in UUID() }
-                    var appended = 0
-                    var turn = 0
-                    while ContinuousClock.now < deadline {
-                        let stream = streams[turn % streams.count]
-                        turn += 1
-                        let events = (0..<batch).map { _ in NewEvent(type: "bench.appended", payload: benchPayload) }
-                        try await store.append(to: stream, streamType: "bench", subjectID: stream, expected: .any, events: events)
-                        appended += batch
+        // Run, as serve runs it: the group commit's flushers are the store's jobs.
+        let counts = try await store.whileRunning {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<writers {
+                    group.addTask {
+                        let streams = (0..<50).map { _ in UUID() }
+                        var appended = 0
+                        var turn = 0
+                        while ContinuousClock.now < deadline {
+                            let stream = streams[turn % streams.count]
+                            turn += 1
+                            let events = (0..<batch).map { _ in NewEvent(type: "bench.appended", payload: benchPayload) }
+                            try await store.append(to: stream, streamType: "bench", subjectID: stream, expected: .any, events: events)
+                            appended += batch
+                        }
+                        return appended
                     }
-                    return appended
                 }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
         }
         let elapsed = ContinuousClock.now - started
         let elapsedSeconds = elapsed.inSeconds
@@ -124,7 +127,7 @@ struct FeedBench: AsyncParsableCommand {
         try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
         let present = try await client.query("SELECT count(*) FROM events")[0].int(0) ?? 0
         if present < events {
-            try await load(Int(Int64(events) - present), into: store)
+            try await store.whileRunning { try await load(Int(Int64(events) - present), into: store) }
         }
         try await client.query("VACUUM ANALYZE events")
         try await measure(store, label: "primary")

@@ -123,7 +123,12 @@ final class FeedLoad: @unchecked Sendable {
     func stop() { lock.withLock { stopped = true } }
     private var isStopped: Bool { lock.withLock { stopped } }
 
+    /// Runs the store meanwhile, as serve does: the writers' appends are group-committed.
     func run() async throws -> (appends: Int, longestGapMS: Double) {
+        try await store.whileRunning { try await writeAndFollow() }
+    }
+
+    private func writeAndFollow() async throws -> (appends: Int, longestGapMS: Double) {
         try await withThrowingTaskGroup(of: (Int, Double).self) { group in
             for _ in 0..<writers {
                 group.addTask {

@@ -35,27 +35,30 @@ struct AppendLoadCommand: AsyncParsableCommand {
         let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
         let plan = AppendLoadPlan(seed: seed, streams: streams, eventsPerStream: eventsPerStream)
         let writers = self.writers
-        let (appended, replayed) = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
-            for writer in 0..<writers {
-                group.addTask {
-                    var appended = 0
-                    var replayed = 0
-                    for stream in stride(from: writer, to: plan.streams, by: writers) {
-                        let streamID = plan.streamID(stream)
-                        for version in 1...Int64(plan.eventsPerStream) {
-                            let event = NewEvent(
-                                eventID: plan.eventID(stream, version), type: "load.appended",
-                                payload: Array(#"{"version":\#(version)}"#.utf8))
-                            let result = try await store.append(
-                                to: streamID, streamType: "load", subjectID: nil, expected: .exact(version - 1), events: [event])
-                            try log.record("\(streamID.lowercased) \(event.eventID.lowercased) \(result.lastVersion)\n")
-                            if result.replayed { replayed += 1 } else { appended += 1 }
+        // Run, as serve runs it: the appends are group-committed.
+        let (appended, replayed) = try await store.whileRunning {
+            try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        var appended = 0
+                        var replayed = 0
+                        for stream in stride(from: writer, to: plan.streams, by: writers) {
+                            let streamID = plan.streamID(stream)
+                            for version in 1...Int64(plan.eventsPerStream) {
+                                let event = NewEvent(
+                                    eventID: plan.eventID(stream, version), type: "load.appended",
+                                    payload: Array(#"{"version":\#(version)}"#.utf8))
+                                let result = try await store.append(
+                                    to: streamID, streamType: "load", subjectID: nil, expected: .exact(version - 1), events: [event])
+                                try log.record("\(streamID.lowercased) \(event.eventID.lowercased) \(result.lastVersion)\n")
+                                if result.replayed { replayed += 1 } else { appended += 1 }
+                            }
                         }
+                        return (appended, replayed)
                     }
-                    return (appended, replayed)
                 }
+                return try await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
             }
-            return try await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
         }
         await client.shutdown()
         print("append-load streams=\(streams) events=\(appended + replayed) appended=\(appended) replayed=\(replayed)")

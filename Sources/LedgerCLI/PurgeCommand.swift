@@ -92,7 +92,10 @@ struct PurgeCommand: AsyncParsableCommand {
         }
         let started = Date()
         do {
-            let count = try await worker.runOnce { index, accountID in print("purged \(index): \(accountID.lowercased)") }
+            // The store runs meanwhile, as serve's does: its commits wake serve's feed followers.
+            let count = try await assembly.store.whileRunning {
+                try await worker.runOnce { index, accountID in print("purged \(index): \(accountID.lowercased)") }
+            }
             print(String(format: "purged %d account(s) in %.1f s", count, Date().timeIntervalSince(started)))
         } catch {
             await lock.release()

@@ -6,7 +6,9 @@ import LedgerPostgres
 ///
 /// Appends arriving while a transaction is in flight queue up, and the flusher takes all of
 /// them (up to `maximumBatch`) into its next `ledger_append_batch` call. An idle store adds
-/// no latency: a lone append is sent at once.
+/// no latency: a lone append is sent at once. Flushers and watches are jobs of the store's
+/// `run()` (`StoreJobs`); while the store does not run, each append commits alone on its
+/// caller's task.
 ///
 /// One flusher at a time serves the queue: a commit costs a WAL flush, and two transactions
 /// in flight split the waiting appends into two smaller batches whose flushes queue behind
@@ -27,8 +29,10 @@ import LedgerPostgres
 /// flusher on another connection: whether it committed is unknown, but an append is idempotent
 /// by its event ids (and sealed once), so one that did is answered with its first result.
 final class AppendBatcher: @unchecked Sendable {
+    /// An append waiting for a flusher; its continuation gets nil when no flusher can start
+    /// (the store does not run), and the append then commits alone.
     private typealias Waiter = (
-        append: PreparedAppend, continuation: CheckedContinuation<AppendResult, any Error>, resends: Int
+        append: PreparedAppend, continuation: CheckedContinuation<AppendResult?, any Error>, resends: Int
     )
     /// Times a batch is sent again after its connection died: once, and once more should the
     /// next connection be a pooled one killed with the first (a server restart), so that a
@@ -37,7 +41,8 @@ final class AppendBatcher: @unchecked Sendable {
 
     private let client: PostgresClient
     private let clock: any LedgerClock
-    private let wakeups: FeedWakeups
+    let wakeups: FeedWakeups
+    private let jobs: StoreJobs
     private let maximumFlushers: Int
     private let maximumBatch: Int
     /// Guards the queue and the counters; a waiting flusher waits on it for appends.
@@ -62,7 +67,7 @@ final class AppendBatcher: @unchecked Sendable {
     private var watching = false
 
     init(
-        client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, maximumFlushers: Int = 2,
+        client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, jobs: StoreJobs, maximumFlushers: Int = 2,
         stallThreshold: Duration = .milliseconds(5), linger: Duration = .milliseconds(1),
         gather: Duration = .microseconds(500), maximumBatch: Int = 64
     ) {
@@ -71,6 +76,7 @@ final class AppendBatcher: @unchecked Sendable {
         self.gather = gather
         self.clock = clock
         self.wakeups = wakeups
+        self.jobs = jobs
         self.maximumFlushers = max(1, min(maximumFlushers, client.configuration.maximumConnections))
         // Only a lone flusher lingers; a pool of one connection would keep everyone else
         // waiting meanwhile.
@@ -79,8 +85,12 @@ final class AppendBatcher: @unchecked Sendable {
     }
 
     func submit(_ append: PreparedAppend) async throws -> AppendResult {
-        try await withCheckedThrowingContinuation { continuation in
+        let batched: AppendResult? = try await withCheckedThrowingContinuation { continuation in
             let (startFlusher, startWatch): (Bool, Bool) = lock.withLock {
+                guard jobs.accepting else {
+                    continuation.resume(returning: nil)
+                    return (false, false)
+                }
                 pending.append((append, continuation, 0))
                 if waitingFlushers > 0 && pending.count >= wakeAtPending {
                     // A waiting flusher takes it now (and starts a watch if it leaves some behind).
@@ -93,8 +103,53 @@ final class AppendBatcher: @unchecked Sendable {
                 }
                 return (false, claimsWatch())
             }
-            if startFlusher { Task { await flush() } }
-            if startWatch { Task { await watch() } }
+            start(flusher: startFlusher, watch: startWatch)
+        }
+        if let batched { return batched }
+        return try await commitAlone(append)
+    }
+
+    /// Starts the flusher and the watch the caller counted as running, as jobs of the store's
+    /// `run()`; what cannot start (the store does not run) is uncounted, and when no flusher
+    /// is left the queued appends go back to their callers to commit alone.
+    private func start(flusher: Bool, watch: Bool) {
+        if flusher && !jobs.start(.flush) {
+            let returned: [Waiter] = lock.withLock {
+                flushers -= 1
+                guard flushers == 0 else { return [] }
+                defer { pending.removeAll() }
+                return pending
+            }
+            for waiter in returned { waiter.continuation.resume(returning: nil) }
+        }
+        if watch && !jobs.start(.watch) { lock.withLock { watching = false } }
+    }
+
+    /// Whether nothing is queued or under way: the store may stop.
+    var isIdle: Bool {
+        lock.withLock { pending.isEmpty && flushers == 0 && !watching }
+    }
+
+    /// One append in a transaction of its own, on the caller's task: the path while the store
+    /// does not run. Retried as a batch is (a transient error, a connection lost under it).
+    private func commitAlone(_ append: PreparedAppend) async throws -> AppendResult {
+        var (attempt, resends) = (0, 0)
+        while true {
+            do {
+                let result = try await client.withConnection { connection in
+                    try await connection.withBlockingThread { [clock] in
+                        try Self.run([append], recordedAt: clock.now(), on: $0)[0].get()
+                    }
+                }
+                wakeups.committed()
+                return result
+            } catch let error as PostgresError where error.isTransient && attempt < 3 {
+                attempt += 1
+            } catch let error as PostgresError where error.code == .connectionLost && resends < Self.maximumResends {
+                resends += 1
+            } catch let error as PostgresError {
+                throw EventStore.translate(error)
+            }
         }
     }
 
@@ -119,7 +174,7 @@ final class AppendBatcher: @unchecked Sendable {
     /// queued behind a batch that waits on a lock would wait as long as the lock, even when
     /// no later append comes along to notice the stall, and the lock's holder might be
     /// waiting for them.
-    private func watch() async {
+    func watch() async {
         while true {
             try? await Task.sleep(for: stallThreshold)
             let (startFlusher, keepWatching): (Bool, Bool) = lock.withLock {
@@ -132,14 +187,14 @@ final class AppendBatcher: @unchecked Sendable {
                 watching = false
                 return (true, false)
             }
-            if startFlusher { Task { await flush() } }
+            start(flusher: startFlusher, watch: false)
             if !keepWatching { return }
         }
     }
 
     /// Serves the queue on one connection, from a blocking thread, until it has stayed empty
     /// for `linger`.
-    private func flush() async {
+    func flush() async {
         do {
             try await client.withConnection { connection in
                 try await connection.withBlockingThread { connection in
@@ -180,8 +235,7 @@ final class AppendBatcher: @unchecked Sendable {
             }
             return (false, claimsWatch())
         }
-        if replace { Task { await flush() } }
-        if startWatch { Task { await watch() } }
+        start(flusher: replace, watch: startWatch)
     }
 
     /// The next batch, nil (and this flusher retires) when none came within `linger`. Called
@@ -212,7 +266,7 @@ final class AppendBatcher: @unchecked Sendable {
             pending.removeFirst(taken.count)
             lastProgress = ContinuousClock.now
             // Left behind a full batch: if it waits on a lock, a watch notices.
-            if !pending.isEmpty && claimsWatch() { Task { await watch() } }
+            if !pending.isEmpty && claimsWatch() && !jobs.start(.watch) { watching = false }
             return taken
         }
     }
@@ -238,7 +292,7 @@ final class AppendBatcher: @unchecked Sendable {
                 let results = try Self.run(batch.map(\.append), recordedAt: clock.now(), on: connection)
                 lock.withLock { lastProgress = ContinuousClock.now }
                 wakeups.committed()
-                for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
+                for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result.map { $0 }) }
                 return false
             } catch let error as PostgresError where error.isTransient && attempt < 3 {
                 attempt += 1

@@ -20,6 +20,8 @@ public final class EventStore: Sendable {
     public let clock: any LedgerClock
     let wakeups: FeedWakeups
     let batcher: AppendBatcher
+    /// The group commit's and the wake-ups' background jobs, run by `run()`.
+    let jobs: StoreJobs
     let logger: Logger
 
     /// - Parameters:
@@ -35,10 +37,12 @@ public final class EventStore: Sendable {
         self.keyring = keyring
         self.clock = clock
         self.logger = logger
-        let wakeups = FeedWakeups(client: client)
+        let jobs = StoreJobs()
+        self.jobs = jobs
+        let wakeups = FeedWakeups(client: client, jobs: jobs)
         self.wakeups = wakeups
         self.batcher = AppendBatcher(
-            client: client, clock: clock, wakeups: wakeups, maximumFlushers: appendTransactions,
+            client: client, clock: clock, wakeups: wakeups, jobs: jobs, maximumFlushers: appendTransactions,
             stallThreshold: appendStallThreshold)
     }
 
@@ -66,7 +70,10 @@ public final class EventStore: Sendable {
         self.clock = clock
         self.logger = logger
         self.wakeups = wakeups
-        self.batcher = AppendBatcher(client: client, clock: clock, wakeups: wakeups, maximumFlushers: 1)
+        // A reading store never runs: its appends (there should be none) commit alone.
+        let jobs = StoreJobs()
+        self.jobs = jobs
+        self.batcher = AppendBatcher(client: client, clock: clock, wakeups: wakeups, jobs: jobs, maximumFlushers: 1)
     }
 
     /// Appends `events` to a stream atomically.

@@ -9,6 +9,8 @@ import Synchronization
 /// NOTIFYs are coalesced — at most one per `notifyInterval`, covering every commit before it —
 /// and sent outside the append's transaction: a NOTIFY inside it would serialize every commit
 /// on PostgreSQL's notification queue lock, and one per append would double the round trips.
+/// The sender is a job of the store's `run()` (`StoreJobs`): while the store does not run,
+/// other processes' followers find its commits by their poll.
 final class FeedWakeups: Sendable {
     static let channel = "ledger_events"
     /// How long a NOTIFY waits to gather further commits: the added cross-process latency.
@@ -19,13 +21,15 @@ final class FeedWakeups: Sendable {
     static let timeoutSlack: Duration = .milliseconds(50)
 
     private let client: PostgresClient
+    private let jobs: StoreJobs
     private let state = Mutex(Wakeups<CheckedContinuation<Void, Never>>())
     /// Ends the waits whose timeout passed: one task for every follower, not one each. Set at
     /// the end of `init` (its task holds this weakly).
     private let timer = Mutex<DeadlineTimer?>(nil)
 
-    init(client: PostgresClient) {
+    init(client: PostgresClient, jobs: StoreJobs) {
         self.client = client
+        self.jobs = jobs
         let timer = DeadlineTimer { [weak self] in self?.expireDue() }
         self.timer.withLock { $0 = timer }
     }
@@ -41,7 +45,7 @@ final class FeedWakeups: Sendable {
     /// Events were committed by this process.
     func committed() {
         wakeLocal()
-        if state.withLock({ $0.committed() }) == .send { Task { await sendNotifications() } }
+        if state.withLock({ $0.committed() }) == .send && !jobs.start(.notify) { state.withLock { $0.notifyRefused() } }
     }
 
     /// Wake followers here without telling other processes (for wake-ups that came from them).
@@ -73,7 +77,8 @@ final class FeedWakeups: Sendable {
         return next
     }
 
-    private func sendNotifications() async {
+    /// Sends NOTIFYs until no commit asks for another: the `.notify` job.
+    func sendNotifications() async {
         repeat {
             try? await Task.sleep(for: Self.notifyInterval)
             _ = try? await client.query("SELECT pg_notify('\(Self.channel)', '')")
@@ -135,6 +140,12 @@ final class FeedWakeups: Sendable {
             }
             notifyInFlight = true
             return .send
+        }
+
+        /// The NOTIFY `committed()` asked for cannot be sent (the store does not run).
+        mutating func notifyRefused() {
+            notifyInFlight = false
+            notifyAgain = false
         }
 
         /// A NOTIFY went out: true when commits since ask for another.

@@ -371,29 +371,33 @@ struct AppendGroupCommitTests {
     func killedFlusherConnection() async throws {
         try await TestPostgres.withDatabase(maximumConnections: 4) { db in
             // A linger far longer than the writer's turnaround: the flusher never retires on its own.
+            let jobs = StoreJobs()
             let batcher = AppendBatcher(
-                client: db.client, clock: db.clock, wakeups: FeedWakeups(client: db.client), maximumFlushers: 1,
+                client: db.client, clock: db.clock, wakeups: FeedWakeups(client: db.client, jobs: jobs), jobs: jobs, maximumFlushers: 1,
                 linger: .milliseconds(500))
             let stream = UUID()
-            var (written, failed) = (0, 0)
-            for round in 0..<120 {
-                if round == 40 {
-                    // Every other backend of the test's database: the flusher's among them.
-                    let killed = try await db.client.query(
-                        """
-                        SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-                         WHERE datname = current_database() AND pid <> pg_backend_pid()
-                        """)[0].int(0)
-                    #expect(killed ?? 0 >= 1)
+            let (written, failed) = try await jobs.whileRunning(serving: batcher) {
+                var (written, failed) = (0, 0)
+                for round in 0..<120 {
+                    if round == 40 {
+                        // Every other backend of the test's database: the flusher's among them.
+                        let killed = try await db.client.query(
+                            """
+                            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                             WHERE datname = current_database() AND pid <> pg_backend_pid()
+                            """)[0].int(0)
+                        #expect(killed ?? 0 >= 1)
+                    }
+                    do {
+                        let result = try await batcher.submit(try AppendBatchTests.append(stream, .exact(Int64(written))))
+                        written += 1
+                        #expect(result.lastVersion == Int64(written))
+                    } catch let error as PostgresError {
+                        #expect(error.code == .connectionLost)
+                        failed += 1
+                    }
                 }
-                do {
-                    let result = try await batcher.submit(try AppendBatchTests.append(stream, .exact(Int64(written))))
-                    written += 1
-                    #expect(result.lastVersion == Int64(written))
-                } catch let error as PostgresError {
-                    #expect(error.code == .connectionLost)
-                    failed += 1
-                }
+                return (written, failed)
             }
             #expect(failed == 0, "\(failed) appends failed after the kill")
             #expect(written == 120 - failed)

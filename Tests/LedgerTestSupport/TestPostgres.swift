@@ -42,7 +42,7 @@ public enum TestPostgres {
         let database = TestDatabase(
             name: name, url: try await url(database: name), maximumConnections: maximumConnections)
         do {
-            let value = try await body(database)
+            let value = try await database.runningStores { try await body(database) }
             await database.close()
             try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
             await admin.shutdown()
@@ -63,8 +63,12 @@ public final class TestDatabase: Sendable {
     public let client: PostgresClient
     public let masterKey: MasterKey
     public let clock: ManualClock
+    /// The stores `eventStore()` made, for `runningStores` to run.
+    private let stores: AsyncStream<EventStore>
+    private let storesToRun: AsyncStream<EventStore>.Continuation
 
     init(name: String, url: String, maximumConnections: Int) {
+        (stores, storesToRun) = AsyncStream.makeStream(of: EventStore.self)
         self.name = name
         self.url = url
         self.client = PostgresClient(configuration: .init(url: url, maximumConnections: maximumConnections))
@@ -72,9 +76,26 @@ public final class TestDatabase: Sendable {
         self.clock = ManualClock()
     }
 
-    /// An event store on this database with the test's clock and master key.
+    /// An event store on this database with the test's clock and master key, running (its
+    /// group commit and NOTIFYs) until the test ends, as serve runs its store.
     public func eventStore(masterKey: MasterKey? = nil) -> EventStore {
-        EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey ?? self.masterKey), clock: clock)
+        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey ?? self.masterKey), clock: clock)
+        store.prepareToRun()
+        storesToRun.yield(store)
+        return store
+    }
+
+    /// Runs `body` while every store `eventStore()` makes runs; stops them when it ends.
+    func runningStores<T>(_ body: () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [stores] in
+                await withDiscardingTaskGroup { runs in
+                    for await store in stores { runs.addTask { await store.run() } }
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
+        }
     }
 
     /// Sessions of this database waiting for a lock: a stream's (advisory) lock, a row's.
