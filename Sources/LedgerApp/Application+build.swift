@@ -24,24 +24,25 @@ public func buildApplication(_ services: LedgerServices, logger: Logger) -> some
 public func buildMetricsApplication(_ services: LedgerServices, logger: Logger) -> (some ApplicationProtocol)? {
     guard let port = services.configuration.metricsPort else { return nil as Application<RouterResponder<LedgerRequestContext>>? }
     return Application(
-        router: buildMetricsRouter(services),
+        router: buildMetricsRouter(services.routerDependencies),
         configuration: .init(address: .hostname(services.configuration.host, port: port), serverName: "account-ledger-metrics"),
         eventLoopGroupProvider: .shared(HTTPEventLoops.group(threads: services.configuration.httpThreads)),
         logger: logger)
 }
 
 /// The router of `/metrics` on its own port.
-public func buildMetricsRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
+public func buildMetricsRouter(_ dependencies: RouterDependencies) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
-    router.addRoutes(metricsController(services).endpoints)
+    if let metrics = metricsController(dependencies) { router.addRoutes(metrics.endpoints) }
     return router
 }
 
-func metricsController(_ services: LedgerServices) -> MetricsController {
-    MetricsController(
-        metrics: services.metrics,
-        statistics: { [client = services.client] in try await OperationalStatistics.read(client: client, now: $0) },
-        subscriptions: services.subscriptions, clock: services.clock)
+/// `/metrics`, when the event API is there (its figures read the subscriptions and the cluster).
+func metricsController(_ dependencies: RouterDependencies) -> MetricsController? {
+    dependencies.eventAPI.map {
+        MetricsController(
+            metrics: dependencies.metrics, statistics: $0.statistics, subscriptions: $0.subscriptions, clock: dependencies.clock)
+    }
 }
 
 /// Runs the background `workers` with the API (and `/metrics` on its own port when configured)
@@ -55,39 +56,46 @@ public func runApplications(_ services: LedgerServices, workers: [any Service], 
     try await group.run()
 }
 
-/// Every route of the API, behind the request-id and error middleware.
+/// Every route of the API on PostgreSQL, behind the request-id and error middleware.
 public func buildRouter(_ services: LedgerServices) -> Router<LedgerRequestContext> {
+    buildRouter(services.routerDependencies)
+}
+
+/// Every route of the API over `dependencies`, behind the request-id and error middleware; the
+/// event API's routes only when `eventAPI` is given.
+public func buildRouter(_ dependencies: RouterDependencies) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
-    let trustedProxies = services.configuration.trustedProxies.compactMap(CIDR.init)
-    router.add(middleware: RequestIDMiddleware(metrics: services.metrics))
-    router.add(middleware: ClientAddressMiddleware(trustedProxies: trustedProxies))
+    let configuration = dependencies.configuration
+    let account = dependencies.account
+    let keys = dependencies.apiKeyGuard
+    router.add(middleware: RequestIDMiddleware(metrics: dependencies.metrics))
+    router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies.compactMap(CIDR.init)))
     router.add(middleware: EventMetadataMiddleware())
-    router.addRoutes(
-        HealthController(
-            readiness: ReadinessProbe(client: services.client, migrator: services.migrator, standby: services.standbyMonitor)
-        ).endpoints)
-    router.addRoutes(AuthController(accounts: services.accounts, providers: services.providers).endpoints)
-    router.addRoutes(IntrospectionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
-    router.addRoutes(ProfileController(accounts: services.accounts, supportEmail: services.configuration.supportEmail).endpoints)
+    router.addRoutes(HealthController(readiness: dependencies.readiness).endpoints)
+    router.addRoutes(AuthController(accounts: account.accounts, providers: account.providers).endpoints)
+    router.addRoutes(IntrospectionController(accounts: account.accounts, keys: keys).endpoints)
+    router.addRoutes(ProfileController(accounts: account.accounts, supportEmail: configuration.supportEmail).endpoints)
     router.addRoutes(CountriesController().endpoints)
-    router.addRoutes(CredentialsController(accounts: services.accounts).endpoints)
-    router.addRoutes(DeletionController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
-    router.addRoutes(AccountAdminController(accounts: services.accounts, keys: services.apiKeyGuard).endpoints)
-    router.addRoutes(AppleNotificationsController(providers: services.providers).endpoints)
-    router.addRoutes(ProviderController(providers: services.providers, accounts: services.accounts).endpoints)
-    router.addRoutes(PhoneController(otp: services.otp, accounts: services.accounts, providers: services.providers).endpoints)
-    router.addRoutes(ReauthController(reauth: services.reauth, accounts: services.accounts).endpoints)
-    router.addRoutes(TwoFactorController(twoFactor: services.twoFactor, accounts: services.accounts).endpoints)
-    router.addRoutes(PasskeyController(passkeys: services.passkeys, accounts: services.accounts).endpoints)
-    router.addRoutes(LinkPagesController(accounts: services.accounts, pages: services.pages).endpoints)
-    router.addRoutes(
-        EventsController(
-            store: services.readStore, keys: services.apiKeyGuard, streamsPerKey: services.configuration.streamsPerKey,
-            keyRecheckInterval: services.configuration.streamKeyRecheckInterval, eventSource: services.configuration.eventSource
-        ).endpoints)
-    router.addRoutes(AuditController(audit: services.audit, keys: services.apiKeyGuard, clock: services.clock).endpoints)
-    router.addRoutes(SubscriptionsController(subscriptions: services.subscriptions, keys: services.apiKeyGuard).endpoints)
-    if services.configuration.metricsPort == nil { router.addRoutes(metricsController(services).endpoints) }
-    if let openAPI = services.openAPI { router.addRoutes(openAPI.endpoints) }
+    router.addRoutes(CredentialsController(accounts: account.accounts).endpoints)
+    router.addRoutes(DeletionController(accounts: account.accounts, keys: keys).endpoints)
+    router.addRoutes(AccountAdminController(accounts: account.accounts, keys: keys).endpoints)
+    router.addRoutes(AppleNotificationsController(providers: account.providers).endpoints)
+    router.addRoutes(ProviderController(providers: account.providers, accounts: account.accounts).endpoints)
+    router.addRoutes(PhoneController(otp: account.otp, accounts: account.accounts, providers: account.providers).endpoints)
+    router.addRoutes(ReauthController(reauth: account.reauth, accounts: account.accounts).endpoints)
+    router.addRoutes(TwoFactorController(twoFactor: account.twoFactor, accounts: account.accounts).endpoints)
+    router.addRoutes(PasskeyController(passkeys: account.passkeys, accounts: account.accounts).endpoints)
+    router.addRoutes(LinkPagesController(accounts: account.accounts, pages: account.pages).endpoints)
+    if let eventAPI = dependencies.eventAPI {
+        router.addRoutes(
+            EventsController(
+                store: eventAPI.feed, keys: keys, streamsPerKey: configuration.streamsPerKey,
+                keyRecheckInterval: configuration.streamKeyRecheckInterval, eventSource: configuration.eventSource
+            ).endpoints)
+        router.addRoutes(AuditController(audit: eventAPI.audit, keys: keys, clock: dependencies.clock).endpoints)
+        router.addRoutes(SubscriptionsController(subscriptions: eventAPI.subscriptions, keys: keys).endpoints)
+    }
+    if configuration.metricsPort == nil, let metrics = metricsController(dependencies) { router.addRoutes(metrics.endpoints) }
+    if let openAPI = dependencies.openAPI { router.addRoutes(openAPI.endpoints) }
     return router
 }

@@ -24,18 +24,17 @@ public struct LedgerServices: Sendable {
     public let standbyMonitor: StandbyMonitor?
     public let migrator: SchemaMigrator
     public let clock: any LedgerClock
-    /// What every account service works with (the repository, the guards, the policies).
-    public let environment: AccountsEnvironment
-    public let accounts: AccountService
-    public let otp: OTPService
-    public let reauth: ReauthService
-    public let providers: ProviderService
-    public let twoFactor: TwoFactorService
-    public let passkeys: PasskeyService
-    /// The pages behind the email links.
-    public let pages: LinkPages
-    /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
-    public let providerTokens: any ProviderTokenClient
+    /// The account use cases on the PostgreSQL repositories.
+    public let account: AccountServices
+    public var environment: AccountsEnvironment { account.environment }
+    public var accounts: AccountService { account.accounts }
+    public var otp: OTPService { account.otp }
+    public var reauth: ReauthService { account.reauth }
+    public var providers: ProviderService { account.providers }
+    public var twoFactor: TwoFactorService { account.twoFactor }
+    public var passkeys: PasskeyService { account.passkeys }
+    public var pages: LinkPages { account.pages }
+    public var providerTokens: any ProviderTokenClient { account.providerTokens }
     /// Opens the revocations waiting in the outbox.
     public let revocations: ProviderTokenRevocations
     public let apiKeys: APIKeys
@@ -60,35 +59,16 @@ public struct LedgerServices: Sendable {
         let readStore = standbyMonitor.map { eventStore.reading(through: $0.route) } ?? eventStore
         self.readStore = readStore
         let policies = configuration.policies
-        let verifier = JWKSIdentityTokenVerifier(
-            apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
-            google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock,
-            notificationMaxAge: policies.appleNotificationMaxAge)
         let retention = configuration.retention(masterKey: masterKey)
         let repository = PostgresAccountRepository(store: eventStore, clock: clock, policies: policies, retention: retention)
         let environment = AccountsEnvironment(
             repository: repository, clock: clock, hasher: try PasswordHasher(parameters: Scrypt(logN: policies.scryptLogN)),
             counters: PostgresAttemptCounters(client: client), retention: retention,
             devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)), linkBaseURL: configuration.linkBaseURL)
-        self.environment = environment
-        self.accounts = AccountService(environment: environment)
-        self.otp = OTPService(
-            otps: PostgresOTPRepository(accounts: repository), environment: environment,
-            codeKey: masterKey.derivedKey(label: KeyLabel.otpCode))
-        self.reauth = ReauthService(environment: environment)
-        let providerTokens = try configuration.providerTokenClient(clock: clock)
-        self.providerTokens = providerTokens
+        self.account = try AccountServices(
+            configuration: configuration, environment: environment, otps: PostgresOTPRepository(accounts: repository),
+            spent: PostgresSpentChallenges(client: client), masterKey: masterKey, clock: clock)
         self.revocations = ProviderTokenRevocations(masterKey: masterKey)
-        self.providers = ProviderService(
-            environment: environment, verifier: verifier,
-            linkTokens: ProviderLinkTokens(
-                key: masterKey.derivedKey(label: KeyLabel.providerLinkToken), lifetime: policies.providerLinkLifetime),
-            notificationVerifier: verifier, tokenClient: providerTokens)
-        self.twoFactor = TwoFactorService(environment: environment, providers: providers, issuer: configuration.productName)
-        self.passkeys = PasskeyService(
-            environment: environment, relyingParty: configuration.relyingParty, relyingPartyName: configuration.relyingPartyName,
-            challenges: PasskeyChallenges(masterKey: masterKey), spent: PostgresSpentChallenges(client: client))
-        self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
         self.audit = AccountAudit(store: readStore)
@@ -100,6 +80,19 @@ public struct LedgerServices: Sendable {
         self.eventStore = eventStore
         self.migrator = migrator
         self.clock = clock
+    }
+
+    /// The router's dependencies on these adapters: readiness from the pool, the schema and
+    /// the standby; the event API on the read store.
+    public var routerDependencies: RouterDependencies {
+        RouterDependencies(
+            configuration: configuration, clock: clock, metrics: metrics,
+            readiness: ReadinessProbe(client: client, migrator: migrator, standby: standbyMonitor), account: account,
+            apiKeyGuard: apiKeyGuard,
+            eventAPI: .init(
+                feed: readStore, audit: audit, subscriptions: subscriptions,
+                statistics: { [client] in try await OperationalStatistics.read(client: client, now: $0) }),
+            openAPI: openAPI)
     }
 }
 

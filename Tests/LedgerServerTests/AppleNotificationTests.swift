@@ -9,7 +9,7 @@ import Testing
 
 @Suite("HTTP: Sign in with Apple server-to-server notifications", .timeLimit(.minutes(10)))
 struct AppleNotificationTests {
-    typealias Providers = ProviderEndpointTests.Providers
+    typealias Providers = ProviderEndpointTests.Providers<MemoryBackend>
 
     func notify(
         _ client: some TestClientProtocol, _ providers: Providers, _ type: String, _ subject: String, id: String = UUID().uuidString,
@@ -20,8 +20,8 @@ struct AppleNotificationTests {
         return try await call(client, .post, "/webhooks/apple", ["payload": payload])
     }
 
-    func count(_ providers: Providers, _ type: String) async throws -> Int64? {
-        try await providers.db.client.query("SELECT count(*) FROM events WHERE event_type = $1", [.text(type)])[0].int(0)
+    func count(_ providers: Providers, _ type: String) async throws -> Int {
+        try await providers.db.storedEventCount(type: type)
     }
 
     @Test("consent-revoked ends every session and unlinks Apple, but keeps it when it is the only way in; once per notification")
@@ -62,9 +62,7 @@ struct AppleNotificationTests {
             let goneID = try #require(try await call(client, .get, "/me", token: gone).string("account_id"))
             #expect(try await notify(client, providers, "email-disabled", "a-gone").status == .ok)
             #expect(try await notify(client, providers, "account-delete", "a-gone").status == .ok)
-            let deleted = try await providers.db.client.query(
-                "SELECT deleted_at IS NOT NULL FROM accounts WHERE account_id = $1", [.uuid(try #require(UUID(uuidString: goneID)))])
-            #expect(try deleted[0].bool(0) == true)
+            #expect(try await providers.db.state(of: try #require(UUID(uuidString: goneID))).isDeleted)
             #expect(try await count(providers, "account.deletion_scheduled") == 1)
             #expect(try await count(providers, "apple.notification_received") == 2)
 
@@ -73,8 +71,7 @@ struct AppleNotificationTests {
                 try await call(client, .post, "/auth/apple", ["id_token": try await providers.appleToken("a-coach")]).string("access_token")
             )
             let coachID = try #require(try await call(client, .get, "/me", token: coach).string("account_id"))
-            let services = try makeServices(url: providers.db.url, client: providers.db.client, clock: providers.db.clock)
-            let holds = try await services.apiKeys.create(name: "payouts", scopes: [.holdsWrite]).key
+            let holds = try await providers.db.apiKeys.create(name: "payouts", scopes: [.holdsWrite]).key
             #expect(
                 try await call(
                     client, .put, "/accounts/\(coachID)/holds/p1", ["kind": "pending_payout"], token: holds,
@@ -135,9 +132,9 @@ struct AppleNotificationTests {
     @Test(
         "a service without Apple's client ids answers 503 to a signed notification (it could not be checked), 400 to what is no JWS at all")
     func unconfigured() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
-            try await testApp(db).test(.router) { client in
+            try await testApplication(db).test(.router) { client in
                 let payload = try await apple.appleNotification(type: "consent-revoked", subject: "a-1", issuedAt: db.clock.now())
                 let answer = try await call(client, .post, "/webhooks/apple", ["payload": payload])
                 #expect(answer.status == .serviceUnavailable && answer.headers[.retryAfter] == "60")

@@ -13,8 +13,8 @@ import Testing
 struct AuthEndpointTests {
     @Test("sign up, read /me and the hub, refresh, log out")
     func happyPath() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client in
                 var access = ""
                 var refresh = ""
@@ -92,8 +92,8 @@ struct AuthEndpointTests {
 
     @Test("logout revokes the session; sign-in errors use the product copy")
     func logoutAndSignIn() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client in
                 try await client.execute(
                     uri: "/auth/email/signup", method: .post, headers: jsonHeaders,
@@ -144,14 +144,14 @@ struct AuthEndpointTests {
 
     @Test("a NUL character, in a body, a query or a path, is a typed 4xx that changes nothing, never a 500")
     func nulCharacter() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let signUp = try await call(
                     client, .post, "/auth/email/signup",
                     ["email": "nul@example.com", "password": "violet-harbor-91", "display_name": "a\u{0}b"])
                 #expect(signUp.status == .badRequest && signUp.string("error") == "invalid_request")
                 #expect(signUp.string("message") == "The field display_name holds a NUL character.")
-                #expect(try await db.client.query("SELECT count(*) FROM events")[0].int(0) == 0)
+                #expect(try await db.storedEventCount() == 0)
                 let access = try await LedgerServerTests.signUp(client, email: "nul@example.com")
                 let profile = try await call(client, .patch, "/me/profile", ["display_name": "x\u{0}"], token: access)
                 #expect(profile.status == .badRequest && profile.string("error") == "invalid_request")
@@ -171,8 +171,8 @@ struct AuthEndpointTests {
 
     @Test("bad input gets a typed 4xx and changes nothing")
     func badInput() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client in
                 let cases: [(ByteBuffer, HTTPResponse.Status, String)] = [
                     (ByteBuffer(string: "{not json"), .badRequest, "invalid_request"),
@@ -215,7 +215,7 @@ struct AuthEndpointTests {
                     }
                 }
             }
-            #expect(try await db.client.query("SELECT count(*) FROM events")[0].int(0) == 0)
+            #expect(try await db.storedEventCount() == 0)
         }
     }
 }

@@ -12,8 +12,8 @@ import Testing
 struct EmailLinkEndpointTests {
     @Test("resend_after is the configured countdown, and the window's rest once its resends are spent (LEDGER_LINK_RESEND_*)")
     func resendAfter() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock) {
+        try await MemoryBackend.with { db in
+            let services = try db.dependencies {
                 $0.policies.linkResend.interval = 10
                 $0.policies.linkResend.limit = 2
                 $0.policies.linkResend.window = 600
@@ -42,8 +42,8 @@ struct EmailLinkEndpointTests {
 
     @Test("verification links are one-shot, expire after 30 minutes, and flip email_verified")
     func verification() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let first = try await outboxToken(db, template: "verify_email")
@@ -89,8 +89,8 @@ struct EmailLinkEndpointTests {
 
     @Test("the first send and 3 resends per 15 minutes; the next is 429 with retry_after")
     func resendLimit() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 for _ in 1...3 {
@@ -118,8 +118,8 @@ struct EmailLinkEndpointTests {
 
     @Test("forgot and reset: unknown email 404, rules checked, every session revoked, link one-shot")
     func passwordReset() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 try await client.execute(

@@ -47,8 +47,8 @@ struct LinkPagesTests {
 
     @Test("every page carries the security headers; a GET shows the form and uses nothing; the POST does the work once")
     func verifyPage() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+        try await MemoryBackend.with { db in
+            let services = try db.dependencies {
                 $0.apps.appStoreURL = "https://apps.apple.com/app/id1"
             }
             try await Application(router: buildRouter(services)).test(.router) { client in
@@ -92,8 +92,8 @@ struct LinkPagesTests {
 
     @Test("a link opened past its 30 minutes shows the expired page at once, not a form whose POST would fail; until then the form")
     func expiredOnOpen() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 _ = try await signUp(client, email: "cy@example.com")
                 _ = try await call(client, .post, "/auth/password/forgot", ["email": "cy@example.com"])
                 let token = try await outboxToken(db, template: "password_reset")
@@ -114,8 +114,8 @@ struct LinkPagesTests {
 
     @Test("the re-auth link's page has no form and does not show its token: only the app that asked can use it; used, it has expired")
     func reauthPage() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let access = try await signUp(client, email: "di@example.com")
                 #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
                 let token = try await outboxToken(db, template: "reauth_link")
@@ -143,8 +143,8 @@ struct LinkPagesTests {
 
     @Test("the reset page: both passwords must match, the API's rule messages show inline, and then sign-in works with the new one")
     func resetPage() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 _ = try await signUp(client, email: "bo@example.com")
                 _ = try await call(client, .post, "/auth/password/forgot", ["email": "bo@example.com"])
                 let token = try await outboxToken(db, template: "password_reset")
@@ -177,8 +177,8 @@ struct LinkPagesTests {
 
     @Test("the revert page takes the new password twice and says what it removed; a dead link is the expired page whatever the passwords")
     func revertPage() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let grant = try await passwordGrant(client, token: access)
                 #expect(
@@ -215,8 +215,8 @@ struct LinkPagesTests {
 
     @Test("the app-link documents list the link paths and passkey sharing for the configured apps, and are 404 without them")
     func wellKnown() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+        try await MemoryBackend.with { db in
+            let services = try db.dependencies {
                 $0.apps.iosAppIDs = ["TEAM123.fit.321.app"]
                 $0.apps.androidPackage = "fit.threetwoone"
                 $0.apps.androidCertificates = ["AB:CD"]
@@ -237,7 +237,7 @@ struct LinkPagesTests {
                         "delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds",
                     ])
             }
-            try await testApp(db).test(.router) { client in
+            try await testApplication(db).test(.router) { client in
                 let android = try await call(client, .get, "/.well-known/assetlinks.json")
                 let apple = try await call(client, .get, "/.well-known/apple-app-site-association")
                 #expect(android.status == .notFound && apple.status == .notFound)
@@ -247,8 +247,8 @@ struct LinkPagesTests {
 
     @Test("Accept-Language picks the copy the service has, English otherwise")
     func language() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let html = try await client.execute(
                     uri: "/verify-email?token=x", method: .get, headers: [.acceptLanguage: "ka-GE, en;q=0.5"]
                 ) { String(buffer: $0.body) }
@@ -259,8 +259,8 @@ struct LinkPagesTests {
 
     @Test("a failure the page did not expect is a page too (same headers), with the API's message: a new address taken meanwhile")
     func troublePage() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let grant = try await passwordGrant(client, token: access)
                 _ = try await call(

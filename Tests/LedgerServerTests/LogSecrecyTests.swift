@@ -39,11 +39,11 @@ struct CapturingLogHandler: LogHandler {
 struct LogSecrecyTests {
     @Test("a full session's logs name no token, password or email")
     func noSecretsInLogs() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             let logs = CapturedLogs()
             let logger = Logger(label: "ledger.test") { _ in CapturingLogHandler(store: logs) }
             let app = Application(
-                router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)), logger: logger)
+                router: buildRouter(try db.dependencies()), logger: logger)
             let email = "Secret.Person@example.com"
             let password = "violet-harbor-91"
             let fixed = [email, email.lowercased(), password, "wrong-pass-123"]

@@ -11,8 +11,8 @@ import Testing
 struct MessageLocaleTests {
     @Test("Accept-Language at sign-up and sign-in picks the account's language; a silent sign-in keeps it")
     func accountLanguage() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client async throws in
                 let credentials: [String: Any] = ["email": "ana@example.com", "password": "violet-harbor-91"]
                 #expect(try await post(client, "/auth/email/signup", credentials, language: "pt-br,pt;q=0.9,en;q=0.5") == .created)
@@ -35,8 +35,8 @@ struct MessageLocaleTests {
 
     @Test("a sign-in code goes in the language of the request that asks for it, English when it names none")
     func otpLanguage() async throws {
-        try await TestPostgres.withDatabase { db in
-            let app = Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock)))
+        try await MemoryBackend.with { db in
+            let app = try testApplication(db)
             try await app.test(.router) { client async throws in
                 let request: [String: Any] = ["phone": "+995511200300", "purpose": "sign_in"]
                 #expect(try await post(client, "/auth/phone/request-otp", request, language: "ka") == .accepted)
@@ -52,11 +52,8 @@ struct MessageLocaleTests {
 }
 
 /// The locale the newest outbox row of `template` was written in.
-private func newestLocale(_ db: TestDatabase, template: String) async throws -> String? {
-    let rows = try await db.client.query(
-        "SELECT locale FROM outbox WHERE template = $1 ORDER BY created_at DESC, xmin::text::bigint DESC LIMIT 1",
-        [.text(template)])
-    return rows.rowCount == 1 ? rows[0].string(0) : nil
+private func newestLocale(_ db: some TestBackend, template: String) async throws -> String? {
+    try await db.newestMessage(template: template, to: nil)?.locale
 }
 
 private func post(

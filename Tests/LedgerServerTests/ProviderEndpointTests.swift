@@ -13,13 +13,13 @@ import Testing
 
 @Suite("HTTP: Sign in with Apple and Google", .timeLimit(.minutes(10)))
 struct ProviderEndpointTests {
-    struct Providers {
+    struct Providers<Backend: TestBackend>: Sendable {
         let apple: TestIdentityIssuer
         let google: TestIdentityIssuer
-        let db: TestDatabase
+        let db: Backend
 
         /// A test Apple and Google (keys of their own) for `db`.
-        static func make(_ db: TestDatabase) async throws -> Providers {
+        static func make(_ db: Backend) async throws -> Providers {
             Providers(
                 apple: try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios"),
                 google: try await TestIdentityIssuer(issuer: "https://accounts.google.com", audience: "321fit.apps.googleusercontent.com"),
@@ -68,11 +68,11 @@ struct ProviderEndpointTests {
 
     func withApp(
         configure: @escaping (inout LedgerConfiguration) -> Void = { _ in },
-        _ body: @escaping @Sendable (any TestClientProtocol, Providers) async throws -> Void
+        _ body: @escaping @Sendable (any TestClientProtocol, Providers<MemoryBackend>) async throws -> Void
     ) async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             let providers = try await Providers.make(db)
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+            let services = try db.dependencies {
                 providers.trust(&$0)
                 configure(&$0)
             }
@@ -160,14 +160,14 @@ struct ProviderEndpointTests {
             // An unverified account with the address is not taken over, and no second account is
             // made: 409 link_required, and signing in to that account with the token links Google.
             let bo = try await signUp(client, email: "bo@example.com")
-            let accounts = try await providers.db.client.query("SELECT count(*) FROM accounts")
+            let accounts = try await providers.db.accountCount()
             let required = try await call(
                 client, .post, "/auth/google",
                 ["id_token": try await providers.googleToken("g-bo", email: "bo@example.com", verified: true)])
             #expect(required.status == .conflict && required.string("error") == "link_required")
             #expect(required.string("email_hint") == "b•••@example.com")
             #expect(required.body["methods"] as? [String] == ["password"])
-            #expect(try await providers.db.client.query("SELECT count(*) FROM accounts")[0].int(0) == accounts[0].int(0))
+            #expect(try await providers.db.accountCount() == accounts)
             let linkToken = try #require(required.string("link_token"))
             let wrongPassword = try await call(
                 client, .post, "/auth/email/login", ["email": "bo@example.com", "password": "copper-lantern-77", "link_token": linkToken])
@@ -424,9 +424,9 @@ struct ProviderEndpointTests {
     /// The service with Apple's JWKS served over HTTP (`cacheControl` on the answer), counting fetches.
     func withJWKSOverHTTP(
         cacheControl: String? = nil,
-        _ body: @escaping @Sendable (any TestClientProtocol, TestDatabase, TestIdentityIssuer, Counter) async throws -> Void
+        _ body: @escaping @Sendable (any TestClientProtocol, MemoryBackend, TestIdentityIssuer, Counter) async throws -> Void
     ) async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             let apple = try await TestIdentityIssuer(issuer: "https://appleid.apple.com", audience: "fit.321.ios")
             let fetches = Counter()
             let jwksRouter = Router()
@@ -439,7 +439,7 @@ struct ProviderEndpointTests {
             }
             try await Application(router: jwksRouter).test(.live) { jwksServer in
                 let port = try #require(jwksServer.port)
-                let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+                let services = try db.dependencies {
                     $0.appleJWKS = "http://127.0.0.1:\(port)/auth/keys"
                     $0.appleClientIDs = [apple.audience]
                 }
@@ -452,7 +452,7 @@ struct ProviderEndpointTests {
 
     /// Signs in with a new token of `apple` signed by `keyID`; the answer's status.
     func appleSignIn(
-        _ client: some TestClientProtocol, _ db: TestDatabase, _ apple: TestIdentityIssuer, subject: String, keyID: String
+        _ client: some TestClientProtocol, _ db: some TestBackend, _ apple: TestIdentityIssuer, subject: String, keyID: String
     ) async throws -> HTTPResponse.Status {
         let token = try await apple.token(
             subject: subject, expires: db.clock.now().addingTimeInterval(600), issuedAt: db.clock.now(), keyID: keyID)

@@ -14,7 +14,7 @@ import Testing
 
 @Suite("HTTP: provider tokens (authorization codes and revocation)", .timeLimit(.minutes(10)))
 struct ProviderTokenEndpointTests {
-    typealias Providers = ProviderEndpointTests.Providers
+    typealias Providers = ProviderEndpointTests.Providers<TestDatabase>
 
     /// Emails and texts are accepted and forgotten: these tests follow the revocations.
     struct AcceptingSink: DeliverySink {

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("HTTP: verify it's you", .timeLimit(.minutes(10)))
 struct ReauthEndpointTests {
-    func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
+    func app(_ db: MemoryBackend) throws -> some ApplicationProtocol { try testApplication(db) }
 
     func changePhone(_ client: some TestClientProtocol, token: String, reauth: String?) async throws -> Answer {
         try await call(
@@ -18,7 +18,7 @@ struct ReauthEndpointTests {
 
     @Test("the picker: every method but the target; unknown actions 422")
     func options() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let expected: [String: [String]] = [
@@ -39,7 +39,7 @@ struct ReauthEndpointTests {
 
     @Test("a password grant works at 14:59 and not at 15:01; wrong passwords are 401 and lock out after 5")
     func passwordGrant() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 _ = try await accountWithPhone(client, db)
                 let session = try await call(
@@ -69,15 +69,15 @@ struct ReauthEndpointTests {
                 let locked = try await call(client, .post, "/auth/reauth/password", ["password": "violet-harbor-91"], token: access)
                 #expect(locked.status == .tooManyRequests)
                 #expect(locked.headers[.retryAfter] == "900")
-                let failures = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'reauth.failed'")
-                #expect(try failures[0].int(0) == 5)
+                let failures = try await db.storedEventCount(type: "reauth.failed")
+                #expect(failures == 5)
             }
         }
     }
 
     @Test("an emailed link grants re-auth to the session that asked; links are one-shot")
     func emailLink() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 // The link that added the phone was sent just now: a second one within 30 s is 429.
@@ -87,8 +87,8 @@ struct ReauthEndpointTests {
                 let sent = try await call(client, .post, "/auth/reauth/email-link", token: access)
                 #expect(sent.status == .accepted && sent.body["resend_after"] as? Int == 30)
                 let token = try await outboxToken(db, template: "reauth_link")
-                let link = try await db.client.query("SELECT link FROM outbox WHERE template = 'reauth_link'")
-                #expect(link[0].string(0)?.hasPrefix("https://321.fit/reauth?token=") == true)
+                let link = try await db.queuedMessages(template: "reauth_link").first?.link
+                #expect(link?.hasPrefix("https://321.fit/reauth?token=") == true)
                 let confirmed = try await call(client, .post, "/auth/reauth/email-link/confirm", ["token": token])
                 #expect(confirmed.status == .ok)
                 let reauth = try #require(confirmed.string("reauth_token"))
@@ -102,7 +102,7 @@ struct ReauthEndpointTests {
 
     @Test("re-auth and password-reset links work for 30 minutes")
     func emailLinkExpiry() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 _ = try await accountWithPhone(client, db)
                 for (advance, expected, newPassword) in [
@@ -125,7 +125,7 @@ struct ReauthEndpointTests {
 
     @Test("a phone code grants re-auth; accounts without a phone get 409 no_phone")
     func phoneGrant() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 db.clock.advance(by: 30)
@@ -144,8 +144,8 @@ struct ReauthEndpointTests {
                 #expect(noPhone.status == .conflict)
                 #expect(noPhone.string("error") == "no_phone")
                 // The email-link grant that added the phone, and this one.
-                let types = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'reauth.granted'")
-                #expect(try types[0].int(0) == 2)
+                let types = try await db.storedEventCount(type: "reauth.granted")
+                #expect(types == 2)
             }
         }
     }

@@ -14,15 +14,14 @@ struct RecoveryTests {
     typealias Providers = ProviderEndpointTests.Providers
 
     /// The owner's account: ana@ (verified by its link) with the password, and its access token.
-    func owner(_ client: some TestClientProtocol, _ db: TestDatabase) async throws -> String {
+    func owner(_ client: some TestClientProtocol, _ db: some TestBackend) async throws -> String {
         let access = try await signUp(client, email: "ana@example.com")
         _ = try await emailLinkGrant(client, db, token: access)
         return access
     }
 
-    func outboxCount(_ db: TestDatabase, template: String, to recipient: String) async throws -> Int64 {
-        try await db.client.query(
-            "SELECT count(*) FROM outbox WHERE template = $1 AND recipient = $2", [.text(template), .text(recipient)])[0].int(0) ?? 0
+    func outboxCount(_ db: some TestBackend, template: String, to recipient: String) async throws -> Int {
+        try await db.queuedMessages(template: template).count { $0.to == recipient }
     }
 
     @Test("stolen session + phished password: link own Google, remove the email; the owner is told, reverts, and the intruder is out")
@@ -122,7 +121,7 @@ struct RecoveryTests {
     }
 
     /// Moves the email to mallory@ from `session` (a password grant) and answers the owner's revert.
-    func moveAndRevert(_ client: some TestClientProtocol, _ db: TestDatabase, from session: String) async throws -> Answer {
+    func moveAndRevert(_ client: some TestClientProtocol, _ db: some TestBackend, from session: String) async throws -> Answer {
         let grant = try await passwordGrant(client, token: session)
         #expect(
             try await call(
@@ -185,8 +184,8 @@ struct RecoveryTests {
 
     @Test("two racing reverts of one link: exactly one undoes the change, the other is 410")
     func revertRace() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let access = try await owner(client, db)
                 let grant = try await passwordGrant(client, token: access)
                 #expect(
@@ -208,16 +207,16 @@ struct RecoveryTests {
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
                 #expect(statuses.filter { $0 == .ok }.count == 1 && statuses.filter { $0 == .gone }.count == 7)
-                let reverted = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'email.reverted'")
-                #expect(try reverted[0].int(0) == 1)
+                let reverted = try await db.storedEventCount(type: "email.reverted")
+                #expect(reverted == 1)
             }
         }
     }
 
     @Test("a phone-first squatter's add-with-password claims nothing: the owner signs up, and the squatter's link is theirs to ignore")
     func phoneFirstSquatter() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let squatter = try await phoneSignIn(client, db, "+995511200377")
                 let grant = try await phoneGrant(client, db, token: squatter, phone: "+995511200377")
                 let claimed = try await call(
@@ -274,8 +273,8 @@ struct RecoveryTests {
 
     @Test("a stranger's add-with-password confirmed from the owner's mailbox never strips the owner's only way in")
     func confirmationNeverStripsTheClicker() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 // The owner signed up with ana@ and has not verified it yet.
                 let owner = try await signUp(client, email: "ana@example.com")
                 let stranger = try await phoneSignIn(client, db, "+995511200366")
@@ -297,8 +296,8 @@ struct RecoveryTests {
 
     @Test("an address the account removed is held from others, not from itself; each of its contacts hears of every change")
     func heldForOthersOnly() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let grant = try await passwordGrant(client, token: access)
                 #expect(try await call(client, .delete, "/me/auth-methods/email", token: access, reauth: grant).status == .ok)
@@ -313,10 +312,8 @@ struct RecoveryTests {
                 // Now both the address and the phone are the account's: removing the phone tells both.
                 let grantAgain = try await passwordGrant(client, token: access, password: "amber-orchard-52")
                 #expect(try await call(client, .delete, "/me/auth-methods/phone", token: access, reauth: grantAgain).status == .ok)
-                let told = try await db.client.query(
-                    "SELECT recipient FROM outbox WHERE template = 'method_removed' AND details::jsonb->>'method' = 'phone' ORDER BY recipient"
-                )
-                #expect(told.rows.compactMap { $0.string(0) } == ["+995511200300", "ana@example.com"])
+                let told = try await db.queuedMessages(template: "method_removed").filter { $0.details?["method"] == "phone" }
+                #expect(told.map(\.to).sorted() == ["+995511200300", "ana@example.com"])
             }
         }
     }

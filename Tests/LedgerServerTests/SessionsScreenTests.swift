@@ -43,8 +43,8 @@ struct SessionsScreenTests {
 
     @Test("only live sessions are listed, most recent use first, with readable devices; last_used_at moves on use")
     func liveSessions() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+        try await MemoryBackend.with { db in
+            let services = try db.dependencies()
             try await Application(router: buildRouter(services)).test(.router) { client in
                 let first = try await signUp(client, email: "ana@example.com")
                 db.clock.advance(by: 29 * 86_400)
@@ -67,7 +67,7 @@ struct SessionsScreenTests {
                 let before = try #require(list.first { $0["current"] as? Bool == true }?["last_used_at"] as? String)
                 db.clock.advance(by: 120)
                 _ = try await sessions(client, fresh)
-                await services.accounts.activity.settle()
+                await services.account.accounts.activity.settle()
                 list = try await sessions(client, fresh)
                 let after = try #require(list.first { $0["current"] as? Bool == true }?["last_used_at"] as? String)
                 #expect(after == RFC3339.format(db.clock.now()) && after != before)
@@ -76,9 +76,9 @@ struct SessionsScreenTests {
                 // which would count as a use of its own.
                 db.clock.advance(by: 120)
                 let me = try await call(client, .get, "/me", token: fresh)
-                await services.accounts.activity.settle()
+                await services.account.accounts.activity.settle()
                 #expect(me.string("account_id") != nil)
-                let listed = try await services.accounts.liveSessions(accessToken: fresh)
+                let listed = try await services.account.accounts.liveSessions(accessToken: fresh)
                 #expect(listed?.sessions.first?.lastUsedAt == db.clock.now())
                 _ = third
             }
@@ -87,8 +87,8 @@ struct SessionsScreenTests {
 
     @Test("sign out all other devices: every other session ends, this one stays")
     func signOutOthers() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let first = try await signUp(client, email: "bo@example.com")
                 let second = try await logIn(client, "bo@example.com")
                 let third = try await logIn(client, "bo@example.com")
@@ -105,12 +105,11 @@ struct SessionsScreenTests {
         "new_sign_in is decided by the device token alone: a known token under any label is quiet; a copied label or a foreign token is new"
     )
     func newSignInAlert() async throws {
-        try await TestPostgres.withDatabase { db in
-            try await testApp(db).test(.router) { client in
+        try await MemoryBackend.with { db in
+            try await testApplication(db).test(.router) { client in
                 let access = try await signUp(client, email: "cy@example.com")
-                func alerts() async throws -> [String] {
-                    let rows = try await db.client.query("SELECT recipient, details FROM outbox WHERE template = 'new_sign_in'")
-                    return rows.rows.compactMap { $0.string(1) }
+                func alerts() async throws -> [[String: String]] {
+                    try await db.queuedMessages(template: "new_sign_in").compactMap(\.details)
                 }
                 let laptop = try await signIn(client, "cy@example.com", userAgent: Self.chrome)
                 #expect(try await alerts().isEmpty)  // the address is not verified yet: nobody to tell
@@ -125,8 +124,7 @@ struct SessionsScreenTests {
                     client, "cy@example.com", userAgent: "321Fit/4.3 (iPhone; iOS 17.2; Scale/3.00)", deviceToken: phone.device)
                 var sent = try await alerts()
                 #expect(sent.count == 1)
-                let details = try #require(
-                    sent.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] })
+                let details = try #require(sent.first)
                 #expect(details["device"] == "iPhone · 321Fit 4.2" && details["signed_in_at"] == RFC3339.format(db.clock.now()))
                 #expect(details["secure_account"]?.contains("change your password") == true)
                 // Whoever copies the app's usual User-Agent, or brings another account's token, is still a new device.

@@ -164,7 +164,7 @@ struct SubscriptionsEndpointTests {
                 let status = try await client.execute(uri: "/metrics", method: .get) { $0.status }
                 #expect(status == .notFound)
             }
-            try await Application(router: buildMetricsRouter(services)).test(.router) { client in
+            try await Application(router: buildMetricsRouter(services.routerDependencies)).test(.router) { client in
                 try await client.execute(uri: "/metrics", method: .get) { response in
                     #expect(response.status == .ok)
                     #expect(String(buffer: response.body).contains("outbox_backlog_messages"))

@@ -13,7 +13,7 @@ import Testing
 
 @Suite("HTTP: two-factor authentication", .timeLimit(.minutes(10)))
 struct TwoFactorEndpointTests {
-    typealias Providers = ProviderEndpointTests.Providers
+    typealias Providers = ProviderEndpointTests.Providers<TestDatabase>
 
     func withApp(
         configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { $0.policies.loginMaxFailures = 50 },
@@ -32,13 +32,13 @@ struct TwoFactorEndpointTests {
     }
 
     /// The authenticator app: the code of now (or `steps` later).
-    func code(_ base32: String, _ db: TestDatabase, steps: Int64 = 0) throws -> String {
+    func code(_ base32: String, _ db: some TestBackend, steps: Int64 = 0) throws -> String {
         let secret = try #require(TOTPCodes.secret(fromBase32: base32))
         return TOTPCodes.code(secret, step: TOTPCodes.step(at: db.clock.now()) + steps)
     }
 
     /// Turns TOTP on with `grant`; the base32 secret and the recovery codes.
-    func enrol(_ client: some TestClientProtocol, _ db: TestDatabase, token access: String, grant: String) async throws
+    func enrol(_ client: some TestClientProtocol, _ db: some TestBackend, token access: String, grant: String) async throws
         -> (secret: String, recovery: [String])
     {
         let begun = try await call(client, .post, "/me/mfa/totp", token: access, reauth: grant)
@@ -52,7 +52,7 @@ struct TwoFactorEndpointTests {
 
     /// An email account signed up and re-authenticated by its email link, with TOTP on: its
     /// access token and the base32 secret.
-    func signUpWithTOTP(_ client: some TestClientProtocol, _ db: TestDatabase, email: String) async throws
+    func signUpWithTOTP(_ client: some TestClientProtocol, _ db: some TestBackend, email: String) async throws
         -> (access: String, secret: String)
     {
         let access = try await signUp(client, email: email)

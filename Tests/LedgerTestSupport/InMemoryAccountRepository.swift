@@ -142,6 +142,14 @@ public actor InMemoryAccountRepository: AccountRepository {
         if let tokenHash { links[tokenHash] = (accountID, linkID, purpose) }
     }
 
+    /// How many account events are stored, of `type` when given.
+    public func eventCount(type: String? = nil) -> Int {
+        streams.values.reduce(0) { $0 + $1.count { type == nil || $0.event.type == type } }
+    }
+
+    /// How many accounts exist (deleted ones included).
+    public var accountCount: Int { states.count }
+
     public func park(_ message: OutboxMessage, accountID: UUID) async throws {
         outbox.append(message)
     }

@@ -29,10 +29,17 @@ public actor InMemoryOTPRepository: OTPRepository {
     /// One request, as `otp_requests` projects it.
     struct Request {
         var challenge: OTPChallenge
+        /// The request's stream.
+        var events: [OTPEvent] = []
         let createdAt: Date
         let clientAddress: String?
 
         var issued: OTPEvent.Issued { challenge.issued! }
+    }
+
+    /// How many code-request events are stored, of `type` when given.
+    public func eventCount(type: String? = nil) -> Int {
+        requests.values.reduce(0) { $0 + $1.events.count { type == nil || $0.type == type } }
     }
 
     public init(accounts: InMemoryAccountRepository, clock: any LedgerClock) {
@@ -57,7 +64,7 @@ public actor InMemoryOTPRepository: OTPRepository {
         let fresh = OTPChallenge(requestID: requestID)
         let events = try decide(fresh, .issue(issued), now: now)
         requests[requestID] = Request(
-            challenge: events.reduce(fresh) { evolve($0, $1, at: now) }, createdAt: now, clientAddress: clientAddress)
+            challenge: events.reduce(fresh) { evolve($0, $1, at: now) }, events: events, createdAt: now, clientAddress: clientAddress)
         try await accounts.park(message, accountID: issued.accountID)
         return policy.resendAfter(sendingAfter: history, now: now)
     }
@@ -129,6 +136,7 @@ public actor InMemoryOTPRepository: OTPRepository {
         }
         // The number is held: nothing changed this request since it was read.
         requests[requestID]?.challenge = events.reduce(request.challenge) { evolve($0, $1, at: now) }
+        requests[requestID]?.events += events
         return OTPVerification(verdict: verdict, account: account?.0, accountEvents: account?.1 ?? [])
     }
 
@@ -152,5 +160,6 @@ public actor InMemoryOTPRepository: OTPRepository {
         let challenge = requests[requestID]?.challenge ?? OTPChallenge(requestID: requestID)
         let events = try decide(challenge, command, now: now)
         requests[requestID]?.challenge = events.reduce(challenge) { evolve($0, $1, at: now) }
+        requests[requestID]?.events += events
     }
 }

@@ -51,7 +51,7 @@ func testApp(_ db: TestDatabase) throws -> some ApplicationProtocol {
 /// An email account (`ana@example.com`) with a phone added, so email + password is not its
 /// only method; returns its access token. Adding the phone takes a grant by the emailed link,
 /// which verifies the address too.
-func accountWithPhone(_ client: some TestClientProtocol, _ db: TestDatabase) async throws -> String {
+func accountWithPhone(_ client: some TestClientProtocol, _ db: some TestBackend) async throws -> String {
     let access = try await signUp(client, email: "ana@example.com")
     let grant = try await emailLinkGrant(client, db, token: access)
     let requestID = try await requestOTP(client, "+995511200300", purpose: "add_phone", token: access, reauth: grant)

@@ -9,29 +9,20 @@ import Testing
 
 // Phone codes and email links as the tests read them from the outbox.
 
-/// The newest outbox row of a template: (recipient, token).
-func outboxMessage(_ db: TestDatabase, template: String) async throws -> (to: String, token: String?) {
-    let rows = try await db.client.query(
-        "SELECT recipient, token FROM outbox WHERE template = $1 ORDER BY xmin::text::bigint DESC LIMIT 1", [.text(template)])
-    let row = try #require(rows.rowCount == 1 ? rows[0] : nil)
-    return (row.string(0) ?? "", row.string(1))
+/// The newest queued message of a template: (recipient, token).
+func outboxMessage(_ db: some TestBackend, template: String) async throws -> (to: String, token: String?) {
+    let message = try #require(try await db.newestMessage(template: template, to: nil))
+    return (message.to, message.token)
 }
 
-/// The newest outbox token of a template (what the delivery sink would carry).
-func outboxToken(_ db: TestDatabase, template: String) async throws -> String {
-    let rows = try await db.client.query(
-        // Newest by transaction too (the tests' clock often stands still).
-        "SELECT token FROM outbox WHERE template = $1 ORDER BY created_at DESC, xmin::text::bigint DESC LIMIT 1", [.text(template)])
-    return try #require(rows.rowCount == 1 ? rows[0].string(0) : nil)
+/// The newest queued token of a template (what the delivery sink would carry).
+func outboxToken(_ db: some TestBackend, template: String) async throws -> String {
+    try #require(try await db.newestMessage(template: template, to: nil)?.token)
 }
 
 /// The newest code texted to `phone` (what the delivery sink would carry).
-func otpCode(_ db: TestDatabase, phone: String) async throws -> String {
-    let rows = try await db.client.query(
-        // Newest by transaction (the tests' clock often stands still).
-        "SELECT code FROM outbox WHERE recipient = $1 AND template = 'otp' ORDER BY xmin::text::bigint DESC LIMIT 1",
-        [.text(phone)])
-    return try #require(rows.rowCount == 1 ? rows[0].string(0) : nil)
+func otpCode(_ db: some TestBackend, phone: String) async throws -> String {
+    try #require(try await db.newestMessage(template: "otp", to: phone)?.code)
 }
 
 /// Requests a code and returns the request id (expecting 202).
@@ -52,7 +43,7 @@ func verifyOTP(_ client: some TestClientProtocol, _ requestID: String, _ code: S
 }
 
 /// Signs in (or up) by phone through the API; returns the access token.
-func phoneSignIn(_ client: some TestClientProtocol, _ db: TestDatabase, _ phone: String) async throws -> String {
+func phoneSignIn(_ client: some TestClientProtocol, _ db: some TestBackend, _ phone: String) async throws -> String {
     let requestID = try await requestOTP(client, phone)
     let answer = try await verifyOTP(client, requestID, try await otpCode(db, phone: phone))
     #expect(answer.status == .ok)

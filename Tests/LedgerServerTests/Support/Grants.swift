@@ -10,7 +10,7 @@ import Testing
 // "Verify it's you" grants, earned as the app would.
 
 /// A re-auth grant by the emailed link (which also verifies the address).
-func emailLinkGrant(_ client: some TestClientProtocol, _ db: TestDatabase, token access: String) async throws -> String {
+func emailLinkGrant(_ client: some TestClientProtocol, _ db: some TestBackend, token access: String) async throws -> String {
     #expect(try await call(client, .post, "/auth/reauth/email-link", token: access).status == .accepted)
     let confirmed = try await call(
         client, .post, "/auth/reauth/email-link/confirm", ["token": try await outboxToken(db, template: "reauth_link")])
@@ -18,7 +18,7 @@ func emailLinkGrant(_ client: some TestClientProtocol, _ db: TestDatabase, token
 }
 
 /// A re-auth grant by a code texted to the account's own number.
-func phoneGrant(_ client: some TestClientProtocol, _ db: TestDatabase, token access: String, phone: String) async throws -> String {
+func phoneGrant(_ client: some TestClientProtocol, _ db: some TestBackend, token access: String, phone: String) async throws -> String {
     let requestID = try await requestOTP(client, nil, purpose: "reauth", token: access)
     let answer = try await verifyOTP(client, requestID, try await otpCode(db, phone: phone), token: access)
     return try #require(answer.string("reauth_token"))

@@ -1,0 +1,52 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerCrypto
+import LedgerIdentity
+import LedgerProviders
+import LedgerServer
+
+/// The account use cases the routes call, built once from one `AccountsEnvironment` and the
+/// stores the environment does not hold (the code requests, the spent passkey challenges):
+/// `LedgerServices` builds them on PostgreSQL, the HTTP tests on the in-memory twins.
+public struct AccountServices: Sendable {
+    /// What every account service works with (the repository, the guards, the policies).
+    public let environment: AccountsEnvironment
+    public let accounts: AccountService
+    public let otp: OTPService
+    public let reauth: ReauthService
+    public let providers: ProviderService
+    public let twoFactor: TwoFactorService
+    public let passkeys: PasskeyService
+    /// The pages behind the email links.
+    public let pages: LinkPages
+    /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
+    public let providerTokens: any ProviderTokenClient
+
+    public init(
+        configuration: LedgerConfiguration, environment: AccountsEnvironment, otps: any OTPRepository, spent: any SpentChallenges,
+        masterKey: MasterKey, clock: any LedgerClock
+    ) throws {
+        let policies = configuration.policies
+        let verifier = JWKSIdentityTokenVerifier(
+            apple: .apple(jwks: configuration.appleJWKS, clientIDs: configuration.appleClientIDs),
+            google: .google(jwks: configuration.googleJWKS, clientIDs: configuration.googleClientIDs), clock: clock,
+            notificationMaxAge: policies.appleNotificationMaxAge)
+        self.environment = environment
+        self.accounts = AccountService(environment: environment)
+        self.otp = OTPService(otps: otps, environment: environment, codeKey: masterKey.derivedKey(label: KeyLabel.otpCode))
+        self.reauth = ReauthService(environment: environment)
+        let providerTokens = try configuration.providerTokenClient(clock: clock)
+        self.providerTokens = providerTokens
+        self.providers = ProviderService(
+            environment: environment, verifier: verifier,
+            linkTokens: ProviderLinkTokens(
+                key: masterKey.derivedKey(label: KeyLabel.providerLinkToken), lifetime: policies.providerLinkLifetime),
+            notificationVerifier: verifier, tokenClient: providerTokens)
+        self.twoFactor = TwoFactorService(environment: environment, providers: providers, issuer: configuration.productName)
+        self.passkeys = PasskeyService(
+            environment: environment, relyingParty: configuration.relyingParty, relyingPartyName: configuration.relyingPartyName,
+            challenges: PasskeyChallenges(masterKey: masterKey), spent: spent)
+        self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
+    }
+}
