@@ -9,7 +9,7 @@ import Testing
 
 @Suite("HTTP: password and email changes", .timeLimit(.minutes(10)))
 struct ChangesEndpointTests {
-    func app(_ db: TestDatabase) throws -> some ApplicationProtocol { try testApp(db) }
+    func app(_ db: MemoryBackend) throws -> some ApplicationProtocol { try testApplication(db) }
 
     func grant(_ client: some TestClientProtocol, _ access: String) async throws -> String {
         try #require(
@@ -18,7 +18,7 @@ struct ChangesEndpointTests {
 
     @Test("removing the phone and the email: re-auth first, never the last method, the email and its password go together")
     func removeMethods() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let refused = try await call(client, .delete, "/me/auth-methods/phone", token: access)
@@ -53,9 +53,8 @@ struct ChangesEndpointTests {
                     client, .post, "/auth/email/signup", ["email": "ana@example.com", "password": "violet-harbor-91"])
                 #expect(held.status == .conflict && held.string("error") == "email_held")
                 // The phone, the account's remaining way in, hears of it by text.
-                let removal = try await db.client.query(
-                    "SELECT recipient, details::jsonb->>'method' FROM outbox WHERE template = 'method_removed' AND channel = 'sms'")
-                #expect(removal.rowCount == 1 && removal[0].string(0) == "+995511200300" && removal[0].string(1) == "email")
+                let removal = try await db.queuedMessages(template: "method_removed").filter { $0.channel == "sms" }
+                #expect(removal.count == 1 && removal.first?.to == "+995511200300" && removal.first?.details?["method"] == "email")
                 db.clock.advance(by: 604_801)
                 _ = try await signUp(client, email: "ana@example.com")
                 let phone = try await phoneSignIn(client, db, "+995511200300")
@@ -66,7 +65,7 @@ struct ChangesEndpointTests {
 
     @Test("racing removals of the phone and the email: exactly one succeeds, one method is left")
     func removeRace() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let reauth = try await grant(client, access)
@@ -89,7 +88,7 @@ struct ChangesEndpointTests {
 
     @Test("password change: re-auth, every rule at once, then exactly the other sessions end")
     func changePassword() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let other = try await signIn(client, email: "ana@example.com")
@@ -120,15 +119,15 @@ struct ChangesEndpointTests {
                 #expect(
                     try await call(client, .post, "/auth/email/login", ["email": "ana@example.com", "password": "copper-lantern-77"]).status
                         == .ok)
-                let revoked = try await db.client.query("SELECT revoked_reason FROM sessions WHERE revoked_at IS NOT NULL")
-                #expect(revoked.rows.compactMap { $0.string(0) } == ["password_changed"])
+                let revoked = try await db.sessions().filter { !$0.live }.compactMap(\.revokedReason)
+                #expect(revoked == ["password_changed"])
             }
         }
     }
 
     @Test("a stolen access token alone changes neither the password nor the email of an email + password account")
     func stolenSession() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let options = try await call(client, .get, "/me/reauth-options?action=change_password", token: access)
@@ -142,7 +141,7 @@ struct ChangesEndpointTests {
                 #expect(password.string("error") == "reauth_required")
                 let email = try await call(client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: access)
                 #expect(email.status == .forbidden)
-                #expect(try await db.client.query("SELECT count(*) FROM outbox WHERE recipient = 'eve@example.com'")[0].int(0) == 0)
+                #expect(try await db.queuedMessages(template: nil).count { $0.to == "eve@example.com" } == 0)
                 // The owner passes with the emailed link.
                 let grant = try await emailLinkGrant(client, db, token: access)
                 #expect(
@@ -155,7 +154,7 @@ struct ChangesEndpointTests {
 
     @Test("recovery wins: a password reset ends a pending email-change link and every grant")
     func pendingLinkAfterReset() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let attacker = try await accountWithPhone(client, db)
                 let grant = try await grant(client, attacker)
@@ -176,19 +175,17 @@ struct ChangesEndpointTests {
                 #expect(late.string("error") == "link_expired")
                 let owner = try await logIn(client, email: "ana@example.com", password: "copper-lantern-77")
                 #expect(try await call(client, .get, "/me/auth-methods", token: owner).string("email") == "ana@example.com")
-                let revoked = try await db.client.query(
-                    "SELECT count(*) FROM events WHERE event_type IN ('email.links_revoked', 'reauth.grants_revoked')")
-                #expect(try revoked[0].int(0) == 2)
-                #expect(
-                    try await db.client.query(
-                        "SELECT count(*) FROM email_links WHERE purpose = 'email_change' AND used_at IS NULL")[0].int(0) == 0)
+                let revoked =
+                    try await db.storedEventCount(type: "email.links_revoked") + db.storedEventCount(type: "reauth.grants_revoked")
+                #expect(revoked == 2)
+                #expect(try await db.unusedLinkCount(purpose: "email_change") == 0)
             }
         }
     }
 
     @Test("a corrected email change ends the link sent to the mistyped address: its stranger cannot confirm it")
     func correctedEmailChange() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 let grant = try await grant(client, access)
@@ -214,7 +211,7 @@ struct ChangesEndpointTests {
     @Test(
         "email change: link to the new address, notice to the old, revert link after, the old address held until then; taken addresses 409")
     func changeEmail() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await accountWithPhone(client, db)
                 _ = try await signUp(client, email: "bo@example.com")
@@ -239,8 +236,8 @@ struct ChangesEndpointTests {
                 #expect(confirmation.to == "ana.new@example.com")
                 let notice = try await outboxMessage(db, template: "email_change_notice")
                 #expect(notice.to == "ana@example.com" && notice.token == nil)
-                let noticeLink = try await db.client.query("SELECT link, code FROM outbox WHERE template = 'email_change_notice'")
-                #expect(noticeLink[0].string(0) == nil && noticeLink[0].string(1) == nil)
+                let noticeLink = try #require(try await db.queuedMessages(template: "email_change_notice").first)
+                #expect(noticeLink.link == nil && noticeLink.code == nil)
                 let token = try #require(confirmation.token)
                 let hub = try await call(client, .post, "/auth/email/confirm-change", ["token": token])
                 #expect(hub.status == .ok)
@@ -261,9 +258,8 @@ struct ChangesEndpointTests {
                 // The old address's owner reverts: the address is back and every session ends.
                 let revert = try await outboxMessage(db, template: "email_changed_notice")
                 #expect(revert.to == "ana@example.com")
-                let revertNotice = try await db.client.query(
-                    "SELECT details::jsonb->>'message' FROM outbox WHERE template = 'email_changed_notice'")
-                #expect(revertNotice[0].string(0) == "Your email was changed. If this wasn't you, click here to revert.")
+                let revertNotice = try #require(try await db.queuedMessages(template: "email_changed_notice").first)
+                #expect(revertNotice.details?["message"] == "Your email was changed. If this wasn't you, click here to revert.")
                 // Whoever made the change may know the password: the revert sets a new one.
                 let bare = try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token)])
                 #expect(bare.status == .unprocessableContent && bare.problemCodes == ["required"])
@@ -275,10 +271,8 @@ struct ChangesEndpointTests {
                 #expect(reverted.body["removed_methods"] as? [String] == ["phone"])
                 #expect(reverted.body["two_factor_reset"] as? Bool == false)
                 #expect(try await call(client, .get, "/me", token: access).status == .unauthorized)
-                let active = try await db.client.query(
-                    "SELECT count(*) FROM sessions s JOIN accounts a USING (account_id) WHERE a.email = 'ana@example.com' AND s.revoked_at IS NULL"
-                )
-                #expect(try active[0].int(0) == 0)
+                let active = try await db.sessions().count { $0.accountEmail == "ana@example.com" && $0.live }
+                #expect(active == 0)
                 #expect(
                     try await call(client, .post, "/auth/email/revert", ["token": try #require(revert.token), "new_password": "x"]).status
                         == .gone)
@@ -294,7 +288,7 @@ struct ChangesEndpointTests {
 
     @Test("whoever moved the email twice and reverts the second change leaves the owner's first revert link working")
     func ownersRevertSurvivesTheAttackersRevert() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 _ = try await emailLinkGrant(client, db, token: access)  // a verified address gets a revert link
@@ -305,10 +299,7 @@ struct ChangesEndpointTests {
                             .status == .accepted)
                     let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
                     #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
-                    let rows = try await db.client.query(
-                        "SELECT token FROM outbox WHERE template = 'email_changed_notice' ORDER BY created_at DESC, xmin::text::bigint DESC LIMIT 1"
-                    )
-                    return try #require(rows[0].string(0))
+                    return try await outboxToken(db, template: "email_changed_notice")
                 }
                 let ownersWayBack = try await move(to: "eve@example.com")
                 db.clock.advance(by: 60)
@@ -327,7 +318,7 @@ struct ChangesEndpointTests {
 
     @Test("a revert link works for 7 days")
     func revertLinkExpiry() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 var reverts: [String] = []
                 for name in ["ana", "bo"] {
@@ -357,7 +348,7 @@ struct ChangesEndpointTests {
 
     @Test("an email-change link works for 30 minutes")
     func changeLinkExpiry() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let reauth = try await grant(client, access)
@@ -375,7 +366,7 @@ struct ChangesEndpointTests {
 
     @Test("a phone-only account adds email and password: rules inline, taken 409, claimed only once its link is used")
     func addEmailAndPassword() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db).test(.router) { client in
                 let bo = try await signUp(client, email: "bo@example.com")
                 _ = try await emailLinkGrant(client, db, token: bo)  // verifies bo@

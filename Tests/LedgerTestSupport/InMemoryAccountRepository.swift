@@ -150,6 +150,9 @@ public actor InMemoryAccountRepository: AccountRepository {
     /// How many accounts exist (deleted ones included).
     public var accountCount: Int { states.count }
 
+    /// Every account's state.
+    public var allStates: [AccountState] { Array(states.values) }
+
     public func park(_ message: OutboxMessage, accountID: UUID) async throws {
         outbox.append(message)
     }

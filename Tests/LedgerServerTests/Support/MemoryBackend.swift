@@ -65,11 +65,25 @@ final class MemoryBackend: TestBackend {
         return await accounts.eventCount(type: type) + otps.eventCount(type: type)
     }
 
-    func queuedMessages(template: String) async throws -> [QueuedMessage] {
+    func queuedMessages(template: String?) async throws -> [QueuedMessage] {
         guard let accounts = repositories.withLock({ $0?.accounts }) else { return [] }
-        return await accounts.outbox.filter { $0.template == template }.map {
-            QueuedMessage(to: $0.to, code: $0.code, token: $0.token, link: $0.link, details: $0.details)
+        return await accounts.outbox.filter { template == nil || $0.template == template }.map {
+            QueuedMessage(
+                to: $0.to, code: $0.code, token: $0.token, link: $0.link, details: $0.details, locale: $0.locale,
+                channel: $0.channel.rawValue)
         }
+    }
+
+    func sessions() async throws -> [SessionRow] {
+        guard let accounts = repositories.withLock({ $0?.accounts }) else { return [] }
+        return await accounts.allStates.flatMap { state in
+            state.sessions.values.map { SessionRow(accountEmail: state.email, live: $0.isActive, revokedReason: $0.revokedReason) }
+        }
+    }
+
+    func unusedLinkCount(purpose: String) async throws -> Int {
+        guard let accounts = repositories.withLock({ $0?.accounts }) else { return 0 }
+        return await accounts.allStates.reduce(0) { $0 + $1.pendingLinks.values.count { $0.purpose.rawValue == purpose } }
     }
 
     func accountCount() async throws -> Int {

@@ -14,10 +14,22 @@ protocol TestBackend: Sendable {
     /// How many events are stored (accounts' and code requests'), of `type` when given: a
     /// refused request adds none.
     func storedEventCount(type: String?) async throws -> Int
-    /// Every queued message of `template`, oldest first.
-    func queuedMessages(template: String) async throws -> [QueuedMessage]
+    /// Every queued message (of `template` when given), oldest first.
+    func queuedMessages(template: String?) async throws -> [QueuedMessage]
     /// How many accounts exist (deleted ones included).
     func accountCount() async throws -> Int
+    /// Every session of every account, live or ended.
+    func sessions() async throws -> [SessionRow]
+    /// How many links of `purpose` (`email_change`, …) are neither used nor ended.
+    func unusedLinkCount(purpose: String) async throws -> Int
+}
+
+/// A session as a test looks at it.
+struct SessionRow: Sendable {
+    /// The account's email, when it has one.
+    let accountEmail: String?
+    let live: Bool
+    let revokedReason: String?
 }
 
 extension TestBackend {
@@ -32,6 +44,7 @@ struct QueuedMessage: Sendable {
     var link: String? = nil
     var details: [String: String]? = nil
     var locale: String? = nil
+    var channel: String? = nil
 }
 
 extension TestDatabase: TestBackend {
@@ -41,15 +54,29 @@ extension TestDatabase: TestBackend {
         return Int(try rows[0].int(0) ?? 0)
     }
 
-    func queuedMessages(template: String) async throws -> [QueuedMessage] {
+    func queuedMessages(template: String?) async throws -> [QueuedMessage] {
         let rows = try await client.query(
-            "SELECT recipient, code, token, link, details FROM outbox WHERE template = $1 ORDER BY created_at, xmin::text::bigint",
-            [.text(template)])
+            """
+            SELECT recipient, code, token, link, details, locale, channel FROM outbox WHERE $1::text IS NULL OR template = $1
+            ORDER BY created_at, xmin::text::bigint
+            """, [template.map { .text($0) } ?? .null])
         return try rows.rows.map { row in
             QueuedMessage(
                 to: row.string(0) ?? "", code: row.string(1), token: row.string(2), link: row.string(3),
-                details: try row.string(4).map { try JSONDecoder().decode([String: String].self, from: Data($0.utf8)) })
+                details: try row.string(4).map { try JSONDecoder().decode([String: String].self, from: Data($0.utf8)) },
+                locale: row.string(5), channel: row.string(6))
         }
+    }
+
+    func sessions() async throws -> [SessionRow] {
+        let rows = try await client.query(
+            "SELECT a.email, s.revoked_at IS NULL, s.revoked_reason FROM sessions s JOIN accounts a USING (account_id)")
+        return try rows.rows.map { SessionRow(accountEmail: $0.string(0), live: try $0.bool(1) ?? false, revokedReason: $0.string(2)) }
+    }
+
+    func unusedLinkCount(purpose: String) async throws -> Int {
+        let rows = try await client.query("SELECT count(*) FROM email_links WHERE purpose = $1 AND used_at IS NULL", [.text(purpose)])
+        return Int(try rows[0].int(0) ?? 0)
     }
 
     func accountCount() async throws -> Int {
