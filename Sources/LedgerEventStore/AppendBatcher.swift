@@ -110,19 +110,29 @@ final class AppendBatcher: @unchecked Sendable {
     }
 
     /// Starts the flusher and the watch the caller counted as running, as jobs of the store's
-    /// `run()`; what cannot start (the store does not run) is uncounted, and when no flusher
-    /// is left the queued appends go back to their callers to commit alone.
+    /// `run()`. What cannot start (the store stopped) is uncounted, and the queued appends go
+    /// back to their callers to commit alone: a flusher still running may be stuck behind a lock
+    /// whose holder waits for one of them.
     private func start(flusher: Bool, watch: Bool) {
         if flusher && !jobs.start(.flush) {
-            let returned: [Waiter] = lock.withLock {
-                flushers -= 1
-                guard flushers == 0 else { return [] }
-                defer { pending.removeAll() }
-                return pending
-            }
-            for waiter in returned { waiter.continuation.resume(returning: nil) }
+            lock.withLock { flushers -= 1 }
+            returnQueued()
         }
         if watch && !jobs.start(.watch) { lock.withLock { watching = false } }
+    }
+
+    /// Hands every queued append back to its caller to commit alone (the store stopped).
+    func returnQueued() {
+        let returned: [Waiter] = lock.withLock {
+            defer { pending.removeAll() }
+            return pending
+        }
+        for waiter in returned { waiter.continuation.resume(returning: nil) }
+    }
+
+    /// How many appends wait for a flusher.
+    var queuedCount: Int {
+        lock.withLock { pending.count }
     }
 
     /// Whether nothing is queued or under way: the store may stop.
@@ -176,7 +186,8 @@ final class AppendBatcher: @unchecked Sendable {
     /// waiting for them.
     func watch() async {
         while true {
-            try? await Task.sleep(for: stallThreshold)
+            // Cancelled with the store's run: nothing is left queued (`returnQueued`).
+            guard (try? await Task.sleep(for: stallThreshold)) != nil else { return lock.withLock { watching = false } }
             let (startFlusher, keepWatching): (Bool, Bool) = lock.withLock {
                 guard !pending.isEmpty, flushers > 0, flushers < maximumFlushers else {
                     watching = false

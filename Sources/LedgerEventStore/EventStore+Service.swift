@@ -17,7 +17,8 @@ extension EventStore: Service {
     }
 
     /// Runs `body` while the store runs (a one-shot command, a benchmark), then stops it:
-    /// appends made meanwhile are group-committed, and commits wake other processes.
+    /// appends made meanwhile are group-committed, and commits wake other processes. A store
+    /// that runs already (serve's, a test's) just runs `body`.
     public func whileRunning<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
         try await jobs.whileRunning(serving: batcher, body)
     }

@@ -97,6 +97,77 @@ struct StoreJobsTests {
             #expect(store.batcher.isIdle)
         }
     }
+
+    /// The batch under way may wait on a lock whose holder waits for an append queued behind
+    /// it; a cancelled run hands the queued appends back to commit alone rather than leave them
+    /// behind the stuck flusher (whose run would then never end either).
+    @Test("cancelled while its one flusher waits on a lock: the appends queued behind it commit alone, and the run ends")
+    func cancelledBehindALock() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = EventStore(
+                client: db.client, keyring: SubjectKeyring(masterKey: db.masterKey), clock: db.clock, appendTransactions: 1)
+            let locked = UUID()
+            let holding = AsyncStream<Void>.makeStream()
+            let release = AsyncStream<Void>.makeStream()
+            // The lock's holder: a transaction that waits (at most 60 s: never a deadlock, only a failure).
+            let holder = Task {
+                try await db.client.transaction { connection in
+                    try await connection.query("SELECT ledger_lock_stream($1)", [.uuid(locked)])
+                    holding.continuation.yield()
+                    _ = await Task {
+                        for await _ in release.stream { return }
+                    }.value
+                }
+            }
+            let releaseLater = Task {
+                try? await Task.sleep(for: .seconds(60))
+                release.continuation.yield()
+            }
+            for await _ in holding.stream { break }
+            let running = Task { await store.run() }
+            store.prepareToRun()
+            let blocked = Task {
+                try await store.append(
+                    to: locked, streamType: "test", subjectID: nil, expected: .any,
+                    events: [NewEvent(type: "test.appended", payload: Array("{}".utf8))])
+            }
+            try await db.waitForLockWaits(1, timeout: .seconds(60))
+            let queued = Task {
+                try await store.append(
+                    to: UUID(), streamType: "test", subjectID: nil, expected: .noStream,
+                    events: [NewEvent(type: "test.appended", payload: Array("{}".utf8))])
+            }
+            // Queued behind the one flusher's batch before the run is cancelled.
+            while store.batcher.queuedCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            running.cancel()
+            // Committed alone while the lock is still held.
+            #expect(try await queued.value.firstVersion == 1)
+            #expect(try await db.lockWaits() == 1)
+            release.continuation.yield()
+            releaseLater.cancel()
+            try await holder.value
+            #expect(try await blocked.value.firstVersion == 1)
+            await running.value
+            #expect(store.batcher.isIdle)
+        }
+    }
+
+    @Test("a store runs again after it stopped, and `whileRunning` on a running store only runs its body")
+    func runsAgain() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = EventStore(client: db.client, keyring: SubjectKeyring(masterKey: db.masterKey), clock: db.clock)
+            for _ in 0..<3 {
+                let written = try await store.whileRunning { try await Self.write(store, writers: 4, perWriter: 5) }
+                for versions in written.values { #expect(versions == Array(1...5)) }
+                #expect(!store.jobs.running)
+            }
+            let nested = try await store.whileRunning {
+                try await store.whileRunning { try await Self.write(store, writers: 2, perWriter: 3) }
+            }
+            for versions in nested.values { #expect(versions == Array(1...3)) }
+            #expect(try await db.client.query("SELECT count(*) FROM events")[0].int(0) == 66)
+        }
+    }
 }
 
 /// A count shared by tasks.
