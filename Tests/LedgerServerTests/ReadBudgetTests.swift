@@ -33,23 +33,37 @@ struct ReadBudgetTests {
                 for (_, read) in reads { #expect(try await read() == .ok) }
                 await services.accounts.activity.settle()
 
+                /// The statements `count` calls of `read` send, after one call that warms the API key's
+                /// cached lookup. The cache lasts 5 s, which a loaded machine can spend between the
+                /// warm-up and the reads: a cost above the budget is measured again (at most three
+                /// times), and the least is returned.
+                func statements(_ count: Int, of read: () async throws -> Void) async throws -> Int {
+                    var costs: [Int] = []
+                    for _ in 0..<3 {
+                        #expect(try await introspect(access) == .ok)
+                        let before = try await db.client.quietStatementCount()
+                        for _ in 0..<count { try await read() }
+                        costs.append(db.client.statementsSent - before)
+                        if costs.last! <= count { break }
+                    }
+                    return costs.min()!
+                }
                 for (name, read) in reads {
-                    // Once more first: the key's cached lookup lasts 5 s, which a loaded machine
-                    // could spend on the reads before this one.
-                    #expect(try await read() == .ok)
-                    let before = try await db.client.quietStatementCount()
-                    for _ in 0..<10 { #expect(try await read() == .ok) }
-                    #expect(db.client.statementsSent - before == 10, "\(name)")
+                    var statuses: [HTTPResponse.Status] = []
+                    let cost = try await statements(10) { statuses.append(try await read()) }
+                    #expect(cost == 10 && statuses.allSatisfy { $0 == .ok }, "\(name)")
                 }
                 // A token that is not live costs the same one statement, then 401 (or inactive).
                 for path in ["/me", "/me/auth-methods", "/me/sessions"] {
-                    let before = try await db.client.quietStatementCount()
-                    #expect(try await call(client, .get, path, token: "la_not_a_token").status == .unauthorized)
-                    #expect(db.client.statementsSent - before == 1, "\(path)")
+                    var statuses: [HTTPResponse.Status] = []
+                    let cost = try await statements(1) {
+                        statuses.append(try await call(client, .get, path, token: "la_not_a_token").status)
+                    }
+                    #expect(cost == 1 && statuses.allSatisfy { $0 == .unauthorized }, "\(path)")
                 }
-                let before = try await db.client.quietStatementCount()
-                #expect(try await introspect("la_not_a_token") == .ok)
-                #expect(db.client.statementsSent - before == 1)
+                var statuses: [HTTPResponse.Status] = []
+                let cost = try await statements(1) { statuses.append(try await introspect("la_not_a_token")) }
+                #expect(cost == 1 && statuses.allSatisfy { $0 == .ok })
             }
         }
     }
