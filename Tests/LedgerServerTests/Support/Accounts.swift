@@ -6,8 +6,6 @@ import LedgerAccounts
 import LedgerApp
 import LedgerCore
 import LedgerCrypto
-import LedgerEventStore
-import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
 import NIOCore
@@ -24,28 +22,6 @@ func signIn(_ client: some TestClientProtocol, email: String) async throws -> St
         #expect(response.status == .ok)
         return try json(response)["access_token"] as? String ?? ""
     }
-}
-
-/// Builds the real router on a database for one test.
-func makeServices(
-    url: String, client: PostgresClient, clock: ManualClock = ManualClock(), masterKey: MasterKey? = nil,
-    readClient: PostgresClient? = nil, configure: (inout LedgerConfiguration) -> Void = { _ in }
-) throws -> LedgerServices {
-    var configuration = LedgerConfiguration()
-    configuration.databaseURL = url
-    configuration.policies.scryptLogN = 4
-    configure(&configuration)
-    let key = try masterKey ?? .generate()
-    let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: key), clock: clock)
-    return try LedgerServices(
-        configuration: configuration, client: client, eventStore: store,
-        migrator: try SchemaMigrator(directory: TestPostgres.schemaDirectory), clock: clock, masterKey: key,
-        readClient: readClient)
-}
-
-/// The router over a test database with the configuration's defaults.
-func testApp(_ db: TestDatabase) throws -> some ApplicationProtocol {
-    Application(router: buildRouter(try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)))
 }
 
 /// An email account (`ana@example.com`) with a phone added, so email + password is not its

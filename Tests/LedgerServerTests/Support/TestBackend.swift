@@ -1,12 +1,11 @@
 import Foundation
 import LedgerCore
-import LedgerPostgres
 import LedgerTestSupport
 import Testing
 
 /// What the HTTP tests read besides the API: the messages the service queued (the codes and
-/// links a user would receive) and the clock they move. A PostgreSQL test database reads its
-/// outbox table; `MemoryBackend` the in-memory repository's outbox.
+/// links a user would receive) and the clock they move. `PostgresBackend.swift` reads a test
+/// database's tables; `MemoryBackend` the in-memory repositories.
 protocol TestBackend: Sendable {
     var clock: ManualClock { get }
     /// The newest queued message of `template` (to `recipient` when given): (recipient, code, token).
@@ -45,52 +44,4 @@ struct QueuedMessage: Sendable {
     var details: [String: String]? = nil
     var locale: String? = nil
     var channel: String? = nil
-}
-
-extension TestDatabase: TestBackend {
-    func storedEventCount(type: String?) async throws -> Int {
-        let rows = try await client.query(
-            "SELECT count(*) FROM events WHERE $1::text IS NULL OR event_type = $1", [type.map { .text($0) } ?? .null])
-        return Int(try rows[0].int(0) ?? 0)
-    }
-
-    func queuedMessages(template: String?) async throws -> [QueuedMessage] {
-        let rows = try await client.query(
-            """
-            SELECT recipient, code, token, link, details, locale, channel FROM outbox WHERE $1::text IS NULL OR template = $1
-            ORDER BY created_at, xmin::text::bigint
-            """, [template.map { .text($0) } ?? .null])
-        return try rows.rows.map { row in
-            QueuedMessage(
-                to: row.string(0) ?? "", code: row.string(1), token: row.string(2), link: row.string(3),
-                details: try row.string(4).map { try JSONDecoder().decode([String: String].self, from: Data($0.utf8)) },
-                locale: row.string(5), channel: row.string(6))
-        }
-    }
-
-    func sessions() async throws -> [SessionRow] {
-        let rows = try await client.query(
-            "SELECT a.email, s.revoked_at IS NULL, s.revoked_reason FROM sessions s JOIN accounts a USING (account_id)")
-        return try rows.rows.map { SessionRow(accountEmail: $0.string(0), live: try $0.bool(1) ?? false, revokedReason: $0.string(2)) }
-    }
-
-    func unusedLinkCount(purpose: String) async throws -> Int {
-        let rows = try await client.query("SELECT count(*) FROM email_links WHERE purpose = $1 AND used_at IS NULL", [.text(purpose)])
-        return Int(try rows[0].int(0) ?? 0)
-    }
-
-    func accountCount() async throws -> Int {
-        Int(try await client.query("SELECT count(*) FROM accounts")[0].int(0) ?? 0)
-    }
-
-    func newestMessage(template: String, to recipient: String?) async throws -> QueuedMessage? {
-        let rows = try await client.query(
-            // Newest by time, then by transaction (the tests' clock often stands still).
-            """
-            SELECT recipient, code, token, locale FROM outbox WHERE template = $1 AND ($2::text IS NULL OR recipient = $2)
-            ORDER BY created_at DESC, xmin::text::bigint DESC LIMIT 1
-            """, [.text(template), recipient.map { .text($0) } ?? .null])
-        guard rows.rowCount == 1 else { return nil }
-        return QueuedMessage(to: rows[0].string(0) ?? "", code: rows[0].string(1), token: rows[0].string(2), locale: rows[0].string(3))
-    }
 }
