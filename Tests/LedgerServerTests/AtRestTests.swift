@@ -36,4 +36,28 @@ struct AtRestTests {
             }
         }
     }
+
+    @Test("the cooldown list keeps keyed hashes of the addresses an account proved, and nothing of one it never did")
+    func cooldownKeyed() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let squatter = try await signUp(client, email: "bob@example.com")
+                #expect(
+                    try await call(client, .delete, "/me", token: squatter, reauth: try await passwordGrant(client, token: squatter)).status
+                        == .accepted)
+                #expect(try await db.client.query("SELECT count(*) FROM signup_cooldowns")[0].int(0) == 0)
+                let access = try await accountWithPhone(client, db)
+                #expect(
+                    try await call(client, .delete, "/me", token: access, reauth: try await passwordGrant(client, token: access)).status
+                        == .accepted)
+                // The verified email and the number are listed, neither in the clear.
+                #expect(try await db.client.query("SELECT count(*) FROM signup_cooldowns")[0].int(0) == 2)
+                for identifier in ["ana", "995511200300"] {
+                    let clear = try await db.client.query(
+                        "SELECT count(*) FROM signup_cooldowns WHERE position(convert_to($1, 'UTF8') IN key_hmac) > 0", [.text(identifier)])
+                    #expect(try clear[0].int(0) == 0)
+                }
+            }
+        }
+    }
 }
