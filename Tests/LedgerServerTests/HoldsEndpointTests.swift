@@ -14,11 +14,10 @@ import Testing
 struct HoldsEndpointTests {
     @Test("holds are idempotent per ref; the preflight lists them in the product's priority order")
     func holdsAndPreflight() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
-            let writer = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
-            let reader = try await services.apiKeys.create(name: "audit", scopes: [.auditRead]).key
-            try await Application(router: buildRouter(services)).test(.router) { client in
+        try await MemoryBackend.with { db in
+            let writer = try await db.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
+            let reader = try await db.apiKeys.create(name: "audit", scopes: [.auditRead]).key
+            try await testApplication(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
                 func put(_ ref: String, _ body: [String: Any], key: String? = nil) async throws -> Answer {
@@ -45,10 +44,9 @@ struct HoldsEndpointTests {
                         "b1", ["kind": "upcoming_booking", "starts_at": "2026-09-28T10:00:00Z", "title": "Padel with Coach Maria"]
                     ).status == .ok)
                 // The same hold again appends nothing.
-                let before = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
+                let before = try await db.storedEventCount(type: "hold.placed")
                 #expect(try await put("s2", second).status == .ok)
-                let after = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
-                #expect(try before[0].int(0) == after[0].int(0))
+                #expect(try await db.storedEventCount(type: "hold.placed") == before)
 
                 let preflight = try await call(client, .get, "/me/delete-preflight", token: access)
                 let blockers = try #require(preflight.body["blockers"] as? [[String: Any]])
@@ -85,11 +83,10 @@ struct HoldsEndpointTests {
 
     @Test("a hold belongs to the key that placed it: another holds:write key can neither release nor overwrite it (404); an admin key can")
     func holdOwnership() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
-            let bookings = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite])
-            let payouts = try await services.apiKeys.create(name: "payouts", scopes: [.holdsWrite])
-            try await Application(router: buildRouter(services)).test(.router) { client in
+        try await MemoryBackend.with { db in
+            let bookings = try await db.apiKeys.create(name: "bookings", scopes: [.holdsWrite])
+            let payouts = try await db.apiKeys.create(name: "payouts", scopes: [.holdsWrite])
+            try await testApplication(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
                 let path = "/accounts/{id}/holds/{ref}"
@@ -104,7 +101,7 @@ struct HoldsEndpointTests {
                 #expect(blockers?.compactMap { $0["kind"] as? String } == ["upcoming_booking"])
                 // Its own key releases it; the events name that key.
                 #expect(try await call(client, .delete, hold, token: bookings.key, path: path).status == .noContent)
-                let keyIDs = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID))).compactMap {
+                let keyIDs = try await db.history(of: try #require(UUID(uuidString: accountID))).compactMap {
                     event -> String? in
                     guard event.type.hasPrefix("hold."), let payload = event.payload,
                         let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
@@ -112,16 +109,14 @@ struct HoldsEndpointTests {
                     return object["key_id"] as? String
                 }
                 #expect(keyIDs == [bookings.id.lowercased, bookings.id.lowercased])
-                let actors = try await db.client.query(
-                    "SELECT metadata->>'actor' FROM events WHERE event_type LIKE 'hold.%' ORDER BY global_position")
-                #expect(actors.rows.compactMap { $0.string(0) } == Array(repeating: "service:\(bookings.id.lowercased)", count: 2))
+                // That their metadata names it as the actor: AuditTrailTests.holdActors.
                 // A revoked key's hold would block the deletion for ever: an administrator's key
                 // (and only one) clears it.
                 let stale = "/accounts/\(accountID)/holds/p9"
                 #expect(try await call(client, .put, stale, ["kind": "pending_payout"], token: payouts.key, path: path).status == .ok)
-                _ = try await services.apiKeys.revoke(payouts.id)
+                _ = try await db.apiKeys.revoke(payouts.id)
                 #expect(try await call(client, .delete, stale, token: bookings.key, path: path).status == .notFound)
-                let root = try await services.apiKeys.create(name: "root", scopes: [.admin])
+                let root = try await db.apiKeys.create(name: "root", scopes: [.admin])
                 #expect(try await call(client, .delete, stale, token: root.key, path: path).status == .noContent)
                 let cleared = try await call(client, .get, "/me/delete-preflight", token: access).body["blockers"] as? [Any]
                 #expect(cleared?.isEmpty == true)
@@ -133,10 +128,9 @@ struct HoldsEndpointTests {
         "a reference over 200 characters is 422 invalid_ref for placing and for releasing (found by scripts/fuzz.sh); a 422 lists every rule broken"
     )
     func overlongRef() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
-            let writer = try await services.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
-            try await Application(router: buildRouter(services)).test(.router) { client in
+        try await MemoryBackend.with { db in
+            let writer = try await db.apiKeys.create(name: "bookings", scopes: [.holdsWrite]).key
+            try await testApplication(db).test(.router) { client in
                 let uri = "/accounts/\(UUID())/holds/\(String(repeating: "0", count: 201))"
                 let placed = try await call(client, .put, uri, ["kind": "dispute"], token: writer, path: "/accounts/{id}/holds/{ref}")
                 #expect(placed.status == .unprocessableContent && placed.problemCodes == ["invalid_ref"])
@@ -162,10 +156,9 @@ struct HoldsEndpointTests {
 
     @Test("amounts beyond ±10^15 minor units are 422 invalid_amount and change nothing; the largest allowed ones sum without trapping")
     func amountBounds() async throws {
-        try await TestPostgres.withDatabase { db in
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
-            let writer = try await services.apiKeys.create(name: "payouts", scopes: [.holdsWrite]).key
-            try await Application(router: buildRouter(services)).test(.router) { client in
+        try await MemoryBackend.with { db in
+            let writer = try await db.apiKeys.create(name: "payouts", scopes: [.holdsWrite]).key
+            try await testApplication(db).test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
                 func put(_ ref: String, minor: Int64) async throws -> Answer {
@@ -178,8 +171,7 @@ struct HoldsEndpointTests {
                     let refused = try await put("big", minor: minor)
                     #expect(refused.status == .unprocessableContent && refused.problemCodes == ["invalid_amount"])
                 }
-                let placed = try await db.client.query("SELECT count(*) FROM events WHERE event_type = 'hold.placed'")
-                #expect(try placed[0].int(0) == 0)
+                #expect(try await db.storedEventCount(type: "hold.placed") == 0)
                 #expect(try await put("a", minor: Money.maximumMinorUnits).status == .ok)
                 #expect(try await put("b", minor: Money.maximumMinorUnits).status == .ok)
                 let preflight = try await call(client, .get, "/me/delete-preflight", token: access)

@@ -13,17 +13,17 @@ import Testing
 /// per-number and per-address limits let through.
 @Suite("HTTP: SMS pumping has ceilings", .timeLimit(.minutes(10)))
 struct SMSPumpingTests {
-    func app(_ db: TestDatabase, configure: (inout LedgerConfiguration) -> Void) throws -> some ApplicationProtocol {
+    func app(_ db: MemoryBackend, configure: (inout LedgerConfiguration) -> Void) throws -> some ApplicationProtocol {
         try testApplication(db, behindProxy: true, configure: configure)
     }
 
-    func codesQueued(_ db: TestDatabase) async throws -> Int {
-        Int(try await db.client.query("SELECT count(*) FROM outbox WHERE template = 'otp'")[0].int(0) ?? 0)
+    func codesQueued(_ db: MemoryBackend) async throws -> Int {
+        try await db.queuedMessages(template: "otp").count
     }
 
     @Test("an IPv6 /48 is one budget across its 65,536 /64s (LEDGER_IP_OTP_NETWORK_LIMIT); the next /48 is another")
     func networkCeiling() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db) { $0.policies.otp.networkLimit = 3 }.test(.live) { client in
                 func ask(_ number: Int, from address: String) async throws -> Answer {
                     try await call(
@@ -47,7 +47,7 @@ struct SMSPumpingTests {
     @Test(
         "sign-in codes to one country stop at LEDGER_OTP_COUNTRY_HOURLY_LIMIT, from any address; signed-in codes and other countries go on")
     func countryCeiling() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db) { $0.policies.otp.regionLimit = 2 }.test(.live) { client in
                 func ask(_ phone: String, from address: String, token: String? = nil, purpose: String = "sign_in") async throws -> Answer {
                     try await call(
@@ -78,7 +78,7 @@ struct SMSPumpingTests {
 
     @Test("LEDGER_SMS_COUNTRIES: a number of another country is 422 unsupported_country, and nothing is sent or looked up")
     func countryAllowlist() async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             try await app(db) { $0.policies.otp.allowedRegions = ["GE"] }.test(.live) { client in
                 let refused = try await call(
                     client, .post, "/auth/phone/request-otp", ["phone": "+37477123456", "purpose": "sign_in"], from: "198.51.100.1")

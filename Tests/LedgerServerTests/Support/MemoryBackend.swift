@@ -4,6 +4,7 @@ import LedgerAccounts
 import LedgerApp
 import LedgerCore
 import LedgerCrypto
+import LedgerEvents
 import LedgerIdentity
 import LedgerServer
 import LedgerTestSupport
@@ -95,6 +96,12 @@ final class MemoryBackend: TestBackend {
     func state(of accountID: UUID) async throws -> AccountState {
         let accounts = try #require(repositories.withLock { $0?.accounts })
         return try await accounts.load(accountID)
+    }
+
+    /// An account's events as the repository recorded them, oldest first.
+    func history(of accountID: UUID) async throws -> [RecordedEvent] {
+        let accounts = try #require(repositories.withLock { $0?.accounts })
+        return try await accounts.history(accountID)
     }
 
     /// Nothing to be unready for: there is no database.
