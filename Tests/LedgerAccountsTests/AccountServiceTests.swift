@@ -17,6 +17,20 @@ extension TestDatabase {
 
 @Suite("Accounts: sign-up, sign-in, sessions", .timeLimit(.minutes(10)))
 struct AccountServiceTests {
+    @Test("support finds an account by the public user id the support prefill shows (AccountDirectory)")
+    func directoryFindsPublicID() async throws {
+        try await TestPostgres.withDatabase { db in
+            let service = try db.accountService()
+            let session = try await service.signUp(
+                email: "ana@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: "ios")
+            _ = try await service.signUp(
+                email: "bo@example.com", password: "violet-harbor-91", displayName: nil, handle: nil, device: "ios")
+            let userID = PublicUserID(accountID: session.accountID)
+            let found = try await AccountDirectory.accounts(with: try #require(PublicUserID(userID.description)), client: db.client)
+            #expect(found.map(\.accountID) == [session.accountID])
+        }
+    }
+
     @Test("sign-up creates the account, its projections and a working session")
     func signUp() async throws {
         try await TestPostgres.withDatabase { db in

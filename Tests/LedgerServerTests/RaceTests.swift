@@ -11,11 +11,12 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-/// Races between requests that each hold their own database connection: a row lock, a unique
-/// index or a conditional write decides them, so they run on PostgreSQL (the in-memory
-/// repositories serialize every command and would let them pass without those guards). What
-/// each endpoint does alone is tested on memory in its area's suite.
-@Suite("PostgreSQL: races between concurrent requests", .timeLimit(.minutes(10)))
+/// Races between requests that each hold their own database connection, and state that
+/// instances share through the database: a row lock, a unique index or a conditional write
+/// decides them, so they run on PostgreSQL (the in-memory repositories serialize every command
+/// and would let them pass without those guards). What each endpoint does alone is tested on
+/// memory in its area's suite.
+@Suite("PostgreSQL: races and instances sharing one database", .timeLimit(.minutes(10)))
 struct RaceTests {
     @Test("a hold racing a deletion either blocks it or is refused with 410: never lost in between")
     func holdRace() async throws {
@@ -42,6 +43,33 @@ struct RaceTests {
                 }
                 #expect(outcomes.isSubset(of: ["200/409", "410/202"]))
             }
+        }
+    }
+
+    /// Two instances (own pools, own services) on one database, one clock.
+    @Test("5 failures across two instances lock the 6th attempt out with 429 until the lockout ends")
+    func throttleSharedAcrossInstances() async throws {
+        try await TestPostgres.withDatabase { db in
+            let secondClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 4))
+            defer { Task { await secondClient.shutdown() } }
+            let appA = Application(
+                router: buildRouter(
+                    try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)))
+            let appB = Application(
+                router: buildRouter(
+                    try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey)))
+            try await appA.test(.router) { a in
+                try await appB.test(.router) { b in
+                    try await ThrottleTests.lockout(a, b, clock: db.clock)
+                }
+            }
+            let types = try await db.client.query("SELECT event_type FROM events WHERE event_type LIKE 'login.%' ORDER BY global_position")
+            // Every failure is on the account's history (5, the lockout, then 4), not only the one that locked.
+            #expect(
+                types.rows.compactMap { $0.string(0) } == Array(repeating: "login.failed", count: 5) + ["login.throttled"]
+                    + Array(repeating: "login.failed", count: 4))
+            let stored = try await db.client.query("SELECT key FROM login_throttle")
+            #expect(stored.rows.allSatisfy { !($0.string(0) ?? "").contains("ana@") })
         }
     }
 }
