@@ -60,4 +60,19 @@ struct AtRestTests {
             }
         }
     }
+
+    @Test("nothing in the stored events gives a phone code away: issued, failed, verified")
+    func codeNotInEvents() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let requestID = try await requestOTP(client, "+995511200300")
+                let code = try await otpCode(db, phone: "+995511200300")
+                #expect(try await verifyOTP(client, requestID, wrongCode(code)).status == .unauthorized)
+                #expect(try await verifyOTP(client, requestID, code).status == .ok)
+                let payloads = try await db.client.query(
+                    "SELECT count(*) FROM events WHERE position($1::bytea IN payload) > 0", [.bytea(Array(code.utf8))])
+                #expect(try payloads[0].int(0) == 0)
+            }
+        }
+    }
 }

@@ -72,4 +72,22 @@ struct RaceTests {
             #expect(stored.rows.allSatisfy { !($0.string(0) ?? "").contains("ana@") })
         }
     }
+
+    @Test("two concurrent verifications of one code: exactly one succeeds")
+    func phoneCodeVerificationRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApp(db).test(.router) { client in
+                let requestID = try await requestOTP(client, "+995511200300")
+                let code = try await otpCode(db, phone: "+995511200300")
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for _ in 0..<8 { group.addTask { try await verifyOTP(client, requestID, code).status } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .ok }.count == 1)
+                #expect(statuses.filter { $0 == .gone }.count == 7)
+                let sessions = try await db.client.query("SELECT count(*) FROM sessions")
+                #expect(try sessions[0].int(0) == 1)
+            }
+        }
+    }
 }

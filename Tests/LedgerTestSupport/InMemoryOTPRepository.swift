@@ -42,6 +42,11 @@ public actor InMemoryOTPRepository: OTPRepository {
         requests.values.reduce(0) { $0 + $1.events.count { type == nil || $0.type == type } }
     }
 
+    /// The code requests' event types, request by request in the order they were made.
+    public func eventTypes() -> [String] {
+        requests.values.sorted { $0.createdAt < $1.createdAt }.flatMap { $0.events.map(\.type) }
+    }
+
     public init(accounts: InMemoryAccountRepository, clock: any LedgerClock) {
         self.accounts = accounts
         self.clock = clock

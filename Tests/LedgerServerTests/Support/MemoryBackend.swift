@@ -104,6 +104,12 @@ final class MemoryBackend: TestBackend {
         return try await accounts.history(accountID)
     }
 
+    /// The code requests' event types, request by request in the order they were made.
+    func codeEventTypes() async -> [String] {
+        guard let otps = repositories.withLock({ $0?.otps }) else { return [] }
+        return await otps.eventTypes()
+    }
+
     /// Nothing to be unready for: there is no database.
     private struct NoDatabase: Readiness {
         func check() async -> String? { nil }
