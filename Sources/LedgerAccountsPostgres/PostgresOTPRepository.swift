@@ -5,7 +5,9 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
 
-/// OTP requests on the event store; a verified code's account change commits with it.
+/// Phone-code requests on the event store, one stream each, projected to `otp_requests`; a
+/// transaction holds advisory locks for a number's sends and code checks, and a verified
+/// code's account change commits with it.
 public struct PostgresOTPRepository: OTPRepository {
     let accounts: PostgresAccountRepository
     var store: EventStore { accounts.store }
@@ -16,39 +18,97 @@ public struct PostgresOTPRepository: OTPRepository {
         self.accounts = accounts
     }
 
-    public func issue(
-        _ requestID: UUID, _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, message: OutboxMessage
-    ) async throws -> Int {
-        let now = clock.now()
-        let resendAfter = try await store.client.transaction { connection in
+    public func sending<T: Sendable>(
+        _ issued: OTPEvent.Issued, _ body: (any OTPTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction { transaction in
             // One sender at a time per number and purpose, so the limit holds across instances.
-            connection.queue(
+            transaction.connection.queue(
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                 [.text("otp:\(issued.purpose.rawValue):\(issued.phone)")])
-            let history = try await sendHistory(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
-            try policy.admitSend(history.facts, now: now)
-            // Every stream this transaction writes is locked before its first write (docs/architecture.md
-            // "Event store rules"), in one order: a superseded request locked after another's append would let a
-            // writer of it commit a later version with an earlier transaction id.
-            let superseded = history.open.sorted { $0.uuidString < $1.uuidString }
-            for openID in superseded { store.lockStream(openID, on: connection) }
-            for openID in superseded {
-                try await apply(.supersede, to: openID, now: now, on: connection)
-            }
-            // A fresh random id: nothing to lock or read; `.noStream` still refuses a duplicate.
-            let fresh = OTPChallenge(requestID: requestID)
-            try await append(fresh, try decide(fresh, .issue(issued), now: now), now: now, clientAddress: clientAddress, on: connection)
-            Outbox.enqueue(message, accountID: issued.accountID, at: now, on: connection)
-            return policy.resendAfter(sendingAfter: history.facts, now: now)
+            return try await body(transaction)
         }
-        store.committed()
-        return resendAfter
+    }
+
+    public func changing<T: Sendable>(_ requestID: UUID, _ body: (any OTPTransaction) async throws -> T) async throws -> T {
+        // The request's stream lock, which `load` takes first, orders its changes.
+        try await transaction(body)
+    }
+
+    /// Runs `body` in one transaction; when it wrote, the store's followers hear of the commit.
+    private func transaction<T: Sendable>(_ body: (Transaction) async throws -> T) async throws -> T {
+        let (value, wrote) = try await store.client.transaction { connection in
+            let transaction = Transaction(repository: self, connection: connection)
+            let value = try await body(transaction)
+            return (value, transaction.wrote)
+        }
+        if wrote { store.committed() }
+        return value
+    }
+
+    /// One transaction's reads and writes, on its connection.
+    final class Transaction: OTPTransaction {
+        let repository: PostgresOTPRepository
+        let connection: PostgresConnection
+        /// Whether an append was queued.
+        private(set) var wrote = false
+
+        init(repository: PostgresOTPRepository, connection: PostgresConnection) {
+            self.repository = repository
+            self.connection = connection
+        }
+
+        func sendHistory(
+            _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date
+        ) async throws -> (facts: OTPSendHistory, open: [UUID]) {
+            let history = try await repository.sendHistory(issued, clientAddress: clientAddress, policy: policy, now: now, on: connection)
+            return (history.facts, history.open)
+        }
+
+        func load(_ requestIDs: [UUID]) async throws -> [OTPChallenge] {
+            let ordered = requestIDs.sorted { $0.uuidString < $1.uuidString }
+            for requestID in ordered { repository.store.lockStream(requestID, on: connection) }
+            var challenges: [OTPChallenge] = []
+            for requestID in ordered { challenges.append(try await repository.load(requestID, on: connection)) }
+            return challenges
+        }
+
+        func append(_ challenge: OTPChallenge, _ events: [OTPEvent], clientAddress: String?, now: Date) async throws {
+            guard !events.isEmpty else { return }
+            try await repository.append(challenge, events, now: now, clientAddress: clientAddress, on: connection)
+            wrote = true
+        }
+
+        func enqueue(_ message: OutboxMessage, accountID: UUID, now: Date) async throws {
+            Outbox.enqueue(message, accountID: accountID, at: now, on: connection)
+        }
+
+        func codeChecks(
+            phone: String, policy: OTPPolicy, now: Date, account accountID: UUID
+        ) async throws -> (failures: [OTPFailures], accountDeleted: Bool) {
+            connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("otp-daily:" + phone)])
+            return try await repository.dailyFailures(phone, policy: policy, now: now, deletedAccount: accountID, on: connection)
+        }
+
+        func phoneOwner(_ phone: String) async throws -> UUID? {
+            try await repository.accounts.phoneOwner(phone, on: connection)
+        }
+
+        func accountExists(_ accountID: UUID) async throws -> Bool {
+            try await connection.query("SELECT 1 FROM accounts WHERE account_id = $1", [.uuid(accountID)]).rowCount > 0
+        }
+
+        func execute(
+            _ accountID: UUID, now: Date, _ command: @escaping @Sendable (AccountState) throws -> AccountCommand
+        ) async throws -> (AccountState, [AccountEvent]) {
+            try await repository.accounts.execute(accountID, outbox: [], command, at: now, on: connection)
+        }
     }
 
     /// For a verification: the wrong codes `phone` took in the last day (all purposes and
     /// requests together) and, in the same round trip, whether `deletedAccount` (the account the
     /// code acts on) was deleted.
-    private func dailyFailures(
+    func dailyFailures(
         _ phone: String, policy: OTPPolicy, now: Date, deletedAccount accountID: UUID, on connection: PostgresConnection
     ) async throws -> (failures: [OTPFailures], accountDeleted: Bool) {
         let rows = try await connection.query(
@@ -82,7 +142,7 @@ public struct PostgresOTPRepository: OTPRepository {
     /// an address is; for the /48 and the country only the send at the limit (`OFFSET`) — the
     /// number's wrong codes of the day, and the open requests a new code replaces (for a
     /// signed-in purpose, only the same account's): one round trip.
-    private func sendHistory(
+    func sendHistory(
         _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date, on connection: PostgresConnection
     ) async throws -> SendHistory {
         let horizon = now.addingTimeInterval(-max(policy.resendWindow, policy.resendInterval))
@@ -137,74 +197,7 @@ public struct PostgresOTPRepository: OTPRepository {
         return result
     }
 
-    public func verify(
-        _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
-        command: @escaping @Sendable (OTPEvent.Issued, _ issuedAt: Date, AccountState) throws -> AccountCommand
-    ) async throws -> OTPVerification {
-        let now = clock.now()
-        let outcome = try await store.client.transaction { connection in
-            store.lockStream(requestID, on: connection)
-            let challenge = try await load(requestID, on: connection)
-            guard let issued = challenge.issued else { throw IdentityError.codeExpired }
-            // The number's codes are checked one at a time, so its open codes (one per
-            // purpose) together cannot take more wrong codes than the daily cap.
-            connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("otp-daily:" + issued.phone)])
-            let checks = try await dailyFailures(issued.phone, policy: policy, now: now, deletedAccount: issued.accountID, on: connection)
-            try policy.admitCodes(failures: checks.failures, now: now)
-            var events = try decide(
-                challenge,
-                .verify(
-                    presentedCodeHash: presentedCodeHash, sessionID: sessionID, accountID: issued.accountID,
-                    accountDeleted: checks.accountDeleted),
-                now: now)
-            let verdict = OTPVerdict(events)
-            var account: (AccountState, [AccountEvent])?
-            if verdict == .verified {
-                let target = try await targetAccount(issued, on: connection)
-                events = [.verified(.init(accountID: target))]
-                account = try await accounts.execute(
-                    target, outbox: [], { try command(issued, challenge.issuedAt ?? now, $0) }, at: now, on: connection)
-            }
-            try await append(challenge, events, now: now, clientAddress: nil, on: connection)
-            return OTPVerification(verdict: verdict, account: account?.0, accountEvents: account?.1 ?? [])
-        }
-        store.committed()
-        return outcome
-    }
-
-    /// The account a verified code acts on: the session's for signed-in purposes; for
-    /// sign-in the number's owner, else the account the request reserved (a fresh id when
-    /// that one exists meanwhile without this number).
-    private func targetAccount(_ issued: OTPEvent.Issued, on connection: PostgresConnection) async throws -> UUID {
-        guard issued.purpose == .signIn else { return issued.accountID }
-        if let owner = try await accounts.phoneOwner(issued.phone, on: connection) { return owner }
-        let reserved = try await connection.query("SELECT 1 FROM accounts WHERE account_id = $1", [.uuid(issued.accountID)])
-        return reserved.rowCount == 0 ? issued.accountID : UUID.random()
-    }
-
-    public func cancel(_ requestID: UUID, sessionID: UUID?) async throws {
-        let changed = try await store.client.transaction { connection in
-            try await run(requestID, .cancel(sessionID: sessionID), now: clock.now(), on: connection)
-        }
-        if changed { store.committed() }
-    }
-
-    /// Locks the request's stream, decides and appends; true when events were written.
-    private func run(_ requestID: UUID, _ command: OTPCommand, now: Date, on connection: PostgresConnection) async throws -> Bool {
-        store.lockStream(requestID, on: connection)
-        return try await apply(command, to: requestID, now: now, on: connection)
-    }
-
-    /// Decides and appends on a stream the caller has locked; true when events were written.
-    @discardableResult
-    private func apply(_ command: OTPCommand, to requestID: UUID, now: Date, on connection: PostgresConnection) async throws -> Bool {
-        let challenge = try await load(requestID, on: connection)
-        let events = try decide(challenge, command, now: now)
-        try await append(challenge, events, now: now, clientAddress: nil, on: connection)
-        return !events.isEmpty
-    }
-
-    private func append(
+    func append(
         _ challenge: OTPChallenge, _ events: [OTPEvent], now: Date, clientAddress: String?, on connection: PostgresConnection
     ) async throws {
         guard !events.isEmpty else { return }

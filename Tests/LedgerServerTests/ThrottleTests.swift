@@ -61,7 +61,8 @@ struct ThrottleTests {
             try await testApplication(db).test(.router) { client in
                 try await Self.lockout(client, client, clock: db.clock)
                 let access = try await logIn(client, email: "ana@example.com")
-                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id").flatMap(UUID.init(uuidString:)))
+                let accountID = try #require(
+                    try await call(client, .get, "/me", token: access).string("account_id").flatMap(UUID.init(uuidString:)))
                 let types = try await db.history(of: accountID).map(\.type).filter { $0.hasPrefix("login.") }
                 #expect(
                     types == Array(repeating: "login.failed", count: 5) + ["login.throttled"] + Array(repeating: "login.failed", count: 4))

@@ -10,7 +10,7 @@ import LedgerIdentity
 /// stream do), so the changes of one number run one after another, each deciding on what the
 /// last left.
 public actor InMemoryOTPRepository: OTPRepository {
-    private let accounts: InMemoryAccountRepository
+    let accounts: InMemoryAccountRepository
     private let clock: any LedgerClock
     private var requests: [UUID: Request] = [:]
     /// Numbers a change holds (see the type's note).
@@ -52,30 +52,96 @@ public actor InMemoryOTPRepository: OTPRepository {
         self.clock = clock
     }
 
-    public func issue(
-        _ requestID: UUID, _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, message: OutboxMessage
-    ) async throws -> Int {
-        await hold(issued.phone)
-        defer { release(issued.phone) }
-        let now = clock.now()
-        let history = sendHistory(issued, clientAddress: clientAddress, policy: policy, now: now)
-        try policy.admitSend(history, now: now)
-        for (id, request) in requests
-        where request.issued.phone == issued.phone && request.issued.purpose == issued.purpose && request.challenge.isLive(at: now)
-            && (request.issued.sessionID == nil || request.issued.accountID == issued.accountID)
-        {
-            try apply(.supersede, to: id, now: now)
+    public nonisolated func sending<T: Sendable>(
+        _ issued: OTPEvent.Issued, _ body: (any OTPTransaction) async throws -> T
+    ) async throws -> T {
+        try await holding(issued.phone, body)
+    }
+
+    public nonisolated func changing<T: Sendable>(
+        _ requestID: UUID, _ body: (any OTPTransaction) async throws -> T
+    ) async throws -> T {
+        // What `body` reads, it reads after the wait: what an earlier change of the number left.
+        try await holding(await requests[requestID]?.issued.phone, body)
+    }
+
+    /// Runs `body` holding `phone` (when there is one), and lets it go however `body` ends.
+    private nonisolated func holding<T: Sendable>(_ phone: String?, _ body: (any OTPTransaction) async throws -> T) async throws -> T {
+        guard let phone else { return try await body(Transaction(repository: self)) }
+        await hold(phone)
+        do {
+            let value = try await body(Transaction(repository: self))
+            await release(phone)
+            return value
+        } catch {
+            await release(phone)
+            throw error
         }
-        let fresh = OTPChallenge(requestID: requestID)
-        let events = try decide(fresh, .issue(issued), now: now)
-        requests[requestID] = Request(
-            challenge: events.reduce(fresh) { evolve($0, $1, at: now) }, events: events, createdAt: now, clientAddress: clientAddress)
-        try await accounts.park(message, accountID: issued.accountID)
-        return policy.resendAfter(sendingAfter: history, now: now)
+    }
+
+    /// One transaction's reads and writes: the repository's, while the number is held.
+    struct Transaction: OTPTransaction {
+        let repository: InMemoryOTPRepository
+
+        func sendHistory(
+            _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date
+        ) async throws -> (facts: OTPSendHistory, open: [UUID]) {
+            await repository.sendHistory(issued, clientAddress: clientAddress, policy: policy, now: now)
+        }
+
+        func load(_ requestIDs: [UUID]) async throws -> [OTPChallenge] {
+            await repository.challenges(requestIDs)
+        }
+
+        func append(_ challenge: OTPChallenge, _ events: [OTPEvent], clientAddress: String?, now: Date) async throws {
+            await repository.append(challenge, events, clientAddress: clientAddress, now: now)
+        }
+
+        func enqueue(_ message: OutboxMessage, accountID: UUID, now: Date) async throws {
+            try await repository.accounts.park(message, accountID: accountID)
+        }
+
+        func codeChecks(
+            phone: String, policy: OTPPolicy, now: Date, account accountID: UUID
+        ) async throws -> (failures: [OTPFailures], accountDeleted: Bool) {
+            (await repository.failures(phone, policy: policy, now: now), try await repository.accounts.load(accountID).isDeleted)
+        }
+
+        func phoneOwner(_ phone: String) async throws -> UUID? {
+            try await repository.accounts.phoneOwner(phone)
+        }
+
+        func accountExists(_ accountID: UUID) async throws -> Bool {
+            try await repository.accounts.load(accountID).exists
+        }
+
+        func execute(
+            _ accountID: UUID, now: Date, _ command: @escaping @Sendable (AccountState) throws -> AccountCommand
+        ) async throws -> (AccountState, [AccountEvent]) {
+            try await repository.accounts.execute(accountID, outbox: [], command)
+        }
+    }
+
+    private func challenges(_ requestIDs: [UUID]) -> [OTPChallenge] {
+        requestIDs.map { requests[$0]?.challenge ?? OTPChallenge(requestID: $0) }
+    }
+
+    /// Records `events` on the request (a new one when `challenge` has none yet).
+    private func append(_ challenge: OTPChallenge, _ events: [OTPEvent], clientAddress: String?, now: Date) {
+        guard !events.isEmpty else { return }
+        let after = events.reduce(challenge) { evolve($0, $1, at: now) }
+        if requests[challenge.requestID] == nil {
+            requests[challenge.requestID] = Request(challenge: after, events: events, createdAt: now, clientAddress: clientAddress)
+        } else {
+            requests[challenge.requestID]?.challenge = after
+            requests[challenge.requestID]?.events += events
+        }
     }
 
     /// The facts the limits read, as the PostgreSQL repository's query finds them.
-    private func sendHistory(_ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date) -> OTPSendHistory {
+    private func sendHistory(
+        _ issued: OTPEvent.Issued, clientAddress: String?, policy: OTPPolicy, now: Date
+    ) -> (facts: OTPSendHistory, open: [UUID]) {
         let all = requests.values
         func within(_ window: TimeInterval, _ request: Request) -> Bool { request.createdAt > now.addingTimeInterval(-window) }
         /// The send that fills a window of `limit`, when it is full.
@@ -103,7 +169,11 @@ public actor InMemoryOTPRepository: OTPRepository {
                 limit: policy.regionLimit)
         }
         history.failures = failures(issued.phone, policy: policy, now: now)
-        return history
+        let open = all.filter {
+            $0.issued.phone == issued.phone && $0.issued.purpose == issued.purpose && $0.challenge.isLive(at: now)
+                && ($0.issued.sessionID == nil || $0.issued.accountID == issued.accountID)
+        }.map(\.challenge.requestID)
+        return (history, open)
     }
 
     private func failures(_ phone: String, policy: OTPPolicy, now: Date) -> [OTPFailures] {
@@ -111,60 +181,5 @@ public actor InMemoryOTPRepository: OTPRepository {
             $0.issued.phone == phone && $0.challenge.failedAttempts > 0
                 && $0.createdAt > now.addingTimeInterval(-policy.dailyFailureWindow)
         }.map { OTPFailures(requestedAt: $0.createdAt, count: $0.challenge.failedAttempts) }
-    }
-
-    public func verify(
-        _ requestID: UUID, presentedCodeHash: String, sessionID: UUID?, policy: OTPPolicy,
-        command: @escaping @Sendable (OTPEvent.Issued, _ issuedAt: Date, AccountState) throws -> AccountCommand
-    ) async throws -> OTPVerification {
-        guard let phone = requests[requestID]?.issued.phone else { throw IdentityError.codeExpired }
-        await hold(phone)
-        defer { release(phone) }
-        // Read after the wait: what an earlier verification of the number left.
-        guard let request = requests[requestID] else { throw IdentityError.codeExpired }
-        let now = clock.now()
-        let issued = request.issued
-        try policy.admitCodes(failures: failures(issued.phone, policy: policy, now: now), now: now)
-        let accountDeleted = try await accounts.load(issued.accountID).isDeleted
-        var events = try decide(
-            request.challenge,
-            .verify(
-                presentedCodeHash: presentedCodeHash, sessionID: sessionID, accountID: issued.accountID, accountDeleted: accountDeleted),
-            now: now)
-        let verdict = OTPVerdict(events)
-        var account: (AccountState, [AccountEvent])?
-        if verdict == .verified {
-            let target = try await targetAccount(issued)
-            events = [.verified(.init(accountID: target))]
-            // Only when the account's command commits does the code count as used.
-            account = try await accounts.execute(target, outbox: []) { try command(issued, request.createdAt, $0) }
-        }
-        // The number is held: nothing changed this request since it was read.
-        requests[requestID]?.challenge = events.reduce(request.challenge) { evolve($0, $1, at: now) }
-        requests[requestID]?.events += events
-        return OTPVerification(verdict: verdict, account: account?.0, accountEvents: account?.1 ?? [])
-    }
-
-    /// The account a verified code acts on, as the PostgreSQL repository picks it.
-    private func targetAccount(_ issued: OTPEvent.Issued) async throws -> UUID {
-        guard issued.purpose == .signIn else { return issued.accountID }
-        if let owner = try await accounts.phoneOwner(issued.phone) { return owner }
-        return try await accounts.load(issued.accountID).exists ? UUID.random() : issued.accountID
-    }
-
-    public func cancel(_ requestID: UUID, sessionID: UUID?) async throws {
-        guard let phone = requests[requestID]?.issued.phone else {
-            return try apply(.cancel(sessionID: sessionID), to: requestID, now: clock.now())
-        }
-        await hold(phone)
-        defer { release(phone) }
-        try apply(.cancel(sessionID: sessionID), to: requestID, now: clock.now())
-    }
-
-    private func apply(_ command: OTPCommand, to requestID: UUID, now: Date) throws {
-        let challenge = requests[requestID]?.challenge ?? OTPChallenge(requestID: requestID)
-        let events = try decide(challenge, command, now: now)
-        requests[requestID]?.challenge = events.reduce(challenge) { evolve($0, $1, at: now) }
-        requests[requestID]?.events += events
     }
 }

@@ -98,7 +98,7 @@ public struct OTPService: Sendable {
         let message = OutboxMessage(
             channel: .sms, to: phone.e164, template: "otp", code: code, locale: LanguageTag.normalize(locale) ?? "en",
             expiresAt: issued.expiresAt)
-        let resendAfter = try await otps.issue(requestID, issued, clientAddress: client, policy: policy, message: message)
+        let resendAfter = try await issue(requestID, issued, clientAddress: client, message: message)
         return Requested(requestID: requestID, expiresIn: Int(policy.ttl), resendAfter: resendAfter)
     }
 
@@ -171,13 +171,11 @@ public struct OTPService: Sendable {
         let presented = codeHash(code, requestID: requestID)
         var verification: OTPVerification
         do {
-            verification = try await otps.verify(
-                requestID, presentedCodeHash: presented, sessionID: session?.sessionID, policy: policy, command: command)
+            verification = try await check(requestID, presentedCodeHash: presented, sessionID: session?.sessionID, command: command)
         } catch let taken as ClaimTaken where taken.claim == .phone || taken.claim == .handle {
             // Two new sign-ins by one number raced (the other one now owns it), or a generated
             // handle collided: once more, now signing in to the owner.
-            verification = try await otps.verify(
-                requestID, presentedCodeHash: presented, sessionID: session?.sessionID, policy: policy, command: command)
+            verification = try await check(requestID, presentedCodeHash: presented, sessionID: session?.sessionID, command: command)
         }
         if let error = verification.verdict.error { throw error }
         guard let state = verification.account else { throw IdentityError.codeExpired }
@@ -195,7 +193,7 @@ public struct OTPService: Sendable {
     /// Back navigation: the code can no longer be used.
     public func cancel(requestID rawRequestID: String, session: SessionRef?) async throws {
         guard let requestID = UUID(uuidString: rawRequestID) else { throw IdentityError(.notFound, "No such code request.") }
-        try await otps.cancel(requestID, sessionID: session?.sessionID)
+        try await cancel(requestID, sessionID: session?.sessionID)
     }
 
     /// HMAC-SHA256 (hex) of the request id and the code.
