@@ -9,8 +9,8 @@ import LedgerWorkers
 import Logging
 import ServiceLifecycle
 
-/// Everything `ledger purge` runs, built in one place as `ServeAssembly` builds serve's: a
-/// small pool on the database, the store, the accounts that schedule requested deletions (when
+/// Everything `ledger purge` runs, built in one place as `ServeAssembly` builds serve's: on a
+/// `StoreAssembly` (a small pool on the database and the store), the accounts that schedule requested deletions (when
 /// the master key is given), the purge worker and serve's purge lock. Every resource it makes is
 /// listed with its shutdown (`resources`), so a pass or a watch ends with none left running.
 public struct PurgeAssembly: Sendable {
@@ -37,39 +37,34 @@ public struct PurgeAssembly: Sendable {
     ) async throws -> PurgeAssembly {
         // Scheduling a deletion appends through the store's group commit beside the purge's
         // own transaction: room for both.
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 4))
-        let retentionSweep = RetentionSweep(client: client, clock: clock, policy: configuration.retentionPolicy)
-        let lock = PurgeLeadership.lock(client: client, takeoverSeconds: configuration.purgeTakeoverSeconds)
+        let base = StoreAssembly(url: url, connections: 4, masterKey: try masterKey ?? MasterKey.generate(), clock: clock)
+        let retentionSweep = RetentionSweep(client: base.client, clock: clock, policy: configuration.retentionPolicy)
+        let lock = PurgeLeadership.lock(client: base.client, takeoverSeconds: configuration.purgeTakeoverSeconds)
         let takeover = Duration.seconds(configuration.purgeTakeoverSeconds)
         guard let masterKey else {
-            let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()), clock: clock)
-            let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: nil)
+            let worker = PurgeWorker(store: base.store, clock: clock, logger: logger, retention: retentionSweep, accounts: nil)
             return PurgeAssembly(
-                worker: worker, store: store, lock: lock, schedulesRequestedDeletions: false, resources: [client], takeover: takeover)
+                worker: worker, store: base.store, lock: lock, schedulesRequestedDeletions: false, resources: base.resources.resources,
+                takeover: takeover)
         }
-        let keyring = SubjectKeyring(masterKey: masterKey)
         do {
-            try await keyring.checkMasterKey(client: client)
+            try await SubjectKeyring(masterKey: masterKey).checkMasterKey(client: base.client)
         } catch let error as EventStoreError {
-            await client.shutdown()
+            await base.resources.shutdown()
             throw ConfigurationError(
                 "refusing to purge: \(error.message); set LEDGER_MASTER_KEY to the store's key (or unset it to purge without "
                     + "scheduling requested deletions)")
         } catch {
-            await client.shutdown()
+            await base.resources.shutdown()
             throw error
         }
-        let store = EventStore(client: client, keyring: keyring, clock: clock)
         // No password is checked here, but the accounts' environment holds a hasher: one thread.
-        let hasher = try PasswordHasher(parameters: Scrypt(logN: configuration.policies.scryptLogN), maximumConcurrent: 1)
-        let accounts = AccountService(
-            environment: .postgres(
-                store: store, clock: clock, policies: configuration.policies, retention: configuration.retention(masterKey: masterKey),
-                hasher: hasher))
-        let worker = PurgeWorker(store: store, clock: clock, logger: logger, retention: retentionSweep, accounts: accounts)
+        let accounts = try base.accounts(
+            policies: configuration.policies, retention: configuration.retention(masterKey: masterKey), clock: clock, hashingThreads: 1)
+        let worker = PurgeWorker(store: base.store, clock: clock, logger: logger, retention: retentionSweep, accounts: accounts)
         return PurgeAssembly(
-            worker: worker, store: store, lock: lock, schedulesRequestedDeletions: true,
-            resources: [client, hasher], takeover: takeover)
+            worker: worker, store: base.store, lock: lock, schedulesRequestedDeletions: true, resources: base.resources.resources,
+            takeover: takeover)
     }
 
     /// Runs `body`, then shuts every resource down, last made first, whether it returned or threw.

@@ -69,18 +69,19 @@ struct AppendBench: AsyncParsableCommand {
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers + 1))
-        let store = EventStore(
-            client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()), appendTransactions: transactions,
+        let assembly = StoreAssembly(
+            url: url, connections: writers + 1, masterKey: try benchMasterKey(), appendTransactions: transactions,
             appendStallThreshold: .milliseconds(stallMs))
-        try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        let started = ContinuousClock.now
         let writers = self.writers
         let batch = self.batch
+        let seconds = self.seconds
         // Run, as serve runs it: the group commit's flushers are the store's jobs.
-        let counts = try await store.whileRunning {
-            try await withThrowingTaskGroup(of: Int.self) { group in
+        let (counts, elapsed) = try await assembly.run { assembly in
+            let store = assembly.store
+            try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: assembly.client)
+            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+            let started = ContinuousClock.now
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<writers {
                     group.addTask {
                         let streams = (0..<50).map { _ in UUID() }
@@ -98,15 +99,14 @@ struct AppendBench: AsyncParsableCommand {
                 }
                 return try await group.reduce(0, +)
             }
+            return (counts, ContinuousClock.now - started)
         }
-        let elapsed = ContinuousClock.now - started
         let elapsedSeconds = elapsed.inSeconds
         let appendsPerSecond = Double(counts / batch) / elapsedSeconds
         print(
             String(
                 format: "bench append writers=%d batch=%d seconds=%.1f events=%d appends_per_s=%.0f events_per_s=%.0f peak_rss_mib=%.1f",
                 writers, batch, elapsedSeconds, counts, appendsPerSecond, Double(counts) / elapsedSeconds, peakRSSMiB()))
-        await client.shutdown()
     }
 }
 
@@ -122,17 +122,21 @@ struct FeedBench: AsyncParsableCommand {
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: 4))
-        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()))
+        try await StoreAssembly(url: url, connections: 4, masterKey: try benchMasterKey()).run { assembly in
+            try await measure(on: assembly)
+        }
+    }
+
+    /// Loads the events that are missing, then measures the primary (and the standby).
+    private func measure(on assembly: StoreAssembly) async throws {
+        let (client, store) = (assembly.client, assembly.store)
         try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
         let present = try await client.query("SELECT count(*) FROM events")[0].int(0) ?? 0
-        if present < events {
-            try await store.whileRunning { try await load(Int(Int64(events) - present), into: store) }
-        }
+        if present < events { try await load(Int(Int64(events) - present), into: store) }
         try await client.query("VACUUM ANALYZE events")
         try await measure(store, label: "primary")
         if let readDatabaseURL {
-            let standby = PostgresClient(configuration: .init(url: readDatabaseURL, maximumConnections: 4))
+            let standby = assembly.pool(url: readDatabaseURL, connections: 4)
             // Once the standby has replayed everything the primary wrote (the VACUUM included).
             let target = try await client.query("SELECT pg_current_wal_lsn()::text")[0].string(0) ?? "0/0"
             while try await standby.query(
@@ -141,9 +145,7 @@ struct FeedBench: AsyncParsableCommand {
                 try await Task.sleep(for: .milliseconds(100))
             }
             try await measure(store.reading(from: standby), label: "standby")
-            await standby.shutdown()
         }
-        await client.shutdown()
     }
 
     /// A warm-up read, then a timed full read in commit order with payloads opened.

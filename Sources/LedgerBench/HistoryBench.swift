@@ -31,9 +31,14 @@ struct HistoryBench: AsyncParsableCommand {
     func run() async throws {
         let configuration = try LedgerConfiguration.fromEnvironment()
         let url = try database.requiredURL(configuration)
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers))
-        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()))
-        try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
+        let assembly = StoreAssembly(url: url, connections: writers, masterKey: try benchMasterKey())
+        try await assembly.run { try await write(on: $0) }
+    }
+
+    /// Writes the accounts' histories through `assembly`'s store and prints the rate.
+    private func write(on assembly: StoreAssembly) async throws {
+        let store = assembly.store
+        try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: assembly.client)
         let started = ContinuousClock.now
         let (accounts, eventsPerAccount, writers, batch) = (self.accounts, self.eventsPerAccount, self.writers, self.batch)
         let bar = ProgressBar(label: "history")
@@ -62,7 +67,6 @@ struct HistoryBench: AsyncParsableCommand {
                 Double(written) / seconds))
         // The last line names an account, for the point-in-time benchmark to read.
         if let someAccount { print("account \(someAccount.lowercased)") }
-        await client.shutdown()
     }
 
     /// One account's history, appended `batch` events at a time; returns its id and how many events.

@@ -24,16 +24,17 @@ struct PurgeBench: AsyncParsableCommand {
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
-        let resources = ResourceScope()
-        let client = resources.own(PostgresClient(configuration: .init(url: url, maximumConnections: 16)))
         let masterKey = try benchMasterKey()
+        let assembly = StoreAssembly(url: url, connections: 16, masterKey: masterKey)
+        let client = assembly.client
         try await SchemaMigrator(directory: try SchemaDirectory.locate()).migrate(client: client)
         // The accounts are made 31 days in the past, so their purge is due now.
         let past = ManualClock(Date().addingTimeInterval(-31 * 86400))
+        // The same pool and key as the assembly's store, stamping the past.
         let pastStore = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: past)
         let environment = AccountsEnvironment.postgres(
             store: pastStore, clock: past, policies: .standard, retention: .development,
-            hasher: resources.own(try PasswordHasher(parameters: Scrypt(logN: 4))))
+            hasher: assembly.resources.own(try PasswordHasher(parameters: Scrypt(logN: 4))))
         let service = AccountService(environment: environment)
         let reauth = ReauthService(environment: environment)
         let runID = UUID().uuidString.prefix(8).lowercased()
@@ -56,7 +57,7 @@ struct PurgeBench: AsyncParsableCommand {
                 format: "bench purge setup accounts=%d events_per_account=%.1f seconds=%.1f", accounts, perAccount,
                 Date().timeIntervalSince(setupStarted)))
 
-        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey), clock: SystemClock())
+        let store = assembly.store
         if feedWriters > 0 {
             // The same load for as long without a purge: the gaps writers alone cause.
             let baseline = FeedLoad(store: store, writers: feedWriters)
@@ -90,7 +91,7 @@ struct PurgeBench: AsyncParsableCommand {
                 + (feed.map {
                     String(format: " feed_writers=%d appends=%d feed_longest_gap_ms=%.1f", feedWriters, $0.appends, $0.longestGapMS)
                 } ?? ""))
-        await resources.shutdown()
+        await assembly.resources.shutdown()
     }
 
     /// Sign-up (5 events), 5 sign-ins and 5 refreshes, a re-auth grant, and the deletion with

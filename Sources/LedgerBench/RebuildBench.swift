@@ -6,6 +6,7 @@ import LedgerApp
 import LedgerCore
 import LedgerCrypto
 import LedgerEventStore
+import LedgerIdentity
 import LedgerPostgres
 import LedgerServer
 import Synchronization
@@ -25,13 +26,11 @@ struct RebuildBench: AsyncParsableCommand {
 
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
-        let resources = ResourceScope()
-        let client = resources.own(PostgresClient(configuration: .init(url: url, maximumConnections: writers + 4)))
-        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try benchMasterKey()))
-        let service = AccountService(
-            environment: .postgres(
-                store: store, clock: SystemClock(), policies: .standard, retention: .development,
-                hasher: resources.own(try PasswordHasher(parameters: Scrypt(logN: 4)))))
+        let assembly = StoreAssembly(url: url, connections: writers + 4, masterKey: try benchMasterKey())
+        var policies = Policies.standard
+        policies.scryptLogN = 4
+        let service = try assembly.accounts(policies: policies)
+        let (client, store) = (assembly.client, assembly.store)
         let accounts = try await client.query(
             "SELECT stream_id FROM stream_catalog WHERE stream_type = 'account' ORDER BY random() LIMIT 10000"
         ).rows.compactMap { try $0.uuid(0) }
@@ -63,7 +62,7 @@ struct RebuildBench: AsyncParsableCommand {
                     label, writers, latencies.count, Double(latencies.count) / run.elapsed.inSeconds, latencies.percentile(0.5),
                     latencies.percentile(0.99), latencies.longest))
         }
-        await resources.shutdown()
+        await assembly.resources.shutdown()
     }
 }
 

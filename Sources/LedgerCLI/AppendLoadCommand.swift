@@ -29,15 +29,15 @@ struct AppendLoadCommand: AsyncParsableCommand {
     func run() async throws {
         let url = try database.requiredURL(try LedgerConfiguration.fromEnvironment())
         let log = try AcknowledgementLog(path: ackLog)
-        let client = PostgresClient(configuration: .init(url: url, maximumConnections: writers + 1))
         // Unencrypted payloads: a sealed payload gets a fresh nonce on every try, so its retry
         // would be a different content under the same id (an idempotency conflict, by design).
-        let store = EventStore(client: client, keyring: SubjectKeyring(masterKey: try MasterKey.generate()))
+        let assembly = StoreAssembly(url: url, connections: writers + 1, masterKey: try MasterKey.generate())
         let plan = AppendLoadPlan(seed: seed, streams: streams, eventsPerStream: eventsPerStream)
         let writers = self.writers
         // Run, as serve runs it: the appends are group-committed.
-        let (appended, replayed) = try await store.whileRunning {
-            try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+        let (appended, replayed) = try await assembly.run { assembly in
+            let store = assembly.store
+            return try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 for writer in 0..<writers {
                     group.addTask {
                         var appended = 0
@@ -60,7 +60,6 @@ struct AppendLoadCommand: AsyncParsableCommand {
                 return try await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
             }
         }
-        await client.shutdown()
         print("append-load streams=\(streams) events=\(appended + replayed) appended=\(appended) replayed=\(replayed)")
     }
 }

@@ -37,8 +37,9 @@ struct DatabaseOptions: ParsableArguments {
 }
 
 extension DatabaseOptions {
-    /// Runs `body` with an event store that can open payloads (`LEDGER_MASTER_KEY` is required).
-    func withStore<T>(
+    /// Runs `body` with an event store that can open payloads (`LEDGER_MASTER_KEY` is required),
+    /// built and shut down as every one-shot command's (`StoreAssembly`).
+    func withStore<T: Sendable>(
         _ configuration: LedgerConfiguration, maximumConnections: Int = 2, _ body: (EventStore) async throws -> T
     ) async throws -> T {
         guard let text = configuration.masterKey else {
@@ -50,9 +51,8 @@ extension DatabaseOptions {
         } catch {
             throw ValidationError("LEDGER_MASTER_KEY must be base64 of 32 bytes")
         }
-        return try await withClient(configuration, maximumConnections: maximumConnections) { client in
-            try await body(EventStore(client: client, keyring: SubjectKeyring(masterKey: masterKey)))
-        }
+        let assembly = StoreAssembly(url: try requiredURL(configuration), connections: maximumConnections, masterKey: masterKey)
+        return try await assembly.run { try await body($0.store) }
     }
 }
 

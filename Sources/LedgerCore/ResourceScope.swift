@@ -15,6 +15,9 @@ public final class ResourceScope: Sendable {
         return resource
     }
 
+    /// What it owns, first made first: a long-lived command lists them in its service group.
+    public var resources: [any DrainingService] { owned.withLock { $0 } }
+
     /// Shuts everything owned down, last made first.
     public func shutdown() async {
         let resources = owned.withLock { owned in
