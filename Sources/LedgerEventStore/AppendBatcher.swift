@@ -37,7 +37,7 @@ final class AppendBatcher: @unchecked Sendable {
     /// Times a batch is sent again after its connection died: once, and once more should the
     /// next connection be a pooled one killed with the first (a server restart), so that a
     /// database that keeps dropping connections fails the appends rather than loop.
-    private static let maximumResends = 2
+    static let maximumResends = 2
 
     private let client: PostgresClient
     private let clock: any LedgerClock
