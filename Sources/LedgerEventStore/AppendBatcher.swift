@@ -28,43 +28,33 @@ import LedgerPostgres
 /// A batch whose connection dies under it (or while the flusher lingered) is sent again by a
 /// flusher on another connection: whether it committed is unknown, but an append is idempotent
 /// by its event ids (and sealed once), so one that did is answered with its first result.
+///
+/// The bookkeeping and its decisions are `State`, a pure state machine; this class holds it
+/// under its lock and does what it says. Its sendability stays unchecked: the flushers wait
+/// for appends on the lock's condition from blocking threads, which a `Mutex` has not.
 final class AppendBatcher: @unchecked Sendable {
     /// An append waiting for a flusher; its continuation gets nil when no flusher can start
     /// (the store does not run), and the append then commits alone.
-    private typealias Waiter = (
-        append: PreparedAppend, continuation: CheckedContinuation<AppendResult?, any Error>, resends: Int
-    )
+    private typealias Waiter = (append: PreparedAppend, continuation: CheckedContinuation<AppendResult?, any Error>)
+    private typealias Queued = State<Waiter>.Queued
     /// Times a batch is sent again after its connection died: once, and once more should the
     /// next connection be a pooled one killed with the first (a server restart), so that a
     /// database that keeps dropping connections fails the appends rather than loop.
-    private static let maximumResends = 2
+    static let maximumResends = 2
 
     private let client: PostgresClient
     private let clock: any LedgerClock
     let wakeups: FeedWakeups
     private let jobs: StoreJobs
-    private let maximumFlushers: Int
-    private let maximumBatch: Int
-    /// Guards the queue and the counters; a waiting flusher waits on it for appends.
+    /// Guards `state`; a waiting flusher waits on it for appends.
     private let lock = MonotonicCondition()
-    private var pending: [Waiter] = []
-    private var flushers = 0
-    /// When a batch last started or finished.
-    private var lastProgress = ContinuousClock.now
+    private var state: State<Waiter>
+    /// How often a watch looks whether the queue still moves (`state.stallThreshold`).
     private let stallThreshold: Duration
     /// How long an idle flusher waits for the next append before it retires.
     private let linger: Duration
     /// How long a flusher waits for the writers it has just answered to queue their next appends.
     private let gather: Duration
-    /// Off after a gather that timed out short (the writers do not come straight back, as
-    /// requests over a network do not); on again once they have.
-    private var gathers = true
-    /// Flushers waiting for appends (`gather`, `linger`), and the fewest queued appends one of
-    /// them waits for.
-    private var waitingFlushers = 0
-    private var wakeAtPending = 1
-    /// Whether a `watch()` task is running.
-    private var watching = false
 
     init(
         client: PostgresClient, clock: any LedgerClock, wakeups: FeedWakeups, jobs: StoreJobs, maximumFlushers: Int = 2,
@@ -77,67 +67,63 @@ final class AppendBatcher: @unchecked Sendable {
         self.clock = clock
         self.wakeups = wakeups
         self.jobs = jobs
-        self.maximumFlushers = max(1, min(maximumFlushers, client.configuration.maximumConnections))
+        self.state = State(
+            maximumFlushers: min(maximumFlushers, client.configuration.maximumConnections), maximumBatch: maximumBatch,
+            stallThreshold: stallThreshold, now: .now)
         // Only a lone flusher lingers; a pool of one connection would keep everyone else
         // waiting meanwhile.
         self.linger = client.configuration.maximumConnections > 1 ? linger : .zero
-        self.maximumBatch = maximumBatch
     }
 
     func submit(_ append: PreparedAppend) async throws -> AppendResult {
         let batched: AppendResult? = try await withCheckedThrowingContinuation { continuation in
-            let (startFlusher, startWatch): (Bool, Bool) = lock.withLock {
-                guard jobs.accepting else {
-                    continuation.resume(returning: nil)
-                    return (false, false)
-                }
-                pending.append((append, continuation, 0))
-                if waitingFlushers > 0 && pending.count >= wakeAtPending {
-                    // A waiting flusher takes it now (and starts a watch if it leaves some behind).
-                    lock.broadcast()
-                    return (false, false)
-                }
-                if flushers == 0 || startsFlusherWhenStalled() {
-                    flushers += 1
-                    return (true, false)
-                }
-                return (false, claimsWatch())
+            let action: State<Waiter>.SubmitAction? = lock.withLock {
+                guard jobs.accepting else { return nil }
+                let action = state.submit((append, continuation), now: .now)
+                if action == .wakeWaitingFlusher { lock.broadcast() }
+                return action
             }
-            start(flusher: startFlusher, watch: startWatch)
+            switch action {
+            case nil: continuation.resume(returning: nil)
+            case .queued, .wakeWaitingFlusher: break
+            case .startFlusher: startFlusher()
+            case .startWatch: startWatch()
+            }
         }
         if let batched { return batched }
         return try await commitAlone(append)
     }
 
-    /// Starts the flusher and the watch the caller counted as running, as jobs of the store's
-    /// `run()`. What cannot start (the store stopped) is uncounted, and the queued appends go
-    /// back to their callers to commit alone: a flusher still running may be stuck behind a lock
-    /// whose holder waits for one of them.
-    private func start(flusher: Bool, watch: Bool) {
-        if flusher && !jobs.start(.flush) {
-            lock.withLock { flushers -= 1 }
-            returnQueued()
-        }
-        if watch && !jobs.start(.watch) { lock.withLock { watching = false } }
+    /// Starts the flusher the state counted as running, as a job of the store's `run()`. One
+    /// that cannot start (the store stopped) is uncounted, and the queued appends go back to
+    /// their callers to commit alone: a flusher still running may be stuck behind a lock whose
+    /// holder waits for one of them.
+    private func startFlusher() {
+        guard !jobs.start(.flush) else { return }
+        lock.withLock { state.flusherRefused() }
+        returnQueued()
+    }
+
+    /// Starts the watch the state counted as running, as a job of the store's `run()`;
+    /// uncounted when it cannot start.
+    private func startWatch() {
+        if !jobs.start(.watch) { lock.withLock { state.watchEnded() } }
     }
 
     /// Hands every queued append back to its caller to commit alone (the store stopped).
     func returnQueued() {
-        let returned: [Waiter] = lock.withLock {
-            defer { pending.removeAll() }
-            return pending
-        }
+        let returned = lock.withLock { state.drain() }
         for waiter in returned { waiter.continuation.resume(returning: nil) }
     }
 
     /// How many appends wait for a flusher.
     var queuedCount: Int {
-        lock.withLock { pending.count }
+        lock.withLock { state.queued }
     }
 
     /// Whether nothing is queued or under way: the store may stop.
     var isIdle: Bool {
-        lock.withLock { pending.isEmpty && flushers == 0 && !watching }
+        lock.withLock { state.isIdle }
     }
 
     /// One append in a transaction of its own, on the caller's task: the path while the store
@@ -163,22 +149,6 @@ final class AppendBatcher: @unchecked Sendable {
         }
     }
 
-    /// Whether the queue has stalled and another flusher may start. Called under the lock.
-    private func startsFlusherWhenStalled() -> Bool {
-        let now = ContinuousClock.now
-        guard flushers < maximumFlushers, now - lastProgress > stallThreshold else { return false }
-        lastProgress = now
-        return true
-    }
-
-    /// Whether the caller is to start a watch (none runs, and another flusher may start): then
-    /// one is counted as running. Called under the lock.
-    private func claimsWatch() -> Bool {
-        guard !watching, flushers < maximumFlushers else { return false }
-        watching = true
-        return true
-    }
-
     /// While appends wait behind a busy flusher, checks every `stallThreshold` whether the
     /// queue still moves, and starts another flusher when it does not. Without it, appends
     /// queued behind a batch that waits on a lock would wait as long as the lock, even when
@@ -187,19 +157,12 @@ final class AppendBatcher: @unchecked Sendable {
     func watch() async {
         while true {
             // Cancelled with the store's run: nothing is left queued (`returnQueued`).
-            guard (try? await Task.sleep(for: stallThreshold)) != nil else { return lock.withLock { watching = false } }
-            let (startFlusher, keepWatching): (Bool, Bool) = lock.withLock {
-                guard !pending.isEmpty, flushers > 0, flushers < maximumFlushers else {
-                    watching = false
-                    return (false, false)
-                }
-                guard startsFlusherWhenStalled() else { return (false, true) }
-                flushers += 1
-                watching = false
-                return (true, false)
+            guard (try? await Task.sleep(for: stallThreshold)) != nil else { return lock.withLock { state.watchEnded() } }
+            switch lock.withLock({ state.watchTick(now: .now) }) {
+            case .sleepAgain: continue
+            case .stop: return
+            case .startFlusher: return startFlusher()
             }
-            start(flusher: startFlusher, watch: false)
-            if !keepWatching { return }
         }
     }
 
@@ -209,7 +172,7 @@ final class AppendBatcher: @unchecked Sendable {
         do {
             try await client.withConnection { connection in
                 try await connection.withBlockingThread { connection in
-                    var batch: [Waiter] = []
+                    var batch: [Queued] = []
                     while let next = self.takeBatch(after: batch.count) {
                         batch = next
                         let requeued = self.execute(batch, on: connection)
@@ -222,13 +185,7 @@ final class AppendBatcher: @unchecked Sendable {
         } catch {
             // The connection could not be had or broke: fail what is queued now rather than
             // leave it waiting, and let the next append start a fresh flusher.
-            let stranded: [Waiter] = lock.withLock {
-                defer {
-                    pending.removeAll()
-                    flushers -= 1
-                }
-                return pending
-            }
+            let stranded = lock.withLock { state.flusherFailed() }
             let failure = (error as? PostgresError).map(EventStore.translate) ?? error
             for waiter in stranded { waiter.continuation.resume(throwing: failure) }
         }
@@ -237,16 +194,11 @@ final class AppendBatcher: @unchecked Sendable {
     /// Retires this flusher early, starting another when appends wait and no flusher is left,
     /// or a watch when the one left may be stuck on a lock.
     private func retire() {
-        let (replace, startWatch): (Bool, Bool) = lock.withLock {
-            flushers -= 1
-            guard !pending.isEmpty else { return (false, false) }
-            if flushers == 0 {
-                flushers += 1
-                return (true, false)
-            }
-            return (false, claimsWatch())
+        switch lock.withLock({ state.retire() }) {
+        case .retired: break
+        case .startFlusher: startFlusher()
+        case .startWatch: startWatch()
         }
-        start(flusher: replace, watch: startWatch)
     }
 
     /// The next batch, nil (and this flusher retires) when none came within `linger`. Called
@@ -257,75 +209,58 @@ final class AppendBatcher: @unchecked Sendable {
     /// only what had queued by then would alternate small and large batches, a WAL flush for
     /// each. (The flusher task this thread replaced yielded once for the same reason.) Only a
     /// lone flusher waits: a second one, started by a stall, retires when the queue is empty,
-    /// so that one transaction is in flight again.
-    private func takeBatch(after previous: Int) -> [Waiter]? {
+    /// so that one transaction is in flight again. (`State.prepareBatch` decides.)
+    private func takeBatch(after previous: Int) -> [Queued]? {
         lock.withLock {
-            let alone = flushers == 1
-            if alone && previous > 1 {
-                if pending.count >= previous {
-                    gathers = true
-                } else if gathers {
-                    gathers = waitForPending(previous, for: gather)
-                }
+            let preparation = state.prepareBatch(after: previous)
+            if let count = preparation.gather { state.gathered(waitForPending(count, for: gather)) }
+            if state.lingers(preparation) { _ = waitForPending(1, for: linger) }
+            switch state.takeBatch(now: .now) {
+            case .retire: return nil
+            case .send(let batch, let startWatch):
+                if startWatch && !jobs.start(.watch) { state.watchEnded() }
+                return batch
             }
-            if alone && pending.isEmpty { _ = waitForPending(1, for: linger) }
-            if pending.isEmpty {
-                flushers -= 1
-                return nil
-            }
-            let taken = Array(pending.prefix(maximumBatch))
-            pending.removeFirst(taken.count)
-            lastProgress = ContinuousClock.now
-            // Left behind a full batch: if it waits on a lock, a watch notices.
-            if !pending.isEmpty && claimsWatch() && !jobs.start(.watch) { watching = false }
-            return taken
         }
     }
 
     /// Waits until `count` appends are queued or `duration` has passed; whether they were.
     /// Called under the lock.
     private func waitForPending(_ count: Int, for duration: Duration) -> Bool {
-        guard duration > .zero else { return pending.count >= count }
+        guard duration > .zero else { return state.queued >= count }
         let deadline = ContinuousClock.now + duration
-        wakeAtPending = waitingFlushers == 0 ? count : min(wakeAtPending, count)
-        waitingFlushers += 1
-        while pending.count < count && lock.wait(until: deadline) {}
-        waitingFlushers -= 1
-        return pending.count >= count
+        state.flusherWaits(for: count)
+        while state.queued < count && lock.wait(until: deadline) {}
+        state.flusherWaited()
+        return state.queued >= count
     }
 
     /// Runs a batch and answers its appends; true when the connection died under it and its
     /// appends went back to the front of the queue (this flusher must then retire).
-    private func execute(_ batch: [Waiter], on connection: PostgresConnection) -> Bool {
+    private func execute(_ batch: [Queued], on connection: PostgresConnection) -> Bool {
         var attempt = 0
         while true {
             do {
-                let results = try Self.run(batch.map(\.append), recordedAt: clock.now(), on: connection)
-                lock.withLock { lastProgress = ContinuousClock.now }
+                let results = try Self.run(batch.map(\.waiter.append), recordedAt: clock.now(), on: connection)
+                lock.withLock { state.committed(now: .now) }
                 wakeups.committed()
-                for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result.map { $0 }) }
+                for (queued, result) in zip(batch, results) { queued.waiter.continuation.resume(with: result.map { $0 }) }
                 return false
             } catch let error as PostgresError where error.isTransient && attempt < 3 {
                 attempt += 1
             } catch let error as PostgresError where error.code == .connectionLost {
-                // To the front of the queue (ahead of every later append), for another flusher.
+                // To the front of the queue (ahead of every later append), for another flusher;
+                // the appends sent `maximumResends` times already fail.
+                let givenUp = lock.withLock { state.requeue(batch) }
                 let translated = EventStore.translate(error)
-                var again: [Waiter] = []
-                for waiter in batch {
-                    if waiter.resends < Self.maximumResends {
-                        again.append((waiter.append, waiter.continuation, waiter.resends + 1))
-                    } else {
-                        waiter.continuation.resume(throwing: translated)
-                    }
-                }
-                lock.withLock { pending.insert(contentsOf: again, at: 0) }
+                for waiter in givenUp { waiter.continuation.resume(throwing: translated) }
                 return true
             } catch let error as PostgresError {
                 let translated = EventStore.translate(error)
-                for waiter in batch { waiter.continuation.resume(throwing: translated) }
+                for queued in batch { queued.waiter.continuation.resume(throwing: translated) }
                 return false
             } catch {
-                for waiter in batch { waiter.continuation.resume(throwing: error) }
+                for queued in batch { queued.waiter.continuation.resume(throwing: error) }
                 return false
             }
         }
