@@ -8,6 +8,7 @@ import LedgerCore
 import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
+import LedgerWebAuthnTesting
 import NIOCore
 import Testing
 
@@ -57,6 +58,72 @@ struct AtRestTests {
                         "SELECT count(*) FROM signup_cooldowns WHERE position(convert_to($1, 'UTF8') IN key_hmac) > 0", [.text(identifier)])
                     #expect(try clear[0].int(0) == 0)
                 }
+            }
+        }
+    }
+}
+
+// MARK: - Passkeys
+
+extension AtRestTests {
+    @Test("the feed and the export leave out a passkey's credential id, key and user handle")
+    func feedHidesIdentifiers() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(
+                url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: PasskeyEndpointTests.relyingParty)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let passkeys = PasskeyEndpointTests()
+                let (access, grant) = try await passkeys.account(client, db)
+                let (credential, _) = try await passkeys.register(client, SoftAuthenticator(), token: access, grant: grant)
+                let committed = try await db.client.query("SELECT count(*) FROM events")
+                try await services.eventStore.waitForFeed(count: Int(try committed[0].int(0) ?? 0))
+                let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+                let raw = try await client.execute(uri: "/events?limit=1000", method: .get, headers: bearer(reader)) {
+                    String(buffer: $0.body)
+                }
+                #expect(raw.contains("passkey.registered") && raw.contains("passkey_id"))
+                for hidden in [
+                    "credential_id", "public_key", "user_handle", Base64URL.encode(credential.id), Base64URL.encode(credential.userHandle),
+                ] {
+                    #expect(!raw.contains(hidden), "\(hidden)")
+                }
+                let export = try await client.execute(uri: "/me/export", method: .get, headers: bearer(access)) { String(buffer: $0.body) }
+                #expect(export.contains("passkey.registered") && !export.contains(Base64URL.encode(credential.id)))
+            }
+        }
+    }
+
+    @Test("a deleted account's passkey leaves no lookup row: the key itself is in the sealed events, gone at the purge")
+    func passkeyRowDeleted() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: PasskeyEndpointTests.relyingParty).test(.router) { client in
+                let passkeys = PasskeyEndpointTests()
+                let (access, grant) = try await passkeys.account(client, db)
+                _ = try await passkeys.register(client, SoftAuthenticator(), token: access, grant: grant)
+                #expect(try await db.client.query("SELECT count(*) FROM passkey_credentials")[0].int(0) == 1)
+                #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status == .accepted)
+                #expect(try await db.client.query("SELECT count(*) FROM passkey_credentials")[0].int(0) == 0)
+            }
+        }
+    }
+
+    @Test("a forged passkey challenge writes nothing: no spent challenge is recorded for it")
+    func forgedChallengeWritesNothing() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: PasskeyEndpointTests.relyingParty).test(.router) { client in
+                let passkeys = PasskeyEndpointTests()
+                let (access, grant) = try await passkeys.account(client, db)
+                let authenticator = SoftAuthenticator()
+                let (credential, _) = try await passkeys.register(client, authenticator, token: access, grant: grant)
+                let spentBefore = try await db.client.query("SELECT count(*) FROM spent_passkey_challenges")[0].int(0)
+                for _ in 0..<5 {
+                    let forged = authenticator.getAssertion(credential: credential, challenge: Array(repeating: 9, count: 90))
+                    #expect(
+                        try await call(
+                            client, .post, "/auth/passkey/login", ["credential": try PasskeyEndpointTests.object(forged.jsonBytes())]
+                        ).status == .unauthorized)
+                }
+                #expect(try await db.client.query("SELECT count(*) FROM spent_passkey_challenges")[0].int(0) == spentBefore)
             }
         }
     }

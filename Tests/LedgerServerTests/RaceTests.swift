@@ -8,6 +8,7 @@ import LedgerCore
 import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
+import LedgerWebAuthnTesting
 import NIOCore
 import Testing
 
@@ -41,6 +42,70 @@ struct RaceTests {
                     outcomes.insert("\(holdStatus.code)/\(deletionStatus.code)")
                 }
                 #expect(outcomes.isSubset(of: ["200/409", "410/202"]))
+            }
+        }
+    }
+}
+
+// MARK: - Passkeys
+
+extension RaceTests {
+    @Test("eight concurrent sign-ins with one answer: exactly one session")
+    func concurrentReplay() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: PasskeyEndpointTests.relyingParty).test(.router) { client in
+                let passkeys = PasskeyEndpointTests()
+                let (access, grant) = try await passkeys.account(client, db)
+                let authenticator = SoftAuthenticator()
+                let (credential, _) = try await passkeys.register(client, authenticator, token: access, grant: grant)
+                let options = try await call(client, .post, "/auth/passkey/options")
+                let assertion = authenticator.getAssertion(credential: credential, challenge: try PasskeyEndpointTests.challenge(options))
+                let bytes = assertion.jsonBytes()
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            try await call(client, .post, "/auth/passkey/login", ["credential": try PasskeyEndpointTests.object(bytes)])
+                                .status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .ok }.count == 1 && statuses.filter { $0 == .unauthorized }.count == 7)
+            }
+        }
+    }
+
+    @Test("another account registering the same credential id is 409 passkey_exists, also when both race")
+    func credentialAcrossAccounts() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: PasskeyEndpointTests.relyingParty).test(.router) { client in
+                let passkeys = PasskeyEndpointTests()
+                let ana = try await passkeys.account(client, db, email: "ana@example.com")
+                let bo = try await passkeys.account(client, db, email: "bo@example.com")
+                let authenticator = SoftAuthenticator()
+                let shared = Array(repeating: UInt8(7), count: 32)
+                var bodies: [(access: String, grant: String, bytes: [UInt8])] = []
+                for (access, grant) in [ana, bo] {
+                    let options = try await call(client, .post, "/me/passkeys/options", token: access, reauth: grant)
+                    let made = authenticator.makeCredential(
+                        rpID: PasskeyEndpointTests.rpID, origin: PasskeyEndpointTests.origin,
+                        challenge: try PasskeyEndpointTests.challenge(options), userHandle: try PasskeyEndpointTests.userHandle(options),
+                        credentialID: shared)
+                    bodies.append((access, grant, made.response.jsonBytes()))
+                }
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for body in bodies {
+                        group.addTask {
+                            try await call(
+                                client, .post, "/me/passkeys", ["credential": try PasskeyEndpointTests.object(body.bytes)],
+                                token: body.access, reauth: body.grant
+                            ).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.sorted { $0.code < $1.code } == [.created, .conflict])
+                #expect(try await db.client.query("SELECT count(*) FROM passkey_credentials")[0].int(0) == 1)
             }
         }
     }
