@@ -9,6 +9,7 @@ import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
 import LedgerWebAuthnTesting
+import LedgerWorkers
 import NIOCore
 import Testing
 
@@ -124,6 +125,98 @@ extension AtRestTests {
                         ).status == .unauthorized)
                 }
                 #expect(try await db.client.query("SELECT count(*) FROM spent_passkey_challenges")[0].int(0) == spentBefore)
+            }
+        }
+    }
+}
+
+// MARK: - Two-factor authentication
+
+extension AtRestTests {
+    @Test("the event feed and the export show the two-factor events without the secret")
+    func feedHidesSecret() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(
+                url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: TwoFactorEndpointTests.manyFailures)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let (access, secret) = try await TwoFactorEndpointTests().signUpWithTOTP(client, db, email: "fay@example.com")
+                _ = try await call(client, .post, "/auth/email/login", ["email": "fay@example.com", "password": "violet-harbor-91"])
+                let committed = try await db.client.query("SELECT count(*) FROM events")
+                try await services.eventStore.waitForFeed(count: Int(try committed[0].int(0) ?? 0))
+                let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+                let raw = try await client.execute(uri: "/events?limit=1000", method: .get, headers: bearer(reader)) {
+                    String(buffer: $0.body)
+                }
+                #expect(
+                    raw.contains("mfa.totp_enrolment_started") && raw.contains("mfa.challenge_issued") && raw.contains("mfa.totp_enabled"))
+                let key = try #require(TOTPCodes.secret(fromBase32: secret))
+                #expect(!raw.contains("totp_secret") && !raw.contains(key))
+                #expect(!raw.contains("recovery_codes_sha256") && !raw.contains("link_token"))
+                // The person's own export leaves it out too: a stolen session must not read the seed.
+                let export = try await client.execute(uri: "/me/export", method: .get, headers: bearer(access)) { String(buffer: $0.body) }
+                #expect(export.contains("mfa.totp_enrolment_started") && !export.contains(key) && !export.contains("totp_secret"))
+            }
+        }
+    }
+
+    @Test("a TOTP secret, on and then off again, is never stored in the clear; after a purge nothing can read it back")
+    func totpSecretSealed() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(
+                url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: TwoFactorEndpointTests.manyFailures)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                // As TwoFactorEndpointTests.reauthDisableAndPurge: on, a re-auth by a code, off again.
+                let twoFactor = TwoFactorEndpointTests()
+                let access = try await signUp(client, email: "eve@example.com")
+                let grant = try await emailLinkGrant(client, db, token: access)
+                let (secret, _) = try await twoFactor.enrol(client, db, token: access, grant: grant)
+                db.clock.advance(by: 30)
+                let granted = try await call(client, .post, "/auth/reauth/totp", ["code": try twoFactor.code(secret, db)], token: access)
+                let totpGrant = try #require(granted.string("reauth_token"))
+                let off = try await call(client, .delete, "/me/mfa/totp", token: access, reauth: totpGrant)
+                #expect(off.status == .ok)
+
+                // The secret was never stored in the clear; after a purge nothing can read it back.
+                let raw = try #require(TOTPCodes.secret(fromBase32: secret))
+                let clear = try await db.client.rowsHolding(raw) + (try await db.client.rowsHolding(secret))
+                #expect(clear == 0)
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
+                db.clock.advance(by: services.configuration.policies.purgeDelay + 1)
+                _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
+                let history = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID)))
+                #expect(history.allSatisfy { $0.payload == nil || $0.type == "account.purged" })
+            }
+        }
+    }
+
+    @Test("a purge deletes the attempt counters named after the account")
+    func countersPurged() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(
+                url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: TwoFactorEndpointTests.fiveADay)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                // As TwoFactorEndpointTests.dailyCapPerSession: wrong TOTP re-auths, then a sign-in with both factors.
+                let twoFactor = TwoFactorEndpointTests()
+                let (access, secret) = try await twoFactor.signUpWithTOTP(client, db, email: "ed@example.com")
+                db.clock.advance(by: 30)
+                for _ in 0..<5 {
+                    _ = try await call(
+                        client, .post, "/auth/reauth/totp", ["code": try twoFactor.code(secret, db, steps: 7)], token: access)
+                }
+                let login = ["email": "ed@example.com", "password": "violet-harbor-91"]
+                let token = try twoFactor.mfaToken(try await call(client, .post, "/auth/email/login", login))
+                #expect(try await twoFactor.verify(client, token, code: try twoFactor.code(secret, db)).status == .ok)
+
+                // The counters named after the account go with a purge.
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                let counted = "SELECT count(*) FROM login_throttle WHERE key LIKE '%' || $1"
+                #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) ?? 0 > 0)
+                let grant = try await emailLinkGrant(client, db, token: access)
+                #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
+                db.clock.advance(by: services.configuration.policies.purgeDelay + 1)
+                _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
+                #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) == 0)
             }
         }
     }

@@ -135,7 +135,7 @@ struct RecoveryTests {
 
     @Test("TOTP turned on by a second session (the phished password) before the stolen one moves the email is off after the revert")
     func revertTOTPOfSecondSession() async throws {
-        try await TwoFactorEndpointTests().withApp { client, providers, _ in
+        try await TwoFactorEndpointTests().withApp { client, providers in
             let db = providers.db
             _ = try await owner(client, db)
             // Session A, the owner's, is the one stolen; session B the intruder's, by the phished
@@ -160,7 +160,7 @@ struct RecoveryTests {
 
     @Test("recovery codes the stolen session replaced, TOTP on for days before, are the intruder's: the revert turns TOTP off")
     func revertRecoveryCodesOfStolenSession() async throws {
-        try await TwoFactorEndpointTests().withApp { client, providers, _ in
+        try await TwoFactorEndpointTests().withApp { client, providers in
             let db = providers.db
             let twoFactor = TwoFactorEndpointTests()
             let first = try await owner(client, db)
