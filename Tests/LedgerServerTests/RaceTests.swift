@@ -8,6 +8,7 @@ import LedgerCore
 import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
+import LedgerWebAuthnTesting
 import NIOCore
 import Testing
 
@@ -87,6 +88,200 @@ struct RaceTests {
                 #expect(statuses.filter { $0 == .gone }.count == 7)
                 let sessions = try await db.client.query("SELECT count(*) FROM sessions")
                 #expect(try sessions[0].int(0) == 1)
+            }
+        }
+    }
+}
+
+// MARK: - Passkeys
+
+extension RaceTests {
+    @Test("eight concurrent sign-ins with one answer: exactly one session")
+    func concurrentReplay() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: PasskeyEndpointTests.relyingParty).test(.router) { client in
+                let passkeys = PasskeyEndpointTests()
+                let (access, grant) = try await passkeys.account(client, db)
+                let authenticator = SoftAuthenticator()
+                let (credential, _) = try await passkeys.register(client, authenticator, token: access, grant: grant)
+                let options = try await call(client, .post, "/auth/passkey/options")
+                let assertion = authenticator.getAssertion(credential: credential, challenge: try PasskeyEndpointTests.challenge(options))
+                let bytes = assertion.jsonBytes()
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            try await call(client, .post, "/auth/passkey/login", ["credential": try PasskeyEndpointTests.object(bytes)])
+                                .status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .ok }.count == 1 && statuses.filter { $0 == .unauthorized }.count == 7)
+            }
+        }
+    }
+
+    @Test("another account registering the same credential id is 409 passkey_exists, also when both race")
+    func credentialAcrossAccounts() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: PasskeyEndpointTests.relyingParty).test(.router) { client in
+                let passkeys = PasskeyEndpointTests()
+                let ana = try await passkeys.account(client, db, email: "ana@example.com")
+                let bo = try await passkeys.account(client, db, email: "bo@example.com")
+                let authenticator = SoftAuthenticator()
+                let shared = Array(repeating: UInt8(7), count: 32)
+                var bodies: [(access: String, grant: String, bytes: [UInt8])] = []
+                for (access, grant) in [ana, bo] {
+                    let options = try await call(client, .post, "/me/passkeys/options", token: access, reauth: grant)
+                    let made = authenticator.makeCredential(
+                        rpID: PasskeyEndpointTests.rpID, origin: PasskeyEndpointTests.origin,
+                        challenge: try PasskeyEndpointTests.challenge(options), userHandle: try PasskeyEndpointTests.userHandle(options),
+                        credentialID: shared)
+                    bodies.append((access, grant, made.response.jsonBytes()))
+                }
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for body in bodies {
+                        group.addTask {
+                            try await call(
+                                client, .post, "/me/passkeys", ["credential": try PasskeyEndpointTests.object(body.bytes)],
+                                token: body.access, reauth: body.grant
+                            ).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.sorted { $0.code < $1.code } == [.created, .conflict])
+                #expect(try await db.client.query("SELECT count(*) FROM passkey_credentials")[0].int(0) == 1)
+            }
+        }
+    }
+}
+
+// MARK: - Two-factor authentication
+
+extension RaceTests {
+    @Test("wrong codes racing past the day's limit tell the owner once; a session's re-auths reaching its own day tell them too")
+    func limitAlertOnceUnderRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: TwoFactorEndpointTests.fiveADay).test(.router) { client in
+                let twoFactor = TwoFactorEndpointTests()
+                let (access, secret) = try await twoFactor.signUpWithTOTP(client, db, email: "gil@example.com")
+                db.clock.advance(by: 30)
+                let login = ["email": "gil@example.com", "password": "violet-harbor-91"]
+                var tokens: [String] = []
+                for _ in 0..<3 { tokens.append(try twoFactor.mfaToken(try await call(client, .post, "/auth/email/login", login))) }
+                let wrong = try twoFactor.code(secret, db, steps: 7)
+                // Twelve wrong codes at once over three challenges: five are admitted, one of them spends the day.
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for index in 0..<12 {
+                        let token = tokens[index % 3]
+                        group.addTask { try await twoFactor.verify(client, token, code: wrong).status }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .unauthorized || $0 == .gone }.count == 5)
+                #expect(statuses.filter { $0 == .tooManyRequests }.count == 7)
+                #expect(try await twoFactor.limitAlerts(db).map { $0["during"] } == ["sign_in"])
+                #expect(try await TwoFactorEndpointTests.limitEvents(db) == 1)
+                // Later refusals do not tell the owner again.
+                let refused = try await twoFactor.verify(
+                    client, try twoFactor.mfaToken(try await call(client, .post, "/auth/email/login", login)), code: wrong)
+                #expect(refused.status == .tooManyRequests)
+                #expect(try await twoFactor.limitAlerts(db).count == 1)
+
+                // A session guessing re-auth codes spends its own day, and that tells the owner too.
+                for _ in 0..<5 {
+                    #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: access).status == .unauthorized)
+                }
+                #expect(try await twoFactor.limitAlerts(db).map { $0["during"] } == ["sign_in", "reauth"])
+                #expect(try await TwoFactorEndpointTests.limitEvents(db) == 2)
+
+                // Without two-factor, wrong TOTP re-auths guess nothing: they are capped all the
+                // same, and tell no one (else a session holder could fill the owner's mailbox).
+                let plain = try await signUp(client, email: "hal@example.com")
+                _ = try await emailLinkGrant(client, db, token: plain)  // verifies the address
+                for _ in 0..<5 {
+                    #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: plain).status == .unauthorized)
+                }
+                #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: plain).status == .tooManyRequests)
+                #expect(try await twoFactor.limitAlerts(db).count == 2)
+                #expect(try await TwoFactorEndpointTests.limitEvents(db) == 2)
+            }
+        }
+    }
+
+    @Test("the day's last attempt tells the owner even when it fails another way: its challenge expired while it was counted")
+    func limitAlertWhenTheChallengeEnds() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db, configure: TwoFactorEndpointTests.fiveADay).test(.router) { client in
+                let twoFactor = TwoFactorEndpointTests()
+                let (access, secret) = try await twoFactor.signUpWithTOTP(client, db, email: "ivy@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                db.clock.advance(by: 30)
+                let login = ["email": "ivy@example.com", "password": "violet-harbor-91"]
+                let wrong = try twoFactor.code(secret, db, steps: 7)
+                let first = try twoFactor.mfaToken(try await call(client, .post, "/auth/email/login", login))
+                for _ in 0..<4 { #expect(try await twoFactor.verify(client, first, code: wrong).status == .unauthorized) }
+
+                // The day's fifth code passes the challenge's first look, then waits to be counted
+                // (the day's counter row is locked) while its challenge's 5 minutes run out.
+                let second = try twoFactor.mfaToken(try await call(client, .post, "/auth/email/login", login))
+                let holding = AsyncStream<Void>.makeStream()
+                let release = AsyncStream<Void>.makeStream()
+                let holder = Task {
+                    try await db.client.transaction { connection in
+                        _ = try await connection.query(
+                            "SELECT 1 FROM login_throttle WHERE key = $1 FOR UPDATE", [.text("mfa:" + accountID)])
+                        holding.continuation.yield()
+                        for await _ in release.stream { return }
+                    }
+                }
+                for await _ in holding.stream { break }
+                let fifth = Task { try await twoFactor.verify(client, second, code: wrong).status }
+                try await db.waitForLockWaits(1)
+                db.clock.advance(by: 301)
+                release.continuation.yield()
+                try await holder.value
+                #expect(try await fifth.value == .gone)
+                // Counted, and refused for the challenge's time, it still spends the day and tells the owner.
+                #expect(try await twoFactor.limitAlerts(db).map { $0["during"] } == ["sign_in"])
+                let third = try twoFactor.mfaToken(try await call(client, .post, "/auth/email/login", login))
+                #expect(try await twoFactor.verify(client, third, code: try twoFactor.code(secret, db)).status == .tooManyRequests)
+            }
+        }
+    }
+}
+
+// MARK: - Recovery after a takeover
+
+extension RaceTests {
+    @Test("two racing reverts of one link: exactly one undoes the change, the other is 410")
+    func revertRace() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await testApplication(db).test(.router) { client in
+                let access = try await RecoveryTests().owner(client, db)
+                let grant = try await passwordGrant(client, token: access)
+                #expect(
+                    try await call(
+                        client, .post, "/auth/email/request-change", ["new_email": "eve@example.com"], token: access, reauth: grant
+                    )
+                    .status == .accepted)
+                let confirm = try #require(try await outboxMessage(db, template: "email_change_confirm").token)
+                #expect(try await call(client, .post, "/auth/email/confirm-change", ["token": confirm]).status == .ok)
+                let revert = try #require(try await outboxMessage(db, template: "email_changed_notice").token)
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for index in 0..<8 {
+                        group.addTask {
+                            try await call(
+                                client, .post, "/auth/email/revert", ["token": revert, "new_password": "amber-orchard-5\(index)"]
+                            ).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .ok }.count == 1 && statuses.filter { $0 == .gone }.count == 7)
+                let reverted = try await db.storedEventCount(type: "email.reverted")
+                #expect(reverted == 1)
             }
         }
     }

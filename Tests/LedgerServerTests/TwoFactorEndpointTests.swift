@@ -13,23 +13,26 @@ import Testing
 
 @Suite("HTTP: two-factor authentication", .timeLimit(.minutes(10)))
 struct TwoFactorEndpointTests {
-    typealias Providers = ProviderEndpointTests.Providers<TestDatabase>
+    typealias Providers = ProviderEndpointTests.Providers<MemoryBackend>
 
     func withApp(
-        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = { $0.policies.loginMaxFailures = 50 },
-        _ body: @escaping @Sendable (any TestClientProtocol, Providers, LedgerServices) async throws -> Void
+        configure: @escaping @Sendable (inout LedgerConfiguration) -> Void = Self.manyFailures,
+        _ body: @escaping @Sendable (any TestClientProtocol, Providers) async throws -> Void
     ) async throws {
-        try await TestPostgres.withDatabase { db in
+        try await MemoryBackend.with { db in
             let providers = try await Providers.make(db)
-            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey) {
+            let services = try db.dependencies {
                 providers.trust(&$0)
                 configure(&$0)
             }
             try await Application(router: buildRouter(services)).test(.router) { client in
-                try await body(client, providers, services)
+                try await body(client, providers)
             }
         }
     }
+
+    /// Sign-in failures that never lock the password (the suite's default).
+    static let manyFailures: @Sendable (inout LedgerConfiguration) -> Void = { $0.policies.loginMaxFailures = 50 }
 
     /// The authenticator app: the code of now (or `steps` later).
     func code(_ base32: String, _ db: some TestBackend, steps: Int64 = 0) throws -> String {
@@ -82,7 +85,7 @@ struct TwoFactorEndpointTests {
         "enrolment takes re-auth and a first code; then a password sign-in steps up: a code of a new step once, a recovery code once, never a replay"
     )
     func passwordStepUp() async throws {
-        try await withApp { client, providers, _ in
+        try await withApp { client, providers in
             let db = providers.db
             let access = try await signUp(client, email: "ana@example.com")
             // Without a grant, 403 first (as every sensitive call), whatever else stands in the way.
@@ -133,7 +136,7 @@ struct TwoFactorEndpointTests {
 
     @Test("turning TOTP on, new recovery codes and turning it off each tell the verified address, with nothing of the secret or the codes")
     func changesAlertTheOwner() async throws {
-        try await withApp { client, providers, _ in
+        try await withApp { client, providers in
             let db = providers.db
             let access = try await signUp(client, email: "fay@example.com")
             let grant = try await emailLinkGrant(client, db, token: access)
@@ -150,16 +153,14 @@ struct TwoFactorEndpointTests {
             #expect(sent.map { $0["change"] } == ["enabled", "recovery_codes_regenerated", "disabled"])
             #expect(sent.allSatisfy { $0["to"] == "fay@example.com" && $0["changed_at"] == RFC3339.format(db.clock.now()) })
             #expect(sent.allSatisfy { $0["secure_account"]?.contains("change your password") == true })
-            let all = try await db.client.query(
-                "SELECT coalesce(string_agg(to_jsonb(o)::text, ' '), '') FROM outbox o WHERE template = 'two_factor_changed'")
-            let everything = all[0].string(0) ?? ""
+            let everything = try await db.queuedMessages(template: "two_factor_changed").map { "\($0)" }.joined(separator: " ")
             #expect(!everything.contains(secret) && !(recovery + newCodes).contains { everything.contains($0) })
         }
     }
 
     @Test("five wrong codes end the mfa_token (410), and so do 5 minutes")
     func challengeEnds() async throws {
-        try await withApp { client, providers, _ in
+        try await withApp { client, providers in
             let db = providers.db
             let (_, secret) = try await signUpWithTOTP(client, db, email: "bo@example.com")
             db.clock.advance(by: 30)
@@ -185,7 +186,7 @@ struct TwoFactorEndpointTests {
     )
     func throttled() async throws {
         let defaults: @Sendable (inout LedgerConfiguration) -> Void = { _ in }
-        try await withApp(configure: defaults) { client, providers, _ in
+        try await withApp(configure: defaults) { client, providers in
             let db = providers.db
             let access = try await signUp(client, email: "cy@example.com")
             let (secret, recovery) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
@@ -220,7 +221,7 @@ struct TwoFactorEndpointTests {
     )
     func dailyCap() async throws {
         let defaults: @Sendable (inout LedgerConfiguration) -> Void = { _ in }
-        try await withApp(configure: defaults) { client, providers, _ in
+        try await withApp(configure: defaults) { client, providers in
             let db = providers.db
             let access = try await signUp(client, email: "di@example.com")
             let (secret, recovery) = try await enrol(client, db, token: access, grant: try await emailLinkGrant(client, db, token: access))
@@ -248,7 +249,7 @@ struct TwoFactorEndpointTests {
                         "during": "sign_in", "secure_account": ImpliedMessages.secureAccountAdvice,
                     ]
                 ])
-            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 1)
+            #expect(try await Self.limitEvents(db) == 1)
             // The owner's recovery codes are not capped by the day: a guesser cannot close that way in.
             #expect(try await verify(client, token, recovery: recovery[0]).string("access_token") != nil)
             db.clock.advance(by: lockEnds.timeIntervalSince(db.clock.now()) + 1)
@@ -258,110 +259,26 @@ struct TwoFactorEndpointTests {
     }
 
     /// The alerts of `template` queued, in order, each as its details and its recipient (`to`).
-    static func alerts(_ db: TestDatabase, template: String) async throws -> [[String: String]] {
-        let rows = try await db.client.query(
-            "SELECT recipient, details FROM outbox WHERE template = $1 ORDER BY created_at, xmin::text::bigint", [.text(template)])
-        return rows.rows.compactMap { row in
-            var details = row.string(1).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
-            details?["to"] = row.string(0)
+    static func alerts(_ db: some TestBackend, template: String) async throws -> [[String: String]] {
+        try await db.queuedMessages(template: template).compactMap { message in
+            var details = message.details
+            details?["to"] = message.to
             return details
         }
     }
 
-    func limitAlerts(_ db: TestDatabase) async throws -> [[String: String]] {
+    func limitAlerts(_ db: some TestBackend) async throws -> [[String: String]] {
         try await Self.alerts(db, template: "two_factor_limit_reached")
     }
 
-    static let limitEvents = "SELECT count(*) FROM events WHERE event_type = 'mfa.daily_limit_reached'"
-
-    @Test("wrong codes racing past the day's limit tell the owner once; a session's re-auths reaching its own day tell them too")
-    func limitAlertOnceUnderRace() async throws {
-        try await withApp(configure: Self.fiveADay) { client, providers, _ in
-            let db = providers.db
-            let (access, secret) = try await signUpWithTOTP(client, db, email: "gil@example.com")
-            db.clock.advance(by: 30)
-            let login = ["email": "gil@example.com", "password": "violet-harbor-91"]
-            var tokens: [String] = []
-            for _ in 0..<3 { tokens.append(try mfaToken(try await call(client, .post, "/auth/email/login", login))) }
-            let wrong = try code(secret, db, steps: 7)
-            // Twelve wrong codes at once over three challenges: five are admitted, one of them spends the day.
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for index in 0..<12 {
-                    let token = tokens[index % 3]
-                    group.addTask { try await verify(client, token, code: wrong).status }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            #expect(statuses.filter { $0 == .unauthorized || $0 == .gone }.count == 5)
-            #expect(statuses.filter { $0 == .tooManyRequests }.count == 7)
-            #expect(try await limitAlerts(db).map { $0["during"] } == ["sign_in"])
-            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 1)
-            // Later refusals do not tell the owner again.
-            let refused = try await verify(client, try mfaToken(try await call(client, .post, "/auth/email/login", login)), code: wrong)
-            #expect(refused.status == .tooManyRequests)
-            #expect(try await limitAlerts(db).count == 1)
-
-            // A session guessing re-auth codes spends its own day, and that tells the owner too.
-            for _ in 0..<5 {
-                #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: access).status == .unauthorized)
-            }
-            #expect(try await limitAlerts(db).map { $0["during"] } == ["sign_in", "reauth"])
-            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 2)
-
-            // Without two-factor, wrong TOTP re-auths guess nothing: they are capped all the
-            // same, and tell no one (else a session holder could fill the owner's mailbox).
-            let plain = try await signUp(client, email: "hal@example.com")
-            _ = try await emailLinkGrant(client, db, token: plain)  // verifies the address
-            for _ in 0..<5 {
-                #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: plain).status == .unauthorized)
-            }
-            #expect(try await call(client, .post, "/auth/reauth/totp", ["code": wrong], token: plain).status == .tooManyRequests)
-            #expect(try await limitAlerts(db).count == 2)
-            #expect(try await db.client.query(Self.limitEvents)[0].int(0) == 2)
-        }
-    }
-
-    @Test("the day's last attempt tells the owner even when it fails another way: its challenge expired while it was counted")
-    func limitAlertWhenTheChallengeEnds() async throws {
-        try await withApp(configure: Self.fiveADay) { client, providers, _ in
-            let db = providers.db
-            let (access, secret) = try await signUpWithTOTP(client, db, email: "ivy@example.com")
-            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
-            db.clock.advance(by: 30)
-            let login = ["email": "ivy@example.com", "password": "violet-harbor-91"]
-            let wrong = try code(secret, db, steps: 7)
-            let first = try mfaToken(try await call(client, .post, "/auth/email/login", login))
-            for _ in 0..<4 { #expect(try await verify(client, first, code: wrong).status == .unauthorized) }
-
-            // The day's fifth code passes the challenge's first look, then waits to be counted
-            // (the day's counter row is locked) while its challenge's 5 minutes run out.
-            let second = try mfaToken(try await call(client, .post, "/auth/email/login", login))
-            let holding = AsyncStream<Void>.makeStream()
-            let release = AsyncStream<Void>.makeStream()
-            let holder = Task {
-                try await db.client.transaction { connection in
-                    _ = try await connection.query("SELECT 1 FROM login_throttle WHERE key = $1 FOR UPDATE", [.text("mfa:" + accountID)])
-                    holding.continuation.yield()
-                    for await _ in release.stream { return }
-                }
-            }
-            for await _ in holding.stream { break }
-            let fifth = Task { try await verify(client, second, code: wrong).status }
-            try await db.waitForLockWaits(1)
-            db.clock.advance(by: 301)
-            release.continuation.yield()
-            try await holder.value
-            #expect(try await fifth.value == .gone)
-            // Counted, and refused for the challenge's time, it still spends the day and tells the owner.
-            #expect(try await limitAlerts(db).map { $0["during"] } == ["sign_in"])
-            let third = try mfaToken(try await call(client, .post, "/auth/email/login", login))
-            #expect(try await verify(client, third, code: try code(secret, db)).status == .tooManyRequests)
-        }
+    /// How many times a day's limit of second-factor attempts was reached (`mfa.daily_limit_reached`).
+    static func limitEvents(_ db: some TestBackend) async throws -> Int {
+        try await db.storedEventCount(type: "mfa.daily_limit_reached")
     }
 
     @Test("wrong TOTP re-auths spend their session's day, not the owner's sign-ins; a purge deletes the account's counters")
     func dailyCapPerSession() async throws {
-        try await withApp(configure: Self.fiveADay) { client, providers, services in
+        try await withApp(configure: Self.fiveADay) { client, providers in
             let db = providers.db
             let (access, secret) = try await signUpWithTOTP(client, db, email: "ed@example.com")
             db.clock.advance(by: 30)
@@ -378,22 +295,13 @@ struct TwoFactorEndpointTests {
             let fresh = try #require(session.string("access_token"))
             db.clock.advance(by: 30)
             #expect(try await call(client, .post, "/auth/reauth/totp", ["code": try code(secret, db)], token: fresh).status == .ok)
-
-            // The counters named after the account go with a purge.
-            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
-            let counted = "SELECT count(*) FROM login_throttle WHERE key LIKE '%' || $1"
-            #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) ?? 0 > 0)
-            let grant = try await emailLinkGrant(client, db, token: access)
-            #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
-            db.clock.advance(by: services.configuration.policies.purgeDelay + 1)
-            _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
-            #expect(try await db.client.query(counted, [.text(accountID)])[0].int(0) == 0)
+            // That the counters named after the account go with a purge: AtRestTests.countersPurged.
         }
     }
 
     @Test("every sign-in method steps up: Apple, Google, a phone code; a link_token sign-in links its identity after the second factor")
     func everyMethod() async throws {
-        try await withApp { client, providers, _ in
+        try await withApp { client, providers in
             let db = providers.db
             let access = try #require(
                 try await call(
@@ -444,7 +352,7 @@ struct TwoFactorEndpointTests {
         "re-auth by TOTP: offered once on, a fresh code grants, the same code again does not; off again, sign-ins need one factor; a purge leaves no secret"
     )
     func reauthDisableAndPurge() async throws {
-        try await withApp { client, providers, services in
+        try await withApp { client, providers in
             let db = providers.db
             let access = try await signUp(client, email: "eve@example.com")
             let grant = try await emailLinkGrant(client, db, token: access)
@@ -465,37 +373,8 @@ struct TwoFactorEndpointTests {
             #expect(login.string("access_token") != nil)
             #expect(
                 try await call(client, .post, "/auth/reauth/totp", ["code": try code(secret, db)], token: access).status == .unauthorized)
-
-            // The secret was never stored in the clear; after a purge nothing can read it back.
-            let raw = try #require(TOTPCodes.secret(fromBase32: secret))
-            let clear = try await db.client.rowsHolding(raw) + (try await db.client.rowsHolding(secret))
-            #expect(clear == 0)
-            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
-            #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
-            db.clock.advance(by: services.configuration.policies.purgeDelay + 1)
-            _ = try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce()
-            let history = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID)))
-            #expect(history.allSatisfy { $0.payload == nil || $0.type == "account.purged" })
+            // That the secret is never stored in the clear, and unreadable after a purge: AtRestTests.totpSecretSealed.
         }
     }
 
-    @Test("the event feed and the export show the two-factor events without the secret")
-    func feedHidesSecret() async throws {
-        try await withApp { client, providers, services in
-            let db = providers.db
-            let (access, secret) = try await signUpWithTOTP(client, db, email: "fay@example.com")
-            _ = try await call(client, .post, "/auth/email/login", ["email": "fay@example.com", "password": "violet-harbor-91"])
-            let committed = try await db.client.query("SELECT count(*) FROM events")
-            try await services.eventStore.waitForFeed(count: Int(try committed[0].int(0) ?? 0))
-            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
-            let raw = try await client.execute(uri: "/events?limit=1000", method: .get, headers: bearer(reader)) { String(buffer: $0.body) }
-            #expect(raw.contains("mfa.totp_enrolment_started") && raw.contains("mfa.challenge_issued") && raw.contains("mfa.totp_enabled"))
-            let key = try #require(TOTPCodes.secret(fromBase32: secret))
-            #expect(!raw.contains("totp_secret") && !raw.contains(key))
-            #expect(!raw.contains("recovery_codes_sha256") && !raw.contains("link_token"))
-            // The person's own export leaves it out too: a stolen session must not read the seed.
-            let export = try await client.execute(uri: "/me/export", method: .get, headers: bearer(access)) { String(buffer: $0.body) }
-            #expect(export.contains("mfa.totp_enrolment_started") && !export.contains(key) && !export.contains("totp_secret"))
-        }
-    }
 }
