@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The link pages in a real browser (issue 26): installs Debian's chromium and chromium-driver
+# The link pages in a real browser (docs/accounts.md, "The pages behind the email links"): installs Debian's chromium and chromium-driver
 # and the pinned selenium (scripts/browser-requirements.txt) into .build/browser-venv, makes a
 # fresh database on the cluster of scripts/test.sh (PG_CLUSTER_PORT), and runs
 # scripts/browser_tests.py against `ledger serve`. Screenshots go to .build/screenshots/.

@@ -1,4 +1,4 @@
-"""Passkeys in a real browser (issue 45): Chromium's virtual authenticator (CTAP2, internal,
+"""Passkeys in a real browser: Chromium's virtual authenticator (CTAP2, internal,
 resident keys, user verification) driven by selenium, registering and signing in from a page on
 the service's own origin with `PublicKeyCredential.parseCreationOptionsFromJSON`,
 `parseRequestOptionsFromJSON` and `toJSON()`, exactly as a web app would.

@@ -1,4 +1,4 @@
-"""The link pages in a real browser (issue 26): Debian's chromium driven by selenium.
+"""The link pages in a real browser: Debian's chromium driven by selenium.
 
 Starts `ledger serve` (the binary and DATABASE_URL from the environment) with a delivery
 webhook that this script receives, so the links the service sends are the ones the browser

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Event consumers with their own libraries (issue 44): installs the pinned standardwebhooks, svix,
+# Event consumers with their own libraries: installs the pinned standardwebhooks, svix,
 # cloudevents and openapi-python-client (scripts/consumer-requirements.txt) into
 # .build/consumer-venv, makes a fresh database on the cluster of scripts/test.sh
 # (PG_CLUSTER_PORT), and runs scripts/consumer_tests.py against `ledger serve`.

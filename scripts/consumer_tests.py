@@ -1,4 +1,4 @@
-"""Event consumers with their own libraries (issue 44): what a backend team uses, not code of ours.
+"""Event consumers with their own libraries: what a backend team uses, not code of ours.
 
 Starts `ledger serve` (the binary and DATABASE_URL from the environment) and checks:
 - openapi.yaml generates a client with openapi-python-client without a warning, and that client

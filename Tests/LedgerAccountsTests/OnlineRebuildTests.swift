@@ -11,7 +11,7 @@ import Testing
 
 @testable import LedgerAccountsPostgres
 
-/// `ledger projections rebuild` while commands run (issue 27, part 2): fresh tables beside the
+/// `ledger projections rebuild` while commands run (docs/operations.md): fresh tables beside the
 /// live ones, caught up from the feed, swapped in under a lock that waits at most a moment.
 @Suite("Accounts: projections rebuild while the service runs", .timeLimit(.minutes(10)))
 struct OnlineRebuildTests {

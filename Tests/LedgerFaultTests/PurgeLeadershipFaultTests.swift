@@ -12,8 +12,8 @@ import NIOCore
 import NIOFoundationCompat
 import Testing
 
-/// The purge with several `ledger serve` processes on one database (API.md "Delivery: email,
-/// SMS and the purge, out of the box"): one leads, another takes over after `kill -9`, and
+/// The purge with several `ledger serve` processes on one database (docs/operations.md, the
+/// purge's leadership): one leads, another takes over after `kill -9`, and
 /// `ledger purge` does what the leader's passes do.
 @Suite("Purge leadership across `ledger serve` processes", .serialized, .timeLimit(.minutes(10)))
 struct PurgeLeadershipFaultTests {

@@ -205,7 +205,7 @@ struct AuthEndpointTests {
                     #expect(errors?.map { $0["code"] ?? "" } == ["invalid_email", "too_short", "too_common", "all_digits"])
                     #expect(errors?.first?["field"] == "email")
                 }
-                // A lone bad address is API.md's own answer: 422 invalid_email, top level.
+                // A lone bad address is answered 422 invalid_email, top level (openapi.yaml; docs/architecture.md).
                 let lone = try await call(client, .post, "/auth/email/signup", ["email": "x", "password": "violet-harbor-91"])
                 #expect(lone.status == .unprocessableContent && lone.string("error") == "invalid_email")
                 #expect(lone.string("message") == "Enter a valid email address.")

@@ -7,8 +7,8 @@ import LedgerServer
 import LedgerTestSupport
 import Testing
 
-/// Issue 40's attacks, tried as an attacker with a stolen access token and one factor would
-/// (API.md "Recovery and notices"), and the owner's way back.
+/// The takeover attacks, tried as an attacker with a stolen access token and one factor would
+/// (docs/accounts.md, "Recovery after a takeover"), and the owner's way back.
 @Suite("HTTP: recovery after a takeover", .timeLimit(.minutes(10)))
 struct RecoveryTests {
     typealias Providers = ProviderEndpointTests.Providers

@@ -275,7 +275,7 @@ struct DeliveryDispatcherTests {
                 // Under the signature: a receiver refuses an old one (a replay).
                 "sent_at": RFC3339.format(clock.now()),
             ])
-        // API.md's "X-Ledger-Signature (HMAC-SHA256)": the hex MAC of the raw body, nothing else.
+        // `X-Ledger-Signature` (docs/event-consumers.md): the hex HMAC-SHA256 of the raw body, nothing else.
         #expect(signature == Hex.encode(HMACSHA256.authenticate(key: Array("s3cret".utf8), message: body)))
         #expect(signature.count == 64 && signature == signature.lowercased())
         // And Standard Webhooks' headers, the message's id being the same on every retry.

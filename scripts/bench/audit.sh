@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Audit and operations benchmarks (issue 7) against a release build and a private local
+# Audit and operations benchmarks against a release build and a private local
 # PostgreSQL (default durability):
 #   1. `ledger projections rebuild` of 1,010,000 account events (10,000 accounts x 100 events,
 #      written by `ledger-bench history`, and the long account below): events/s as the command

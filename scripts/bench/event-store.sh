@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Event-store benchmarks (issue 2) beside the same run's PostgreSQL ceiling
+# Event-store benchmarks beside the same run's PostgreSQL ceiling
 # (../shared/bench/pg-ceiling) on a private local cluster with default durability.
 #
 #   scripts/bench/event-store.sh [SECONDS]     # default 15 s per measurement

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Event API benchmarks (issue 7) against a release build and a private local PostgreSQL
+# Event API benchmarks against a release build and a private local PostgreSQL
 # (default durability): GET /events read over HTTP through 1,000,000 events (10,000 a page,
 # following next_cursor), and the same 1,000,000 events through GET /events/stream (SSE).
 # The in-process feed read of the same events (`ledger-bench feed`) is printed beside them.
@@ -44,7 +44,7 @@ def pages(cloud=False):
         cursor = body[start:body.index(b'"', start)].decode()
 
 pages()  # warm the caches once
-# The plain and the CloudEvents form alternately, twice, in one run (issue 44: CloudEvents >= 0.8 of plain).
+# The plain and the CloudEvents form alternately, twice, in one run (CloudEvents >= 0.8 of plain).
 rates = {False: [], True: []}
 for cloud in (False, True, False, True):
     started = time.monotonic()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27, part 4: how the costs grow with the store. The same measurements as the 1-million
+# How the costs grow with the store. The same measurements as the 1-million
 # figures on a store of ACCOUNTS x 100 account events (default 100,000 x 100 = 10,000,000) plus
 # one 10,000-event account: writing them (`ledger-bench history`), `ledger projections rebuild`,
 # the global feed read, single-event appends at 8 writers beside the same run's ceiling, and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sign-ins during a sign-up flood (issue 22): FLOODERS clients sign up new accounts as fast as
+# Sign-ins during a sign-up flood: FLOODERS clients sign up new accounts as fast as
 # the service answers, each request from an address of its own (X-Forwarded-For from the trusted
 # loopback, below every per-address limit), while 4 clients sign in to existing accounts; the
 # sign-ins' latency is the figure (target: p99 ≤ 2 s). Release build, default scrypt cost

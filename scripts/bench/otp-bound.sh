@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An upper bound for the OTP benchmark (issue 4) on this machine, whatever the service's design:
+# An upper bound for the OTP benchmark on this machine, whatever the service's design:
 # PostgreSQL alone doing the writes of OTP request + verify pairs, group-committed B pairs to a
 # transaction (as if the service batched requests across connections), with pgbench; beside
 # the same run's single-row INSERT ceiling at 32 clients, and with wrk installed, the HTTP-only

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OTP benchmark (issue 4): request + verify pairs/s at 32 connections over HTTP against a release
+# OTP benchmark: request + verify pairs/s at 32 connections over HTTP against a release
 # build on a private local PostgreSQL (default durability), beside the same run's pgbench
 # single-row INSERT ceiling at 32 clients. Codes reach the load generator the way they reach a
 # real SMS bridge: through the delivery webhook.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 45: passkey sign-ins per second (options, an ES256 assertion from a software
+# Passkey sign-ins per second (options, an ES256 assertion from a software
 # authenticator, login: the whole ceremony over HTTP, each verified end to end by the service)
 # beside password sign-ins (scrypt at the production cost) of the same accounts, in one run,
 # against a release build and a private local PostgreSQL (default durability), in the production

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Purges under write load (issue 22): ACCOUNTS deleted accounts (~23 events each) purged by one
+# Purges under write load: ACCOUNTS deleted accounts (~23 events each) purged by one
 # worker, then by two, while 4 writers append single events and a consumer follows the global
 # feed; the figure is the longest gap the consumer sees between two deliveries (a purge's
 # transaction holds every consumer back while it runs). Release build, private cluster with

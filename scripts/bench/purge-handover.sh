@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The purge's handover after `kill -9` (issue 41): two `ledger serve` on one database, both ready
+# The purge's handover after `kill -9`: two `ledger serve` on one database, both ready
 # to run the purge; the one running it (`ledger_purge_leader 1` on /metrics) is killed with
 # SIGKILL, and the figure is the time until the other's /metrics says it runs it. Each run
 # first waits a random part of the followers' retry period, so the kill falls anywhere in their

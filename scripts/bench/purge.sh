@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Purge benchmark (issue 6): ACCOUNTS deleted accounts of ~20 events each, due for purge, purged
+# Purge benchmark: ACCOUNTS deleted accounts of ~20 events each, due for purge, purged
 # with one worker, then as many again with two workers; release build, private cluster with
 # default durability.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hot reads (issue 42): GET /me/auth-methods, POST /sessions/introspect, GET /me and
+# The hot reads: GET /me/auth-methods, POST /sessions/introspect, GET /me and
 # GET /me/sessions, each beside GET /healthz in the same run, at 8 / 64 / 256 wrk connections,
 # against release builds in the production configuration (no --dev: a delivery webhook,
 # LOG_LEVEL info with its access line per request), on a private PostgreSQL reached over its

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27, part 2: `ledger projections rebuild` while commands run. A store of ACCOUNTS x 100
+# `ledger projections rebuild` while commands run. A store of ACCOUNTS x 100
 # account events (`ledger-bench history`; default 10,000 x 100 = 1,000,000), projected once by a
 # quiet rebuild; then `ledger-bench rebuild`: 8 writers edit profiles through the service's
 # command path for BASELINE seconds without a rebuild, then again during a rebuild, and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Emails per second through a local SMTP server (issue 41): the service's SMTP sink
+# Emails per second through a local SMTP server: the service's SMTP sink
 # (`ledger-bench smtp`: templates' stand-in, MIME, libcurl on its thread pool) at 1 and 8
 # connections, beside a Python smtplib loop (scripts/bench/smtp-client.py) against the same
 # server in the same run. The server is scripts/smtp-server.py (aiosmtpd, one Python process)

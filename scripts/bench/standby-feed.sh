@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27, part 3: the global feed read from a hot standby beside the primary, and beside the
+# the global feed read from a hot standby beside the primary, and beside the
 # same run's COPY ceiling: a private durable cluster, 1,000,000 events loaded on it, a standby
 # made by pg_basebackup -R (streaming replication) on a port of its own.
 #

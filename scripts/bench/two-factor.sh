@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25 benchmarks: GET /me/sessions and POST /auth/mfa/verify at 64 connections, beside
+# Two-factor benchmarks: GET /me/sessions and POST /auth/mfa/verify at 64 connections, beside
 # GET /healthz (no database work: what HTTP alone allows) in the same run, against a release
 # build and a private local PostgreSQL (default durability).
 #
