@@ -31,8 +31,12 @@ public struct PostgresOTPRepository: OTPRepository {
     }
 
     public func changing<T: Sendable>(_ requestID: UUID, _ body: (any OTPTransaction) async throws -> T) async throws -> T {
-        // The request's stream lock, which `load` takes first, orders its changes.
-        try await transaction(body)
+        try await transaction { transaction in
+            // The request's stream lock orders its changes, whatever the flow reads first
+            // (`load` takes it again: a transaction may take a lock it holds).
+            store.lockStream(requestID, on: transaction.connection)
+            return try await body(transaction)
+        }
     }
 
     /// Runs `body` in one transaction; when it wrote, the store's followers hear of the commit.

@@ -8,7 +8,8 @@ import LedgerIdentity
 /// from the requests held here. One actor; every change holds its number from before its first
 /// wait until it is recorded (as the PostgreSQL repository's locks on the number and the request's
 /// stream do), so the changes of one number run one after another, each deciding on what the
-/// last left.
+/// last left. As on PostgreSQL, sends to different numbers are not ordered: the limits that
+/// span numbers (an address's, a /48's, an account's, a country's) count what has committed.
 public actor InMemoryOTPRepository: OTPRepository {
     let accounts: InMemoryAccountRepository
     private let clock: any LedgerClock

@@ -76,7 +76,9 @@ extension OTPService {
     func cancel(_ requestID: UUID, sessionID: UUID?) async throws {
         let now = clock.now()
         try await otps.changing(requestID) { transaction in
-            guard let challenge = try await transaction.load([requestID]).first else { return }
+            guard let challenge = try await transaction.load([requestID]).first else {
+                throw IdentityError(.notFound, "No such code request.")
+            }
             try await transaction.append(
                 challenge, try decide(challenge, .cancel(sessionID: sessionID), now: now), clientAddress: nil, now: now)
         }
