@@ -286,3 +286,117 @@ extension RaceTests {
         }
     }
 }
+
+// MARK: - Phone codes
+
+extension RaceTests {
+    /// Two instances (own pools, own services) on one database and one clock, each trusting the
+    /// loopback as a proxy, so a request names its client with `X-Forwarded-For`; `body` gets
+    /// their clients.
+    func twoInstances(
+        _ db: TestDatabase, configure: @escaping @Sendable (inout LedgerConfiguration) -> Void,
+        _ body: @escaping @Sendable ([any TestClientProtocol]) async throws -> Void
+    ) async throws {
+        let second = PostgresClient(configuration: .init(url: db.url, maximumConnections: 4))
+        func app(_ client: PostgresClient) throws -> some ApplicationProtocol {
+            Application(
+                router: buildRouter(
+                    try makeServices(url: db.url, client: client, clock: db.clock, masterKey: db.masterKey) {
+                        $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
+                        configure(&$0)
+                    }))
+        }
+        let first = try app(db.client)
+        let other = try app(second)
+        do {
+            try await first.test(.live) { a in try await other.test(.live) { b in try await body([a, b]) } }
+        } catch {
+            await second.shutdown()
+            throw error
+        }
+        await second.shutdown()
+    }
+
+    @Test(
+        "two instances share the send limits, each read under the database's lock: a number's countdown, an address's, a /48's, an account's, a country's"
+    )
+    func sendLimitsAcrossInstances() async throws {
+        try await TestPostgres.withDatabase { db in
+            let limits: @Sendable (inout LedgerConfiguration) -> Void = {
+                $0.policies.otp.addressLimit = 3
+                $0.policies.otp.networkLimit = 3
+                $0.policies.otp.accountLimit = 2
+                $0.policies.otp.regionLimit = 0
+            }
+            try await twoInstances(db, configure: limits) { instances in
+                func ask(_ turn: Int, _ phone: String, from address: String) async throws -> HTTPResponse.Status {
+                    let client = instances[turn % 2]
+                    return try await call(
+                        client, .post, "/auth/phone/request-otp", ["phone": phone, "purpose": "sign_in"], from: address
+                    ).status
+                }
+                // The number's countdown: the other instance refuses a resend within 30 s.
+                #expect(try await ask(0, "+995511200300", from: "198.51.100.1") == .accepted)
+                #expect(try await ask(1, "+995511200300", from: "198.51.100.2") == .tooManyRequests)
+                // The address's: three codes from one address, to three numbers, then 429.
+                for turn in 1...2 { #expect(try await ask(turn, "+99551120030\(turn)", from: "198.51.100.1") == .accepted) }
+                #expect(try await ask(1, "+995511200309", from: "198.51.100.1") == .tooManyRequests)
+                // The /48's: three /64s of one /48, then 429 for a fourth.
+                for (turn, address) in ["2001:db8:7:1::1", "2001:db8:7:2::1", "2001:db8:7:3::1"].enumerated() {
+                    #expect(try await ask(turn, "+99551120040\(turn)", from: address) == .accepted)
+                }
+                #expect(try await ask(1, "+995511200409", from: "2001:db8:7:4::1") == .tooManyRequests)
+                // The account's: a signed-in account adding a number, two codes, then 429.
+                let access = try await signUp(instances[0], email: "ana@example.com")
+                let grant = try await emailLinkGrant(instances[0], db, token: access)
+                for (turn, phone) in ["+995511200500", "+995511200501", "+995511200502"].enumerated() {
+                    let client = instances[turn % 2]
+                    let answer = try await call(
+                        client, .post, "/auth/phone/request-otp", ["phone": phone, "purpose": "add_phone"], token: access,
+                        reauth: grant, from: "203.0.113.\(turn + 1)")
+                    #expect(answer.status == (turn < 2 ? .accepted : .tooManyRequests))
+                }
+            }
+            try await twoInstances(db, configure: { $0.policies.otp.regionLimit = 2 }) { instances in
+                // The country's: Armenia's sign-in codes, from any address, through either instance.
+                for (turn, phone) in ["+37477123450", "+37477123451", "+37477123452"].enumerated() {
+                    let client = instances[turn % 2]
+                    let answer = try await call(
+                        client, .post, "/auth/phone/request-otp", ["phone": phone, "purpose": "sign_in"],
+                        from: "192.0.2.\(turn + 1)")
+                    #expect(answer.status == (turn < 2 ? .accepted : .tooManyRequests))
+                }
+            }
+        }
+    }
+
+    @Test("wrong codes racing over two open codes of one number count once each: the day's cap holds across requests")
+    func dailyCapAcrossRequests() async throws {
+        try await TestPostgres.withDatabase { db in
+            try await twoInstances(db, configure: { $0.policies.otp.dailyFailureLimit = 4 }) { instances in
+                let phone = "+995511200300"
+                // Two open codes of the number: a sign-in's, and another account adding it.
+                let signIn = try await requestOTP(instances[0], phone)
+                let signInCode = try await otpCode(db, phone: phone)
+                let access = try await signUp(instances[1], email: "ana@example.com")
+                let grant = try await emailLinkGrant(instances[1], db, token: access)
+                let adding = try await requestOTP(instances[1], phone, purpose: "add_phone", token: access, reauth: grant)
+                let addingCode = try await otpCode(db, phone: phone)
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for turn in 0..<16 {
+                        group.addTask {
+                            turn % 2 == 0
+                                ? try await verifyOTP(instances[0], signIn, wrongCode(signInCode)).status
+                                : try await verifyOTP(instances[1], adding, wrongCode(addingCode), token: access, reauth: grant).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                // Four wrong codes are compared and counted; the other twelve find the day's cap.
+                #expect(statuses.count { $0 == .unauthorized } == 4, "\(statuses)")
+                #expect(statuses.count { $0 == .tooManyRequests } == 12, "\(statuses)")
+                #expect(try await db.client.query("SELECT sum(failed_attempts) FROM otp_requests")[0].int(0) == 4)
+            }
+        }
+    }
+}
