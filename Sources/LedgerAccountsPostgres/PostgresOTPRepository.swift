@@ -32,9 +32,8 @@ public struct PostgresOTPRepository: OTPRepository {
 
     public func changing<T: Sendable>(_ requestID: UUID, _ body: (any OTPTransaction) async throws -> T) async throws -> T {
         try await transaction { transaction in
-            // The request's stream lock orders its changes, whatever the flow reads first
-            // (`load` takes it again: a transaction may take a lock it holds).
-            store.lockStream(requestID, on: transaction.connection)
+            // The request's stream lock orders its changes, whatever the flow reads first.
+            transaction.lock([requestID])
             return try await body(transaction)
         }
     }
@@ -56,6 +55,8 @@ public struct PostgresOTPRepository: OTPRepository {
         let connection: PostgresConnection
         /// Whether an append was queued.
         private(set) var wrote = false
+        /// The streams this transaction has locked: each is locked once.
+        private var locked: Set<UUID> = []
 
         init(repository: PostgresOTPRepository, connection: PostgresConnection) {
             self.repository = repository
@@ -71,10 +72,17 @@ public struct PostgresOTPRepository: OTPRepository {
 
         func load(_ requestIDs: [UUID]) async throws -> [OTPChallenge] {
             let ordered = requestIDs.sorted { $0.uuidString < $1.uuidString }
-            for requestID in ordered { repository.store.lockStream(requestID, on: connection) }
+            lock(ordered)
             var challenges: [OTPChallenge] = []
             for requestID in ordered { challenges.append(try await repository.load(requestID, on: connection)) }
             return challenges
+        }
+
+        /// Queues the stream locks of `requestIDs` not held yet, in the order given.
+        func lock(_ requestIDs: [UUID]) {
+            for requestID in requestIDs where locked.insert(requestID).inserted {
+                repository.store.lockStream(requestID, on: connection)
+            }
         }
 
         func append(_ challenge: OTPChallenge, _ events: [OTPEvent], clientAddress: String?, now: Date) async throws {
