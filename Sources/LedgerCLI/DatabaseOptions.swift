@@ -14,7 +14,7 @@ struct DatabaseOptions: ParsableArguments {
 
     func requiredURL(_ configuration: LedgerConfiguration) throws -> String {
         guard let url = databaseURL ?? configuration.databaseURL else {
-            throw ValidationError("set DATABASE_URL (or --database-url) to the PostgreSQL database")
+            throw ConfigurationError("set DATABASE_URL (or --database-url) to the PostgreSQL database")
         }
         return url
     }
@@ -43,13 +43,13 @@ extension DatabaseOptions {
         _ configuration: LedgerConfiguration, maximumConnections: Int = 2, _ body: (EventStore) async throws -> T
     ) async throws -> T {
         guard let text = configuration.masterKey else {
-            throw ValidationError("set LEDGER_MASTER_KEY: payloads must be opened")
+            throw ConfigurationError("set LEDGER_MASTER_KEY: payloads must be opened")
         }
         let masterKey: MasterKey
         do {
             masterKey = try MasterKey(base64: text)
         } catch {
-            throw ValidationError("LEDGER_MASTER_KEY must be base64 of 32 bytes")
+            throw ConfigurationError("LEDGER_MASTER_KEY must be base64 of 32 bytes")
         }
         let assembly = StoreAssembly(url: try requiredURL(configuration), connections: maximumConnections, masterKey: masterKey)
         return try await assembly.run { try await body($0.store) }
@@ -58,18 +58,18 @@ extension DatabaseOptions {
 
 /// The master key from `LEDGER_MASTER_KEY`, or the development key kept under `.ledger/`.
 enum MasterKeySource {
-    static let developmentKeyPath = ".ledger/dev-master-key"
+    static let developmentKeyPath = DevelopmentFiles.masterKey
 
     static func load(_ configuration: LedgerConfiguration, allowDevelopmentKey: Bool, logger: Logger) throws -> MasterKey {
         if let text = configuration.masterKey {
             do {
                 return try MasterKey(base64: text)
             } catch {
-                throw ValidationError("LEDGER_MASTER_KEY must be base64 of 32 bytes")
+                throw ConfigurationError("LEDGER_MASTER_KEY must be base64 of 32 bytes")
             }
         }
         guard allowDevelopmentKey else {
-            throw ValidationError(
+            throw ConfigurationError(
                 "set LEDGER_MASTER_KEY to base64 of 32 random bytes (openssl rand -base64 32), or pass --dev for a development key")
         }
         let url = URL(fileURLWithPath: developmentKeyPath)

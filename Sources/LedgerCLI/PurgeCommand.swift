@@ -50,12 +50,8 @@ struct PurgeCommand: AsyncParsableCommand {
             try MasterKeySource.load(configuration, allowDevelopmentKey: false, logger: logger)
         }
         let assembly: PurgeAssembly
-        do {
-            assembly = try await PurgeAssembly.build(
-                configuration, url: try database.requiredURL(configuration), masterKey: masterKey, logger: logger)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.message)
-        }
+        assembly = try await PurgeAssembly.build(
+            configuration, url: try database.requiredURL(configuration), masterKey: masterKey, logger: logger)
         try await assembly.run { try await pass($0, logger: logger) }
         // Every resource it made has drained: say how many of their threads are left (tests).
         if reportThreads { print("pool threads left: \(PoolThreads.count())") }

@@ -90,7 +90,9 @@ struct LinkPagesTests {
         }
     }
 
-    @Test("a link opened past its 30 minutes shows the expired page at once, not a form whose POST would fail; until then the form")
+    @Test(
+        "a link opened past its 30 minutes shows the expired page at once, not a form whose POST would fail; until then the form, with no app to install when no store is configured"
+    )
     func expiredOnOpen() async throws {
         try await MemoryBackend.with { db in
             try await testApplication(db).test(.router) { client in
@@ -100,6 +102,8 @@ struct LinkPagesTests {
                 db.clock.advance(by: 1_799)
                 let live = try await page(client, .get, "/reset-password?token=\(token)")
                 #expect(live.status == .ok && live.html.contains("<form"))
+                // No store's address configured: no "Install the app" offering nothing to follow.
+                #expect(!live.html.contains("Install the app to continue") && !live.html.contains("class=\"stores\""))
                 db.clock.advance(by: 2)
                 let gone = try await page(client, .get, "/reset-password?token=\(token)")
                 #expect(gone.status == .gone && gone.html.contains("This link has expired") && !gone.html.contains("<form"))

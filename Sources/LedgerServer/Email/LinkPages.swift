@@ -111,6 +111,9 @@ public struct LinkPages: Sendable {
         if let also = content.also { context["also"] = also }
         if let url = apps.appStoreURL { context["appStoreURL"] = url }
         if let url = apps.playStoreURL { context["playStoreURL"] = url }
+        // "Install the app" only where there is an app to install: without a store's address
+        // the page would offer nothing to follow.
+        context["offersApp"] = apps.appStoreURL != nil || apps.playStoreURL != nil
         if let token = content.token {
             var form: [String: Any] = ["action": kind.rawValue, "token": token, "button": content.button]
             if content.asksPassword {
