@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Checks docker/compose.yaml as far as a machine without a container engine can: Debian's
-# docker-compose (1.29, installed by scripts/setup.sh) parses, validates against the Compose
+# docker-compose (1.29, installed by scripts/test.sh) parses, validates against the Compose
 # schema and interpolates it (`config`), with the one variable it requires set to a placeholder;
 # then the rendered file must run `serve` (purging by default: no --no-purge) and pass through
 # every relay and purge variable docs/configuration.md documents. Exits 1 naming what is wrong.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v docker-compose >/dev/null || {
-  echo "check-compose: docker-compose is not installed (scripts/setup.sh installs it)" >&2
+  echo "check-compose: docker-compose is not installed (scripts/test.sh installs it)" >&2
   exit 1
 }
 rendered=$(LEDGER_MASTER_KEY=check-compose-placeholder docker-compose -f docker/compose.yaml config) || {

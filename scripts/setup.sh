@@ -2,7 +2,9 @@
 # Installs what building and testing need on Debian 12, when it is missing. Safe to re-run.
 set -euo pipefail
 
-packages=(libpq-dev libssl-dev libcurl4-openssl-dev pkg-config postgresql postgresql-client docker-compose curl ${LEDGER_EXTRA_PACKAGES:-})
+# What building and running need (curl and jq for the README's walk-through); scripts add theirs
+# through LEDGER_EXTRA_PACKAGES (the test run: docker-compose, python3, chromium).
+packages=(libpq-dev libssl-dev libcurl4-openssl-dev pkg-config postgresql postgresql-client curl jq ${LEDGER_EXTRA_PACKAGES:-})
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -24,7 +24,7 @@ extension LedgerConfiguration {
         let webhook: (any DeliverySink)? = deliveryWebhookURL.map {
             WebhookDeliverySink(url: $0, secret: deliveryWebhookSecret, clock: clock)
         }
-        let fallback = webhook ?? LogDeliverySink()
+        let fallback = webhook ?? LogDeliverySink(messagesPath: developmentMessagesPath, clock: clock)
         let email: any DeliverySink =
             try smtpURL.map {
                 try SMTPDeliverySink(

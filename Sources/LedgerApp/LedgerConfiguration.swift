@@ -15,6 +15,10 @@ public struct LedgerConfiguration: Sendable {
     /// the readers read the primary until it catches up (`LEDGER_READ_MAX_LAG_SECONDS`).
     public var readMaxLagSeconds = 10
     public var host = "0.0.0.0"
+    /// `serve --dev`, or no database URL: `applyDevelopmentDefaults` set what the environment did not.
+    public var developmentMode = false
+    /// Development mode's record of every message the log sink sent (`DevelopmentFiles.messages`).
+    public var developmentMessagesPath: String?
     public var port = 8080
     /// Event loop threads of the HTTP server: they parse and write, the handlers run on Swift's
     /// executor; half the cores by default (see `HTTPEventLoops`).
@@ -136,21 +140,21 @@ public struct LedgerConfiguration: Sendable {
                 "LEDGER_SCRYPT_LOG_N=\(policies.scryptLogN) is below 15: password hashes are cheap to guess (tests only; 17 is the default)"
             )
         }
-        if webhookAllowPrivateNetworks {
+        if webhookAllowPrivateNetworks, !developmentMode {
             warnings.append("LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS is on: subscriptions may reach loopback and internal addresses")
         }
-        if !linkBaseURL.hasPrefix("https://") {
+        if !linkBaseURL.hasPrefix("https://"), !(developmentMode && Self.isPrivateToHost(linkBaseURL)) {
             warnings.append("LEDGER_LINK_BASE_URL is not https: email links carry their tokens in the clear")
         }
         if let path = URL(string: linkBaseURL)?.path, !path.isEmpty, path != "/" {
             warnings.append("LEDGER_LINK_BASE_URL has a path (\(path)): the link pages and the app-link documents are served at the root")
         }
-        if !appleClientIDs.isEmpty, applePrivateKeyPath == nil {
+        if !appleClientIDs.isEmpty, applePrivateKeyPath == nil, !developmentMode {
             warnings.append(
                 "Sign in with Apple is on but LEDGER_APPLE_PRIVATE_KEY is not set: authorization codes are ignored and no token "
                     + "is revoked at Apple on disconnect or deletion")
         }
-        if !googleClientIDs.isEmpty, googleClientSecret == nil {
+        if !googleClientIDs.isEmpty, googleClientSecret == nil, !developmentMode {
             warnings.append(
                 "Sign in with Google is on but LEDGER_GOOGLE_CLIENT_SECRET is not set: authorization codes are ignored and no "
                     + "token is revoked at Google on disconnect or deletion")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerAccounts
+import LedgerApp
 import LedgerIdentity
 import LedgerProviders
 
@@ -10,7 +11,7 @@ import LedgerProviders
 struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dev", abstract: "Development helpers (never for production).",
-        subcommands: [IDToken.self, AppleNotification.self, TOTPCode.self, AppendLoadCommand.self])
+        subcommands: [IDToken.self, AppleNotification.self, TOTPCode.self, Messages.self, AppendLoadCommand.self])
 
     struct TOTPCode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -30,7 +31,8 @@ struct DevCommand: AsyncParsableCommand {
             abstract: "Print an Apple or Google ID token signed by a local key.",
             discussion: """
                 Writes the key to .ledger/dev-idp-key.pem and its JWKS to .ledger/dev-idp-jwks.json on first use.
-                Run the service with LEDGER_APPLE_JWKS (or LEDGER_GOOGLE_JWKS)=.ledger/dev-idp-jwks.json and
+                Development mode trusts these tokens when no Apple or Google client id is configured; elsewhere, run the
+                service with LEDGER_APPLE_JWKS (or LEDGER_GOOGLE_JWKS)=.ledger/dev-idp-jwks.json and
                 LEDGER_APPLE_CLIENT_IDS (or LEDGER_GOOGLE_CLIENT_IDS)=ledger-dev.
                 """)
 
@@ -44,7 +46,7 @@ struct DevCommand: AsyncParsableCommand {
             guard let identityProvider = IdentityProvider(rawValue: provider) else {
                 throw ValidationError("--provider must be apple or google")
             }
-            let issuer = try DevelopmentIdentityIssuer(keyPath: ".ledger/dev-idp-key.pem", jwksPath: ".ledger/dev-idp-jwks.json")
+            let issuer = try DevelopmentIdentityIssuer(keyPath: DevelopmentFiles.identityKey, jwksPath: DevelopmentFiles.identityKeySet)
             print(
                 try await issuer.token(
                     provider: identityProvider, subject: subject, email: email, emailVerified: !unverifiedEmail, nonce: nonce))
@@ -63,7 +65,7 @@ struct DevCommand: AsyncParsableCommand {
         @Option(help: "The notification's id (jti); a new one by default. The same id twice acts once.") var id: String?
 
         func run() async throws {
-            let issuer = try DevelopmentIdentityIssuer(keyPath: ".ledger/dev-idp-key.pem", jwksPath: ".ledger/dev-idp-jwks.json")
+            let issuer = try DevelopmentIdentityIssuer(keyPath: DevelopmentFiles.identityKey, jwksPath: DevelopmentFiles.identityKeySet)
             print(try await issuer.appleNotification(type: type, subject: subject, id: id ?? UUID().uuidString))
         }
     }

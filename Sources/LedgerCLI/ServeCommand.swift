@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerApp
 import LedgerPostgres
+import LedgerProviders
 import LedgerServer
 import Logging
 
@@ -16,8 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "HTTP port (default: $LEDGER_PORT or 8080).")
     var port: Int?
 
-    @Option(help: "Address to listen on.")
-    var host: String = "0.0.0.0"
+    @Option(help: "Address to listen on (default: 0.0.0.0; 127.0.0.1 in development mode).")
+    var host: String?
 
     @Flag(
         inversion: .prefixedNo,
@@ -40,7 +41,6 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "ledger")
         var configuration = try LedgerConfiguration.fromEnvironment()
         if let port { configuration.port = port }
-        configuration.host = host
         configuration.databaseURL = database.databaseURL ?? configuration.databaseURL
 
         var cluster: LocalCluster?
@@ -49,30 +49,28 @@ struct ServeCommand: AsyncParsableCommand {
             cluster = started
             configuration.databaseURL = started.url
         }
-        defer { cluster?.stop() }
+        // The development cluster's data stays for the next run (`./scripts/run.sh --reset` deletes it).
+        defer { cluster?.stop(removeFiles: false) }
         let development = dev || cluster != nil
-        do {
-            try ServeAssembly.check(configuration, development: development)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.message)
+        if development {
+            configuration.applyDevelopmentDefaults(host: host, environment: ProcessInfo.processInfo.environment)
+            // Sign in with Apple and Google take `ledger dev id-token`'s tokens: its key set must exist.
+            if configuration.appleJWKS == DevelopmentFiles.identityKeySet {
+                _ = try DevelopmentIdentityIssuer(keyPath: DevelopmentFiles.identityKey, jwksPath: DevelopmentFiles.identityKeySet)
+            }
+        } else {
+            configuration.host = host ?? configuration.host
         }
-        if dev, cluster == nil {
-            let notice =
-                "DEVELOPMENT MODE (--dev) — not for production: pending migrations are applied, and without "
-                + "LEDGER_MASTER_KEY payloads are sealed with the development key in .ledger/dev-master-key.\n"
-            FileHandle.standardError.write(Data(notice.utf8))
+        try ServeAssembly.check(configuration, development: development)
+        if development {
+            FileHandle.standardError.write(Data(ServeAssembly.developmentBanner(configuration, cluster: cluster).utf8))
         }
 
         for warning in configuration.warnings { logger.warning("\(warning)") }
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
-        let assembly: ServeAssembly
-        do {
-            assembly = try await ServeAssembly.build(
-                configuration, masterKey: masterKey, options: .init(development: development, migrate: migrate, purge: purge),
-                logger: logger)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.message)
-        }
+        let assembly = try await ServeAssembly.build(
+            configuration, masterKey: masterKey, options: .init(development: development, migrate: migrate, purge: purge),
+            logger: logger)
         logger.info(
             "serving",
             metadata: [

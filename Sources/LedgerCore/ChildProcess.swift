@@ -25,9 +25,11 @@ public enum ChildProcess {
     }
 
     /// Starts `executable` with standard input from /dev/null and standard output and error
-    /// into `outputPath`; `environment` entries are added to this process's own.
+    /// into `outputPath`; `environment` entries are added to this process's own; it runs in
+    /// `directory` when one is given.
     public static func spawn(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:], outputPath: String
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], outputPath: String,
+        directory: String? = nil
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -38,14 +40,18 @@ public enum ChildProcess {
 
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { _, new in new }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        // Glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift: coreutils' env
+        // changes the directory, then executes the program.
+        let (program, programArguments) =
+            directory.map { ("/usr/bin/env", ["-C", $0, executable] + arguments) } ?? (executable, arguments)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + programArguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
         guard spawned == 0 else {
             throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
         }

@@ -88,6 +88,43 @@ public final class LocalCluster: Sendable {
         return cluster
     }
 
+    /// The cluster kept in `directory` by an earlier `open` or `start`, started again on its
+    /// recorded port (another free one when that is taken); a new one, as `start` makes it, when
+    /// there is none. Its data outlives the process: `stop(removeFiles: false)` keeps it.
+    public static func open(
+        directory: URL, database: String = "ledger", logger: Logger = Logger(label: "ledger.local-cluster")
+    ) async throws -> LocalCluster {
+        let fileManager = FileManager.default
+        let portFile = directory.appendingPathComponent("port")
+        guard fileManager.fileExists(atPath: directory.appendingPathComponent("data/PG_VERSION").path),
+            let saved = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap({
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            })
+        else {
+            let cluster = try await start(directory: directory, database: database, logger: logger)
+            try String(cluster.port).write(to: portFile, atomically: true, encoding: .utf8)
+            return cluster
+        }
+        let binDirectory = try findBinDirectory()
+        let runAsPostgres = geteuid() == 0
+        let stale = LocalCluster(
+            directory: directory, port: saved, database: database, binDirectory: binDirectory, runAsPostgres: runAsPostgres,
+            logger: logger)
+        // A server left running by a process that died (kill -9): stop it, keeping its files.
+        if fileManager.fileExists(atPath: stale.dataDirectory.appendingPathComponent("postmaster.pid").path) {
+            _ = try? stale.run(
+                binDirectory.appendingPathComponent("pg_ctl").path, ["-D", stale.dataDirectory.path, "-m", "fast", "-w", "stop"])
+        }
+        let port = isFree(saved) ? saved : try freePort()
+        let cluster = LocalCluster(
+            directory: directory, port: port, database: database, binDirectory: binDirectory, runAsPostgres: runAsPostgres,
+            logger: logger)
+        try cluster.startServer()
+        try String(port).write(to: portFile, atomically: true, encoding: .utf8)
+        logger.info("local PostgreSQL cluster reopened", metadata: ["port": "\(port)", "directory": "\(directory.path)"])
+        return cluster
+    }
+
     /// A hot standby of this cluster in `directory` (wiped first), by streaming replication:
     /// `pg_basebackup -R` from this server, started on a port of its own. Read-only; it replays
     /// what the primary commits.
@@ -134,10 +171,17 @@ public final class LocalCluster: Sendable {
         try run(binDirectory.appendingPathComponent("pg_ctl").path, ["-D", dataDirectory.path, "-m", "fast", "-w", "stop"])
     }
 
+    /// Starts the server on `port` (whatever its configuration file says), in a session of its
+    /// own: a Ctrl-C in the terminal reaches the service, which closes its connections before it
+    /// stops the server, instead of reaching the server first (whose fast shutdown would end
+    /// every connection with a `FATAL` the service prints).
     public func startServer() throws {
         try run(
-            binDirectory.appendingPathComponent("pg_ctl").path,
-            ["-D", dataDirectory.path, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"])
+            "/usr/bin/setsid",
+            [
+                "-w", binDirectory.appendingPathComponent("pg_ctl").path, "-D", dataDirectory.path, "-l",
+                directory.appendingPathComponent("server.log").path, "-o", "-p \(port)", "-w", "-t", "60", "start",
+            ])
     }
 
     @discardableResult
@@ -169,6 +213,23 @@ public final class LocalCluster: Sendable {
         }
         throw LocalClusterError(
             message: "no PostgreSQL server found (initdb); install it with: apt-get install -y postgresql")
+    }
+
+    /// Whether a loopback `port` can be bound right now.
+    static func isFree(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        // As PostgreSQL binds: a port whose last connections linger in TIME_WAIT is free to it.
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     /// A loopback port nothing listens on right now.

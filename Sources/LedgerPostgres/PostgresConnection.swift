@@ -36,6 +36,7 @@ public final class PostgresConnection: @unchecked Sendable {
             PQfinish(handle)
             throw PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: \(ConnectionString.redacted(message))")
         }
+        PostgresNotices.install(on: handle)
         let connection = PostgresConnection(handle: handle, executor: executor, readiness: readiness)
         // Transactions stay short (docs/architecture.md "Event store rules"): an abandoned one must not hold the feed back.
         try connection.executeSync(

@@ -8,13 +8,21 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Development sink: writes each message to the log, codes and links included, so a
-/// developer can follow a flow with curl. Never used when a webhook is configured.
+/// Development sink: writes each message to the log, codes and links included and the
+/// recipient masked, so a developer can follow a flow with curl; and, when `messagesPath` is
+/// set, appends it whole to that file as a JSON line (`ledger dev messages` reads it). Never
+/// used when a webhook is configured; `serve` uses it only in development mode.
 public struct LogDeliverySink: DeliverySink {
     let logger: Logger
+    let messagesPath: String?
+    let clock: any LedgerClock
 
-    public init(logger: Logger = Logger(label: "ledger.delivery")) {
+    public init(
+        messagesPath: String? = nil, clock: any LedgerClock = SystemClock(), logger: Logger = Logger(label: "ledger.delivery")
+    ) {
         self.logger = logger
+        self.messagesPath = messagesPath
+        self.clock = clock
     }
 
     public var provider: String { "log" }
@@ -24,8 +32,12 @@ public struct LogDeliverySink: DeliverySink {
             "delivery (development log sink)",
             metadata: [
                 "channel": "\(message.channel.rawValue)", "template": "\(message.template)",
-                "code": "\(message.code ?? "-")", "link": "\(message.link ?? "-")",
+                "to": "\(RecipientMask.mask(message.to))", "code": "\(message.code ?? "-")", "link": "\(message.link ?? "-")",
             ])
+        guard let messagesPath else { return }
+        var line = try message.payload(sentAt: clock.now())
+        line.append(UInt8(ascii: "\n"))
+        try DevelopmentMessageFile.append(line, to: messagesPath)
     }
 }
 

@@ -14,7 +14,7 @@ struct DevelopmentModeTests {
             #expect(output.contains("set LEDGER_MASTER_KEY"))
             #expect(output.contains("--dev"))
             try await server.startServingOneSignUp(["--dev"])
-            #expect(server.process?.output.contains("DEVELOPMENT MODE (--dev)") == true)
+            #expect(server.process?.output.contains("DEVELOPMENT MODE — not for production.") == true)
             // `ledger` runs in this process's directory, where --dev keeps its key.
             let saved = try String(contentsOfFile: ".ledger/dev-master-key", encoding: .utf8)
             let developmentKey = try MasterKey(base64: saved.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -22,6 +22,55 @@ struct DevelopmentModeTests {
             #expect(keyIDs.rowCount == 1)
             #expect(keyIDs[0].string(0) == developmentKey.keyID)
         }
+    }
+
+    @Test(
+        "without a database URL serve keeps a local cluster between runs, listens on loopback, links to itself, records its messages for `ledger dev messages`, and stops without PostgreSQL's FATAL"
+    )
+    func developmentSetup() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-dev-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let unset = [
+            "DATABASE_URL": "", "LEDGER_MASTER_KEY": "", "LEDGER_DELIVERY_WEBHOOK_URL": "", "LEDGER_LINK_BASE_URL": "", "LOG_LEVEL": "info",
+        ]
+        let first = try ServerUnderTest(databaseURL: "", environment: unset)
+        try await first.start(host: nil, directory: directory)
+        let banner = first.process?.output ?? ""
+        #expect(banner.contains("DEVELOPMENT MODE — not for production."))
+        #expect(banner.contains("Serving http://localhost:\(first.port) on this machine only"))
+        #expect(banner.contains("./scripts/ledger keys create"))
+        let signUp = try await first.send("POST", "/auth/email/signup", json: ["email": "dev@example.org", "password": "amber-orchard-44"])
+        #expect(signUp.status == 201)
+        let messages = directory + "/.ledger/dev-messages.jsonl"
+        let (found, link) = try await LedgerProcess.run(
+            ["dev", "messages", "--to", "DEV@example.org", "--template", "verify_email", "--field", "link", "--file", messages],
+            environment: [:])
+        #expect(found == 0 && link.hasPrefix("http://localhost:\(first.port)/verify-email?token="), "\(link)")
+        // The log names the recipient masked; the file, which only its owner reads, in full.
+        #expect(first.process?.output.contains("to=d•••@example.org") == true)
+        #expect(try FileManager.default.attributesOfItem(atPath: messages)[.posixPermissions] as? Int == 0o600)
+        let process = try #require(first.process)
+        await process.kill(SIGINT)
+        #expect(process.waitForExit() == 0)
+        #expect(!process.output.contains("FATAL"), "\(process.output.suffix(500))")
+        try await first.shutdown()
+
+        // The next start finds the same cluster, and the account in it.
+        let second = try ServerUnderTest(databaseURL: "", environment: unset)
+        try await second.start(host: nil, directory: directory)
+        #expect(second.process?.output.contains("local PostgreSQL cluster reopened") == true)
+        let login = try await second.send("POST", "/auth/email/login", json: ["email": "dev@example.org", "password": "amber-orchard-44"])
+        #expect(login.status == 200)
+        try await second.shutdown()
+    }
+
+    @Test("a configuration error is one line naming the setting, exit 2, without the usage text")
+    func configurationError() async throws {
+        let (status, output) = try await LedgerProcess.run(["serve"], environment: ["LEDGER_PORT": "eighty"])
+        #expect(status == 2, "\(output)")
+        #expect(output.split(separator: "\n").count == 1 && output.contains("LEDGER_PORT"), "\(output)")
+        #expect(!output.contains("Usage:"))
     }
 
     @Test("serve exits non-zero with one line naming the cause when it cannot listen (its port taken); SIGTERM is a clean 0")

@@ -33,9 +33,11 @@ final class ServerUnderTest: @unchecked Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the server (`ledger serve` with `options`) and waits until `/readyz` answers `200`.
-    func start(_ options: [String] = []) async throws {
-        let process = try LedgerProcess(["serve", "--host", "127.0.0.1"] + options, environment: environment)
+    /// Starts the server (`ledger serve` with `options`, on `host` unless nil, in `directory`
+    /// when given) and waits until `/readyz` answers `200`.
+    func start(_ options: [String] = [], host: String? = "127.0.0.1", directory: String? = nil) async throws {
+        let process = try LedgerProcess(
+            ["serve"] + (host.map { ["--host", $0] } ?? []) + options, environment: environment, directory: directory)
         self.process = process
         for _ in 0..<300 {
             if let response = try? await send("GET", "/readyz"), response.status == 200 { return }

@@ -233,4 +233,28 @@ struct ConfigurationTests {
             #expect(!LedgerConfiguration.isPrivateToHost(url), "\(url)")
         }
     }
+
+    @Test(
+        "development mode: loopback only unless --host, links to itself, local webhooks, the development identity provider; the environment wins, and its own defaults are not warned about"
+    )
+    func developmentDefaults() throws {
+        var bare = try LedgerConfiguration.fromEnvironment(["LEDGER_PORT": "8181"])
+        bare.applyDevelopmentDefaults(host: nil, environment: ["LEDGER_PORT": "8181"])
+        #expect(bare.host == "127.0.0.1" && bare.linkBaseURL == "http://localhost:8181")
+        #expect(bare.webhookAllowPrivateNetworks && bare.developmentMessagesPath == DevelopmentFiles.messages)
+        #expect(bare.appleClientIDs == ["ledger-dev"] && bare.googleJWKS == DevelopmentFiles.identityKeySet)
+        #expect(bare.warnings.isEmpty, "\(bare.warnings)")
+
+        let environment = [
+            "LEDGER_LINK_BASE_URL": "https://dev.321.fit", "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "false",
+            "LEDGER_GOOGLE_CLIENT_IDS": "web-client",
+        ]
+        var set = try LedgerConfiguration.fromEnvironment(environment)
+        set.applyDevelopmentDefaults(host: "0.0.0.0", environment: environment)
+        #expect(set.host == "0.0.0.0" && set.linkBaseURL == "https://dev.321.fit" && !set.webhookAllowPrivateNetworks)
+        #expect(set.appleClientIDs.isEmpty && set.googleClientIDs == ["web-client"] && set.googleJWKS != DevelopmentFiles.identityKeySet)
+        // Outside development mode an http link base is warned about, loopback or not.
+        let plain = try LedgerConfiguration.fromEnvironment(["LEDGER_LINK_BASE_URL": "http://localhost:8181"])
+        #expect(plain.warnings.contains { $0.hasPrefix("LEDGER_LINK_BASE_URL is not https") })
+    }
 }

@@ -23,13 +23,14 @@ public final class LedgerProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var exitStatus: Int32?
 
-    /// Starts `ledger arguments…` with `environment` added to this process's own.
-    public init(_ arguments: [String], environment: [String: String]) throws {
+    /// Starts `ledger arguments…` with `environment` added to this process's own, in `directory`
+    /// when one is given.
+    public init(_ arguments: [String], environment: [String: String], directory: String? = nil) throws {
         let executable = try Self.executable()
         outputPath =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("ledger-process-\(UUID().uuidString).log").path
-        pid = try ChildProcess.spawn(executable, arguments, environment: environment, outputPath: outputPath)
+        pid = try ChildProcess.spawn(executable, arguments, environment: environment, outputPath: outputPath, directory: directory)
     }
 
     deinit {
@@ -71,8 +72,10 @@ public final class LedgerProcess: @unchecked Sendable {
     }
 
     /// Runs `ledger arguments…` to completion; its exit code and output.
-    public static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
-        let process = try LedgerProcess(arguments, environment: environment)
+    public static func run(
+        _ arguments: [String], environment: [String: String], directory: String? = nil
+    ) async throws -> (status: Int32, output: String) {
+        let process = try LedgerProcess(arguments, environment: environment, directory: directory)
         let status = await process.exited()
         return (status, process.output)
     }
