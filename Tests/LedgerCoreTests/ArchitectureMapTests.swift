@@ -33,6 +33,23 @@ struct ArchitectureMapTests {
         #expect(checked > 50)
     }
 
+    @Test("the README's layout names every target Package.swift declares (test targets aside)")
+    func layoutNamesEveryTarget() throws {
+        let manifest = try String(contentsOf: Self.root.appending(path: "Package.swift"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.root.appending(path: "README.md"), encoding: .utf8)
+        let layout = try #require(readme.firstRange(of: "Sources/ ")).lowerBound
+        let end = try #require(readme[layout...].firstRange(of: "\n```")).lowerBound
+        let block = readme[layout..<end]
+        var targets: [String] = []
+        for match in manifest.matches(of: /\.(target|executableTarget|systemLibrary)\(\s*name: "(\w+)"/) {
+            targets.append(String(match.output.2))
+        }
+        #expect(targets.count > 15)
+        for target in targets {
+            #expect(block.contains(target), "README.md's layout does not name the target \(target)")
+        }
+    }
+
     /// Checks the names in one cell; returns how many it checked.
     func check(_ cell: Substring, tests: Bool, testSources: [String: String], sourceNames: Set<String>) -> Int {
         var suite = ""
