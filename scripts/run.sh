@@ -34,8 +34,9 @@ if [ -z "${LEDGER_BINARY:-}" ] && { [ ! -x "$binary" ] || [ -n "$(find Sources s
   else
     echo "run: sources changed since the last build: rebuilding (release)" >&2
   fi
-  # Errors only: the dependencies' own compiler warnings are not ours to act on.
-  swift build -c release --product ledger --quiet
+  # Progress and errors: the dependencies' own compiler warnings are not ours to act on.
+  swift build -c release --product ledger 2>&1 \
+    | grep --line-buffered -E '^\[[0-9]+/[0-9]+\] (Compiling|Linking)|error:|^Build (complete|of)|^(Fetching|Computing) '
   touch "$binary"
 fi
 exec "$binary" serve "$@"

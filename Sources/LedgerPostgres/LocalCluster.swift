@@ -119,7 +119,13 @@ public final class LocalCluster: Sendable {
         let cluster = LocalCluster(
             directory: directory, port: port, database: database, binDirectory: binDirectory, runAsPostgres: runAsPostgres,
             logger: logger)
-        try cluster.startServer()
+        do {
+            try cluster.startServer()
+        } catch {
+            // Files from another PostgreSQL version, or damaged: say how to start afresh.
+            throw LocalClusterError(
+                message: "cannot start the cluster kept in \(directory.path) (delete it, or `./scripts/run.sh --reset`): \(error)")
+        }
         try String(port).write(to: portFile, atomically: true, encoding: .utf8)
         logger.info("local PostgreSQL cluster reopened", metadata: ["port": "\(port)", "directory": "\(directory.path)"])
         return cluster
