@@ -119,7 +119,9 @@ final class AccessTokenReads: Sendable {
     static let liveSessionsRead = AccessRead<(session: SessionRef, sessions: [SessionListing])>(
         "s.account_id, s.session_id, l.session_id, l.method, l.device, l.created_at, l.last_used_at",
         from: "JOIN sessions l ON l.account_id = s.account_id AND l.revoked_at IS NULL AND l.refresh_expires_at > r.at",
-        orderedBy: "l.last_used_at DESC, l.created_at DESC"
+        // The session id settles ties (sessions made and used in one instant), so a read alone
+        // and the same read in a batch list them alike whatever plan each got.
+        orderedBy: "l.last_used_at DESC, l.created_at DESC, l.session_id"
     ) { rows in
         guard let session = try sessionRef(rows[0], account: 0, session: 1) else { return nil }
         let sessions = try rows.compactMap { row -> SessionListing? in
