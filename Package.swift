@@ -7,10 +7,14 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "account-ledger",
-    platforms: [.macOS(.v14)],
+    // iOS and the other Apple platforms are for the client libraries (docs/clients.md).
+    platforms: [.macOS(.v14), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .executable(name: "ledger", targets: ["LedgerCLI"]),
         .executable(name: "ledger-bench", targets: ["LedgerBench"]),
+        // The apps' client (URLSession), and its AsyncHTTPClient transport for servers.
+        .library(name: "LedgerClient", targets: ["LedgerClient"]),
+        .library(name: "LedgerClientAsyncHTTPClient", targets: ["LedgerClientAsyncHTTPClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -26,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: [
         // C shims: system libraries found through pkg-config.
@@ -246,6 +253,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Swift client apps add in one line: the code swift-openapi-generator made from
+        // openapi.yaml (`Generated/`, committed; scripts/generate-client.sh) and `LedgerSession`.
+        // Depends on nothing of the service.
+        .target(
+            name: "LedgerClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The client over AsyncHTTPClient, for servers; apps never build AsyncHTTPClient.
+        .target(
+            name: "LedgerClientAsyncHTTPClient",
+            dependencies: [
+                "LedgerClient",
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         .target(
             name: "LedgerTestSupport",
             dependencies: [
@@ -262,6 +293,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"], swiftSettings: swiftSettings),
+        // The client without a network: the refresh state machine, token storage, the generated
+        // code's digest. Against the live service: LedgerServerTests' `ClientEndToEndTests`.
+        .testTarget(
+            name: "LedgerClientTests",
+            dependencies: [
+                "LedgerClient", "LedgerCrypto", "LedgerCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LedgerDeliveryTests",
             dependencies: [
@@ -327,6 +369,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "LedgerClient", "LedgerClientAsyncHTTPClient",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             swiftSettings: swiftSettings
         ),

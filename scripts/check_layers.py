@@ -29,6 +29,9 @@ NO_POSTGRES = {
     "LedgerWebAuthnTesting",
 }
 POSTGRES = {"LedgerPostgres", "CLibPQ"}
+# The Swift client apps add (docs/clients.md): a package of its own inside this one. Its targets
+# declare only each other (an app must not build the service), and no service target declares them.
+CLIENT = {"LedgerClient": 0, "LedgerClientAsyncHTTPClient": 1}
 # Arrows that break a rule today, and why they are tolerated until the named work removes them.
 # None today: LedgerAccounts reads events through LedgerEvents, not the store.
 KNOWN: dict = {}
@@ -43,6 +46,11 @@ def arrows(package):
     targets = {t["name"]: t for t in package["targets"]}
     problems = []
     for name, target in targets.items():
+        for dependency in sorted(declared(target)):
+            if name in CLIENT and dependency in targets and (dependency not in CLIENT or CLIENT[dependency] >= CLIENT[name]):
+                problems.append(f"{name} declares {dependency}: the client declares only the client's lower targets")
+            if name in LAYERS and dependency in CLIENT:
+                problems.append(f"{name} declares {dependency}: the service never depends on its client")
         if name not in LAYERS:
             continue
         for dependency in sorted(declared(target)):
@@ -94,6 +102,9 @@ def self_test(package):
         ("LedgerIdentity", "LedgerPostgres"),   # the pure domain on libpq
         ("LedgerProviders", "LedgerAccountsPostgres"),  # sideways, and so to libpq
         ("LedgerServer", "LedgerEventStore"),    # the HTTP layer on the store, and so on libpq
+        ("LedgerClient", "LedgerCore"),          # the apps' client on the service's code
+        ("LedgerServer", "LedgerClient"),        # the service on its client
+        ("LedgerClient", "LedgerClientAsyncHTTPClient"),  # AsyncHTTPClient forced onto the apps
     ]
     missed = [case for case in cases if not arrows(with_arrow(*case))]
     if arrows(package):

@@ -49,8 +49,13 @@ public struct PostgresAccountRepository: AccountRepository {
         let fold = try await AccountSnapshots.fold(accountID, at: nil, store: store, on: connection)
         let state = fold.state
         let decided = try command(state)
-        let events = try decide(state, decided, DecisionContext(now: now, policies: policies))
-        assert(decided.undeclared(in: events).isEmpty, "docs/events.md: \(decided.name) appends \(decided.undeclared(in: events))")
+        let decidedEvents = try decide(state, decided, DecisionContext(now: now, policies: policies))
+        assert(
+            decided.undeclared(in: decidedEvents).isEmpty,
+            "docs/events.md: \(decided.name) appends \(decided.undeclared(in: decidedEvents))")
+        // Projected and answered as stored (times to the second), as a rebuild would.
+        let stored = try decidedEvents.map { try $0.stored() }
+        let events = stored.map(\.event)
         // Only here, under the stream lock that a purge takes too, so a purge never races a new snapshot.
         try await AccountSnapshots.saveIfDue(fold, store: store, on: connection)
         guard !events.isEmpty else { return (state, []) }
@@ -60,8 +65,8 @@ public struct PostgresAccountRepository: AccountRepository {
         let metadata = EventMetadata.current.withActor(default: "account:\(accountID.lowercased)")
         try await store.queueAppend(
             to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
-            events: try events.map {
-                NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload(), metadata: metadata)
+            events: stored.map {
+                NewEvent(type: $0.event.type, schemaVersion: $0.event.schemaVersion, payload: $0.payload, metadata: metadata)
             },
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }

@@ -210,16 +210,19 @@ public struct PostgresOTPRepository: OTPRepository {
     }
 
     func append(
-        _ challenge: OTPChallenge, _ events: [OTPEvent], now: Date, clientAddress: String?, on connection: PostgresConnection
+        _ challenge: OTPChallenge, _ decided: [OTPEvent], now: Date, clientAddress: String?, on connection: PostgresConnection
     ) async throws {
-        guard !events.isEmpty else { return }
+        guard !decided.isEmpty else { return }
+        // Projected as stored (times to the second), as a rebuild would.
+        let stored = try decided.map { try $0.stored() }
+        let events = stored.map(\.event)
         var subject = challenge.issued?.accountID
         if case .issued(let issued)? = events.first { subject = issued.accountID }
         try await store.queueAppend(
             to: challenge.requestID, streamType: Self.streamType, subjectID: subject,
             expected: challenge.version == 0 ? .noStream : .exact(challenge.version),
-            events: try events.map {
-                NewEvent(type: $0.type, schemaVersion: $0.schemaVersion, payload: try $0.encodedPayload(), metadata: .current)
+            events: stored.map {
+                NewEvent(type: $0.event.type, schemaVersion: $0.event.schemaVersion, payload: $0.payload, metadata: .current)
             },
             recordedAt: now, on: connection)
         try await OTPProjector.project(challenge.requestID, events: events, at: now, clientAddress: clientAddress, on: connection)

@@ -93,9 +93,16 @@ struct AccountStateTests {
         #expect(state.version == 1 + 10 * 96 * 4)
     }
 
-    @Test("events round-trip through their JSON payloads")
+    @Test("events round-trip through their JSON payloads; times are written to the second")
     func roundTrip() throws {
-        let now = Date(timeIntervalSince1970: 1_790_000_000.123456)
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        // A payload written from now on holds whole seconds; one stored with a fraction still reads.
+        let fractional = AccountEvent.purged(.init(deletedAt: now.addingTimeInterval(0.75)))
+        #expect(!String(decoding: try fractional.encodedPayload(), as: UTF8.self).contains("."))
+        let stored = Array(#"{"deleted_at":"2026-09-21T14:13:20.5Z"}"#.utf8)
+        #expect(
+            try AccountEvent.decode(type: "account.purged", schemaVersion: 1, payload: stored)
+                == .purged(.init(deletedAt: now.addingTimeInterval(0.5))))
         let events: [AccountEvent] = [
             .registered(.init(email: "a@b.co", displayName: "A", method: "email")),
             .passwordSet(.init(passwordHash: "$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA", reason: .signup)),

@@ -90,6 +90,32 @@ struct AuditTrailTests {
         }
     }
 
+    @Test("times show whole seconds, and the state at a shown time includes every event shown as recorded at it")
+    func atCoversItsSecond() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let auditor = try await services.apiKeys.create(name: "auditor", scopes: [.auditRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                db.clock.advance(by: 0.25)
+                let access = try await signUp(client, email: "ana@example.com", handle: "ana_m")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                // The rename is recorded 0.75 s into the second, after the second the history shows.
+                db.clock.advance(by: 0.5)
+                #expect(try await call(client, .patch, "/me/profile", ["handle": "ana_coach"], token: access).status == .ok)
+                let history = try await call(client, .get, "/accounts/\(accountID)/events", token: auditor, path: "/accounts/{id}/events")
+                let shown = try #require((history.body["events"] as? [[String: Any]])?.last?["recorded_at"] as? String)
+                #expect(shown == "2026-09-21T14:13:20Z")
+                let state = try await call(
+                    client, .get, "/accounts/\(accountID)/state?at=\(shown)", token: auditor, path: "/accounts/{id}/state")
+                #expect((state.body["profile"] as? [String: Any])?["handle"] as? String == "ana_coach")
+                #expect(state.string("at") == shown)
+                let before = try await call(
+                    client, .get, "/accounts/\(accountID)/state?at=2026-09-21T14:13:19Z", token: auditor, path: "/accounts/{id}/state")
+                #expect(before.status == .notFound)
+            }
+        }
+    }
+
     @Test("an operator's disable and enable name their key as the actor; auditors see the account disabled, since when, then active")
     func disableRecorded() async throws {
         try await TestPostgres.withDatabase { db in

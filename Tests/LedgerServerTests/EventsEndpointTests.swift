@@ -231,10 +231,13 @@ struct EventsEndpointTests {
                     try await page("application/cloudevents-batch+json", after: events[1]["ledgercursor"] as? String).body
                         as? [[String: Any]])
                 #expect(resumed.compactMap { $0["id"] as? String } == events.dropFirst(2).compactMap { $0["id"] as? String })
-                // Content negotiation as HTTP has it: no, unknown, wildcard or outranked CloudEvents keeps the plain form.
+                // Content negotiation as HTTP has it: no, unknown, wildcard or outranked CloudEvents keeps the plain form,
+                // and so does a tie (a generated client lists both forms at q=1, in either order).
                 for accept in [
                     nil, "text/csv", "*/*", "application/json, application/cloudevents-batch+json;q=0.5",
-                    "application/cloudevents-batch+json;q=0",
+                    "application/cloudevents-batch+json;q=0", "application/json, application/cloudevents-batch+json",
+                    "application/cloudevents-batch+json, application/json",
+                    "application/cloudevents-batch+json;q=0.5, application/json;q=0.5",
                 ] {
                     let answer = try await page(accept)
                     #expect(

@@ -92,6 +92,13 @@ extension AccountEvent {
         Array(try Self.encoder.encode(parts.payload))
     }
 
+    /// The payload to store, and the event as reading that payload gives it back (times to the
+    /// second): what the caller projects and answers now is what a rebuild from the stream gives.
+    public func stored() throws -> (payload: [UInt8], event: AccountEvent) {
+        let payload = try encodedPayload()
+        return (payload, try Self.decode(type: type, schemaVersion: schemaVersion, payload: payload) ?? self)
+    }
+
     /// Reads a stored event, upcasting older schema versions. Unknown types (written by a newer
     /// version, or by other features) are nil, and `evolve` skips them.
     public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws -> AccountEvent? {

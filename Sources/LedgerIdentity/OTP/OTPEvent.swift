@@ -96,6 +96,12 @@ extension OTPEvent {
         Array(try AccountEvent.encoder.encode(parts.payload))
     }
 
+    /// The payload to store, and the event as reading it back gives it (`AccountEvent.stored()`).
+    public func stored() throws -> (payload: [UInt8], event: OTPEvent) {
+        let payload = try encodedPayload()
+        return (payload, try Self.decode(type: type, schemaVersion: schemaVersion, payload: payload) ?? self)
+    }
+
     /// Reads a stored event; unknown types are nil.
     public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws -> OTPEvent? {
         guard let registration = registry[type] else { return nil }

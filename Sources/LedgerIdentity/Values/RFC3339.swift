@@ -1,14 +1,16 @@
 import Foundation
 import LedgerCore
 
-/// RFC 3339 timestamps with microseconds: `2026-11-22T03:46:16.123456Z`. Hand-written, since
-/// every event payload holds a few and Foundation's formatters cost a few hundred
-/// microseconds each (ICU) — the fold of an account's stream used to be dominated by them.
+/// RFC 3339 timestamps in UTC to the second: `2026-11-22T03:46:16Z`, what every generated client
+/// decodes by default (API.md "Conventions"). Hand-written, since every event payload holds a few
+/// and Foundation's formatters cost a few hundred microseconds each (ICU) — the fold of an
+/// account's stream used to be dominated by them. `parse` still reads fractions: events stored
+/// before the service wrote whole seconds keep theirs.
 public enum RFC3339 {
-    /// UTC, with microseconds when there are any.
+    /// UTC, truncated to the second (a fraction is dropped, never rounded up).
     public static func format(_ date: Date) -> String {
         var output: [UInt8] = []
-        output.reserveCapacity(27)
+        output.reserveCapacity(20)
         append(date, to: &output)
         return String(decoding: output, as: UTF8.self)
     }
@@ -27,11 +29,16 @@ public enum RFC3339 {
         output.appendDecimal(Int64(time.minute), width: 2)
         output.append(UInt8(ascii: ":"))
         output.appendDecimal(Int64(time.second), width: 2)
-        if time.microsecond != 0 {
-            output.append(UInt8(ascii: "."))
-            output.appendDecimal(time.microsecond, width: 6)
-        }
         output.append(UInt8(ascii: "Z"))
+    }
+
+    /// The last instant of the second `date` falls in, as `format` shows it: a query for the
+    /// state "at" a shown time covers everything recorded within that second
+    /// (`2026-12-06T08:54:25Z` includes an event recorded at 08:54:25.75).
+    public static func endOfSecond(_ date: Date) -> Date {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let second = (micros / 1_000_000).rounded(.down)
+        return Date(timeIntervalSince1970: second + 0.999_999)
     }
 
     /// Reads `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`t`/`z` and a space separator too);

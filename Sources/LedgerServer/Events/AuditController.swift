@@ -41,7 +41,8 @@ public struct AuditController: Sendable {
                 guard let parsed = RFC3339.parse(String(text)) else {
                     throw APIError(.badRequest, .invalidRequest, "at must be an RFC 3339 time, such as 2026-11-23T10:00:00Z.")
                 }
-                at = parsed
+                // Times are shown to the second: `at` covers the whole second it names.
+                at = RFC3339.endOfSecond(parsed)
             }
             guard let pointInTime = try await audit.state(accountID, at: at) else {
                 throw APIError(.notFound, .init("no_account"), "No account existed at that time.")

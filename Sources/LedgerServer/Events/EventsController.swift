@@ -119,7 +119,8 @@ public struct EventsController: Sendable {
         routes.get("/events/stream") { request, _ in
             let key = try await keys.authorize(request, scope: .eventsRead)
             let query = try FeedQuery(request)
-            let form = AcceptedForm.prefers(Self.cloudEvent, over: "text/event-stream", in: request) ? cloudEvents : .plain
+            // SSE either way: a client naming CloudEvents beside text/event-stream asks for them.
+            let form = AcceptedForm.prefers(Self.cloudEvent, over: "text/event-stream", in: request, winsTies: true) ? cloudEvents : .plain
             guard let slot = streams.take(key.hash) else {
                 throw APIError(
                     .tooManyRequests, .init("rate_limited"), "Too many open event streams for this API key.",

@@ -2,16 +2,23 @@ import HTTPTypes
 import Hummingbird
 
 /// Content negotiation by `Accept` (RFC 9110 §12.5.1), for the few media types an endpoint can
-/// answer in: a media type is chosen when the header names it with a non-zero `q` no lower than
-/// the plain form's; an absent, unknown or wildcard `Accept` keeps the plain form.
+/// answer in: a media type is chosen when the header names it with a non-zero `q` higher than
+/// the plain form's; a tie (a generated client lists every form at `q=1`), an absent, unknown or
+/// wildcard `Accept` keeps the plain form. Where the plain form is a transport the other form
+/// travels in (SSE carrying CloudEvents: a client names both), `winsTies` lets a tie choose it.
 enum AcceptedForm {
     /// Whether `request` asks for `mediaType` over `plain`.
-    static func prefers(_ mediaType: String, over plain: String, in request: Request) -> Bool {
-        guard let header = request.headers[.accept] else { return false }
+    static func prefers(_ mediaType: String, over plain: String, in request: Request, winsTies: Bool = false) -> Bool {
+        prefers(mediaType, over: plain, accept: request.headers[.accept], winsTies: winsTies)
+    }
+
+    /// Whether an `Accept` header's value asks for `mediaType` over `plain`.
+    static func prefers(_ mediaType: String, over plain: String, accept: String?, winsTies: Bool = false) -> Bool {
+        guard let header = accept else { return false }
         let ranges = header.split(separator: ",").map(Self.range)
         guard let wanted = ranges.first(where: { $0.type == mediaType })?.quality, wanted > 0 else { return false }
         let plainQuality = ranges.first(where: { $0.type == plain })?.quality ?? 0
-        return wanted >= plainQuality
+        return wanted > plainQuality || (winsTies && wanted == plainQuality)
     }
 
     /// `type/subtype;q=0.5` → (`type/subtype`, 0.5); no `q` is 1.

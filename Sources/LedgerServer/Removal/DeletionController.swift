@@ -129,7 +129,8 @@ public struct DeletionController: Sendable {
         if let accountID { object["account_id"] = .string(accountID.lowercased) }
         object["starts_at"] = JSONValue(timestamp: hold.startsAt)
         object["title"] = JSONValue(hold.title)
-        object["amount"] = hold.amount.map { .object(["currency": .string($0.currency), "minor": .int($0.minor)]) } ?? .null
+        // Left out when there is none (openapi.yaml `Hold`: a nullable reference defeats generators).
+        if let amount = hold.amount { object["amount"] = .object(["currency": .string(amount.currency), "minor": .int(amount.minor)]) }
         object["releases_at"] = JSONValue(timestamp: hold.releasesAt)
         return object
     }
