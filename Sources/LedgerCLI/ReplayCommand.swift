@@ -26,7 +26,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let instant =
             try at.map { text in
                 guard let date = RFC3339.parse(text) else { throw ValidationError("--at must be an RFC 3339 time") }
-                return date
+                // As `GET /accounts/{id}/state?at=`: the whole second the listing shows.
+                return RFC3339.endOfSecond(date)
             } ?? Date()
         let found = try await database.withStore(try LedgerConfiguration.fromEnvironment()) { store in
             let audit = AccountAudit(store: store)

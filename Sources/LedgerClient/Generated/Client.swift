@@ -18,7 +18,7 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 import HTTPTypes
 /// Event-sourced identity and account-lifecycle service. This document grows with every
-/// endpoint; see ../shared/API.md for the full contract. Every error has one shape
+/// endpoint; see docs/api.md for the full contract. Every error has one shape
 /// (`Error`), every response carries `X-Request-Id`.
 ///
 public struct Client: APIProtocol {

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "aeb501ee01897e85607b16f90b0e05faa1ed6b37bea6e452b283a96dbcf248a7"
+    public static let sha256 = "b3eef9a663b63bb121948db83317a5628699a21891cb54d5cfbae4a4f076c79b"
 }
