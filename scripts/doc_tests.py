@@ -57,6 +57,8 @@ def contract_copy_is_current():
 
 
 def main():
+    # The commands run beside links into the clone: none may change it.
+    tree_before = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     if not contract_copy_is_current():
         sys.exit("docs: docs/api.md is not the contract in ../shared/API.md: copy it again below the preface")
     binary = os.environ.get("LEDGER_BINARY") or os.path.join(ROOT, ".build", "debug", "ledger")
@@ -95,12 +97,13 @@ def main():
             for block in found:
                 lines += [(number, text.replace("localhost:8080", f"localhost:{port}")) for number, text in block]
             script = os.path.join(work, "doc.sh")
-            with open(script, "w", encoding="utf-8") as handle:
+            with os.fdopen(os.open(script, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as handle:
                 handle.write("\n".join(text for _, text in lines) + "\n")
             failed_at = os.path.join(work, "failed-at")
             output = os.path.join(work, "doc.out")
             started = time.monotonic()
-            with open(output, "w", encoding="utf-8") as out:
+            # What the commands print holds tokens: readable by this user only.
+            with os.fdopen(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as out:
                 result = subprocess.run(["bash", script], cwd=work, env={**shell_environment, "DOC_FAILED_AT": failed_at},
                                         stdout=out, stderr=subprocess.STDOUT, timeout=600)
             commands = sum(1 for block in found for _, text in block if text.strip() and not text.lstrip().startswith("#"))
@@ -122,6 +125,8 @@ def main():
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, 9)
         shutil.rmtree(work, ignore_errors=True)
+    if subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout != tree_before:
+        sys.exit("docs: the commands changed files of the clone (git status differs): a block that does must be `shell`")
     if failures:
         sys.exit(f"docs: {failures} file(s) have commands that do not run as printed")
     print("docs: every sh block of the README and docs/ ran as printed")

@@ -45,6 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
 
         var cluster: LocalCluster?
         if configuration.databaseURL == nil {
+            let environment = ProcessInfo.processInfo.environment
+            if let refusal = LedgerConfiguration.developmentFallbackRefusal(environment: environment, explicitDevelopment: dev) {
+                throw ConfigurationError(refusal)
+            }
             let started = try await ServeAssembly.startDevelopmentCluster()
             cluster = started
             configuration.databaseURL = started.url
@@ -53,7 +57,8 @@ struct ServeCommand: AsyncParsableCommand {
         defer { cluster?.stop(removeFiles: false) }
         let development = dev || cluster != nil
         if development {
-            configuration.applyDevelopmentDefaults(host: host, environment: ProcessInfo.processInfo.environment)
+            configuration.applyDevelopmentDefaults(
+                host: host, localCluster: cluster != nil, environment: ProcessInfo.processInfo.environment)
             // Sign in with Apple and Google take `ledger dev id-token`'s tokens: its key set must exist.
             if configuration.appleJWKS == DevelopmentFiles.identityKeySet {
                 _ = try DevelopmentIdentityIssuer(keyPath: DevelopmentFiles.identityKey, jwksPath: DevelopmentFiles.identityKeySet)

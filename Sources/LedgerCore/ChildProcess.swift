@@ -25,7 +25,8 @@ public enum ChildProcess {
     }
 
     /// Starts `executable` with standard input from /dev/null and standard output and error
-    /// into `outputPath`; `environment` entries are added to this process's own; it runs in
+    /// into `outputPath`; `environment` entries are added to this process's own (an empty value
+    /// unsets the variable); it runs in
     /// `directory` when one is given.
     public static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], outputPath: String,
@@ -39,7 +40,7 @@ public enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
         var merged = ProcessInfo.processInfo.environment
-        merged.merge(environment) { _, new in new }
+        for (name, value) in environment { merged[name] = value.isEmpty ? nil : value }
         // Glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift: coreutils' env
         // changes the directory, then executes the program.
         let (program, programArguments) =

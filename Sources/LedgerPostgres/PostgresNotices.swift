@@ -15,7 +15,9 @@ enum PostgresNotices {
             handle,
             { _, message in
                 guard let message else { return }
+                // One log line each, whatever the server's text holds.
                 let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+                    .replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
                 if text.hasPrefix("WARNING") {
                     PostgresNotices.logger.warning("\(text)")
                 } else {

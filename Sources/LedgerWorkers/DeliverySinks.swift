@@ -28,16 +28,18 @@ public struct LogDeliverySink: DeliverySink {
     public var provider: String { "log" }
 
     public func deliver(_ message: OutboxMessage) async throws {
+        // The file first: a message that cannot be recorded is retried, and logged once it is.
+        if let messagesPath {
+            var line = try message.payload(sentAt: clock.now())
+            line.append(UInt8(ascii: "\n"))
+            try DevelopmentMessageFile.append(line, to: messagesPath)
+        }
         logger.notice(
             "delivery (development log sink)",
             metadata: [
                 "channel": "\(message.channel.rawValue)", "template": "\(message.template)",
                 "to": "\(RecipientMask.mask(message.to))", "code": "\(message.code ?? "-")", "link": "\(message.link ?? "-")",
             ])
-        guard let messagesPath else { return }
-        var line = try message.payload(sentAt: clock.now())
-        line.append(UInt8(ascii: "\n"))
-        try DevelopmentMessageFile.append(line, to: messagesPath)
     }
 }
 

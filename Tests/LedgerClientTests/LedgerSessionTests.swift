@@ -37,18 +37,37 @@ final class FakeLedger: ClientTransport {
     }
 }
 
+/// A network that is down: every call fails before an answer.
+struct Offline: ClientTransport {
+    struct Unreachable: Error {}
+
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        throw Unreachable()
+    }
+}
+
 @Suite("LedgerSession without a network")
 struct LedgerSessionTests {
-    @Test("calls waiting on a token near its end share one refresh, and the new pair is kept")
-    func oneRefreshForConcurrentCalls() async throws {
-        let transport = FakeLedger()
+    /// A session over `transport` whose stored access token ends in 30 seconds (the clock stands still).
+    static func session(
+        over transport: some ClientTransport, access: String, refresh: String
+    ) throws -> (LedgerSession, MemoryTokenStorage) {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let storage = MemoryTokenStorage(
             SessionTokens(
-                accountID: "a", sessionID: "s", accessToken: "access-0", refreshToken: "refresh-0",
+                accountID: "a", sessionID: "s", accessToken: access, refreshToken: refresh,
                 accessTokenExpiresAt: start.addingTimeInterval(30), deviceToken: "device-1"))
         let session = LedgerSession(
             serverURL: try #require(URL(string: "http://ledger.test")), transport: transport, storage: storage, now: { start })
+        return (session, storage)
+    }
+
+    @Test("calls waiting on a token near its end share one refresh, and the new pair is kept")
+    func oneRefreshForConcurrentCalls() async throws {
+        let transport = FakeLedger()
+        let (session, storage) = try Self.session(over: transport, access: "access-0", refresh: "refresh-0")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<20 { group.addTask { _ = try await session.client.me().ok.body.json } }
             try await group.waitForAll()
@@ -58,5 +77,26 @@ struct LedgerSessionTests {
         #expect(await storage.load()?.refreshToken == "refresh-1")
         try await session.signOut()
         #expect(await storage.load() == nil)
+    }
+
+    @Test(
+        "a failed call's error names the call and the kind of failure, never the password or the refresh token; sign-out offline still forgets the tokens"
+    )
+    func failuresKeepSecrets() async throws {
+        let (session, storage) = try Self.session(over: Offline(), access: "access-secret-0", refresh: "refresh-secret-0")
+        let signIn = await #expect(throws: LedgerClientError.self) {
+            try await session.signIn(email: "ana@example.org", password: "secret-password-91")
+        }
+        #expect(signIn?.code == .transport)
+        #expect(!String(describing: signIn).contains("secret-password-91") && String(describing: signIn).contains("sign-in"))
+        // The token is near its end: the call refreshes first, and the refresh fails.
+        // (The generated client wraps what its middleware threw in its own ClientError.)
+        let refresh = await #expect(throws: ClientError.self) { try await session.client.me() }
+        #expect((refresh?.underlyingError as? LedgerClientError)?.code == .refreshFailed)
+        #expect(!String(describing: refresh).contains("refresh-secret-0"))
+        #expect(await storage.load()?.refreshToken == "refresh-secret-0", "a passing failure keeps the session")
+        await #expect(throws: LedgerClientError.self) { try await session.signOut() }
+        #expect(await storage.load() == nil, "signed out on this device, whatever the network did")
+        #expect(try await session.tokens == nil)
     }
 }

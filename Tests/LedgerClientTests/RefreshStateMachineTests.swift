@@ -20,11 +20,11 @@ struct RefreshStateMachineTests {
         #expect(machine.tokenNeeded(by: 1, now: nearEnd) == .refresh("refresh-one"))
         for waiter in 2...9 { #expect(machine.tokenNeeded(by: RefreshStateMachine.WaiterID(waiter), now: nearEnd) == .wait) }
         let refreshed = Self.tokens("two", endingIn: 1800)
-        #expect(machine.refreshSucceeded(refreshed) == .resume(Array(2...9), accessToken: "access-two"))
+        #expect(machine.refreshSucceeded(refreshed, sentWith: "refresh-one") == .resume(Array(2...9), accessToken: "access-two"))
         #expect(machine.tokenNeeded(by: 10, now: nearEnd) == .use("access-two"))
         #expect(machine.tokens == refreshed)
-        // A late second outcome changes nothing.
-        #expect(machine.refreshSucceeded(Self.tokens("three", endingIn: 1800)) == .none)
+        // A late second outcome changes nothing, and is said to be late: its tokens are not stored.
+        #expect(machine.refreshSucceeded(Self.tokens("three", endingIn: 1800), sentWith: "refresh-one") == .overtaken)
         #expect(machine.tokens == refreshed)
     }
 
@@ -34,10 +34,10 @@ struct RefreshStateMachineTests {
         var machine = RefreshStateMachine(tokens: old, margin: 60)
         #expect(machine.tokenNeeded(by: 1, now: Self.start) == .refresh("refresh-one"))
         #expect(machine.tokenNeeded(by: 2, now: Self.start) == .wait)
-        #expect(machine.refreshFailed(sessionEnded: false) == .fail([2], signedOut: false))
+        #expect(machine.refreshFailed(sessionEnded: false, sentWith: "refresh-one") == .fail([2], signedOut: false))
         #expect(machine.tokens == old)
         #expect(machine.tokenNeeded(by: 3, now: Self.start) == .refresh("refresh-one"))
-        #expect(machine.refreshFailed(sessionEnded: true) == .none)
+        #expect(machine.refreshFailed(sessionEnded: true, sentWith: "refresh-one") == .none)
         #expect(machine.tokens == nil)
         #expect(machine.tokenNeeded(by: 4, now: Self.start) == .signedOut)
     }
@@ -48,12 +48,13 @@ struct RefreshStateMachineTests {
         #expect(machine.tokenNeeded(by: 1, now: Self.start) == .refresh("refresh-one"))
         #expect(machine.tokenNeeded(by: 2, now: Self.start) == .wait)
         #expect(machine.signedIn(Self.tokens("new", endingIn: 900)) == .resume([2], accessToken: "access-new"))
-        #expect(machine.refreshSucceeded(Self.tokens("stale", endingIn: 900)) == .none)
+        // The refresh sent before the sign-in answers late: overtaken, not stored.
+        #expect(machine.refreshSucceeded(Self.tokens("stale", endingIn: 900), sentWith: "refresh-one") == .overtaken)
         #expect(machine.tokens?.accessToken == "access-new")
         #expect(machine.tokenNeeded(by: 3, now: Self.start.addingTimeInterval(880)) == .refresh("refresh-new"))
         #expect(machine.tokenNeeded(by: 4, now: Self.start) == .wait)
         #expect(machine.signedOut() == .fail([4], signedOut: true))
-        #expect(machine.refreshFailed(sessionEnded: false) == .none)
+        #expect(machine.refreshFailed(sessionEnded: true, sentWith: "refresh-new") == .overtaken)
         #expect(machine.tokens == nil)
     }
 }

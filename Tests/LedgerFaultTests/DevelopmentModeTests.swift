@@ -65,12 +65,18 @@ struct DevelopmentModeTests {
         try await second.shutdown()
     }
 
-    @Test("a configuration error is one line naming the setting, exit 2, without the usage text")
+    @Test("a configuration error is one line naming the setting, exit 2, without the usage text; no silent development mode")
     func configurationError() async throws {
         let (status, output) = try await LedgerProcess.run(["serve"], environment: ["LEDGER_PORT": "eighty"])
         #expect(status == 2, "\(output)")
         #expect(output.split(separator: "\n").count == 1 && output.contains("LEDGER_PORT"), "\(output)")
         #expect(!output.contains("Usage:"))
+        // No silent fallback to development mode: a blank DATABASE_URL, or a deployment's settings without one.
+        let (blank, said) = try await LedgerProcess.run(["serve"], environment: ["DATABASE_URL": " "])
+        #expect(blank == 2 && said.contains("DATABASE_URL is set but empty"), "\(said)")
+        let (forgotten, told) = try await LedgerProcess.run(
+            ["serve"], environment: ["DATABASE_URL": "", "LEDGER_MASTER_KEY": try MasterKey.generate().base64])
+        #expect(forgotten == 2 && told.contains("DATABASE_URL is not set while a deployment's settings are (LEDGER_MASTER_KEY)"), "\(told)")
     }
 
     @Test("serve exits non-zero with one line naming the cause when it cannot listen (its port taken); SIGTERM is a clean 0")

@@ -239,7 +239,7 @@ struct ConfigurationTests {
     )
     func developmentDefaults() throws {
         var bare = try LedgerConfiguration.fromEnvironment(["LEDGER_PORT": "8181"])
-        bare.applyDevelopmentDefaults(host: nil, environment: ["LEDGER_PORT": "8181"])
+        bare.applyDevelopmentDefaults(host: nil, localCluster: true, environment: ["LEDGER_PORT": "8181"])
         #expect(bare.host == "127.0.0.1" && bare.linkBaseURL == "http://localhost:8181")
         #expect(bare.webhookAllowPrivateNetworks && bare.developmentMessagesPath == DevelopmentFiles.messages)
         #expect(bare.appleClientIDs == ["ledger-dev"] && bare.googleJWKS == DevelopmentFiles.identityKeySet)
@@ -250,9 +250,25 @@ struct ConfigurationTests {
             "LEDGER_GOOGLE_CLIENT_IDS": "web-client",
         ]
         var set = try LedgerConfiguration.fromEnvironment(environment)
-        set.applyDevelopmentDefaults(host: "0.0.0.0", environment: environment)
+        set.applyDevelopmentDefaults(host: "0.0.0.0", localCluster: true, environment: environment)
         #expect(set.host == "0.0.0.0" && set.linkBaseURL == "https://dev.321.fit" && !set.webhookAllowPrivateNetworks)
         #expect(set.appleClientIDs.isEmpty && set.googleClientIDs == ["web-client"] && set.googleJWKS != DevelopmentFiles.identityKeySet)
+        // `--dev` on a database of one's own: loopback and the message file only; links, webhooks
+        // and the providers stay as configured.
+        var own = try LedgerConfiguration.fromEnvironment([:])
+        own.applyDevelopmentDefaults(host: nil, localCluster: false, environment: [:])
+        #expect(own.host == "127.0.0.1" && own.developmentMessagesPath == DevelopmentFiles.messages)
+        #expect(own.linkBaseURL == "https://321.fit" && !own.webhookAllowPrivateNetworks && own.appleClientIDs.isEmpty)
+        // No fallback to development mode from a blank DATABASE_URL or a deployment's settings.
+        #expect(LedgerConfiguration.developmentFallbackRefusal(environment: [:], explicitDevelopment: false) == nil)
+        #expect(
+            LedgerConfiguration.developmentFallbackRefusal(environment: ["DATABASE_URL": " "], explicitDevelopment: true)?
+                .hasPrefix("DATABASE_URL is set but empty") == true)
+        let deployment = ["LEDGER_MASTER_KEY": "a2V5", "LEDGER_SMTP_URL": "smtps://mail.example.org"]
+        #expect(
+            LedgerConfiguration.developmentFallbackRefusal(environment: deployment, explicitDevelopment: false)?
+                .contains("(LEDGER_MASTER_KEY, LEDGER_SMTP_URL)") == true)
+        #expect(LedgerConfiguration.developmentFallbackRefusal(environment: deployment, explicitDevelopment: true) == nil)
         // Outside development mode an http link base is warned about, loopback or not.
         let plain = try LedgerConfiguration.fromEnvironment(["LEDGER_LINK_BASE_URL": "http://localhost:8181"])
         #expect(plain.warnings.contains { $0.hasPrefix("LEDGER_LINK_BASE_URL is not https") })

@@ -1,3 +1,5 @@
+import OpenAPIRuntime
+
 /// A failure of the hand-written client (`LedgerSession` and its storage); the service's own
 /// answers come back as the generated client's typed outputs.
 public struct LedgerClientError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -15,6 +17,28 @@ public struct LedgerClientError: Error, Hashable, Sendable, CustomStringConverti
         public static let unexpectedResponse = Code("unexpected_response")
         /// The token storage failed.
         public static let storage = Code("storage")
+        /// The call did not reach the service or its answer could not be read (network, TLS,
+        /// decoding); `message` names the kind of failure only.
+        public static let transport = Code("transport")
+    }
+
+    /// The type of `error` (and of the error under it, for the generated client's), never its
+    /// text: the generated client's errors quote the request, passwords and tokens included.
+    static func kind(of error: any Error) -> String {
+        if let clientError = error as? ClientError { return "\(type(of: clientError.underlyingError))" }
+        return "\(type(of: error))"
+    }
+
+    /// Runs one call of the generated client; its failure becomes a `LedgerClientError` that
+    /// names `call` and the kind of failure only.
+    static func guarding<T>(_ call: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as LedgerClientError {
+            throw error
+        } catch {
+            throw LedgerClientError(.transport, "The \(call) failed (\(kind(of: error))).")
+        }
     }
 
     /// The kind of failure.

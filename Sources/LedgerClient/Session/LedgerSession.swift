@@ -36,10 +36,12 @@ public final class LedgerSession: Sendable {
     /// `POST /auth/email/signup`: a new account, signed in.
     public func signUp(email: String, password: String, displayName: String? = nil) async throws -> SessionTokens {
         let sent = now()
-        switch try await client.emailSignUp(
-            headers: .init(xDeviceToken: try await keeper.deviceToken()),
-            body: .json(.init(email: email, password: password, displayName: displayName)))
-        {
+        let device = try await keeper.deviceToken()
+        let answer = try await LedgerClientError.guarding("sign-up") {
+            try await client.emailSignUp(
+                headers: .init(xDeviceToken: device), body: .json(.init(email: email, password: password, displayName: displayName)))
+        }
+        switch answer {
         case .created(let answer): return try await keep(try answer.body.json, receivedAt: sent)
         case let other: throw Self.unexpected("sign-up", other)
         }
@@ -48,10 +50,11 @@ public final class LedgerSession: Sendable {
     /// `POST /auth/email/login`: a session, or the second factor's challenge.
     public func signIn(email: String, password: String) async throws -> SignInResult {
         let sent = now()
-        switch try await client.emailSignIn(
-            headers: .init(xDeviceToken: try await keeper.deviceToken()),
-            body: .json(.init(email: email, password: password)))
-        {
+        let device = try await keeper.deviceToken()
+        let answer = try await LedgerClientError.guarding("sign-in") {
+            try await client.emailSignIn(headers: .init(xDeviceToken: device), body: .json(.init(email: email, password: password)))
+        }
+        switch answer {
         case .ok(let answer):
             switch try answer.body.json {
             case .Session(let session): return .signedIn(try await keep(session, receivedAt: sent))
@@ -65,7 +68,10 @@ public final class LedgerSession: Sendable {
     /// `POST /auth/mfa/verify`: finishes a sign-in with a TOTP code.
     public func completeSignIn(_ challenge: MFAChallenge, code: String) async throws -> SessionTokens {
         let sent = now()
-        switch try await client.verifyMFA(body: .json(.init(mfaToken: challenge.token, code: code))) {
+        let answer = try await LedgerClientError.guarding("second factor") {
+            try await client.verifyMFA(body: .json(.init(mfaToken: challenge.token, code: code)))
+        }
+        switch answer {
         case .ok(let answer): return try await keep(try answer.body.json, receivedAt: sent)
         case let other: throw Self.unexpected("second factor", other)
         }
@@ -79,20 +85,31 @@ public final class LedgerSession: Sendable {
         return tokens
     }
 
-    /// `POST /auth/logout`, then forgets the tokens (also when the session had already ended).
+    /// `POST /auth/logout`, and forgets the tokens whatever it answers: a person who signs out
+    /// offline is signed out on this device (the service's session then lapses by itself). A
+    /// failure of the call is thrown after the tokens are gone.
     public func signOut() async throws {
-        if try await keeper.tokens() != nil {
-            switch try await client.logout() {
-            case .noContent, .unauthorized: break
-            case let other: throw Self.unexpected("sign-out", other)
-            }
+        guard try await keeper.tokens() != nil else { return try await keeper.signedOut() }
+        let answer: Operations.Logout.Output
+        do {
+            answer = try await LedgerClientError.guarding("sign-out") { try await client.logout() }
+        } catch {
+            try await keeper.signedOut()
+            throw error
         }
         try await keeper.signedOut()
+        switch answer {
+        case .noContent, .unauthorized: break
+        case let other: throw Self.unexpected("sign-out", other)
+        }
     }
 
     /// What `403 reauth_required` asks for `action`: `GET /me/reauth-options`.
     public func reauthRequired(for action: Operations.ReauthOptions.Input.Query.ActionPayload) async throws -> ReauthRequired {
-        switch try await client.reauthOptions(query: .init(action: action)) {
+        let answer = try await LedgerClientError.guarding("re-auth options") {
+            try await client.reauthOptions(query: .init(action: action))
+        }
+        switch answer {
         case .ok(let answer):
             let options = try answer.body.json
             return ReauthRequired(action: options.action, methods: options.methods.map(\.rawValue), lastMethod: options.lastMethod)
@@ -108,7 +125,10 @@ public final class LedgerSession: Sendable {
 
     /// `POST /auth/reauth/password`: a grant the session then sends with every sensitive call.
     public func reauthenticate(password: String) async throws -> ReauthGrant {
-        switch try await client.reauthPassword(body: .json(.init(password: password))) {
+        let answer = try await LedgerClientError.guarding("re-auth") {
+            try await client.reauthPassword(body: .json(.init(password: password)))
+        }
+        switch answer {
         case .ok(let answer):
             let body = try answer.body.json
             let grant = ReauthGrant(token: body.reauthToken, expiresAt: body.expiresAt)
@@ -121,7 +141,10 @@ public final class LedgerSession: Sendable {
     /// `POST /auth/password/change`: done (the other sessions end), or `reauth_required` with
     /// the methods offered. The change ends every grant, this one too.
     public func changePassword(to newPassword: String) async throws -> Sensitive<String> {
-        switch try await client.changePassword(body: .json(.init(newPassword: newPassword))) {
+        let answer = try await LedgerClientError.guarding("password change") {
+            try await client.changePassword(body: .json(.init(newPassword: newPassword)))
+        }
+        switch answer {
         case .ok(let answer):
             await keeper.keep(nil)
             return .done(try answer.body.json.message)

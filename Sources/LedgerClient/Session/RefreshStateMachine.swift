@@ -34,6 +34,9 @@ public struct RefreshStateMachine: Sendable {
         case resume([WaiterID], accessToken: String)
         /// Fail them; `signedOut` says whether the session ended.
         case fail([WaiterID], signedOut: Bool)
+        /// The refresh's outcome came after a sign-in, a sign-out or another refresh: nothing of
+        /// it is kept (storing its tokens would bring back a session the device has left).
+        case overtaken
     }
 
     private(set) var state: State
@@ -70,17 +73,19 @@ public struct RefreshStateMachine: Sendable {
         }
     }
 
-    /// The refresh answered `tokens`. A refresh overtaken by a sign-in or sign-out is ignored.
-    public mutating func refreshSucceeded(_ tokens: SessionTokens) -> WaitersAction {
-        guard case .refreshing(_, let waiters) = state else { return .none }
+    /// The refresh sent with `refreshToken` answered `tokens`; `.overtaken` when a sign-in, a
+    /// sign-out or another refresh came first.
+    public mutating func refreshSucceeded(_ tokens: SessionTokens, sentWith refreshToken: String) -> WaitersAction {
+        guard case .refreshing(let current, let waiters) = state, current.refreshToken == refreshToken else { return .overtaken }
         state = .signedIn(tokens)
         return waiters.isEmpty ? .none : .resume(waiters, accessToken: tokens.accessToken)
     }
 
-    /// The refresh failed: `sessionEnded` when the service refused the refresh token (the session
-    /// is over), else a failure that may pass (the tokens are kept and the next call tries again).
-    public mutating func refreshFailed(sessionEnded: Bool) -> WaitersAction {
-        guard case .refreshing(let tokens, let waiters) = state else { return .none }
+    /// The refresh sent with `refreshToken` failed: `sessionEnded` when the service refused it
+    /// (the session is over), else a failure that may pass (the tokens are kept and the next
+    /// call tries again); `.overtaken` when a sign-in, a sign-out or another refresh came first.
+    public mutating func refreshFailed(sessionEnded: Bool, sentWith refreshToken: String) -> WaitersAction {
+        guard case .refreshing(let tokens, let waiters) = state, tokens.refreshToken == refreshToken else { return .overtaken }
         state = sessionEnded ? .signedOut : .signedIn(tokens)
         return waiters.isEmpty ? .none : .fail(waiters, signedOut: sessionEnded)
     }

@@ -92,16 +92,21 @@ actor TokenKeeper {
             default: outcome = .failure(LedgerClientError(.refreshFailed, "The refresh was not answered with a session."))
             }
         } catch {
-            outcome = .failure(LedgerClientError(.refreshFailed, "The refresh failed: \(error)"))
+            // Never `\(error)`: the generated client's errors quote the request, refresh token included.
+            outcome = .failure(LedgerClientError(.refreshFailed, "The refresh failed (\(LedgerClientError.kind(of: error)))."))
         }
         switch outcome {
         case .success(let tokens):
-            perform(machine.refreshSucceeded(tokens))
+            let action = machine.refreshSucceeded(tokens, sentWith: refreshToken)
+            guard action != .overtaken else { return try overtaken() }
+            perform(action)
             try await storage.save(tokens)
             return tokens.accessToken
         case .failure(let error):
             let ended = error.code == .signedOut
-            perform(machine.refreshFailed(sessionEnded: ended))
+            let action = machine.refreshFailed(sessionEnded: ended, sentWith: refreshToken)
+            guard action != .overtaken else { return try overtaken() }
+            perform(action)
             if ended {
                 grant = nil
                 try await storage.save(nil)
@@ -110,9 +115,16 @@ actor TokenKeeper {
         }
     }
 
+    /// A refresh whose outcome came after a sign-in, a sign-out or another refresh: its call
+    /// goes on with the session there is now, if any, and nothing of the outcome is stored.
+    private func overtaken() throws -> String {
+        guard let tokens = machine.tokens else { throw LedgerClientError(.signedOut, "The session ended: sign in again.") }
+        return tokens.accessToken
+    }
+
     private func perform(_ action: RefreshStateMachine.WaitersAction) {
         switch action {
-        case .none: return
+        case .none, .overtaken: return
         case .resume(let ids, let accessToken):
             for id in ids { waiters.removeValue(forKey: id)?.resume(returning: accessToken) }
         case .fail(let ids, let signedOut):
