@@ -74,8 +74,12 @@ struct DevelopmentModeTests {
         // No silent fallback to development mode: a blank DATABASE_URL, or a deployment's settings without one.
         let (blank, said) = try await LedgerProcess.run(["serve"], environment: ["DATABASE_URL": " "])
         #expect(blank == 2 && said.contains("DATABASE_URL is set but empty"), "\(said)")
-        let (forgotten, told) = try await LedgerProcess.run(
-            ["serve"], environment: ["DATABASE_URL": "", "LEDGER_MASTER_KEY": try MasterKey.generate().base64])
+        // (Every other deployment setting unset, whatever this process's environment holds.)
+        let deployment = [
+            "DATABASE_URL": "", "LEDGER_MASTER_KEY": try MasterKey.generate().base64, "LEDGER_DELIVERY_WEBHOOK_URL": "",
+            "LEDGER_SMTP_URL": "", "LEDGER_TWILIO_ACCOUNT_SID": "", "LEDGER_READ_DATABASE_URL": "",
+        ]
+        let (forgotten, told) = try await LedgerProcess.run(["serve"], environment: deployment)
         #expect(forgotten == 2 && told.contains("DATABASE_URL is not set while a deployment's settings are (LEDGER_MASTER_KEY)"), "\(told)")
     }
 
