@@ -1,4 +1,4 @@
-/// The outcome of a sensitive call (API.md "Re-auth"): done, or `403 reauth_required` with
+/// The outcome of a sensitive call (docs/api.md "Re-auth"): done, or `403 reauth_required` with
 /// the ways this account can prove it is the person.
 public enum Sensitive<Value: Sendable>: Sendable {
     /// The call was made.

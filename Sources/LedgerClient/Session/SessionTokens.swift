@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a signed-in device keeps of its session: the token pair, when the access token ends,
-/// and the device token the service answers with every session (API.md "Devices").
+/// and the device token the service answers with every session (docs/api.md "Devices").
 public struct SessionTokens: Codable, Hashable, Sendable {
     /// The account the session belongs to.
     public var accountID: String

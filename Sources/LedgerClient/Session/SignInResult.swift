@@ -1,4 +1,4 @@
-/// How a sign-in ended: a session, or a second factor to give first (API.md "Two-factor").
+/// How a sign-in ended: a session, or a second factor to give first (docs/api.md "Two-factor").
 public enum SignInResult: Sendable, Hashable {
     /// Signed in; the session keeps these tokens.
     case signedIn(SessionTokens)

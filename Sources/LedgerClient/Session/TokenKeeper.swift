@@ -11,7 +11,7 @@ actor TokenKeeper {
     private var restoring: Task<Void, any Error>?
     private var grant: ReauthGrant?
     /// The device token of the latest session: kept after a sign-out, so the next sign-in on
-    /// this device is not a new device (API.md "Devices").
+    /// this device is not a new device (docs/api.md "Devices").
     private var device: String?
     let storage: any TokenStorage
     let refreshClient: Client

@@ -2,7 +2,7 @@ import Foundation
 import LedgerCore
 
 /// RFC 3339 timestamps in UTC to the second: `2026-11-22T03:46:16Z`, what every generated client
-/// decodes by default (API.md "Conventions"). Hand-written, since every event payload holds a few
+/// decodes by default (docs/api.md "Conventions"). Hand-written, since every event payload holds a few
 /// and Foundation's formatters cost a few hundred microseconds each (ICU) — the fold of an
 /// account's stream used to be dominated by them. `parse` still reads fractions: events stored
 /// before the service wrote whole seconds keep theirs.
