@@ -50,17 +50,18 @@ struct Offline: ClientTransport {
 
 @Suite("LedgerSession without a network")
 struct LedgerSessionTests {
-    /// A session over `transport` whose stored access token ends in 30 seconds (the clock stands still).
+    /// A session over `transport` whose stored access token ends in `seconds` (30: within the
+    /// refresh margin; the clock stands still).
     static func session(
-        over transport: some ClientTransport, access: String, refresh: String
+        over transport: some ClientTransport, access: String, refresh: String, endingIn seconds: TimeInterval = 30
     ) throws -> (LedgerSession, MemoryTokenStorage) {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let storage = MemoryTokenStorage(
             SessionTokens(
                 accountID: "a", sessionID: "s", accessToken: access, refreshToken: refresh,
-                accessTokenExpiresAt: start.addingTimeInterval(30), deviceToken: "device-1"))
+                accessTokenExpiresAt: start.addingTimeInterval(seconds), deviceToken: "device-1"))
         let session = LedgerSession(
-            serverURL: try #require(URL(string: "http://ledger.test")), transport: transport, storage: storage, now: { start })
+            serverURL: try #require(URL(string: "https://ledger.test")), transport: transport, storage: storage, now: { start })
         return (session, storage)
     }
 

@@ -20,6 +20,8 @@ public struct LedgerClientError: Error, Hashable, Sendable, CustomStringConverti
         /// The call did not reach the service or its answer could not be read (network, TLS,
         /// decoding); `message` names the kind of failure only.
         public static let transport = Code("transport")
+        /// The service's URL is plain http to another host: nothing is sent.
+        public static let insecureServer = Code("insecure_server")
     }
 
     /// The type of `error` (and of the error under it, for the generated client's), never its
