@@ -46,6 +46,10 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // Imported password hashes: bcrypt through libxcrypt's crypt_rn, Argon2 through the
+        // reference libargon2 (Debian's libcrypt-dev and libargon2-dev).
+        .systemLibrary(name: "CLibXCrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         // SMTP and its TLS, through Debian's libcurl (OpenSSL flavour).
         .systemLibrary(
             name: "CLibCurl",
@@ -72,7 +76,8 @@ let package = Package(
         ),
 
         // OpenSSL primitives: SHA-256, HMAC, AES-256-GCM, scrypt, random bytes, constant-time compare.
-        .target(name: "LedgerCrypto", dependencies: ["COpenSSL", "LedgerCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "LedgerCrypto", dependencies: ["COpenSSL", "CLibXCrypt", "CArgon2", "LedgerCore"], swiftSettings: swiftSettings),
 
         // The events as values (recorded and new events, cursors, metadata, the store's errors):
         // what use cases need of the store, without PostgreSQL.
@@ -314,6 +319,7 @@ let package = Package(
         .testTarget(
             name: "LedgerCryptoTests",
             dependencies: ["LedgerCrypto", "LedgerCore"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -184,6 +184,8 @@ struct DeploymentTests {
         #expect(text.contains("libssl3"))
         // LedgerDelivery's SMTP links libcurl (CLibCurl): to build, and to run.
         #expect(text.contains("libcurl4-openssl-dev") && text.contains("libcurl4 "))
+        // LedgerCrypto checks imported hashes with libxcrypt and libargon2: to build, and to run.
+        #expect(text.contains("libcrypt-dev") && text.contains("libargon2-dev") && text.contains("libargon2-1 "))
         #expect(text.range(of: #"(?m)^USER\s+\S+"#, options: .regularExpression) != nil)
     }
 }
