@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "b3eef9a663b63bb121948db83317a5628699a21891cb54d5cfbae4a4f076c79b"
+    public static let sha256 = "97a76dbe64c0501c488a67eb97176180aa4e57e15a93b2b916e629e25a9cbc47"
 }

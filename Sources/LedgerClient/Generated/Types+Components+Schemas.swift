@@ -1743,7 +1743,7 @@ extension Components {
                 ])
             }
         }
-        /// An event as a CloudEvents 1.0 structured JSON event (API.md "Standards that consumers' own libraries verify").
+        /// An event as a CloudEvents 1.0 structured JSON event (docs/api.md "Standards that consumers' own libraries verify").
         ///
         /// - Remark: Generated from `#/components/schemas/CloudEvent`.
         public struct CloudEvent: Codable, Hashable, Sendable {

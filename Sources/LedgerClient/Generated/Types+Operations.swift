@@ -7332,7 +7332,7 @@ public enum Operations {
                             ///
                             /// - Remark: Generated from `#/paths/countries/GET/responses/200/content/json/CountriesPayload/national_lengths`.
                             public var nationalLengths: [Swift.Int]
-                            /// the trunk prefix a number may be typed with ("0" in the UK: 10 digits, 11 with it), which the service strips; beyond API.md
+                            /// the trunk prefix a number may be typed with ("0" in the UK: 10 digits, 11 with it), which the service strips; beyond docs/api.md
                             ///
                             /// - Remark: Generated from `#/paths/countries/GET/responses/200/content/json/CountriesPayload/national_prefix`.
                             public var nationalPrefix: Swift.String?
@@ -7344,7 +7344,7 @@ public enum Operations {
                             ///   - flag:
                             ///   - dialCode:
                             ///   - nationalLengths: digits after the dial code, without the trunk prefix
-                            ///   - nationalPrefix: the trunk prefix a number may be typed with ("0" in the UK: 10 digits, 11 with it), which the service strips; beyond API.md
+                            ///   - nationalPrefix: the trunk prefix a number may be typed with ("0" in the UK: 10 digits, 11 with it), which the service strips; beyond docs/api.md
                             public init(
                                 iso: Swift.String,
                                 name: Swift.String,
