@@ -1,5 +1,6 @@
 """Writes Tests/LedgerCryptoTests/Fixtures/foreign-hashes.json: password hashes made by the
-libraries other systems use (PyPI's bcrypt, argon2-cffi, Django's hashers and passlib), which
+libraries other systems use (PyPI's bcrypt, argon2-cffi, Django's hashers, passlib and
+firebase-scrypt), which
 `ForeignPasswordHashTests` verifies with this project's code. Cheap parameters, so the tests run
 fast; the forms are the ones an import brings. Run with a venv holding
 scripts/foreign-hash-requirements.txt:
@@ -9,8 +10,12 @@ scripts/foreign-hash-requirements.txt:
 import json
 import os
 
+import base64
+from importlib.metadata import version
+
 import argon2
 import bcrypt
+import firebase_scrypt
 from django.conf import settings
 
 settings.configure(PASSWORD_HASHERS=[])
@@ -37,6 +42,15 @@ for password in PASSWORDS:
     add("pbkdf2_sha256", "passlib", password, pbkdf2_sha256.using(rounds=1000).hash(password))
     add("pbkdf2_sha1", "passlib", password, pbkdf2_sha1.using(rounds=1000).hash(password))
     add("scrypt", "passlib", password, scrypt.using(rounds=10, block_size=8, parallelism=1).hash(password))
+    # Firebase's modified scrypt: the hash firebase-scrypt makes from a project's hash config
+    # (signer key, salt separator, rounds, mem_cost) and the user's salt, in the string the
+    # service stores ($firebase-scrypt$r=…,m=…$separator$signer key$salt$hash).
+    signer_key, separator, salt = os.urandom(64), b"\x07", os.urandom(12)
+    derived = firebase_scrypt.generate_derived_key(password, salt, separator, 8, 10)
+    firebase_hash = base64.b64encode(firebase_scrypt.encrypt(signer_key, derived)).decode()
+    parts = [base64.b64encode(part).decode() for part in (separator, signer_key, salt)]
+    assert firebase_scrypt.verify_password(password, firebase_hash, parts[2], parts[0], parts[1], 8, 10)
+    add("firebase_scrypt", "firebase-scrypt " + version("firebase-scrypt"), password, "$firebase-scrypt$r=8,m=10$" + "$".join(parts + [firebase_hash]))
 # $2y$ is PHP's name for $2b$: the same hash under another prefix.
 add("bcrypt", "bcrypt " + bcrypt.__version__ + " ($2y$)", PASSWORDS[0],
     "$2y$" + bcrypt.hashpw(PASSWORDS[0].encode(), bcrypt.gensalt(rounds=4)).decode()[4:])

@@ -7,7 +7,8 @@ import Foundation
 /// the next password sign-in, each form by the library made for it: bcrypt (`$2a$`, `$2b$`,
 /// `$2y$`) by libxcrypt's `crypt_rn`, Argon2 (`$argon2id$`, `$argon2i$`) by the reference
 /// libargon2, PBKDF2-SHA256 and -SHA1 (Django's `pbkdf2_sha256$…` and passlib's `$pbkdf2-sha256$…`
-/// forms) and scrypt (`$scrypt$ln=…` with passlib's salt and hash encoding) by OpenSSL.
+/// forms), scrypt (`$scrypt$ln=…` with passlib's salt and hash encoding) and Firebase's modified
+/// scrypt (`ForeignPasswordHash+Firebase.swift`) by OpenSSL.
 ///
 /// A hostile import must not make one sign-in cost minutes: costs beyond `Limits` are refused
 /// when the hash is read, not when it is checked.
@@ -15,6 +16,7 @@ public struct ForeignPasswordHash: Sendable, Hashable {
     /// The hash families this service can check.
     public enum Form: String, Sendable, Hashable, CaseIterable {
         case bcrypt, argon2id, argon2i, scrypt
+        case firebaseScrypt = "firebase_scrypt"
         case pbkdf2SHA256 = "pbkdf2_sha256"
         case pbkdf2SHA1 = "pbkdf2_sha1"
     }
@@ -36,11 +38,12 @@ public struct ForeignPasswordHash: Sendable, Hashable {
     public let encoded: String
     private let parameters: Parameters
 
-    private enum Parameters: Sendable, Hashable {
+    enum Parameters: Sendable, Hashable {
         case crypt
         case argon2
         case pbkdf2(sha256: Bool, iterations: Int, salt: [UInt8], hash: [UInt8])
         case scrypt(Scrypt, salt: [UInt8], hash: [UInt8])
+        case firebase(FirebaseScrypt)
     }
 
     /// Reads `encoded`; nil for a form this service does not know, a malformed one, or costs
@@ -55,7 +58,7 @@ public struct ForeignPasswordHash: Sendable, Hashable {
             (form, parameters) = (.bcrypt, .crypt)
         } else if let argon2 = Self.argon2(fields) {
             (form, parameters) = (argon2, .argon2)
-        } else if let (form, parameters) = Self.pbkdf2(encoded, fields) ?? Self.scrypt(fields) {
+        } else if let (form, parameters) = Self.pbkdf2(fields) ?? Self.scrypt(fields) ?? Self.firebase(fields) {
             (self.form, self.parameters) = (form, parameters)
         } else {
             return nil
@@ -87,6 +90,8 @@ public struct ForeignPasswordHash: Sendable, Hashable {
             return ConstantTime.equals(derived, hash)
         case .scrypt(let scrypt, let salt, let hash):
             return ConstantTime.equals(try scrypt.derive(bytes, salt: salt, length: hash.count), hash)
+        case .firebase(let firebase):
+            return try firebase.verify(bytes)
         }
     }
 
@@ -116,18 +121,25 @@ public struct ForeignPasswordHash: Sendable, Hashable {
         return form
     }
 
-    /// Django's `pbkdf2_sha256$iterations$salt$base64` (the salt is its text) or passlib's
-    /// `$pbkdf2-sha256$iterations$ab64 salt$ab64 hash` (`$pbkdf2$` for SHA-1).
-    private static func pbkdf2(_ encoded: String, _ fields: [String]) -> (Form, Parameters)? {
-        let django = encoded.split(separator: "$", omittingEmptySubsequences: false).map(String.init)
+    /// Django's `pbkdf2_sha256$iterations$salt$base64` (the salt is its text), passlib's
+    /// `$pbkdf2-sha256$iterations$ab64 salt$ab64 hash` (`$pbkdf2$` for SHA-1), or the PHC form
+    /// `$pbkdf2-sha256$i=iterations,l=32$salt$hash` in unpadded base64.
+    private static func pbkdf2(_ fields: [String]) -> (Form, Parameters)? {
         let (name, iterationsText, salt, hash): (String, String, [UInt8]?, [UInt8]?)
-        if django.count == 4, ["pbkdf2_sha256", "pbkdf2_sha1"].contains(django[0]) {
+        if fields.count == 4, ["pbkdf2_sha256", "pbkdf2_sha1"].contains(fields[0]) {
             (name, iterationsText, salt, hash) = (
-                django[0], django[1], Array(django[2].utf8), Data(base64Encoded: django[3]).map(Array.init)
+                fields[0], fields[1], Array(fields[2].utf8), Data(base64Encoded: fields[3]).map(Array.init)
             )
-        } else if fields.count == 5, fields[0].isEmpty, ["pbkdf2-sha256", "pbkdf2"].contains(fields[1]) {
-            let form = fields[1] == "pbkdf2" ? "pbkdf2_sha1" : "pbkdf2_sha256"
-            (name, iterationsText, salt, hash) = (form, fields[2], adaptedBase64(fields[3]), adaptedBase64(fields[4]))
+        } else if fields.count == 5, fields[0].isEmpty, ["pbkdf2-sha256", "pbkdf2-sha1", "pbkdf2"].contains(fields[1]) {
+            let form = fields[1] == "pbkdf2-sha256" ? "pbkdf2_sha256" : "pbkdf2_sha1"
+            // The PHC form names its costs (`i=25000,l=32`, as Auth0 exports it); passlib's is the count alone.
+            let phc = fields[2].hasPrefix("i=") ? costs(fields[2]) : nil
+            if fields[2].hasPrefix("i="), phc?["i"] == nil || phc?.keys.contains(where: { !["i", "l"].contains($0) }) == true {
+                return nil
+            }
+            let decodedHash = adaptedBase64(fields[4])
+            if let length = phc?["l"], decodedHash?.count != length { return nil }
+            (name, iterationsText, salt, hash) = (form, phc?["i"].map(String.init) ?? fields[2], adaptedBase64(fields[3]), decodedHash)
         } else {
             return nil
         }
@@ -150,7 +162,7 @@ public struct ForeignPasswordHash: Sendable, Hashable {
     }
 
     /// `m=1024,t=2,p=2` as numbers by name; nil when a pair is not `name=integer` or a name repeats.
-    private static func costs(_ text: String) -> [String: Int]? {
+    static func costs(_ text: String) -> [String: Int]? {
         var costs: [String: Int] = [:]
         for pair in text.split(separator: ",") {
             let parts = pair.split(separator: "=")
@@ -159,9 +171,12 @@ public struct ForeignPasswordHash: Sendable, Hashable {
         return costs
     }
 
-    /// passlib's "adapted base64": the standard alphabet with `.` for `+`, no padding.
+    /// passlib's "adapted base64": the standard alphabet with `.` for `+`, no padding. The
+    /// URL-safe alphabet (`-`, `_`) is read too: this service's own `Scrypt` strings use it, so a
+    /// hash exported from another Account Ledger comes in through here.
     static func adaptedBase64(_ text: String) -> [UInt8]? {
-        var standard = text.replacingOccurrences(of: ".", with: "+")
+        var standard = text.replacingOccurrences(of: ".", with: "+").replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/")
         let remainder = standard.utf8.count % 4
         guard remainder != 1 else { return nil }
         if remainder > 0 { standard += String(repeating: "=", count: 4 - remainder) }

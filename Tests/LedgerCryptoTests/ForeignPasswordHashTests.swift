@@ -49,6 +49,9 @@ struct ForeignPasswordHashTests {
             "$scrypt$ln=20,r=32,p=1$BKDUeu9dizEG4NzbW8t5jw$Ten1qcfw3uM/HkZKFgnfZLIjYwGWuDLkt5O7QciF0vM",
             "$2b$04$short", "pbkdf2_sha256$1000$salt$", "$argon2d$v=19$m=1024,t=2,p=2$c2FsdA$aGFzaA", "md5$abc$def",
             "$1$saltsalt$hash", "plain-text", "",
+            "$firebase-scrypt$r=8,m=30$Bw==$c2lnbmVy$c2FsdA==$aGFzaGVk",
+            "$firebase-scrypt$r=64,m=14$Bw==$c2lnbmVy$c2FsdA==$aGFzaGVk",
+            "$firebase-scrypt$r=8,m=14$Bw==$c2lnbmVy$c2FsdA==$aGFzaA==",
         ] {
             #expect(ForeignPasswordHash(hostile) == nil, "\(hostile)")
         }
@@ -59,5 +62,22 @@ struct ForeignPasswordHashTests {
         let fixture = try #require(Self.fixtures.first { $0.form == "bcrypt" })
         let hash = try #require(ForeignPasswordHash(fixture.hash))
         #expect(try !hash.verify(fixture.password + "\u{0}tail"))
+    }
+
+    @Test("a Firebase user's hash and salt, with the project's hash config, make the string that checks their password")
+    func firebaseFromExport() throws {
+        let fixture = try #require(Self.fixtures.first { $0.form == "firebase_scrypt" })
+        let parts = fixture.hash.split(separator: "$", omittingEmptySubsequences: false).map(String.init)
+        let encoded = try #require(
+            FirebaseScrypt.encoded(
+                passwordHash: parts[6], salt: parts[5], signerKey: parts[4], saltSeparator: parts[3], rounds: 8, memoryCost: 10))
+        #expect(try ForeignPasswordHash(encoded)?.verify(fixture.password) == true)
+        #expect(
+            FirebaseScrypt.encoded(
+                passwordHash: parts[6], salt: parts[5], signerKey: parts[4], saltSeparator: parts[3], rounds: 8, memoryCost: 21) == nil)
+        #expect(
+            FirebaseScrypt.encoded(
+                passwordHash: "not base64!", salt: parts[5], signerKey: parts[4], saltSeparator: parts[3], rounds: 8, memoryCost: 10)
+                == nil)
     }
 }
