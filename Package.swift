@@ -295,6 +295,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/LedgerTestSupport",
+            resources: [.copy("Resources/imports")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"], swiftSettings: swiftSettings),

@@ -18,6 +18,8 @@ public struct AccountServices: Sendable {
     public let providers: ProviderService
     public let twoFactor: TwoFactorService
     public let passkeys: PasskeyService
+    /// Accounts brought from another system (`ledger import`, `POST /admin/accounts/import`).
+    public let importer: AccountImporter
     /// The pages behind the email links.
     public let pages: LinkPages
     /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
@@ -25,7 +27,7 @@ public struct AccountServices: Sendable {
 
     public init(
         configuration: LedgerConfiguration, environment: AccountsEnvironment, otps: any OTPRepository, spent: any SpentChallenges,
-        masterKey: MasterKey, clock: any LedgerClock
+        imports: any AccountImportStore, masterKey: MasterKey, clock: any LedgerClock
     ) throws {
         let policies = configuration.policies
         let verifier = JWKSIdentityTokenVerifier(
@@ -47,6 +49,7 @@ public struct AccountServices: Sendable {
         self.passkeys = PasskeyService(
             environment: environment, relyingParty: configuration.relyingParty, relyingPartyName: configuration.relyingPartyName,
             challenges: PasskeyChallenges(masterKey: masterKey), spent: spent)
+        self.importer = AccountImporter(store: imports)
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
     }
 }

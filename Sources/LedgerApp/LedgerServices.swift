@@ -67,7 +67,8 @@ public struct LedgerServices: Sendable {
             devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)), linkBaseURL: configuration.linkBaseURL)
         self.account = try AccountServices(
             configuration: configuration, environment: environment, otps: PostgresOTPRepository(accounts: repository),
-            spent: PostgresSpentChallenges(client: client), masterKey: masterKey, clock: clock)
+            spent: PostgresSpentChallenges(client: client), imports: PostgresAccountImports(repository: repository), masterKey: masterKey,
+            clock: clock)
         self.revocations = ProviderTokenRevocations(masterKey: masterKey)
         self.apiKeys = APIKeys(client: client, clock: clock)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)

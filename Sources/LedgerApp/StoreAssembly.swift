@@ -41,6 +41,12 @@ public struct StoreAssembly: Sendable {
             environment: .postgres(store: store, clock: clock ?? store.clock, policies: policies, retention: retention, hasher: hasher))
     }
 
+    /// The importer of accounts from another system on this store (`ledger import`, the benchmark).
+    public func importer(policies: Policies = .standard, retention: Retention = .development) -> AccountImporter {
+        let repository = PostgresAccountRepository(store: store, clock: store.clock, policies: policies, retention: retention)
+        return AccountImporter(store: PostgresAccountImports(repository: repository))
+    }
+
     /// Another pool, on `url` (a standby, say), shut down with the rest.
     public func pool(url: String, connections: Int) -> PostgresClient {
         resources.own(PostgresClient(configuration: .init(url: url, maximumConnections: connections)))

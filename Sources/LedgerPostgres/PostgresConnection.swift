@@ -174,7 +174,7 @@ public final class PostgresConnection: @unchecked Sendable {
     var hasQueuedStatements: Bool { !queued.isEmpty }
 
     /// Forgets what is queued (the transaction it belonged to is being abandoned).
-    func discardQueued() {
+    public func discardQueued() {
         queued.removeAll()
     }
 

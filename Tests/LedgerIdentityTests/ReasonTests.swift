@@ -13,7 +13,7 @@ struct ReasonTests {
             let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(decoded)) as? [String: Any]
             #expect(encoded?["reason"] as? String == reason.rawValue)
         }
-        #expect(PasswordSetReason.allCases.map(\.rawValue) == ["signup", "change", "reset", "rehash", "add", "revert"])
+        #expect(PasswordSetReason.allCases.map(\.rawValue) == ["signup", "change", "reset", "rehash", "add", "revert", "imported"])
     }
 
     @Test("what each reason does besides setting the password")

@@ -9,7 +9,7 @@ import LedgerIdentity
 /// PostgreSQL repository, with its indexes (emails, numbers, provider subjects, sessions by token,
 /// unused links, the cooldown list) read from the folded states. One actor: each command runs
 /// alone, as the PostgreSQL repository's stream lock makes it.
-public actor InMemoryAccountRepository: AccountRepository {
+public actor InMemoryAccountRepository: AccountRepository, AccountImportStore {
     private let clock: any LedgerClock
     private let retention: Retention
     private var states: [UUID: AccountState] = [:]
@@ -26,6 +26,8 @@ public actor InMemoryAccountRepository: AccountRepository {
     private var appleNotificationIDs: Set<String> = []
     /// `last_used_at` moved by use, by session (the PostgreSQL repository writes its projection).
     private var touched: [UUID: Date] = [:]
+    /// Imported accounts by their keyed `(source, external_id)` (hex), as `account_imports` keeps them.
+    private var imports: [String: UUID] = [:]
     /// The messages commands queued, in order (the outbox).
     public private(set) var outbox: [OutboxMessage] = []
     /// The messages the events imply, as the PostgreSQL repository writes them.
@@ -73,6 +75,32 @@ public actor InMemoryAccountRepository: AccountRepository {
             outbox.removeAll { $0.details?[ProviderTokenRevocations.grantDetail] == grant }
         }
         return (after, events)
+    }
+
+    /// As `PostgresAccountImports`: each record alone (a refused one changes nothing), a record
+    /// already in skipped; a dry run puts everything back.
+    public func importBatch(_ accounts: [AccountCommand.ImportedAccount], dryRun: Bool) async throws -> [ImportResult] {
+        let saved = (states, streams, imports)
+        var results: [ImportResult] = []
+        for account in accounts {
+            let key = Hex.encode(retention.key(.imported(source: account.source, externalID: account.externalID)))
+            if let accountID = imports[key] {
+                results.append(.skipped(accountID: accountID))
+                continue
+            }
+            let accountID = UUID()
+            do {
+                _ = try await execute(accountID) { _ in .importAccount(account) }
+                imports[key] = accountID
+                results.append(.imported(accountID: accountID))
+            } catch let taken as ClaimTaken {
+                results.append(.refused(taken.claim == .email ? .emailTaken : taken.claim == .phone ? .phoneTaken : .providerTaken))
+            } catch let refused as IdentityError {
+                results.append(.refused([.signupCooldown, .emailHeld].contains(refused.code) ? .identifierHeld : .invalidRecord))
+            }
+        }
+        if dryRun { (states, streams, imports) = saved }
+        return results
     }
 
     /// As the PostgreSQL repository: an identifier on the cooldown list is `signup_cooldown`,

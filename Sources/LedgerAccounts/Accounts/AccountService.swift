@@ -134,28 +134,10 @@ public struct AccountService: Sendable {
             throw IdentityError.invalidCredentials
         }
         try await environment.throttle.succeeded(admission)
-        // Best effort, at a new password's priority: a flood that fills that share must not turn
-        // a right password into a 503; the next sign-in rehashes instead.
-        let rehash =
-            environment.hasher.needsRehash(storedHash) && environment.hasher.acceptsNewPasswords
-            ? try? await environment.hasher.hash(password) : nil
         let pending = try PendingSignIn(linkToken: linkToken, now: clock.now(), policies: environment.policies)
         // The hash checked, or its rehash once stored: the session starts only while the account
         // still has it (a revert or reset committed meanwhile wins: `SignInProof`).
-        var checkedHash = storedHash
-        if let rehash {
-            let (_, events) = try await repository.execute(found.accountID) { _ in
-                .rehashPassword(replacing: storedHash, newPasswordHash: rehash)
-            }
-            if !events.isEmpty {
-                checkedHash = rehash
-            } else if let current = try await repository.load(found.accountID).passwordHash, current != storedHash,
-                try await environment.hasher.verify(password, against: current)
-            {
-                // Another sign-in's rehash of this same password came first: that hash is the one proven.
-                checkedHash = current
-            }
-        }
+        let checkedHash = try await environment.rehashIfDue(found.accountID, checked: storedHash, password: password)
         let deviceID = environment.deviceID(presented: deviceToken, of: found.accountID)
         let proof = SignInProof.password(hash: checkedHash, email: email?.normalized ?? "")
         let (state, events) = try await repository.execute(found.accountID) { _ in

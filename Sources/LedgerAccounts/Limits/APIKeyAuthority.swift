@@ -7,6 +7,8 @@ public enum APIKeyScope: String, Sendable, CaseIterable {
     case holdsWrite = "holds:write"
     case sessionsIntrospect = "sessions:introspect"
     case accountsAdmin = "accounts:admin"
+    /// Brings accounts from another system (`POST /admin/accounts/import`).
+    case accountsImport = "accounts:import"
     case admin
 }
 

@@ -46,7 +46,7 @@ public struct ReauthService: Sendable {
         let admission = try await environment.admit(
             [throttle.key(reauthOf: session.accountID), client.map { throttle.key(address: $0) }])
         let state = try await repository.load(session.accountID)
-        guard try await environment.hasher.verify(password, against: state.passwordHash), state.hasPassword else {
+        guard try await environment.hasher.verify(password, against: state.passwordHash), let storedHash = state.passwordHash else {
             try await throttle.failed(admission, now: clock.now())
             _ = try await repository.execute(session.accountID) { _ in
                 .recordReauthFailure(sessionID: session.sessionID, method: .password)
@@ -54,6 +54,7 @@ public struct ReauthService: Sendable {
             throw IdentityError(.invalidCredentials, "Incorrect password. Try again.")
         }
         try await throttle.succeeded(admission)
+        _ = try await environment.rehashIfDue(session.accountID, checked: storedHash, password: password)
         return try await grant(session, method: .password)
     }
 

@@ -41,15 +41,19 @@ public struct Retention: Sendable {
         return "\(seconds) second\(seconds == 1 ? "" : "s")"
     }
 
-    /// An identifier a deleted account held.
+    /// An identifier a deleted account held; or, `imported`, the record an account was imported
+    /// from (its `(source, external_id)`: `account_imports` keeps it keyed, under the same key).
     public enum Identifier: Sendable {
         case email(String), phone(String), provider(IdentityProvider, String)
+        case imported(source: String, externalID: String)
 
         var text: String {
             switch self {
             case .email(let normalized): return "email:" + normalized
             case .phone(let e164): return "phone:" + e164
             case .provider(let provider, let subject): return provider.rawValue + ":" + subject
+            // A source name holds no newline of its own (`AccountImporter` refuses control characters).
+            case .imported(let source, let externalID): return "import:" + source + "\n" + externalID
             }
         }
     }

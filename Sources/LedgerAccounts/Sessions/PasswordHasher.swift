@@ -39,10 +39,15 @@ public final class PasswordHasher: Sendable {
     public var acceptsNewPasswords: Bool { queue.hasRoom(for: .newPassword) }
 
     /// True when `password` matches `encoded`; with no stored hash, spends the same time on
-    /// the decoy and answers false. A sign-in or re-auth: ahead of new passwords.
+    /// the decoy and answers false. A sign-in or re-auth: ahead of new passwords. An imported
+    /// account's hash in another system's form is checked by that form's library
+    /// (`ForeignPasswordHash`), on the same threads.
     public func verify(_ password: String, against encoded: String?) async throws -> Bool {
         let target = encoded ?? decoy
-        let matches = try await gated(.signIn) { try Scrypt.verify(password, against: target) }
+        let matches = try await gated(.signIn) {
+            if Scrypt.parameters(of: target) != nil { return try Scrypt.verify(password, against: target) }
+            return try ForeignPasswordHash(target)?.verify(password) ?? false
+        }
         return encoded != nil && matches
     }
 

@@ -4,6 +4,8 @@ import Foundation
 /// expiry times) are made before `decide`, so `decide` stays a pure function.
 public enum AccountCommand: Sendable, Equatable {
     case register(Registration)
+    /// An account from another system, with what it brought (`ImportedAccount`).
+    case importAccount(ImportedAccount)
     /// A session for a sign-in whose credential was checked before the lock: started only
     /// while the account still holds it (`SignInProof`).
     case startSession(NewSession, proof: SignInProof)

@@ -12,6 +12,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, _ context: 
     case .register, .startSession, .refreshSession, .revokeSession, .revokeOtherSessions, .recordLoginFailure, .updateProfile,
         .registerByPhone:
         return try decideSessions(state, command, context)
+    case .importAccount:
+        return try decideImport(state, command, context)
     case .sendVerificationLink, .confirmVerificationLink, .sendPasswordResetLink, .resetPassword, .rehashPassword, .changePassword,
         .addEmailAndPassword, .releaseUnprovenEmail, .confirmEmailAdd, .requestEmailChange, .confirmEmailChange, .revertEmail, .removeEmail:
         return try decideEmail(state, command, context)

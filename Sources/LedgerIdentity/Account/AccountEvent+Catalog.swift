@@ -9,7 +9,9 @@ extension AccountEvent {
     /// Every account event type, by its stored name.
     public enum Kind: String, CaseIterable, Sendable {
         case registered = "account.registered"
+        case imported = "account.imported"
         case passwordSet = "password.set"
+        case passwordRehashed = "password.rehashed"
         case emailVerificationSent = "email.verification_sent"
         case emailVerified = "email.verified"
         case passwordResetRequested = "password.reset_requested"
@@ -70,7 +72,9 @@ extension AccountEvent {
     var parts: (kind: Kind, payload: any Encodable) {
         switch self {
         case .registered(let payload): return (.registered, payload)
+        case .imported(let payload): return (.imported, payload)
         case .passwordSet(let payload): return (.passwordSet, payload)
+        case .passwordRehashed(let payload): return (.passwordRehashed, payload)
         case .emailVerificationSent(let payload): return (.emailVerificationSent, payload)
         case .emailVerified(let payload): return (.emailVerified, payload)
         case .passwordResetRequested(let payload): return (.passwordResetRequested, payload)
@@ -136,7 +140,8 @@ extension AccountEvent {
 
     /// Every area's registrations.
     public static let registrations: [Registration] =
-        sessionsRegistrations + emailRegistrations + phoneAndReauthRegistrations + providersRegistrations + twoFactorRegistrations
+        sessionsRegistrations + importRegistrations + emailRegistrations + phoneAndReauthRegistrations + providersRegistrations
+        + twoFactorRegistrations
         + passkeysRegistrations + removalRegistrations
 
     /// The registry, by stored type name.

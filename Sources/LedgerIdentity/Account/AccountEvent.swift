@@ -9,7 +9,9 @@ import LedgerCore
 /// password: only hashes, which are sealed with the account's data key like every payload.
 public enum AccountEvent: Sendable, Equatable {
     case registered(Registered)
+    case imported(Imported)
     case passwordSet(PasswordSet)
+    case passwordRehashed(PasswordRehashed)
     case emailVerificationSent(EmailLinkSent)
     case emailVerified(EmailVerified)
     case passwordResetRequested(EmailLinkSent)

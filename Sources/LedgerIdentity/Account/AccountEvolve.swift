@@ -16,7 +16,10 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     case .registered, .sessionStarted, .sessionRefreshed, .sessionRevoked, .loginFailed, .loginThrottled, .handleClaimed, .profileUpdated,
         .newDeviceAlerted:
         evolveSessions(&state, event, at: recordedAt)
-    case .passwordSet, .emailVerificationSent, .passwordResetRequested, .emailVerified, .emailLinksRevoked, .emailAdded, .emailAddRequested,
+    case .imported:
+        evolveImport(&state, event, at: recordedAt)
+    case .passwordSet, .passwordRehashed, .emailVerificationSent, .passwordResetRequested, .emailVerified, .emailLinksRevoked, .emailAdded,
+        .emailAddRequested,
         .emailChangeRequested, .emailChanged, .emailRemoved, .emailReverted:
         evolveEmail(&state, event, at: recordedAt)
     case .phoneLinked, .phoneChanged, .phoneRemoved, .reauthGranted, .reauthNonceIssued, .reauthGrantsRevoked, .reauthLinkSent,

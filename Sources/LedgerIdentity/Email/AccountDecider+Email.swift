@@ -46,6 +46,10 @@ func decideEmail(_ state: AccountState, _ command: AccountCommand, _ context: De
     case .rehashPassword(let replaced, let newPasswordHash):
         try requireAccount(state)
         guard state.passwordHash == replaced else { return [] }
+        // Another system's form (an imported account's) gives way to the service's own.
+        if Scrypt.parameters(of: replaced) == nil {
+            return [.passwordRehashed(.init(passwordHash: newPasswordHash, replacedForm: ForeignPasswordHash(replaced)?.form.rawValue))]
+        }
         return [.passwordSet(.init(passwordHash: newPasswordHash, reason: .rehash))]
 
     case .changePassword(let newPasswordHash, let sessionID, let reauthTokenHash):

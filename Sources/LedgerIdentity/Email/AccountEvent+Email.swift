@@ -175,6 +175,21 @@ extension AccountEvent {
         }
     }
 
+    /// An imported account's first password sign-in replaced the other system's hash with the
+    /// service's scrypt of the same password.
+    public struct PasswordRehashed: Codable, Sendable, Equatable {
+        /// The service's scrypt string; never the password.
+        public var passwordHash: String
+        /// The form it replaced (`bcrypt`, `argon2id`, `firebase_scrypt`, …).
+        public var replacedForm: String?
+        enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", replacedForm = "replaced_form" }
+
+        public init(passwordHash: String, replacedForm: String?) {
+            self.passwordHash = passwordHash
+            self.replacedForm = replacedForm
+        }
+    }
+
     public struct EmailVerified: Codable, Sendable, Equatable {
         public var email: String
         /// How the address was proven when not by its verification link: `reauth_link` (a
@@ -232,13 +247,15 @@ extension AccountEvent {
             .passwordSet, PasswordSet.self, AccountEvent.passwordSet,
             emittedBy: [
                 "register", "resetPassword", "rehashPassword", "changePassword", "addEmailAndPassword", "confirmEmailAdd", "revertEmail",
+                "importAccount",
             ]),
+        .init(.passwordRehashed, PasswordRehashed.self, AccountEvent.passwordRehashed, emittedBy: ["rehashPassword"]),
         .init(
             .emailVerificationSent, EmailLinkSent.self, AccountEvent.emailVerificationSent, emittedBy: ["register", "sendVerificationLink"]),
         .init(.passwordResetRequested, EmailLinkSent.self, AccountEvent.passwordResetRequested, emittedBy: ["sendPasswordResetLink"]),
         .init(
             .emailVerified, EmailVerified.self, AccountEvent.emailVerified,
-            emittedBy: ["confirmVerificationLink", "confirmReauthLink", "registerByProvider", "resetPassword"]),
+            emittedBy: ["confirmVerificationLink", "confirmReauthLink", "registerByProvider", "resetPassword", "importAccount"]),
         .init(
             .emailLinksRevoked, EmailLinksRevoked.self, AccountEvent.emailLinksRevoked,
             emittedBy: [

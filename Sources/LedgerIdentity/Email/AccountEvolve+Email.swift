@@ -11,6 +11,8 @@ func evolveEmail(_ state: inout AccountState, _ event: AccountEvent, at recorded
         // the known devices (`PasswordSetReason` says which does what).
         if set.reason.endsSecondFactorChallenges { state.mfaChallenges = [:] }
         if set.reason.forgetsKnownDevices { state.knownDevices = [] }
+    case .passwordRehashed(let rehashed):
+        state.passwordHash = rehashed.passwordHash
     case .emailVerificationSent(let sent):
         state.pendingLinks[sent.linkID] = .init(id: sent.linkID, purpose: .verifyEmail, email: sent.email, expiresAt: sent.expiresAt)
         state.linkSent(.verifyEmail, at: recordedAt)

@@ -13,6 +13,9 @@ public enum PasswordSetReason: String, Sendable, CaseIterable, Codable {
     case add
     /// With an email change reverted from the old address.
     case revert
+    /// Brought from another system, in its own form (`account.imported`): replaced at the next
+    /// password sign-in (`password.rehashed`).
+    case imported
 
     /// Every reason but a rehash puts a new password in place (`password_changed_at` moves).
     public var changesThePassword: Bool { self != .rehash }

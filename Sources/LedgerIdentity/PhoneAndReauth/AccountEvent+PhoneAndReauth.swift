@@ -140,7 +140,7 @@ extension AccountEvent {
     /// The phone and re-auth area's events in the catalogue (`AccountEvent.registry`): each with its
     /// payload type and the commands whose decision appends it.
     static let phoneAndReauthRegistrations: [Registration] = [
-        .init(.phoneLinked, PhoneLinked.self, AccountEvent.phoneLinked, emittedBy: ["registerByPhone", "linkPhone"]),
+        .init(.phoneLinked, PhoneLinked.self, AccountEvent.phoneLinked, emittedBy: ["registerByPhone", "linkPhone", "importAccount"]),
         .init(.phoneChanged, PhoneChanged.self, AccountEvent.phoneChanged, emittedBy: ["changePhone"]),
         .init(.phoneRemoved, PhoneRemoved.self, AccountEvent.phoneRemoved, emittedBy: ["removePhone", "revertEmail", "resetPassword"]),
         .init(

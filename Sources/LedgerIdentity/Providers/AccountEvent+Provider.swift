@@ -58,7 +58,7 @@ extension AccountEvent {
     static let providersRegistrations: [Registration] = [
         .init(
             .providerLinked, ProviderLinked.self, AccountEvent.providerLinked,
-            emittedBy: ["linkProvider", "mergeProvider", "registerByProvider"]),
+            emittedBy: ["linkProvider", "mergeProvider", "registerByProvider", "importAccount"]),
         .init(
             .providerUnlinked, ProviderUnlinked.self, AccountEvent.providerUnlinked,
             emittedBy: ["unlinkProvider", "handleAppleNotification", "revertEmail", "resetPassword"]),

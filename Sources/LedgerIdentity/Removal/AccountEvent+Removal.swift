@@ -92,7 +92,8 @@ extension AccountEvent {
     /// payload type and the commands whose decision appends it.
     static let removalRegistrations: [Registration] = [
         .init(
-            .accountDisabled, AccountDisabled.self, AccountEvent.accountDisabled, emittedBy: ["disableAccount", "handleAppleNotification"]),
+            .accountDisabled, AccountDisabled.self, AccountEvent.accountDisabled,
+            emittedBy: ["disableAccount", "handleAppleNotification", "importAccount"]),
         .init(.accountEnabled, AccountEnabled.self, AccountEvent.accountEnabled, emittedBy: ["enableAccount"]),
         .init(.deletionRequested, DeletionRequested.self, AccountEvent.deletionRequested, emittedBy: ["handleAppleNotification"]),
         .init(.holdPlaced, Hold.self, AccountEvent.holdPlaced, emittedBy: ["placeHold"]),

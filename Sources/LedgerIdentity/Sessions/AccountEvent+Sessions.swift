@@ -138,7 +138,9 @@ extension AccountEvent {
     /// The sessions area's events in the catalogue (`AccountEvent.registry`): each with its
     /// payload type and the commands whose decision appends it.
     static let sessionsRegistrations: [Registration] = [
-        .init(.registered, Registered.self, AccountEvent.registered, emittedBy: ["register", "registerByPhone", "registerByProvider"]),
+        .init(
+            .registered, Registered.self, AccountEvent.registered,
+            emittedBy: ["register", "registerByPhone", "registerByProvider", "importAccount"]),
         .init(
             .sessionStarted, SessionStarted.self, AccountEvent.sessionStarted,
             emittedBy: ["register", "startSession", "registerByPhone", "registerByProvider", "completeMFAChallenge", "signInWithPasskey"]),
@@ -153,7 +155,7 @@ extension AccountEvent {
         .init(.loginThrottled, LoginThrottled.self, AccountEvent.loginThrottled, emittedBy: ["recordLoginFailure"]),
         .init(
             .handleClaimed, HandleClaimed.self, AccountEvent.handleClaimed,
-            emittedBy: ["register", "updateProfile", "registerByPhone", "registerByProvider"]),
+            emittedBy: ["register", "updateProfile", "registerByPhone", "registerByProvider", "importAccount"]),
         .init(.profileUpdated, ProfileUpdated.self, AccountEvent.profileUpdated, emittedBy: ["updateProfile"]),
         .init(
             .newDeviceAlerted, NewDeviceAlerted.self, AccountEvent.newDeviceAlerted,

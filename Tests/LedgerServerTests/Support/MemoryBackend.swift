@@ -50,7 +50,7 @@ final class MemoryBackend: TestBackend {
             configuration: configuration, clock: clock, metrics: LedgerMetrics(), readiness: NoDatabase(),
             account: try AccountServices(
                 configuration: configuration, environment: environment, otps: otps,
-                spent: InMemorySpentChallenges(), masterKey: masterKey, clock: clock),
+                spent: InMemorySpentChallenges(), imports: accounts, masterKey: masterKey, clock: clock),
             apiKeyGuard: APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit), eventAPI: nil,
             openAPI: OpenAPIController.load())
     }

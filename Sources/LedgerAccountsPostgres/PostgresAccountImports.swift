@@ -1,0 +1,125 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerEventStore
+import LedgerIdentity
+import LedgerPostgres
+
+/// Imported accounts on the event store: a batch in one transaction, each record on a savepoint
+/// of its own, so a claim that refuses one (a unique index, the cooldown list) leaves the others.
+public struct PostgresAccountImports: AccountImportStore {
+    let repository: PostgresAccountRepository
+
+    public init(repository: PostgresAccountRepository) {
+        self.repository = repository
+    }
+
+    /// A dry run's transaction ends here, rolled back, with what it would have done.
+    private struct DryRunEnded: Error {
+        let results: [ImportResult]
+    }
+
+    public func importBatch(_ accounts: [AccountCommand.ImportedAccount], dryRun: Bool) async throws -> [ImportResult] {
+        guard !accounts.isEmpty else { return [] }
+        let keys = accounts.map { repository.retention.key(.imported(source: $0.source, externalID: $0.externalID)) }
+        let now = repository.clock.now()
+        // Nobody signed in caused these: the importer did (the API key's service over HTTP).
+        var metadata = EventMetadata.current
+        metadata.actor = metadata.actor ?? "system:import"
+        do {
+            let results = try await EventMetadata.$current.withValue(metadata) {
+                try await repository.store.client.transaction { connection in
+                    try await importBatch(accounts, keys: keys, at: now, on: connection)
+                }
+            }
+            if dryRun { throw DryRunEnded(results: results) }
+            if results.contains(where: { if case .imported = $0 { true } else { false } }) { repository.store.committed() }
+            return results
+        } catch let ended as DryRunEnded {
+            return ended.results
+        }
+    }
+
+    private func importBatch(
+        _ accounts: [AccountCommand.ImportedAccount], keys: [[UInt8]], at now: Date, on connection: PostgresConnection
+    ) async throws -> [ImportResult] {
+        // Every record's key locked first, in one order: a concurrent import of the same record
+        // waits here until this one commits, then finds it in.
+        for key in Set(keys.map(Hex.encode)).sorted() {
+            connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("import:" + key)])
+        }
+        let rows = try await connection.query(
+            """
+            SELECT key_hmac, account_id FROM account_imports
+            WHERE key_hmac IN (SELECT decode(k, 'hex') FROM unnest(string_to_array($1, ',')) AS k)
+            """,
+            [.text(keys.map(Hex.encode).joined(separator: ","))])
+        var known: [[UInt8]: UUID] = [:]
+        for row in 0..<rows.rowCount {
+            if let key = try rows[row].bytes(0), let accountID = try rows[row].uuid(1) { known[key] = accountID }
+        }
+        var results: [ImportResult] = []
+        for (account, key) in zip(accounts, keys) {
+            if let accountID = known[key] {
+                results.append(.skipped(accountID: accountID))
+                continue
+            }
+            let result = try await importRecord(account, key: key, at: now, on: connection)
+            if case .imported(let accountID) = result { known[key] = accountID }
+            results.append(result)
+        }
+        return results
+    }
+
+    /// One record on its own savepoint; a generated handle that collides is drawn again.
+    private func importRecord(
+        _ account: AccountCommand.ImportedAccount, key: [UInt8], at now: Date, on connection: PostgresConnection
+    ) async throws -> ImportResult {
+        var account = account
+        for attempt in 0..<4 {
+            let accountID = UUID()
+            connection.queue("SAVEPOINT import_record")
+            do {
+                let imported = account
+                _ = try await repository.execute(accountID, outbox: [], { _ in .importAccount(imported) }, at: now, on: connection)
+                connection.queue(
+                    "INSERT INTO account_imports (key_hmac, account_id, imported_at) VALUES ($1, $2, $3)",
+                    [.bytea(key), .uuid(accountID), .timestamp(now)])
+                _ = try await connection.query("RELEASE SAVEPOINT import_record")
+                return .imported(accountID: accountID)
+            } catch {
+                connection.discardQueued()
+                _ = try await connection.query("ROLLBACK TO SAVEPOINT import_record")
+                if let taken = error as? ClaimTaken, taken.claim == .handle, attempt < 3 {
+                    account.handle = Handle.randomTemporary()
+                    continue
+                }
+                guard let refusal = Self.refusal(error) else { throw error }
+                return .refused(refusal)
+            }
+        }
+        return .refused(.invalidRecord)
+    }
+
+    /// The reason a record is refused for `error`; nil for an error that is not the record's
+    /// (the database went away), which ends the batch.
+    static func refusal(_ error: any Error) -> ImportRefusal? {
+        if let taken = error as? ClaimTaken {
+            switch taken.claim {
+            case .email: return .emailTaken
+            case .phone: return .phoneTaken
+            case .apple, .google: return .providerTaken
+            case .handle, .passkey: return .invalidRecord
+            }
+        }
+        if let refused = error as? IdentityError {
+            return [.signupCooldown, .emailHeld].contains(refused.code) ? .identifierHeld : .invalidRecord
+        }
+        // A value the database will not hold (class 22, data exception; 23, a constraint): this
+        // record's fault, not the batch's.
+        if let failed = error as? PostgresError, let state = failed.sqlState, state.hasPrefix("22") || state.hasPrefix("23") {
+            return .invalidRecord
+        }
+        return nil
+    }
+}
