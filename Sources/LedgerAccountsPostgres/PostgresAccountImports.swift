@@ -29,10 +29,12 @@ public struct PostgresAccountImports: AccountImportStore {
         do {
             let results = try await EventMetadata.$current.withValue(metadata) {
                 try await repository.store.client.transaction { connection in
-                    try await importBatch(accounts, keys: keys, at: now, on: connection)
+                    let results = try await importBatch(accounts, keys: keys, at: now, on: connection)
+                    // Thrown inside, so the transaction rolls back.
+                    if dryRun { throw DryRunEnded(results: results) }
+                    return results
                 }
             }
-            if dryRun { throw DryRunEnded(results: results) }
             if results.contains(where: { if case .imported = $0 { true } else { false } }) { repository.store.committed() }
             return results
         } catch let ended as DryRunEnded {
