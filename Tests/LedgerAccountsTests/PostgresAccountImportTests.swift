@@ -55,7 +55,8 @@ struct PostgresAccountImportTests {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
             let accounts = AccountService(environment: try db.accountsEnvironment(store))
-            _ = try await accounts.signUp(email: "taken@example.org", password: "violet-harbor-91", displayName: nil, handle: nil, device: "t")
+            _ = try await accounts.signUp(
+                email: "taken@example.org", password: "violet-harbor-91", displayName: nil, handle: nil, device: "t")
             let before = try await db.client.query("SELECT count(*) FROM events")
             let entries: [ImportEntry] = [
                 .record(.init(externalID: "a", email: "first@example.org")),

@@ -50,7 +50,12 @@ public struct AccountImporter: Sendable {
         return zip(entries, checked).enumerated().map { offset, pair in
             let result: ImportResult
             switch pair.1 {
-            case .success: result = stored.next() ?? .refused(.invalidRecord)
+            case .success:
+                result = stored.next() ?? .refused(.invalidRecord)
+                // A dry run's accounts were never made: no id names one.
+                if options.dryRun, case .imported = result {
+                    return ImportReportLine(index: firstIndex + offset, externalID: pair.0.externalID, outcome: .imported)
+                }
             case .failure(let refusal): result = .refused(refusal)
             }
             return ImportReportLine(index: firstIndex + offset, externalID: pair.0.externalID, result: result)

@@ -43,6 +43,11 @@ public struct ImportReportLine: Sendable, Equatable, Encodable {
         }
     }
 
+    /// A line without an account: a dry run's `imported`.
+    public init(index: Int, externalID: String?, outcome: Outcome) {
+        (self.index, self.externalID, self.outcome, accountID, reason) = (index, externalID, outcome, nil, nil)
+    }
+
     enum CodingKeys: String, CodingKey { case index, externalID = "external_id", accountID = "account_id", outcome, reason }
 
     public func encode(to encoder: any Encoder) throws {

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "97a76dbe64c0501c488a67eb97176180aa4e57e15a93b2b916e629e25a9cbc47"
+    public static let sha256 = "c4762b71c95ebe2df7b3f49418d24be54c26f17fbdac3f0863e2405ba1fa008b"
 }

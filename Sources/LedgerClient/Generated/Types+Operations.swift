@@ -18215,6 +18215,609 @@ public enum Operations {
             }
         }
     }
+    /// Import accounts from another system (API key with `accounts:import`).
+    ///
+    /// Up to 1000 records of Firebase's `auth:export`, Auth0's bulk import or the ledger's own
+    /// form (docs/importing.md), in one transaction: each becomes one account (`account.imported`
+    /// and the events its facts mean) with its password hash kept as it came, checked at the next
+    /// password sign-in and replaced then by the service's scrypt (`password.rehashed`). A record
+    /// whose `(source, external_id)` is in already is `skipped`; one that cannot be taken is
+    /// refused with its reason, and the others are still imported. Imported accounts get no email
+    /// or SMS. The body may be up to 8 MiB on this path. `dry_run` checks everything and writes
+    /// nothing. The events' metadata names the key.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/import`.
+    /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)`.
+    public enum ImportAccounts {
+        public static let id: Swift.String = "importAccounts"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportAccounts.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportAccounts.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ImportAccounts.Input.Headers
+            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/format`.
+                    @frozen public enum FormatPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case firebase = "firebase"
+                        case auth0 = "auth0"
+                        case jsonl = "jsonl"
+                    }
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/format`.
+                    public var format: Operations.ImportAccounts.Input.Body.JsonPayload.FormatPayload
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/UsersPayload`.
+                    public struct UsersPayloadPayload: Codable, Hashable, Sendable {
+                        /// A container of undocumented properties.
+                        public var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
+                        /// Creates a new `UsersPayloadPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - additionalProperties: A container of undocumented properties.
+                        public init(additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()) {
+                            self.additionalProperties = additionalProperties
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                        }
+                        public func encode(to encoder: any Swift.Encoder) throws {
+                            try encoder.encodeAdditionalProperties(additionalProperties)
+                        }
+                    }
+                    /// The records, each as its format writes a user (the `jsonl` format's lines as objects).
+                    ///
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/users`.
+                    public typealias UsersPayload = [Operations.ImportAccounts.Input.Body.JsonPayload.UsersPayloadPayload]
+                    /// The records, each as its format writes a user (the `jsonl` format's lines as objects).
+                    ///
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/users`.
+                    public var users: Operations.ImportAccounts.Input.Body.JsonPayload.UsersPayload
+                    /// Firebase's password hash parameters, as the console shows them.
+                    ///
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config`.
+                    public struct HashConfigPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config/algorithm`.
+                        @frozen public enum AlgorithmPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case scrypt = "SCRYPT"
+                        }
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config/algorithm`.
+                        public var algorithm: Operations.ImportAccounts.Input.Body.JsonPayload.HashConfigPayload.AlgorithmPayload?
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config/base64_signer_key`.
+                        public var base64SignerKey: Swift.String?
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config/base64_salt_separator`.
+                        public var base64SaltSeparator: Swift.String?
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config/rounds`.
+                        public var rounds: Swift.Int?
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config/mem_cost`.
+                        public var memCost: Swift.Int?
+                        /// Creates a new `HashConfigPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - algorithm:
+                        ///   - base64SignerKey:
+                        ///   - base64SaltSeparator:
+                        ///   - rounds:
+                        ///   - memCost:
+                        public init(
+                            algorithm: Operations.ImportAccounts.Input.Body.JsonPayload.HashConfigPayload.AlgorithmPayload? = nil,
+                            base64SignerKey: Swift.String? = nil,
+                            base64SaltSeparator: Swift.String? = nil,
+                            rounds: Swift.Int? = nil,
+                            memCost: Swift.Int? = nil
+                        ) {
+                            self.algorithm = algorithm
+                            self.base64SignerKey = base64SignerKey
+                            self.base64SaltSeparator = base64SaltSeparator
+                            self.rounds = rounds
+                            self.memCost = memCost
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case algorithm
+                            case base64SignerKey = "base64_signer_key"
+                            case base64SaltSeparator = "base64_salt_separator"
+                            case rounds
+                            case memCost = "mem_cost"
+                        }
+                    }
+                    /// Firebase's password hash parameters, as the console shows them.
+                    ///
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/hash_config`.
+                    public var hashConfig: Operations.ImportAccounts.Input.Body.JsonPayload.HashConfigPayload?
+                    /// Names the system the records come from (default: the format).
+                    ///
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/source`.
+                    public var source: Swift.String?
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/dry_run`.
+                    public var dryRun: Swift.Bool?
+                    /// Import records whose hash cannot be checked without a password instead of refusing them.
+                    ///
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/json/skip_passwords`.
+                    public var skipPasswords: Swift.Bool?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - format:
+                    ///   - users: The records, each as its format writes a user (the `jsonl` format's lines as objects).
+                    ///   - hashConfig: Firebase's password hash parameters, as the console shows them.
+                    ///   - source: Names the system the records come from (default: the format).
+                    ///   - dryRun:
+                    ///   - skipPasswords: Import records whose hash cannot be checked without a password instead of refusing them.
+                    public init(
+                        format: Operations.ImportAccounts.Input.Body.JsonPayload.FormatPayload,
+                        users: Operations.ImportAccounts.Input.Body.JsonPayload.UsersPayload,
+                        hashConfig: Operations.ImportAccounts.Input.Body.JsonPayload.HashConfigPayload? = nil,
+                        source: Swift.String? = nil,
+                        dryRun: Swift.Bool? = nil,
+                        skipPasswords: Swift.Bool? = nil
+                    ) {
+                        self.format = format
+                        self.users = users
+                        self.hashConfig = hashConfig
+                        self.source = source
+                        self.dryRun = dryRun
+                        self.skipPasswords = skipPasswords
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case format
+                        case users
+                        case hashConfig = "hash_config"
+                        case source
+                        case dryRun = "dry_run"
+                        case skipPasswords = "skip_passwords"
+                    }
+                }
+                /// - Remark: Generated from `#/paths/admin/accounts/import/POST/requestBody/content/application\/json`.
+                case json(Operations.ImportAccounts.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ImportAccounts.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ImportAccounts.Input.Headers = .init(),
+                body: Operations.ImportAccounts.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/imported`.
+                        public var imported: Swift.Int
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/skipped`.
+                        public var skipped: Swift.Int
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/RefusedPayload`.
+                        public struct RefusedPayloadPayload: Codable, Hashable, Sendable {
+                            /// The record's place in `users`, from 0.
+                            ///
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/RefusedPayload/index`.
+                            public var index: Swift.Int
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/RefusedPayload/external_id`.
+                            public var externalId: Swift.String?
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/RefusedPayload/reason`.
+                            @frozen public enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case emailTaken = "email_taken"
+                                case phoneTaken = "phone_taken"
+                                case providerTaken = "provider_taken"
+                                case identifierHeld = "identifier_held"
+                                case invalidEmail = "invalid_email"
+                                case invalidPhone = "invalid_phone"
+                                case unsupportedHash = "unsupported_hash"
+                                case invalidRecord = "invalid_record"
+                            }
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/RefusedPayload/reason`.
+                            public var reason: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.RefusedPayloadPayload.ReasonPayload
+                            /// Creates a new `RefusedPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - index: The record's place in `users`, from 0.
+                            ///   - externalId:
+                            ///   - reason:
+                            public init(
+                                index: Swift.Int,
+                                externalId: Swift.String? = nil,
+                                reason: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.RefusedPayloadPayload.ReasonPayload
+                            ) {
+                                self.index = index
+                                self.externalId = externalId
+                                self.reason = reason
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case index
+                                case externalId = "external_id"
+                                case reason
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/refused`.
+                        public typealias RefusedPayload = [Operations.ImportAccounts.Output.Ok.Body.JsonPayload.RefusedPayloadPayload]
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/refused`.
+                        public var refused: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.RefusedPayload
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/AccountsPayload`.
+                        public struct AccountsPayloadPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/AccountsPayload/index`.
+                            public var index: Swift.Int
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/AccountsPayload/external_id`.
+                            public var externalId: Swift.String?
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/AccountsPayload/account_id`.
+                            public var accountId: Swift.String
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/AccountsPayload/outcome`.
+                            @frozen public enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case imported = "imported"
+                                case skipped = "skipped"
+                            }
+                            /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/AccountsPayload/outcome`.
+                            public var outcome: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.AccountsPayloadPayload.OutcomePayload
+                            /// Creates a new `AccountsPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - index:
+                            ///   - externalId:
+                            ///   - accountId:
+                            ///   - outcome:
+                            public init(
+                                index: Swift.Int,
+                                externalId: Swift.String? = nil,
+                                accountId: Swift.String,
+                                outcome: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.AccountsPayloadPayload.OutcomePayload
+                            ) {
+                                self.index = index
+                                self.externalId = externalId
+                                self.accountId = accountId
+                                self.outcome = outcome
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case index
+                                case externalId = "external_id"
+                                case accountId = "account_id"
+                                case outcome
+                            }
+                        }
+                        /// The account of every record imported or skipped (with a dry run, of those skipped only).
+                        ///
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/accounts`.
+                        public typealias AccountsPayload = [Operations.ImportAccounts.Output.Ok.Body.JsonPayload.AccountsPayloadPayload]
+                        /// The account of every record imported or skipped (with a dry run, of those skipped only).
+                        ///
+                        /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/json/accounts`.
+                        public var accounts: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.AccountsPayload
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - imported:
+                        ///   - skipped:
+                        ///   - refused:
+                        ///   - accounts: The account of every record imported or skipped (with a dry run, of those skipped only).
+                        public init(
+                            imported: Swift.Int,
+                            skipped: Swift.Int,
+                            refused: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.RefusedPayload,
+                            accounts: Operations.ImportAccounts.Output.Ok.Body.JsonPayload.AccountsPayload
+                        ) {
+                            self.imported = imported
+                            self.skipped = skipped
+                            self.refused = refused
+                            self.accounts = accounts
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case imported
+                            case skipped
+                            case refused
+                            case accounts
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/200/content/application\/json`.
+                    case json(Operations.ImportAccounts.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.ImportAccounts.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportAccounts.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportAccounts.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What became of each record.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ImportAccounts.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ImportAccounts.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_request`: not JSON, invalid UTF-8, a missing field or a wrong type.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct ContentTooLarge: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/413/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/413/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportAccounts.Output.ContentTooLarge.Body
+                /// Creates a new `ContentTooLarge`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportAccounts.Output.ContentTooLarge.Body) {
+                    self.body = body
+                }
+            }
+            /// `payload_too_large`: more than 1000 records, or a body over 8 MiB.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Operations.ImportAccounts.Output.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Operations.ImportAccounts.Output.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/import/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas.ValidationError)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ValidationError {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportAccounts.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportAccounts.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: `format` (`invalid_format`), `source` (`invalid_source`), `hash_config` (`invalid_hash_config`), `dry_run` or `skip_passwords` (`invalid_type`).
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ImportAccounts.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ImportAccounts.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Enable a disabled account again (API key with `accounts:admin`).
     ///
     /// Event `account.enabled`; enabling an enabled account changes nothing. Sessions ended by the disabling stay ended.

@@ -561,6 +561,21 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /accounts/{id}/disable`.
     /// - Remark: Generated from `#/paths//accounts/{id}/disable/post(disableAccount)`.
     func disableAccount(_ input: Operations.DisableAccount.Input) async throws -> Operations.DisableAccount.Output
+    /// Import accounts from another system (API key with `accounts:import`).
+    ///
+    /// Up to 1000 records of Firebase's `auth:export`, Auth0's bulk import or the ledger's own
+    /// form (docs/importing.md), in one transaction: each becomes one account (`account.imported`
+    /// and the events its facts mean) with its password hash kept as it came, checked at the next
+    /// password sign-in and replaced then by the service's scrypt (`password.rehashed`). A record
+    /// whose `(source, external_id)` is in already is `skipped`; one that cannot be taken is
+    /// refused with its reason, and the others are still imported. Imported accounts get no email
+    /// or SMS. The body may be up to 8 MiB on this path. `dry_run` checks everything and writes
+    /// nothing. The events' metadata names the key.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/import`.
+    /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)`.
+    func importAccounts(_ input: Operations.ImportAccounts.Input) async throws -> Operations.ImportAccounts.Output
     /// Enable a disabled account again (API key with `accounts:admin`).
     ///
     /// Event `account.enabled`; enabling an enabled account changes nothing. Sessions ended by the disabling stay ended.
@@ -1707,6 +1722,29 @@ extension APIProtocol {
     ) async throws -> Operations.DisableAccount.Output {
         try await disableAccount(Operations.DisableAccount.Input(
             path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Import accounts from another system (API key with `accounts:import`).
+    ///
+    /// Up to 1000 records of Firebase's `auth:export`, Auth0's bulk import or the ledger's own
+    /// form (docs/importing.md), in one transaction: each becomes one account (`account.imported`
+    /// and the events its facts mean) with its password hash kept as it came, checked at the next
+    /// password sign-in and replaced then by the service's scrypt (`password.rehashed`). A record
+    /// whose `(source, external_id)` is in already is `skipped`; one that cannot be taken is
+    /// refused with its reason, and the others are still imported. Imported accounts get no email
+    /// or SMS. The body may be up to 8 MiB on this path. `dry_run` checks everything and writes
+    /// nothing. The events' metadata names the key.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/import`.
+    /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)`.
+    public func importAccounts(
+        headers: Operations.ImportAccounts.Input.Headers = .init(),
+        body: Operations.ImportAccounts.Input.Body
+    ) async throws -> Operations.ImportAccounts.Output {
+        try await importAccounts(Operations.ImportAccounts.Input(
             headers: headers,
             body: body
         ))
