@@ -60,17 +60,31 @@ public struct PostgresAccountImports: AccountImportStore {
         for row in 0..<rows.rowCount {
             if let key = try rows[row].bytes(0), let accountID = try rows[row].uuid(1) { known[key] = accountID }
         }
-        var results: [ImportResult] = []
-        for (account, key) in zip(accounts, keys) {
-            if let accountID = known[key] {
-                results.append(.skipped(accountID: accountID))
-                continue
+        // Each record not in yet, once (a second of the same key in the batch follows the first).
+        var pending: [Pending] = []
+        var firstOffset: [[UInt8]: Int] = [:]
+        for (offset, (account, key)) in zip(accounts, keys).enumerated() where known[key] == nil {
+            if firstOffset[key] == nil {
+                firstOffset[key] = offset
+                pending.append(Pending(offset: offset, account: account, key: key))
             }
-            let result = try await importRecord(account, key: key, at: now, on: connection)
-            if case .imported(let accountID) = result { known[key] = accountID }
-            results.append(result)
         }
-        return results
+        var written = try await importTogether(pending, at: now, on: connection)
+        if written == nil {
+            // One of them met a claim the check before the write did not see: each on its own.
+            var oneByOne: [Int: ImportResult] = [:]
+            for record in pending {
+                oneByOne[record.offset] = try await importRecord(record.account, key: record.key, at: now, on: connection)
+            }
+            written = oneByOne
+        }
+        return keys.enumerated().map { offset, key in
+            if let accountID = known[key] { return .skipped(accountID: accountID) }
+            let first = firstOffset[key] ?? offset
+            let result = written?[first] ?? .refused(.invalidRecord)
+            if first != offset, case .imported(let accountID) = result { return .skipped(accountID: accountID) }
+            return result
+        }
     }
 
     /// One record on its own savepoint; a generated handle that collides is drawn again.

@@ -47,7 +47,7 @@ public struct Retention: Sendable {
         case email(String), phone(String), provider(IdentityProvider, String)
         case imported(source: String, externalID: String)
 
-        var text: String {
+        package var text: String {
             switch self {
             case .email(let normalized): return "email:" + normalized
             case .phone(let e164): return "phone:" + e164
