@@ -9,7 +9,7 @@ CREATE FUNCTION ledger_append_new_streams(
     p_event_ids uuid[], p_event_types text[], p_schema_versions int[],
     p_payloads bytea, p_payload_lengths int[], p_metadata jsonb
 ) RETURNS bigint
-LANGUAGE plpgsql SET enable_seqscan = off AS $$
+LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
 DECLARE
     v_streams int := coalesce(cardinality(p_stream_ids), 0);
     v_events  int := coalesce(cardinality(p_event_ids), 0);
@@ -35,20 +35,24 @@ BEGIN
         RAISE EXCEPTION 'ledger_append_new_streams: a subject''s data key is missing' USING ERRCODE = 'LA004';
     END IF;
 
-    WITH RECURSIVE appends AS (
-        SELECT n, p_stream_ids[n] AS stream, p_subject_ids[n] AS subject,
-               (sum(p_event_counts[n]) OVER (ORDER BY n) - p_event_counts[n])::int AS before
-          FROM generate_series(1, v_streams) AS n),
-    flat AS MATERIALIZED (
-        SELECT a.n, a.stream, a.subject, k::bigint AS version, a.before + k AS i,
-               p_metadata -> (a.n - 1) -> (k - 1) AS metadata
-          FROM appends a, generate_series(1, p_event_counts[a.n]) AS k),
-    sliced AS MATERIALIZED (
-        SELECT f.*, p_event_ids[f.i] AS event_id, p_event_types[f.i] AS type, p_schema_versions[f.i] AS schema_version,
-               substring(p_payloads FROM (sum(p_payload_lengths[f.i]) OVER (ORDER BY f.i) - p_payload_lengths[f.i] + 1)::int
-                         FOR p_payload_lengths[f.i]) AS payload
-          FROM flat f),
-    digested AS MATERIALIZED (SELECT s.*, sha256(s.payload) AS digest FROM sliced s),
+    -- Every array is read by unnest, once, in order: a subscript per row would cost a pass over
+    -- a variable-width array each time.
+    WITH RECURSIVE appends AS MATERIALIZED (
+        SELECT a.n, a.stream, a.subject, (sum(a.count) OVER (ORDER BY a.n) - a.count)::int AS before
+          FROM unnest(p_stream_ids, p_subject_ids, p_event_counts) WITH ORDINALITY AS a(stream, subject, count, n)),
+    metas AS MATERIALIZED (
+        SELECT s.n, e.k AS version, e.meta
+          FROM jsonb_array_elements(p_metadata) WITH ORDINALITY AS s(list, n),
+               jsonb_array_elements(s.list) WITH ORDINALITY AS e(meta, k)),
+    items AS MATERIALIZED (
+        SELECT e.i, e.event_id, e.type, e.schema_version,
+               substring(p_payloads FROM (sum(e.len) OVER (ORDER BY e.i) - e.len + 1)::int FOR e.len) AS payload
+          FROM unnest(p_event_ids, p_event_types, p_schema_versions, p_payload_lengths)
+               WITH ORDINALITY AS e(event_id, type, schema_version, len, i)),
+    digested AS MATERIALIZED (
+        SELECT a.n, a.stream, a.subject, m.version, it.i, m.meta AS metadata, it.event_id, it.type, it.schema_version,
+               it.payload, sha256(it.payload) AS digest
+          FROM appends a JOIN metas m ON m.n = a.n JOIN items it ON it.i = a.before + m.version),
     chain AS (
         SELECT d.i, d.n, d.version,
                '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea AS prev,
@@ -71,7 +75,7 @@ BEGIN
     GET DIAGNOSTICS v_written = ROW_COUNT;
 
     INSERT INTO stream_catalog (stream_id, stream_type, subject_id, created_at)
-    SELECT p_stream_ids[n], p_stream_types[n], p_subject_ids[n], p_recorded_at FROM generate_series(1, v_streams) AS n
+    SELECT c.stream, c.type, c.subject, p_recorded_at FROM unnest(p_stream_ids, p_stream_types, p_subject_ids) AS c(stream, type, subject)
     ON CONFLICT (stream_id) DO NOTHING;
     RETURN v_written;
 END;

@@ -45,34 +45,41 @@ final class ImportFile {
         case .lines(let handle, var buffer, var done):
             var batch: [ImportEntry] = []
             var skippingLongLine = false
+            // Lines are read where they lie; the bytes before `start` are dropped once a chunk is read.
+            var start = buffer.startIndex
             while batch.count < limit {
-                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = buffer[buffer.startIndex..<newline]
+                if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = buffer[start..<newline]
                     position += line.count + 1
                     if skippingLongLine {
                         skippingLongLine = false
                     } else if let entry = ImportFormat.jsonLine(line) {
                         batch.append(entry)
                     }
-                    buffer = Data(buffer[(newline + 1)...])
+                    start = newline + 1
                     continue
                 }
-                if buffer.count > Self.maximumLineBytes {
+                if buffer.endIndex - start > Self.maximumLineBytes {
                     // A line this long is no record: refused, and the rest of it read past.
                     if !skippingLongLine { batch.append(.unreadable(externalID: nil)) }
                     skippingLongLine = true
-                    position += buffer.count
-                    buffer = Data()
+                    position += buffer.endIndex - start
+                    start = buffer.endIndex
                 }
                 if done {
-                    if !buffer.isEmpty, !skippingLongLine, let entry = ImportFormat.jsonLine(buffer[...]) { batch.append(entry) }
-                    position += buffer.count
-                    buffer = Data()
+                    if start < buffer.endIndex, !skippingLongLine, let entry = ImportFormat.jsonLine(buffer[start...]) {
+                        batch.append(entry)
+                    }
+                    position += buffer.endIndex - start
+                    start = buffer.endIndex
                     break
                 }
                 let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+                buffer = Data(buffer[start...])
+                start = buffer.startIndex
                 if chunk.isEmpty { done = true } else { buffer.append(chunk) }
             }
+            buffer = Data(buffer[start...])
             source = .lines(handle, buffer: buffer, done: done)
             return batch
         }
