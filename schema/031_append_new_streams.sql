@@ -73,6 +73,10 @@ BEGIN
       FROM chain c JOIN digested d ON d.i = c.i
      ORDER BY d.i;
     GET DIAGNOSTICS v_written = ROW_COUNT;
+    -- A stream's metadata list shorter than its events would leave events out, unseen by the chain.
+    IF v_written <> v_events THEN
+        RAISE EXCEPTION 'ledger_append_new_streams: malformed call' USING ERRCODE = 'LA002';
+    END IF;
 
     INSERT INTO stream_catalog (stream_id, stream_type, subject_id, created_at)
     SELECT c.stream, c.type, c.subject, p_recorded_at FROM unnest(p_stream_ids, p_stream_types, p_subject_ids) AS c(stream, type, subject)

@@ -51,7 +51,8 @@ extension PostgresAccountImports {
         }
         guard !accepted.isEmpty else { return results }
 
-        connection.queue("SAVEPOINT import_together")
+        // Sent now, not queued: a failure before the next statement must find it there to roll back to.
+        _ = try await connection.query("SAVEPOINT import_together")
         do {
             let metadata = EventMetadata.current
             try repository.store.queueNewStreams(
@@ -96,13 +97,6 @@ extension PostgresAccountImports {
         _ claims: [[Retention.Identifier]], at now: Date, on connection: PostgresConnection
     ) async throws -> [ImportRefusal?] {
         var refusals = [ImportRefusal?](repeating: nil, count: claims.count)
-        var firstHolder: [String: Int] = [:]
-        for (index, identifiers) in claims.enumerated() {
-            for identifier in identifiers
-            where firstHolder.updateValue(firstHolder[identifier.text] ?? index, forKey: identifier.text) != nil {
-                refusals[index] = refusals[index] ?? Self.refusal(taking: identifier)
-            }
-        }
         let all = claims.flatMap { $0 }
         guard !all.isEmpty else { return refusals }
         let keys = all.map { Hex.encode(repository.retention.key($0)) }
@@ -130,8 +124,9 @@ extension PostgresAccountImports {
             ])
         var taken: Set<String> = []
         for row in 0..<rows.rowCount { if let text = rows[row].string(0) { taken.insert(text) } }
-        guard !taken.isEmpty else { return refusals }
-        for (index, identifiers) in claims.enumerated() where refusals[index] == nil {
+        // In the file's order: an identifier the database holds refuses its record; one an earlier
+        // record took (a record refused takes nothing) refuses the later one, as one by one would.
+        for (index, identifiers) in claims.enumerated() {
             for identifier in identifiers {
                 if taken.contains("held:" + Hex.encode(repository.retention.key(identifier))) {
                     refusals[index] = .identifierHeld
@@ -140,6 +135,7 @@ extension PostgresAccountImports {
                 }
                 if refusals[index] != nil { break }
             }
+            if refusals[index] == nil { taken.formUnion(identifiers.map(\.text)) }
         }
         return refusals
     }

@@ -53,6 +53,8 @@ final class ImportFile {
                     position += line.count + 1
                     if skippingLongLine {
                         skippingLongLine = false
+                    } else if line.count > Self.maximumLineBytes {
+                        batch.append(.unreadable(externalID: nil))
                     } else if let entry = ImportFormat.jsonLine(line) {
                         batch.append(entry)
                     }

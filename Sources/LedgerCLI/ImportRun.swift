@@ -52,7 +52,8 @@ final class ImportReportFile {
     }()
 
     init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+        // Readable by its owner only: it names every imported person's id and account.
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw ImportFormat.Unreadable(description: "cannot write the report to \(path)")
         }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))

@@ -9,7 +9,11 @@ public struct UTCTime: Sendable {
 
     /// Rounds to the nearest microsecond.
     public init(_ date: Date) {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        // Kept to years 1 through 9999 (what the formats hold), so no date, however far off or
+        // not finite (an imported record's), overflows the conversion below.
+        let interval = date.timeIntervalSince1970
+        let bounded = interval.isNaN ? 0 : min(max(interval, -62_135_596_800), 253_402_300_799)
+        let micros = Int64((bounded * 1_000_000).rounded())
         var seconds = micros / 1_000_000
         var fraction = micros % 1_000_000
         if fraction < 0 {

@@ -30,8 +30,7 @@ public struct FirebaseScrypt: Sendable, Hashable {
     init?(_ fields: [String]) {
         guard fields.count == 7, fields[0].isEmpty, fields[1] == "firebase-scrypt", let costs = ForeignPasswordHash.costs(fields[2]),
             costs.count == 2, let rounds = costs["r"], let memoryCost = costs["m"], (1...32).contains(rounds),
-            (1...ForeignPasswordHash.Limits.scryptLogN).contains(memoryCost),
-            Scrypt(logN: memoryCost, blockSize: rounds).memoryBytes <= ForeignPasswordHash.Limits.scryptMemoryBytes,
+            (1...ForeignPasswordHash.Limits.scryptLogN).contains(memoryCost), Scrypt(logN: memoryCost, blockSize: rounds).isCheckable,
             let separator = Data(base64Encoded: fields[3]), let signerKey = Data(base64Encoded: fields[4]), !signerKey.isEmpty,
             signerKey.count <= 256, let salt = Data(base64Encoded: fields[5]), !salt.isEmpty, salt.count <= 256,
             let hash = Data(base64Encoded: fields[6]), hash.count == signerKey.count

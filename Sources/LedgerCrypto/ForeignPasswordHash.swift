@@ -27,9 +27,12 @@ public struct ForeignPasswordHash: Sendable, Hashable {
         public static let bcryptCost = 15
         public static let argon2MemoryKiB = 262_144
         public static let argon2Passes = 16
-        public static let argon2Lanes = 16
+        public static let argon2Lanes = 4
+        /// Memory times passes (KiB): 64 MiB at 16 passes, 256 MiB at 4.
+        public static let argon2Work = 1_048_576
         public static let pbkdf2Iterations = 5_000_000
         public static let scryptLogN = 20
+        /// Memory of one block pass, and of all `p` of them (scrypt's work grows with both).
         public static let scryptMemoryBytes: UInt64 = 256 << 20
     }
 
@@ -114,9 +117,12 @@ public struct ForeignPasswordHash: Sendable, Hashable {
     private static func argon2(_ fields: [String]) -> Form? {
         guard fields.count == 6, let form = ["argon2id": Form.argon2id, "argon2i": .argon2i][fields[1]], fields[2] == "v=19"
         else { return nil }
-        guard let costs = costs(fields[3]), let memory = costs["m"], let passes = costs["t"], let lanes = costs["p"],
-            memory <= Limits.argon2MemoryKiB,
-            (1...Limits.argon2Passes).contains(passes), (1...Limits.argon2Lanes).contains(lanes)
+        // Exactly as libargon2 writes it (the order it reads), with what it accepts: at least 8 KiB
+        // a lane, a salt of 8 bytes or more, a hash of 4 or more; so what is imported also checks.
+        guard let costs = costs(fields[3]), costs.count == 3, let memory = costs["m"], let passes = costs["t"], let lanes = costs["p"],
+            fields[3] == "m=\(memory),t=\(passes),p=\(lanes)", (8 * lanes...Limits.argon2MemoryKiB).contains(memory),
+            (1...Limits.argon2Passes).contains(passes), (1...Limits.argon2Lanes).contains(lanes), memory * passes <= Limits.argon2Work,
+            let salt = adaptedBase64(fields[4]), salt.count >= 8, let hash = adaptedBase64(fields[5]), hash.count >= 4
         else { return nil }
         return form
     }
@@ -143,8 +149,10 @@ public struct ForeignPasswordHash: Sendable, Hashable {
         } else {
             return nil
         }
-        guard let form = Form(rawValue: name), let iterations = Int(iterationsText), (1...Limits.pbkdf2Iterations).contains(iterations),
-            let salt, let hash, !salt.isEmpty, (16...64).contains(hash.count)
+        // Each block of output costs the iterations again: SHA-1's 20 bytes make a 64-byte hash 4 runs.
+        guard let form = Form(rawValue: name), let iterations = Int(iterationsText), iterations >= 1, let salt, let hash, !salt.isEmpty,
+            (16...64).contains(hash.count),
+            iterations * ((hash.count + (form == .pbkdf2SHA256 ? 31 : 19)) / (form == .pbkdf2SHA256 ? 32 : 20)) <= Limits.pbkdf2Iterations
         else { return nil }
         return (form, .pbkdf2(sha256: form == .pbkdf2SHA256, iterations: iterations, salt: salt, hash: hash))
     }
@@ -157,7 +165,7 @@ public struct ForeignPasswordHash: Sendable, Hashable {
             let hash = adaptedBase64(fields[4]), !salt.isEmpty, (16...64).contains(hash.count)
         else { return nil }
         let scrypt = Scrypt(logN: logN, blockSize: blockSize, parallelism: parallelism)
-        guard scrypt.memoryBytes <= Limits.scryptMemoryBytes else { return nil }
+        guard scrypt.isCheckable else { return nil }
         return (.scrypt, .scrypt(scrypt, salt: salt, hash: hash))
     }
 
@@ -181,5 +189,14 @@ public struct ForeignPasswordHash: Sendable, Hashable {
         guard remainder != 1 else { return nil }
         if remainder > 0 { standard += String(repeating: "=", count: 4 - remainder) }
         return Data(base64Encoded: standard).map(Array.init)
+    }
+}
+
+extension Scrypt {
+    /// Within `ForeignPasswordHash.Limits` (memory, and memory times `p`, which is the work),
+    /// and a cost OpenSSL computes (RFC 7914: N < 2^(16·r)).
+    var isCheckable: Bool {
+        (1...4).contains(parallelism) && memoryBytes * UInt64(parallelism) <= ForeignPasswordHash.Limits.scryptMemoryBytes
+            && logN < 16 * blockSize
     }
 }

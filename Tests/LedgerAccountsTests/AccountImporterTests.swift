@@ -75,6 +75,11 @@ struct AccountImporterTests {
         let dry = try await importFile(app, "users.jsonl", format: .jsonl, options: .init(source: "jsonl", dryRun: true))
         #expect(dry.filter { $0.outcome == .imported }.count == 4)
         #expect(await app.repository.eventCount() == 0)
+        // The same id twice in a dry run: the second is "skipped", and names no account either.
+        let twice = try await AccountImporter(store: app.repository).importBatch(
+            [.record(.init(externalID: "t", email: "t@example.org")), .record(.init(externalID: "t", email: "t@example.org"))],
+            options: .init(source: "jsonl", dryRun: true))
+        #expect(twice.map(\.outcome) == [.imported, .skipped] && twice.allSatisfy { $0.accountID == nil })
         let real = try await importFile(app, "users.jsonl", format: .jsonl)
         #expect(real.map(\.outcome) == dry.map(\.outcome) && real.map(\.reason) == dry.map(\.reason))
     }
@@ -94,6 +99,10 @@ struct AccountImporterTests {
         ]
         let refused = try await AccountImporter(store: app.repository).importBatch(again, options: .init(source: "other"))
         #expect(refused.map(\.reason) == [.phoneTaken, .providerTaken, .invalidRecord, .invalidRecord])
+        let providerEmail = try await AccountImporter(store: app.repository).importBatch(
+            [.record(.init(externalID: "x-5", providers: [.init(provider: "google", subject: "g-5", email: "not an address")]))],
+            options: .init(source: "other"))
+        #expect(providerEmail.map(\.reason) == [.invalidEmail])
     }
 
     @Test("an address of a deleted account still in its cooldown refuses the record: identifier_held")

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerAccounts
 import LedgerCrypto
+import LedgerIdentity
 import LedgerTestSupport
 import Testing
 
@@ -69,6 +70,20 @@ struct ImportFormatTests {
             guard case .hash(let encoded) = users[id]?.password else { throw ImportTestFailure("\(id) has a hash") }
             #expect(try ForeignPasswordHash(encoded)?.verify(try #require(ImportFixtures.passwords[id])) == true, "\(id)")
         }
+    }
+
+    @Test("a Firebase time far off, or not a number, is no time (and stops nothing); an Auth0 user without user_id has no id")
+    func hostileFields() throws {
+        let users = try ImportFormat.firebase.entries(
+            Data(
+                (#"{"users": [{"localId": "a", "email": "a@example.org", "createdAt": "1e30"}, {"localId": "b", "createdAt": "nan"},"#
+                    + #" {"localId": "c", "createdAt": "-5"}, {"localId": "d", "createdAt": "99999999999999999999"}]}"#).utf8))
+        #expect(users.count == 4)
+        #expect(records(users).values.allSatisfy { $0.createdAt == nil })
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 1e30)).hasPrefix("9999-12-31"), "a far date is formatted, not a trap")
+        let auth0 = try ImportFormat.auth0.entries(Data(#"[{"email": "x@example.org", "password_hash": "x"}]"#.utf8))
+        guard case .record(let record) = auth0[0] else { throw ImportTestFailure("a record") }
+        #expect(record.externalID.isEmpty, "never the address in the id's place")
     }
 
     @Test("a file that is not the format's shape at all will not read")

@@ -127,4 +127,26 @@ struct PostgresAccountImportTests {
             #expect(try await db.client.query("SELECT count(*) FROM account_imports")[0].string(0) == "3")
         }
     }
+
+    @Test("on PostgreSQL: a deleted account's address in its cooldown is identifier_held; a refused record takes no claim from a later one")
+    func cooldownAndOrder() async throws {
+        try await TestPostgres.withDatabase { db in
+            let store = db.eventStore()
+            let accounts = AccountService(environment: try db.accountsEnvironment(store))
+            _ = try await accounts.signUp(email: "taken@example.org", password: "violet-harbor-91", displayName: nil, handle: nil, device: "t")
+            try await db.client.query(
+                "INSERT INTO signup_cooldowns (key_hmac, account_id, until, reason) VALUES ($1, $2, $3, 'deleted')",
+                [
+                    .bytea(Retention.development.key(.email("gone@example.org"))), .uuid(UUID()),
+                    .timestamp(db.clock.now().addingTimeInterval(86_400)),
+                ])
+            let entries: [ImportEntry] = [
+                .record(.init(externalID: "a", email: "gone@example.org")),
+                .record(.init(externalID: "b", email: "taken@example.org", phone: "+995599000222", phoneVerified: true)),
+                .record(.init(externalID: "c", email: "c@example.org", phone: "+995599000222", phoneVerified: true)),
+            ]
+            let lines = try await Self.importer(store, clock: db.clock).importBatch(entries, options: .init(source: "crm"))
+            #expect(lines.map(\.reason) == [.identifierHeld, .emailTaken, nil])
+        }
+    }
 }

@@ -50,6 +50,15 @@ struct ForeignPasswordHashTests {
             "$2b$04$short", "pbkdf2_sha256$1000$salt$", "$argon2d$v=19$m=1024,t=2,p=2$c2FsdA$aGFzaA", "md5$abc$def",
             "$1$saltsalt$hash", "plain-text", "",
             "$firebase-scrypt$r=8,m=30$Bw==$c2lnbmVy$c2FsdA==$aGFzaGVk",
+            // Work beyond the limits through `p`, SHA-1's blocks or Argon2's lanes; forms libargon2
+            // or OpenSSL would refuse at every sign-in (keys out of order, m < 8p, N ≥ 2^(16r)).
+            "$scrypt$ln=17,r=16,p=16$BKDUeu9dizEG4NzbW8t5jw$Ten1qcfw3uM/HkZKFgnfZLIjYwGWuDLkt5O7QciF0vM",
+            "$scrypt$ln=16,r=1,p=1$BKDUeu9dizEG4NzbW8t5jw$Ten1qcfw3uM/HkZKFgnfZLIjYwGWuDLkt5O7QciF0vM",
+            "$pbkdf2-sha1$i=5000000,l=64$c2FsdHNhbHRzYWx0$" + String(repeating: "A", count: 86),
+            "$argon2id$v=19$m=65536,t=2,p=16$eetvXMQiFSdyUQMaUMGe/A$Zhn3jNd95r1ws/Kh3MzHCH6jZhTGssLiG0yvmN8ugYM",
+            "$argon2id$v=19$t=2,m=1024,p=2$eetvXMQiFSdyUQMaUMGe/A$Zhn3jNd95r1ws/Kh3MzHCH6jZhTGssLiG0yvmN8ugYM",
+            "$argon2id$v=19$m=8,t=2,p=2$eetvXMQiFSdyUQMaUMGe/A$Zhn3jNd95r1ws/Kh3MzHCH6jZhTGssLiG0yvmN8ugYM",
+            "$argon2id$v=19$m=1024,t=2,p=2$c2FsdA$Zhn3jNd95r1ws/Kh3MzHCH6jZhTGssLiG0yvmN8ugYM",
             "$firebase-scrypt$r=64,m=14$Bw==$c2lnbmVy$c2FsdA==$aGFzaGVk",
             "$firebase-scrypt$r=8,m=14$Bw==$c2lnbmVy$c2FsdA==$aGFzaA==",
         ] {

@@ -37,6 +37,8 @@ struct ImportCommandTests {
             let run = try await LedgerProcess.run(
                 ["import", ImportFixtures.path("users.jsonl"), "--format", "jsonl", "--report", report], environment: environment)
             #expect(run.status == 1 && run.output.contains("imported 4, skipped 0, refused 5"), "\(run.output)")
+            let mode = try FileManager.default.attributesOfItem(atPath: report)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "the report is its owner's only")
             let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").map {
                 try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
             }

@@ -79,6 +79,12 @@ struct AccountImportEndpointTests {
                 #expect(invalid.status == .unprocessableContent)
                 #expect(Set(invalid.problemCodes) == ["invalid_format", "invalid_hash_config", "invalid_type", "invalid_source"])
                 #expect(try await call(client, .post, Self.path, ["format": "jsonl"], token: key).status == .badRequest)
+                // A bare string where the config's object goes (the console's text pasted) is a 422, not a stopped process.
+                for config: Any in ["hash_config { algorithm: SCRYPT }", 14, true] {
+                    let answer = try await call(
+                        client, .post, Self.path, ["format": "firebase", "users": [], "hash_config": config], token: key)
+                    #expect(answer.status == .unprocessableContent && answer.problemCodes == ["invalid_hash_config"])
+                }
                 let notJSON = try await client.execute(
                     uri: Self.path, method: .post, headers: bearer(key), body: ByteBuffer(string: "users,email\n1,a@b.c")
                 ) { $0.status }

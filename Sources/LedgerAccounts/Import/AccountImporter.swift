@@ -46,20 +46,39 @@ public struct AccountImporter: Sendable {
             return account(record, options: options)
         }
         let accepted = checked.compactMap { try? $0.get() }
-        var stored = try await store.importBatch(accepted, dryRun: options.dryRun).makeIterator()
+        let results = try await store.importBatch(accepted, dryRun: options.dryRun)
+        // A dry run's accounts were never made: no id names one, a duplicate's "skipped" neither.
+        let madeInDryRun: Set<UUID> =
+            options.dryRun ? Set(results.compactMap { if case .imported(let id) = $0 { id } else { nil } }) : []
+        var stored = results.makeIterator()
         return zip(entries, checked).enumerated().map { offset, pair in
             let result: ImportResult
             switch pair.1 {
             case .success:
                 result = stored.next() ?? .refused(.invalidRecord)
-                // A dry run's accounts were never made: no id names one.
-                if options.dryRun, case .imported = result {
+                switch result {
+                case .imported(let id) where madeInDryRun.contains(id):
                     return ImportReportLine(index: firstIndex + offset, externalID: pair.0.externalID, outcome: .imported)
+                case .skipped(let id) where madeInDryRun.contains(id):
+                    return ImportReportLine(index: firstIndex + offset, externalID: pair.0.externalID, outcome: .skipped)
+                default: break
                 }
             case .failure(let refusal): result = .refused(refusal)
             }
             return ImportReportLine(index: firstIndex + offset, externalID: pair.0.externalID, result: result)
         }
+    }
+
+    /// The longest start of `text` within `bytes` UTF-8 bytes, cut between characters.
+    static func prefix(_ text: String, bytes: Int) -> String {
+        var kept = ""
+        var count = 0
+        for character in text {
+            count += character.utf8.count
+            if count > bytes { break }
+            kept.append(character)
+        }
+        return kept
     }
 
     /// A source name: 1 to 255 bytes, no control character (`Retention.Identifier.imported`
@@ -91,7 +110,12 @@ public struct AccountImporter: Sendable {
             guard let provider = IdentityProvider(rawValue: entry.provider), !entry.subject.isEmpty,
                 entry.subject.utf8.count <= Self.maximumIDLength, !providers.contains(where: { $0.provider == provider })
             else { return .failure(.invalidRecord) }
-            providers.append(.init(provider: provider, subject: entry.subject, email: entry.email, emailVerified: false))
+            var providerEmail: String?
+            if let raw = entry.email, !raw.isEmpty {
+                guard let parsed = EmailAddress(raw) else { return .failure(.invalidEmail) }
+                providerEmail = parsed.value
+            }
+            providers.append(.init(provider: provider, subject: entry.subject, email: providerEmail, emailVerified: false))
         }
         var passwordHash: String?
         switch record.password {
@@ -101,7 +125,9 @@ public struct AccountImporter: Sendable {
         }
         // A password opens the account only through an address.
         if passwordHash != nil, email == nil { return .failure(.invalidRecord) }
-        let displayName = record.displayName.map { String($0.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 }
+        // The profile's 100 characters, and at most 400 bytes (a character may be any number of marks).
+        let displayName = record.displayName.map { String($0.prefix(100)) }.map { Self.prefix($0, bytes: 400) }
+            .flatMap { $0.isEmpty ? nil : $0 }
         let account = AccountCommand.ImportedAccount(
             source: options.source, externalID: externalID, createdAt: record.createdAt, email: email,
             emailVerified: email != nil && record.emailVerified, phone: phone, displayName: displayName, passwordHash: passwordHash,

@@ -159,7 +159,7 @@ struct FirebaseUser: Decodable {
             externalID: localId, email: email, emailVerified: emailVerified ?? false, phone: phoneNumber,
             // Firebase keeps a number only once an SMS code proved it.
             phoneVerified: phoneNumber != nil, displayName: displayName, password: password, providers: providers,
-            createdAt: createdAt.flatMap { Double($0) }.map { Date(timeIntervalSince1970: $0 / 1000) }, disabled: disabled ?? false)
+            createdAt: createdAt.flatMap { Int64($0) }.flatMap(ImportRecord.date(milliseconds:)), disabled: disabled ?? false)
     }
 }
 
@@ -210,7 +210,8 @@ struct Auth0User: Decodable {
         }
         let fullName = [given_name, family_name].compactMap { $0 }.joined(separator: " ")
         return ImportRecord(
-            externalID: user_id ?? email ?? "", email: email, emailVerified: email_verified ?? false, phone: phone_number,
+            // No id, no record: an address in its place would be kept, keyed, after a purge.
+            externalID: user_id ?? "", email: email, emailVerified: email_verified ?? false, phone: phone_number,
             phoneVerified: phone_verified ?? false, displayName: name ?? (fullName.isEmpty ? nil : fullName), password: password,
             providers: providers, createdAt: created_at.flatMap(RFC3339.parse), disabled: blocked ?? false)
     }

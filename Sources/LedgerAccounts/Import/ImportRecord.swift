@@ -58,6 +58,12 @@ public struct ImportRecord: Sendable, Equatable {
 }
 
 extension ImportRecord {
+    /// A time in milliseconds since 1970 (Firebase's `createdAt`), when it falls in years
+    /// 1970 through 9999; nil otherwise.
+    static func date(milliseconds: Int64) -> Date? {
+        (0...253_402_300_799_999).contains(milliseconds) ? Date(timeIntervalSince1970: Double(milliseconds) / 1000) : nil
+    }
+
     /// Whether any text of the record holds a NUL, which no column of the database can keep.
     var containsNUL: Bool {
         var texts = [externalID, email, phone, displayName].compactMap { $0 }

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import LedgerAccounts
 import LedgerCore
+import LedgerIdentity
+import Synchronization
 
 /// `POST /admin/accounts/import` (`accounts:import`): up to 1000 records of another system in
 /// one transaction (docs/api.md "Importing accounts from another system"). The events name the
@@ -14,6 +16,9 @@ public struct AccountImportController: Sendable {
     /// A request's body, at most: 1000 records of a few KiB each.
     static let maximumBodyBytes = 8 << 20
 
+    /// Imports under way on this instance.
+    let running = ImportGate()
+
     public init(importer: AccountImporter, keys: APIKeyGuard) {
         self.importer = importer
         self.keys = keys
@@ -23,6 +28,12 @@ public struct AccountImportController: Sendable {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.post("/admin/accounts/import") { request, context in
             try await keys.acting(request, scope: .accountsImport) { _ in
+                // One import at a time on an instance: each reads up to 8 MiB and holds a
+                // connection for its batch.
+                guard running.enter() else {
+                    throw IdentityError(.rateLimited, "An import is running on this instance. Try again shortly.", retryAfter: 1)
+                }
+                defer { running.leave() }
                 let body = try await Self.body(request)
                 let lines = try await importer.importBatch(body.entries, options: body.options)
                 return JSONResponse(.ok, Self.answer(lines))
@@ -65,7 +76,9 @@ public struct AccountImportController: Sendable {
         }
         var hashConfig: FirebaseHashConfig?
         if let config = object["hash_config"], !(config is NSNull) {
-            hashConfig = (try? JSONSerialization.data(withJSONObject: config)).flatMap(FirebaseHashConfig.init)
+            // Only an object: `JSONSerialization.data` stops the process on a bare string or number.
+            hashConfig = (config as? [String: Any]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                .flatMap(FirebaseHashConfig.init)
             if hashConfig == nil {
                 problems.append(
                     .init(
@@ -109,5 +122,22 @@ public struct AccountImportController: Sendable {
                     }
                 }),
         ]
+    }
+}
+
+/// At most one import at a time: `enter` is false while one runs.
+final class ImportGate: Sendable {
+    private let busy = Mutex(false)
+
+    func enter() -> Bool {
+        busy.withLock { busy in
+            if busy { return false }
+            busy = true
+            return true
+        }
+    }
+
+    func leave() {
+        busy.withLock { $0 = false }
     }
 }
