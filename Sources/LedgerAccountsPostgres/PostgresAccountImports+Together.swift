@@ -100,9 +100,7 @@ extension PostgresAccountImports {
         let all = claims.flatMap { $0 }
         guard !all.isEmpty else { return refusals }
         let keys = all.map { Hex.encode(repository.retention.key($0)) }
-        for key in Set(keys).sorted() {
-            connection.queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("claim:" + key)])
-        }
+        PostgresAccountImports.queueLocks(Set(keys).map { "claim:" + $0 }, on: connection)
         func values(_ pick: (Retention.Identifier) -> String?) -> PostgresParameter {
             .text(PostgresArray.literal(all.compactMap(pick), quoted: true))
         }

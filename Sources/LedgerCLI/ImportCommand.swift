@@ -43,7 +43,7 @@ struct ImportCommand: AsyncParsableCommand {
     var skipPasswords = false
 
     @Option(help: "Batches written at once, each on its own connection.")
-    var jobs = 2
+    var jobs = 4
 
     func validate() throws {
         guard (1...16).contains(jobs) else { throw ValidationError("--jobs is 1 to 16") }

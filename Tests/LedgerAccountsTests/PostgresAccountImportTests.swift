@@ -133,7 +133,8 @@ struct PostgresAccountImportTests {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
             let accounts = AccountService(environment: try db.accountsEnvironment(store))
-            _ = try await accounts.signUp(email: "taken@example.org", password: "violet-harbor-91", displayName: nil, handle: nil, device: "t")
+            _ = try await accounts.signUp(
+                email: "taken@example.org", password: "violet-harbor-91", displayName: nil, handle: nil, device: "t")
             try await db.client.query(
                 "INSERT INTO signup_cooldowns (key_hmac, account_id, until, reason) VALUES ($1, $2, $3, 'deleted')",
                 [

@@ -8,7 +8,7 @@
 #   scripts/bench/import.sh [RECORDS] [JOBS]
 set -euo pipefail
 records="${1:-1000000}"
-jobs="${2:-2}"
+jobs="${2:-4}"
 cd "$(dirname "$0")/../.."
 source scripts/bench/setup.sh
 source scripts/python-venv.sh
