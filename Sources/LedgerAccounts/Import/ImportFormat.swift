@@ -29,28 +29,22 @@ public enum ImportFormat: String, Sendable, CaseIterable, Decodable {
             guard let users = try? JSONDecoder().decode([Lenient<Auth0User>].self, from: data) else {
                 throw Unreadable(description: "not an Auth0 bulk-import file: expected a JSON array of users")
             }
-            return users.map { $0.value.map { .record($0.record) } ?? .unreadable(externalID: $0.externalID) }
+            return users.map { $0.entry(hashConfig: hashConfig) }
         case .jsonl:
-            return data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
-                .compactMap { offset, line in Self.jsonLine(line) }
+            return data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).compactMap(Self.jsonLine)
         }
     }
 
     /// The records of a JSON array of this format's users (a request's `users`): Firebase's user
     /// objects, Auth0's, or the ledger's own lines as objects.
     public func entries(array data: Data, hashConfig: FirebaseHashConfig? = nil) throws -> [ImportEntry] {
-        let decoder = JSONDecoder()
+        func read<User: ImportedUser>(_: User.Type) throws -> [ImportEntry] {
+            try JSONDecoder().decode([Lenient<User>].self, from: data).map { $0.entry(hashConfig: hashConfig) }
+        }
         switch self {
-        case .firebase:
-            return try decoder.decode([Lenient<FirebaseUser>].self, from: data).map { $0.entry(hashConfig: hashConfig) }
-        case .auth0:
-            return try decoder.decode([Lenient<Auth0User>].self, from: data).map {
-                $0.value.map { .record($0.record) } ?? .unreadable(externalID: $0.externalID)
-            }
-        case .jsonl:
-            return try decoder.decode([Lenient<LedgerLine>].self, from: data).map {
-                $0.value.map { .record($0.record) } ?? .unreadable(externalID: $0.externalID)
-            }
+        case .firebase: return try read(FirebaseUser.self)
+        case .auth0: return try read(Auth0User.self)
+        case .jsonl: return try read(LedgerLine.self)
         }
     }
 
@@ -64,7 +58,19 @@ public enum ImportFormat: String, Sendable, CaseIterable, Decodable {
         guard let lenient = try? lineDecoder.decode(Lenient<LedgerLine>.self, from: Array(line)) else {
             return .unreadable(externalID: nil)
         }
-        return lenient.value.map { .record($0.record) } ?? .unreadable(externalID: lenient.externalID)
+        return lenient.entry(hashConfig: nil)
+    }
+}
+
+/// A user as one of the formats writes it, read into the ledger's shape.
+protocol ImportedUser: Decodable {
+    func record(hashConfig: FirebaseHashConfig?) -> ImportRecord
+}
+
+extension Lenient where Value: ImportedUser {
+    /// The record, or the id of one that did not read.
+    func entry(hashConfig: FirebaseHashConfig?) -> ImportEntry {
+        value.map { .record($0.record(hashConfig: hashConfig)) } ?? .unreadable(externalID: externalID)
     }
 }
 
@@ -92,7 +98,7 @@ struct Lenient<Value: Decodable>: Decodable {
 }
 
 /// A line of the ledger's own format.
-struct LedgerLine: Decodable {
+struct LedgerLine: ImportedUser {
     let external_id: String
     let email: String?
     let email_verified: Bool?
@@ -104,7 +110,7 @@ struct LedgerLine: Decodable {
     let created_at: String?
     let disabled: Bool?
 
-    var record: ImportRecord {
+    func record(hashConfig: FirebaseHashConfig?) -> ImportRecord {
         ImportRecord(
             externalID: external_id, email: email, emailVerified: email_verified ?? false, phone: phone,
             phoneVerified: phone_verified ?? false, displayName: display_name, password: password_hash.map { .hash($0) } ?? .none,
@@ -117,13 +123,7 @@ struct FirebaseFile: Decodable {
     let users: [Lenient<FirebaseUser>]
 }
 
-extension Lenient<FirebaseUser> {
-    func entry(hashConfig: FirebaseHashConfig?) -> ImportEntry {
-        value.map { .record($0.record(hashConfig: hashConfig)) } ?? .unreadable(externalID: externalID)
-    }
-}
-
-struct FirebaseUser: Decodable {
+struct FirebaseUser: ImportedUser {
     struct ProviderInfo: Decodable {
         let providerId: String
         let rawId: String?
@@ -164,7 +164,7 @@ struct FirebaseUser: Decodable {
 }
 
 /// Auth0's bulk-import user (https://auth0.com/docs/manage-users/user-migration/bulk-user-import-database-schema-and-examples).
-struct Auth0User: Decodable {
+struct Auth0User: ImportedUser {
     struct CustomHash: Decodable {
         struct Hash: Decodable {
             let value: String
@@ -191,7 +191,7 @@ struct Auth0User: Decodable {
     let created_at: String?
     let blocked: Bool?
 
-    var record: ImportRecord {
+    func record(hashConfig: FirebaseHashConfig?) -> ImportRecord {
         let password: ImportRecord.Password
         if let password_hash {
             password = .hash(password_hash)
