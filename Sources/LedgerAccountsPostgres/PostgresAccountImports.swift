@@ -5,8 +5,9 @@ import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
 
-/// Imported accounts on the event store: a batch in one transaction, each record on a savepoint
-/// of its own, so a claim that refuses one (a unique index, the cooldown list) leaves the others.
+/// Imported accounts on the event store: a batch in one transaction, its new accounts written
+/// together (`+Together`), or, when that write meets a claim its check did not see, each record
+/// on a savepoint of its own, so a claim that refuses one leaves the others.
 public struct PostgresAccountImports: AccountImportStore {
     let repository: PostgresAccountRepository
 
@@ -104,7 +105,8 @@ public struct PostgresAccountImports: AccountImportStore {
         var account = account
         for attempt in 0..<4 {
             let accountID = UUID()
-            connection.queue("SAVEPOINT import_record")
+            // Sent, not queued: a failure before the next statement must find it there.
+            _ = try await connection.query("SAVEPOINT import_record")
             do {
                 let imported = account
                 _ = try await repository.execute(accountID, outbox: [], { _ in .importAccount(imported) }, at: now, on: connection)
