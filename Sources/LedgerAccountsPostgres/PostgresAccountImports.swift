@@ -132,17 +132,7 @@ public struct PostgresAccountImports: AccountImportStore {
     /// The reason a record is refused for `error`; nil for an error that is not the record's
     /// (the database went away), which ends the batch.
     static func refusal(_ error: any Error) -> ImportRefusal? {
-        if let taken = error as? ClaimTaken {
-            switch taken.claim {
-            case .email: return .emailTaken
-            case .phone: return .phoneTaken
-            case .apple, .google: return .providerTaken
-            case .handle, .passkey: return .invalidRecord
-            }
-        }
-        if let refused = error as? IdentityError {
-            return [.signupCooldown, .emailHeld].contains(refused.code) ? .identifierHeld : .invalidRecord
-        }
+        if let refusal = ImportRefusal(refusing: error) { return refusal }
         // A value the database will not hold (class 22, data exception; 23, a constraint): this
         // record's fault, not the batch's.
         if let failed = error as? PostgresError, let state = failed.sqlState, state.hasPrefix("22") || state.hasPrefix("23") {

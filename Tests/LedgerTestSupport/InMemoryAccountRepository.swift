@@ -93,10 +93,9 @@ public actor InMemoryAccountRepository: AccountRepository, AccountImportStore {
                 _ = try await execute(accountID) { _ in .importAccount(account) }
                 imports[key] = accountID
                 results.append(.imported(accountID: accountID))
-            } catch let taken as ClaimTaken {
-                results.append(.refused(taken.claim == .email ? .emailTaken : taken.claim == .phone ? .phoneTaken : .providerTaken))
-            } catch let refused as IdentityError {
-                results.append(.refused([.signupCooldown, .emailHeld].contains(refused.code) ? .identifierHeld : .invalidRecord))
+            } catch {
+                guard let refusal = ImportRefusal(refusing: error) else { throw error }
+                results.append(.refused(refusal))
             }
         }
         if dryRun { (states, streams, imports) = saved }

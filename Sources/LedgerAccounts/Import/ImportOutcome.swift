@@ -1,4 +1,5 @@
 import Foundation
+import LedgerIdentity
 
 /// Why a record was not imported (the contract's reasons).
 public enum ImportRefusal: String, Error, Sendable, Codable, Equatable, CaseIterable {
@@ -12,6 +13,26 @@ public enum ImportRefusal: String, Error, Sendable, Codable, Equatable, CaseIter
     case invalidPhone = "invalid_phone"
     case unsupportedHash = "unsupported_hash"
     case invalidRecord = "invalid_record"
+}
+
+extension ImportRefusal {
+    /// The refusal a record's command met: a claim another account holds, the cooldown list, or
+    /// the decision itself; nil for an error that is not the record's, which ends its batch.
+    /// Both stores read their errors through it.
+    public init?(refusing error: any Error) {
+        if let taken = error as? ClaimTaken {
+            switch taken.claim {
+            case .email: self = .emailTaken
+            case .phone: self = .phoneTaken
+            case .apple, .google: self = .providerTaken
+            case .handle, .passkey: self = .invalidRecord
+            }
+        } else if let refused = error as? IdentityError {
+            self = [.signupCooldown, .emailHeld].contains(refused.code) ? .identifierHeld : .invalidRecord
+        } else {
+            return nil
+        }
+    }
 }
 
 /// What became of one record in the store.
