@@ -32,7 +32,9 @@ extension PostgresAccountImports {
         var decided: [Decided] = []
         let context = DecisionContext(now: now, policies: repository.policies)
         for pending in records {
-            let accountID = UUID()
+            // Time-ordered: the events', accounts' and keys' indexes grow at their right edge
+            // instead of touching a random page per account (an id tells when it was imported).
+            let accountID = UUID.timeOrdered(at: now)
             do {
                 let events = try decide(AccountState(accountID: accountID), .importAccount(pending.account), context)
                 let stored = try events.map { try $0.stored() }
@@ -99,8 +101,11 @@ extension PostgresAccountImports {
         var refusals = [ImportRefusal?](repeating: nil, count: claims.count)
         let all = claims.flatMap { $0 }
         guard !all.isEmpty else { return refusals }
-        let keys = all.map { Hex.encode(repository.retention.key($0)) }
-        PostgresAccountImports.queueLocks(Set(keys).map { "claim:" + $0 }, on: connection)
+        // Each identifier's keyed hash, once: the locks, the cooldown list and the check below read it.
+        var keyOf: [Retention.Identifier: String] = [:]
+        for identifier in all where keyOf[identifier] == nil { keyOf[identifier] = Hex.encode(repository.retention.key(identifier)) }
+        let keys = Set(keyOf.values)
+        PostgresAccountImports.queueLocks(keys.map { "claim:" + $0 }, on: connection)
         func values(_ pick: (Retention.Identifier) -> String?) -> PostgresParameter {
             .text(PostgresArray.literal(all.compactMap(pick), quoted: true))
         }
@@ -118,7 +123,7 @@ extension PostgresAccountImports {
                 values { if case .phone(let phone) = $0 { phone } else { nil } },
                 values { if case .provider(.apple, let subject) = $0 { subject } else { nil } },
                 values { if case .provider(.google, let subject) = $0 { subject } else { nil } },
-                .text(Set(keys).sorted().joined(separator: ",")), .timestamp(now),
+                .text(keys.sorted().joined(separator: ",")), .timestamp(now),
             ])
         var taken: Set<String> = []
         for row in 0..<rows.rowCount { if let text = rows[row].string(0) { taken.insert(text) } }
@@ -126,7 +131,7 @@ extension PostgresAccountImports {
         // record took (a record refused takes nothing) refuses the later one, as one by one would.
         for (index, identifiers) in claims.enumerated() {
             for identifier in identifiers {
-                if taken.contains("held:" + Hex.encode(repository.retention.key(identifier))) {
+                if let key = keyOf[identifier], taken.contains("held:" + key) {
                     refusals[index] = .identifierHeld
                 } else if taken.contains(identifier.text) {
                     refusals[index] = Self.refusal(taking: identifier)

@@ -104,7 +104,7 @@ public struct PostgresAccountImports: AccountImportStore {
     ) async throws -> ImportResult {
         var account = account
         for attempt in 0..<4 {
-            let accountID = UUID()
+            let accountID = UUID.timeOrdered(at: now)
             // Sent, not queued: a failure before the next statement must find it there.
             _ = try await connection.query("SAVEPOINT import_record")
             do {

@@ -1,43 +1,60 @@
 import Foundation
 import LedgerAccounts
 
-/// Runs an import file through the importer: `jobs` batches written at once (each a
-/// transaction on its own connection), their report lines handed on in the file's order.
+/// Runs an import file through the importer: up to `jobs` batches written at once (each a
+/// transaction on its own connection), their report lines handed on in the file's order. The
+/// window slides: as soon as one batch is written the next is read and started, so reading the
+/// file and checking records overlaps the database's work instead of waiting for a whole round.
 struct ImportRun {
     let importer: AccountImporter
     let options: AccountImporter.Options
     let jobs: Int
 
+    /// A batch written: its number in the file, its lines, and how far into the file it reaches.
+    private struct Written: Sendable {
+        let number: Int
+        let lines: [ImportReportLine]
+        let position: Int
+    }
+
     /// Imports every record of `file`; `done` gets each batch's lines in order, with how far
     /// into the file they reach. Returns the counts.
     func run(_ file: ImportFile, done: ([ImportReportLine], Int) throws -> Void) async throws -> ImportCounts {
-        var counts = ImportCounts()
-        var index = 0
-        while true {
-            // A round of up to `jobs` batches, read in order and written at once.
-            var round: [(first: Int, entries: [ImportEntry])] = []
-            while round.count < jobs {
+        try await withThrowingTaskGroup(of: Written.self) { group in
+            var counts = ImportCounts()
+            var index = 0
+            var started = 0
+            var handedOn = 0
+            // Written ahead of an earlier batch still on its way: held until that one is in.
+            var waiting: [Int: Written] = [:]
+            func startNext() throws -> Bool {
                 let entries = try file.nextBatch(limit: AccountImporter.batchLimit)
-                if entries.isEmpty { break }
-                round.append((index, entries))
-                index += entries.count
-            }
-            if round.isEmpty { return counts }
-            let position = file.position
-            let results = try await withThrowingTaskGroup(of: (Int, [ImportReportLine]).self) { group in
-                for (offset, batch) in round.enumerated() {
-                    group.addTask { [importer, options] in
-                        (offset, try await importer.importBatch(batch.entries, firstIndex: batch.first, options: options))
-                    }
+                guard !entries.isEmpty else { return false }
+                let (number, first, position) = (started, index, file.position)
+                group.addTask { [importer, options] in
+                    Written(
+                        number: number, lines: try await importer.importBatch(entries, firstIndex: first, options: options),
+                        position: position)
                 }
-                var results = [[ImportReportLine]](repeating: [], count: round.count)
-                for try await (offset, lines) in group { results[offset] = lines }
-                return results
+                started += 1
+                index += entries.count
+                return true
             }
-            for lines in results {
-                counts.add(lines)
-                try done(lines, position)
+            var more = true
+            while more, started < jobs { more = try startNext() }
+            while let written = try await group.next() {
+                waiting[written.number] = written
+                while let next = waiting.removeValue(forKey: handedOn) {
+                    counts.add(next.lines)
+                    try done(next.lines, next.position)
+                    handedOn += 1
+                }
+                // At most `jobs` batches in flight and `jobs` more waiting for an earlier one.
+                while more, started - handedOn - waiting.count < jobs, started - handedOn < 2 * jobs {
+                    more = try startNext()
+                }
             }
+            return counts
         }
     }
 }

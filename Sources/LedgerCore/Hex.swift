@@ -7,10 +7,23 @@ public enum Hex {
     }
 
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        if let encoded = bytes.withContiguousStorageIfAvailable(encode(contiguous:)) { return encoded }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         out.appendLowercaseHex(bytes)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The tight loop of `encode`: written straight into the string's storage (an import
+    /// encodes several keys a record).
+    static func encode(contiguous bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (index, byte) in bytes.enumerated() {
+                out[2 * index] = lowercaseDigit(byte >> 4)
+                out[2 * index + 1] = lowercaseDigit(byte & 0x0F)
+            }
+            return bytes.count * 2
+        }
     }
 
     /// Decodes hex digits (either case); nil when the text is not an even run of hex digits.

@@ -1,5 +1,5 @@
 import Foundation
-import LedgerIdentity
+@testable import LedgerIdentity
 import Testing
 
 @Suite("Identity rules")
@@ -27,6 +27,33 @@ struct RulesTests {
             "", "plain", "a@b", "@example.com", "a@@example.com", "a b@example.com", "a@-x.com", ".a@example.com", "a..b@example.com",
         ] {
             #expect(EmailAddress(bad) == nil, "\(bad) should be refused")
+        }
+    }
+
+    @Test("an ASCII address is judged on its bytes exactly as the Unicode rules judge it")
+    func asciiEmailFastPathAgrees() {
+        // Every short string of the characters the rules care about, and random longer ones.
+        let alphabet = Array("a.Z0-@_ +\t!~\u{7f}")
+        var samples: [String] = ["a@b.co", "x@y-.com", "x@-y.com", "a@b..com", "a.@b.com"]
+        func grow(_ prefix: String, _ depth: Int) {
+            samples.append(prefix + "@ex.com")
+            samples.append("ab@" + prefix)
+            samples.append(prefix)
+            guard depth > 0 else { return }
+            for character in alphabet { grow(prefix + String(character), depth - 1) }
+        }
+        grow("", 3)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let length = Int.random(in: 1...80, using: &generator)
+            samples.append(String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for sample in samples {
+            #expect(EmailAddress.isValidASCII(Array(sample.utf8)) == EmailAddress.isValidUnicode(sample), "\(sample.debugDescription)")
+            if EmailAddress.isTrimmed(sample) {
+                #expect(sample.trimmingCharacters(in: .whitespacesAndNewlines) == sample)
+                #expect(EmailAddress.normalize(sample) == sample.lowercased().precomposedStringWithCanonicalMapping)
+            }
         }
     }
 

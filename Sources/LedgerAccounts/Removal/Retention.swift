@@ -43,7 +43,7 @@ public struct Retention: Sendable {
 
     /// An identifier a deleted account held; or, `imported`, the record an account was imported
     /// from (its `(source, external_id)`: `account_imports` keeps it keyed, under the same key).
-    public enum Identifier: Sendable {
+    public enum Identifier: Sendable, Hashable {
         case email(String), phone(String), provider(IdentityProvider, String)
         case imported(source: String, externalID: String)
 

@@ -18,10 +18,17 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init?(_ raw: String) {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.isTrimmed(raw) ? raw : raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.isValid(trimmed) else { return nil }
         self.value = trimmed
         self.normalized = Self.normalize(trimmed)
+    }
+
+    /// Whether `text` starts and ends with a printable ASCII character, so trimming would keep
+    /// it whole: Foundation's trimming (and its Unicode tables) only for the rest.
+    static func isTrimmed(_ text: String) -> Bool {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return true }
+        return (0x21..<0x7F).contains(first) && (0x21..<0x7F).contains(last)
     }
 
     /// The one normalization of an address, everywhere it is compared or stored as a claim
@@ -29,7 +36,9 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// Swift's the Unicode tables). Trimmed, lower-cased and composed (NFC), so "Ä" typed as one
     /// character or as "A" and a combining diaeresis is one address.
     public static func normalize(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().precomposedStringWithCanonicalMapping
+        // ASCII is its own composed form: lower-casing it is all there is to do.
+        if isTrimmed(text), text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().precomposedStringWithCanonicalMapping
     }
 
     /// Whether `text` is an Apple private-relay address (`…@privaterelay.appleid.com`): the
@@ -43,7 +52,43 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { value }
 
+    /// The characters a local part may hold besides letters and digits.
+    static let localPunctuation = "!#$%&'*+/=?^_`{|}~.-"
+    static let localAllowed = CharacterSet(charactersIn: localPunctuation).union(.alphanumerics)
+
     static func isValid(_ text: String) -> Bool {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return isValidASCII(Array(text.utf8)) }
+        return isValidUnicode(text)
+    }
+
+    /// `isValidUnicode` for an address of ASCII alone, on its bytes: letters and digits are
+    /// then `[A-Za-z0-9]`, and every whitespace or control byte fails the character checks.
+    static func isValidASCII(_ bytes: [UInt8]) -> Bool {
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        }
+        let punctuation = Array(localPunctuation.utf8)
+        let dot = UInt8(ascii: "."), hyphen = UInt8(ascii: "-")
+        guard bytes.count <= 254 else { return false }
+        let parts = bytes.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        let local = parts[0]
+        let domain = parts[1]
+        guard !local.isEmpty, local.count <= 64, !domain.isEmpty else { return false }
+        guard local.first != dot, local.last != dot, !zip(local, local.dropFirst()).contains(where: { $0 == dot && $1 == dot })
+        else { return false }
+        guard local.allSatisfy({ isAlphanumeric($0) || punctuation.contains($0) }) else { return false }
+        let labels = domain.split(separator: dot, omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return false }
+        for label in labels {
+            guard !label.isEmpty, label.count <= 63, label.first != hyphen, label.last != hyphen,
+                label.allSatisfy({ isAlphanumeric($0) || $0 == hyphen })
+            else { return false }
+        }
+        return true
+    }
+
+    static func isValidUnicode(_ text: String) -> Bool {
         guard text.utf8.count <= 254, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { return false }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
@@ -51,7 +96,6 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         let domain = parts[1]
         guard !local.isEmpty, local.utf8.count <= 64, !domain.isEmpty else { return false }
         guard !local.hasPrefix("."), !local.hasSuffix("."), !local.contains("..") else { return false }
-        let localAllowed = CharacterSet(charactersIn: "!#$%&'*+/=?^_`{|}~.-").union(.alphanumerics)
         guard local.unicodeScalars.allSatisfy({ localAllowed.contains($0) }) else { return false }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 2 else { return false }
