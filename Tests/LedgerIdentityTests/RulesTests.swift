@@ -1,6 +1,7 @@
 import Foundation
-@testable import LedgerIdentity
 import Testing
+
+@testable import LedgerIdentity
 
 @Suite("Identity rules")
 struct RulesTests {

@@ -68,7 +68,8 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
         }
         let punctuation = Array(localPunctuation.utf8)
-        let dot = UInt8(ascii: "."), hyphen = UInt8(ascii: "-")
+        let dot = UInt8(ascii: ".")
+        let hyphen = UInt8(ascii: "-")
         guard bytes.count <= 254 else { return false }
         let parts = bytes.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
