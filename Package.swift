@@ -117,6 +117,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // RFC 6238 codes only (`TOTPCodes`).
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
+                // ES256 access tokens and their key set (`AccessTokenSigner`).
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -332,7 +334,7 @@ let package = Package(
             name: "LedgerAccountsTests",
             dependencies: [
                 "LedgerAccounts", "LedgerAccountsPostgres", "LedgerIdentity", "LedgerTestSupport", "LedgerEventStore", "LedgerCrypto",
-                "LedgerWebAuthn", "LedgerWebAuthnTesting",
+                "LedgerWebAuthn", "LedgerWebAuthnTesting", .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -88,4 +88,6 @@ public enum KeyLabel {
     public static let webhookSubscriptionSecret = "webhook-subscription-secret"
     /// Authenticates the challenges of passkey ceremonies.
     public static let passkeyChallenge = "passkey-challenge"
+    /// Seals the private keys that sign JWT access tokens.
+    public static let accessTokenSigningKey = "access-token-signing-key"
 }
