@@ -374,6 +374,8 @@ let package = Package(
                 "LedgerCore", "LedgerIdentity", "LedgerWebAuthn", "LedgerWebAuthnTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                // HMAC, for forging an HS256 token in `JWTAccessTokenTests`.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),

@@ -74,6 +74,7 @@ public func buildRouter(_ dependencies: RouterDependencies) -> Router<LedgerRequ
     router.addRoutes(HealthController(readiness: dependencies.readiness).endpoints)
     router.addRoutes(AuthController(accounts: account.accounts, providers: account.providers).endpoints)
     router.addRoutes(IntrospectionController(accounts: account.accounts, keys: keys).endpoints)
+    router.addRoutes(TokenKeysController(tokens: account.environment.accessTokens, issuer: configuration.accessTokens.issuer).endpoints)
     router.addRoutes(ProfileController(accounts: account.accounts, supportEmail: configuration.supportEmail).endpoints)
     router.addRoutes(CountriesController().endpoints)
     router.addRoutes(CredentialsController(accounts: account.accounts).endpoints)

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAccounts
 import LedgerCore
 import LedgerIdentity
 import LedgerServer
@@ -127,6 +128,13 @@ public struct LedgerConfiguration: Sendable {
     public var webAuthnRPID: String?
     public var webAuthnOrigins: [String]?
     public var webAuthnRPName: String?
+    /// Access tokens' format and claims, when set (`LedgerConfiguration+AccessTokens.swift` has the defaults).
+    public var accessTokenFormat: AccessTokenSettings.Format = .opaque
+    public var tokenIssuer: String?
+    public var tokenAudience = "321fit"
+    public var tokenClientID = "321fit-app"
+    /// How long a new signing key is published before it signs (`LEDGER_SIGNING_KEY_ACTIVATION_SECONDS`).
+    public var signingKeyActivationSeconds = 600
 
     public init() {}
 
@@ -319,6 +327,7 @@ public struct LedgerConfiguration: Sendable {
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         // After the link base and the Android app: the relying party defaults to them.
         try configuration.readWebAuthn(string: string, list: list)
+        try configuration.readAccessTokens(string: string, integer: integer)
         return configuration
     }
 }

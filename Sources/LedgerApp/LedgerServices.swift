@@ -43,6 +43,9 @@ public struct LedgerServices: Sendable {
     public let audit: AccountAudit
     public let metrics = LedgerMetrics()
     public let subscriptions: WebhookSubscriptions
+    /// The keys that sign JWT access tokens, and the tokens themselves.
+    public let signingKeys: SigningKeys
+    public let accessTokens: JWTAccessTokens
     /// The OpenAPI document to serve, when it was found.
     public var openAPI: OpenAPIController?
 
@@ -61,10 +64,15 @@ public struct LedgerServices: Sendable {
         let policies = configuration.policies
         let retention = configuration.retention(masterKey: masterKey)
         let repository = PostgresAccountRepository(store: eventStore, clock: clock, policies: policies, retention: retention)
+        let signingKeys = configuration.signingKeys(client: client, masterKey: masterKey, clock: clock)
+        self.signingKeys = signingKeys
+        let accessTokens = JWTAccessTokens(keys: signingKeys, settings: configuration.accessTokens, clock: clock)
         let environment = AccountsEnvironment(
             repository: repository, clock: clock, hasher: try PasswordHasher(parameters: Scrypt(logN: policies.scryptLogN)),
             counters: PostgresAttemptCounters(client: client), retention: retention,
-            devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)), linkBaseURL: configuration.linkBaseURL)
+            devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)), linkBaseURL: configuration.linkBaseURL,
+            accessTokens: accessTokens)
+        self.accessTokens = accessTokens
         self.account = try AccountServices(
             configuration: configuration, environment: environment, otps: PostgresOTPRepository(accounts: repository),
             spent: PostgresSpentChallenges(client: client), imports: PostgresAccountImports(repository: repository), masterKey: masterKey,
@@ -115,6 +123,14 @@ extension LedgerConfiguration {
         return HTTPProviderTokenClient(
             apple: .init(tokenURL: appleTokenURL, revokeURL: appleRevokeURL, clientSecret: secret),
             google: .init(tokenURL: googleTokenURL, revokeURL: googleRevokeURL, clientSecret: googleClientSecret), clock: clock)
+    }
+
+    /// The access-token signing keys on `client`, sealed under `masterKey` (`serve` and
+    /// `ledger signing-keys` must agree on both).
+    public func signingKeys(client: PostgresClient, masterKey: MasterKey, clock: any LedgerClock) -> SigningKeys {
+        SigningKeys(
+            store: PostgresSigningKeys(client: client), masterKey: masterKey, clock: clock, tokenLifetime: policies.accessTokenLifetime,
+            activationDelay: TimeInterval(signingKeyActivationSeconds))
     }
 
     /// The purge delay and the re-signup cooldown of the policies, with the cooldown list's key

@@ -67,6 +67,8 @@ extension Policies {
         .init("LEDGER_OTP_RESEND_WINDOW_SECONDS", .seconds(\.otp.resendWindow), 1...longestSetting),
         .init("LEDGER_OTP_RESEND_INTERVAL_SECONDS", .seconds(\.otp.resendInterval), 0...longestSetting),
         .init("LEDGER_REAUTH_TTL_SECONDS", .seconds(\.reauthGrantLifetime), 1...day),
+        // An access token is checked offline until it expires: kept short (docs/api.md).
+        .init("LEDGER_ACCESS_TOKEN_TTL_SECONDS", .seconds(\.accessTokenLifetime), 60...3600),
         .init("LEDGER_IP_OTP_LIMIT", .count(\.otp.addressLimit), 1...longestSetting),
         .init("LEDGER_ACCOUNT_OTP_LIMIT", .count(\.otp.accountLimit), 1...longestSetting),
         .init("LEDGER_IP_OTP_NETWORK_LIMIT", .count(\.otp.networkLimit), 1...longestSetting),

@@ -66,6 +66,16 @@ public struct ServeAssembly: Sendable {
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
             masterKey: masterKey, readClient: readClient)
+        // JWT access tokens need a key to sign with from the first sign-in: the first start makes one.
+        if configuration.accessTokenFormat == .jwt {
+            do {
+                try await services.signingKeys.ensureSigningKey()
+            } catch {
+                await client.shutdown()
+                await sinks.shutdown()
+                throw ConfigurationError("refusing to start: no access-token signing key could be made or read: \(error)")
+            }
+        }
         var members = workers(services, url: url, sinks: sinks)
         // Before everything that uses them, so they drain after it has stopped: the database
         // last, the store's group commit before it (every queued append answered), the sinks

@@ -19,7 +19,8 @@ struct AccountStateCodecTests {
             .sessionStarted(
                 .init(
                     sessionID: session, method: "password", device: nil, accessTokenHash: "aa", refreshTokenHash: "bb",
-                    accessExpiresAt: t0.addingTimeInterval(900), refreshExpiresAt: t0.addingTimeInterval(86400))),
+                    accessExpiresAt: t0.addingTimeInterval(900), refreshExpiresAt: t0.addingTimeInterval(86400),
+                    secondFactor: "totp")),
             .sessionRefreshed(
                 .init(
                     sessionID: session, accessTokenHash: "cc", refreshTokenHash: "dd",
@@ -88,7 +89,7 @@ struct AccountStateCodecTests {
         let state = Self.richState()
         #expect(Mirror(reflecting: state).children.count == 38)
         #expect(Mirror(reflecting: state.passkeys.first!.value).children.count == 12)
-        #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 12)
+        #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 13)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)
         let change = AccountState.RevertibleChange(version: 1, sessionID: nil, hadPassword: true, at: Date())
         #expect(Mirror(reflecting: change).children.count == 4)

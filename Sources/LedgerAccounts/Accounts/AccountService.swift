@@ -98,7 +98,7 @@ public struct AccountService: Sendable {
                                 deviceID: UUID.random(), locale: locale),
                             verificationLink: link))
                 }
-                return environment.session(state, sessionID, tokens)
+                return try await environment.session(state, sessionID, tokens)
             } catch let taken as ClaimTaken where taken.claim == .handle && requestedHandle == nil && attempt < 4 {
                 continue  // a generated handle collided: draw another
             }
@@ -145,7 +145,7 @@ public struct AccountService: Sendable {
                 pending.newSession(method: "email", device: device, deviceID: deviceID, locale: locale),
                 proof: proof)
         }
-        return try pending.session(state, events, environment: environment)
+        return try await pending.session(state, events, environment: environment)
     }
 
     /// Exchanges a refresh token for a new pair. A spent token presented again revokes its
@@ -160,7 +160,7 @@ public struct AccountService: Sendable {
         if case .sessionRevoked = events.first {
             throw state.sessions[found.sessionID].map { IdentityError.sessionExpired(lastMethod: $0.method) } ?? .sessionExpired
         }
-        return environment.session(state, found.sessionID, tokens)
+        return try await environment.session(state, found.sessionID, tokens)
     }
 
     public func revoke(session: SessionRef, reason: String) async throws {
@@ -169,7 +169,7 @@ public struct AccountService: Sendable {
 
     /// The session an access token belongs to, when it is live (its use is recorded).
     public func authenticate(accessToken: String) async throws -> SessionRef? {
-        let session = try await repository.session(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+        let session = try await repository.session(forAccessHash: await environment.accessHash(presented: accessToken), at: clock.now())
         if let session { activity.used(session) }
         return session
     }
@@ -177,7 +177,8 @@ public struct AccountService: Sendable {
     /// The account behind a live access token, read from the projection; nil when not live.
     /// A use of the session like any other (`last_used_at`).
     public func summary(accessToken: String) async throws -> AccountSummary? {
-        guard let found = try await repository.summary(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now()) else {
+        guard let found = try await repository.summary(forAccessHash: await environment.accessHash(presented: accessToken), at: clock.now())
+        else {
             return nil
         }
         activity.used(found.session)
@@ -187,7 +188,10 @@ public struct AccountService: Sendable {
     /// The sessions screen for a live access token: its session and the account's live
     /// sessions, most recently used first; nil when the token is not live. A use of the session.
     public func liveSessions(accessToken: String) async throws -> (session: SessionRef, sessions: [SessionListing])? {
-        guard let found = try await repository.liveSessions(forAccessHash: IssuedTokens.tokenHash(accessToken), at: clock.now()) else {
+        guard
+            let found = try await repository.liveSessions(
+                forAccessHash: await environment.accessHash(presented: accessToken), at: clock.now())
+        else {
             return nil
         }
         activity.used(found.session)
@@ -201,7 +205,7 @@ public struct AccountService: Sendable {
 
     /// What a backend may know about an access token; nil when it is not live.
     public func introspect(accessToken: String) async throws -> Introspection? {
-        try await repository.introspect(accessHash: IssuedTokens.tokenHash(accessToken), at: clock.now())
+        try await repository.introspect(accessHash: await environment.accessHash(presented: accessToken), at: clock.now())
     }
 
     public func account(_ accountID: UUID) async throws -> AccountState {

@@ -23,6 +23,9 @@ public struct AccountsEnvironment: Sendable {
     public let devices: DeviceTokens
     /// Moves `last_used_at` of the sessions that authenticate.
     public let activity: SessionActivity
+    /// JWT access tokens: minted when their format is `jwt`, checked whenever one is presented
+    /// (tokens of the other format stay good until they expire). Nil: opaque tokens only.
+    public let accessTokens: JWTAccessTokens?
 
     /// - Parameters:
     ///   - counters: where the throttle and the limits count (shared by every instance in production).
@@ -31,8 +34,9 @@ public struct AccountsEnvironment: Sendable {
     public init(
         repository: any AccountRepository, clock: any LedgerClock, hasher: PasswordHasher, counters: any AttemptCounters,
         retention: Retention, devices: DeviceTokens, linkBaseURL: String = "https://321.fit",
-        passwordPolicy: PasswordPolicy = .standard
+        passwordPolicy: PasswordPolicy = .standard, accessTokens: JWTAccessTokens? = nil
     ) {
+        self.accessTokens = accessTokens
         let policies = repository.policies
         self.repository = repository
         self.clock = clock

@@ -185,7 +185,7 @@ public struct OTPService: Sendable {
         let events = verification.accountEvents
         if PendingSignIn.isChallenged(events) || events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) {
             let created = events.contains { if case .registered = $0 { return true } else { return false } }
-            return .session(try pending.session(state, events, environment: environment), created: created)
+            return .session(try await pending.session(state, events, environment: environment), created: created)
         }
         return .account(state)
     }

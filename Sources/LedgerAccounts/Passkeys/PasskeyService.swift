@@ -176,7 +176,7 @@ public struct PasskeyService: Sendable {
         guard events.contains(where: { if case .sessionStarted = $0 { true } else { false } }) else {
             throw IdentityError.invalidCredential
         }
-        return environment.session(after, sessionID, tokens)
+        return try await environment.session(after, sessionID, tokens)
     }
 
     /// Re-auth options: the account's passkeys; `404` when it has none.

@@ -197,7 +197,7 @@ public struct ProviderService: Sendable {
                                 sessionID: sessionID, method: provider.rawValue, device: device.label, tokens: tokens.hashes,
                                 deviceID: UUID.random(), locale: device.locale)))
                 }
-                return (environment.session(state, sessionID, tokens), true)
+                return (try await environment.session(state, sessionID, tokens), true)
             } catch is ClaimTaken {
                 continue  // a concurrent sign-in took the subject, the address or the handle: look again
             }
@@ -235,7 +235,7 @@ public struct ProviderService: Sendable {
                 pending.newSession(method: provider.rawValue, device: device.label, deviceID: deviceID, locale: device.locale),
                 proof: .provider(provider, subject: subject))
         }
-        return try pending.session(state, events, environment: environment)
+        return try await pending.session(state, events, environment: environment)
     }
 
     /// Parks the revocation of a refresh token whose sign-in is not done: due at `until`, and

@@ -20,12 +20,32 @@ extension AccountsEnvironment {
         try IssuedTokens.issue(now: now, policies: policies)
     }
 
-    func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) -> AccountService.Session {
-        AccountService.Session(
-            accountID: state.accountID, sessionID: sessionID, accessToken: tokens.accessToken,
+    /// The session a command started or refreshed, as the client gets it: with `jwt` access
+    /// tokens, the access token is a JWT naming the hash the session keeps (never the opaque
+    /// token itself, which no one then holds).
+    func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) async throws -> AccountService.Session {
+        var accessToken = tokens.accessToken
+        if let accessTokens, accessTokens.settings.format == .jwt, let session = state.sessions[sessionID] {
+            accessToken = try await accessTokens.sign(
+                accessTokens.claims(
+                    accountID: state.accountID, sessionID: sessionID, accessHash: IssuedTokens.tokenHash(tokens.accessToken),
+                    authTime: session.createdAt,
+                    methods: AccessTokenClaims.methods(signIn: session.method, secondFactor: session.secondFactor),
+                    emailVerified: state.emailVerified, issuedAt: clock.now(), expiresAt: tokens.hashes.accessExpiresAt))
+        }
+        return AccountService.Session(
+            accountID: state.accountID, sessionID: sessionID, accessToken: accessToken,
             refreshToken: tokens.refreshToken, expiresIn: Int(policies.accessTokenLifetime),
             emailVerified: state.emailVerified,
             deviceToken: devices.token(for: state.sessions[sessionID]?.deviceID ?? sessionID, of: state.accountID))
+    }
+
+    /// The hash a presented access token is looked up by: an opaque token's SHA-256, or the
+    /// `jti` of a JWT whose signature, issuer, audience and expiry check out (one that does not
+    /// names nothing: an empty hash matches no session).
+    func accessHash(presented token: String) async -> [UInt8] {
+        guard JWTAccessTokens.looksLikeJWT(token) else { return IssuedTokens.tokenHash(token) }
+        return await accessTokens?.accessHash(of: token) ?? []
     }
 
     /// The device a sign-in to `accountID` comes from: the one its `X-Device-Token` names when

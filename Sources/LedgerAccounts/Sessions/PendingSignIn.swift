@@ -38,12 +38,12 @@ struct PendingSignIn: Sendable {
     }
 
     /// The session the command started; `MFARequired` when it issued the challenge instead.
-    func session(_ state: AccountState, _ events: [AccountEvent], environment: AccountsEnvironment) throws -> AccountService.Session {
+    func session(_ state: AccountState, _ events: [AccountEvent], environment: AccountsEnvironment) async throws -> AccountService.Session {
         guard !Self.isChallenged(events) else {
             throw MFARequired(
                 token: MFAChallengeToken(accountID: state.accountID, challengeID: challenge.challengeID, secret: secret).text,
                 accountID: state.accountID)
         }
-        return environment.session(state, sessionID, tokens)
+        return try await environment.session(state, sessionID, tokens)
     }
 }

@@ -121,7 +121,7 @@ public struct TwoFactorService: Sendable {
             return after
         }
         try await succeeded(admission)
-        let session = environment.session(after, sessionID, tokens)
+        let session = try await environment.session(after, sessionID, tokens)
         if let waitingLink { try await providers.link(waitingLink, to: session) }
         return session
     }

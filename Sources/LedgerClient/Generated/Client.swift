@@ -4643,6 +4643,134 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// The keys that sign JWT access tokens (`LEDGER_ACCESS_TOKEN_FORMAT=jwt`): next, current and retiring (docs/tokens.md).
+    ///
+    /// - Remark: HTTP `GET /.well-known/jwks.json`.
+    /// - Remark: Generated from `#/paths//.well-known/jwks.json/get(accessTokenKeySet)`.
+    public func accessTokenKeySet(_ input: Operations.AccessTokenKeySet.Input) async throws -> Operations.AccessTokenKeySet.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.AccessTokenKeySet.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/.well-known/jwks.json",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Operations.AccessTokenKeySet.Output.Ok.Headers = .init(cacheControl: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Cache-Control",
+                        as: Operations.AccessTokenKeySet.Output.Ok.Headers.CacheControlPayload.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.AccessTokenKeySet.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Where JWT libraries find the access tokens' issuer and key set.
+    ///
+    /// - Remark: HTTP `GET /.well-known/openid-configuration`.
+    /// - Remark: Generated from `#/paths//.well-known/openid-configuration/get(openIDConfiguration)`.
+    public func openIDConfiguration(_ input: Operations.OpenIDConfiguration.Input) async throws -> Operations.OpenIDConfiguration.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.OpenIDConfiguration.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/.well-known/openid-configuration",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.OpenIDConfiguration.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Operations.OpenIDConfiguration.Output.Ok.Body.JsonPayload.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// The phone picker's countries: the locale's country, then GE, US, GB, then the rest by name.
     ///
     /// - Remark: HTTP `GET /countries`.

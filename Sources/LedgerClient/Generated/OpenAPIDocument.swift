@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "c4762b71c95ebe2df7b3f49418d24be54c26f17fbdac3f0863e2405ba1fa008b"
+    public static let sha256 = "99c25394fa2f7df7b5b9f0e658b90c372d104a92f9ae7ddd60f0aaad2388ad17"
 }

@@ -7256,6 +7256,427 @@ public enum Operations {
             }
         }
     }
+    /// The keys that sign JWT access tokens (`LEDGER_ACCESS_TOKEN_FORMAT=jwt`): next, current and retiring (docs/tokens.md).
+    ///
+    /// - Remark: HTTP `GET /.well-known/jwks.json`.
+    /// - Remark: Generated from `#/paths//.well-known/jwks.json/get(accessTokenKeySet)`.
+    public enum AccessTokenKeySet {
+        public static let id: Swift.String = "accessTokenKeySet"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AccessTokenKeySet.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AccessTokenKeySet.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AccessTokenKeySet.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.AccessTokenKeySet.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/headers/Cache-Control`.
+                    @frozen public enum CacheControlPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case public_comma_MaxAge_equals_300 = "public, max-age=300"
+                    }
+                    /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Operations.AccessTokenKeySet.Output.Ok.Headers.CacheControlPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - cacheControl:
+                    public init(cacheControl: Operations.AccessTokenKeySet.Output.Ok.Headers.CacheControlPayload? = nil) {
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AccessTokenKeySet.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload`.
+                        public struct KeysPayloadPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/kty`.
+                            @frozen public enum KtyPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case ec = "EC"
+                            }
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/kty`.
+                            public var kty: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.KtyPayload
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/crv`.
+                            @frozen public enum CrvPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case p256 = "P-256"
+                            }
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/crv`.
+                            public var crv: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.CrvPayload
+                            /// base64url
+                            ///
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/x`.
+                            public var x: Swift.String
+                            /// base64url
+                            ///
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/y`.
+                            public var y: Swift.String
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/kid`.
+                            public var kid: Swift.String
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/use`.
+                            @frozen public enum UsePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case sig = "sig"
+                            }
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/use`.
+                            public var use: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.UsePayload
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/alg`.
+                            @frozen public enum AlgPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case es256 = "ES256"
+                            }
+                            /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/KeysPayload/alg`.
+                            public var alg: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.AlgPayload
+                            /// Creates a new `KeysPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - kty:
+                            ///   - crv:
+                            ///   - x: base64url
+                            ///   - y: base64url
+                            ///   - kid:
+                            ///   - use:
+                            ///   - alg:
+                            public init(
+                                kty: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.KtyPayload,
+                                crv: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.CrvPayload,
+                                x: Swift.String,
+                                y: Swift.String,
+                                kid: Swift.String,
+                                use: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.UsePayload,
+                                alg: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.AlgPayload
+                            ) {
+                                self.kty = kty
+                                self.crv = crv
+                                self.x = x
+                                self.y = y
+                                self.kid = kid
+                                self.use = use
+                                self.alg = alg
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case kty
+                                case crv
+                                case x
+                                case y
+                                case kid
+                                case use
+                                case alg
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.kty = try container.decode(
+                                    Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.KtyPayload.self,
+                                    forKey: .kty
+                                )
+                                self.crv = try container.decode(
+                                    Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.CrvPayload.self,
+                                    forKey: .crv
+                                )
+                                self.x = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .x
+                                )
+                                self.y = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .y
+                                )
+                                self.kid = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .kid
+                                )
+                                self.use = try container.decode(
+                                    Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.UsePayload.self,
+                                    forKey: .use
+                                )
+                                self.alg = try container.decode(
+                                    Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload.AlgPayload.self,
+                                    forKey: .alg
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "kty",
+                                    "crv",
+                                    "x",
+                                    "y",
+                                    "kid",
+                                    "use",
+                                    "alg"
+                                ])
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/keys`.
+                        public typealias KeysPayload = [Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayloadPayload]
+                        /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/json/keys`.
+                        public var keys: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayload
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - keys:
+                        public init(keys: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayload) {
+                            self.keys = keys
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case keys
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.keys = try container.decode(
+                                Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload.KeysPayload.self,
+                                forKey: .keys
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "keys"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/.well-known/jwks.json/GET/responses/200/content/application\/json`.
+                    case json(Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.AccessTokenKeySet.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AccessTokenKeySet.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AccessTokenKeySet.Output.Ok.Headers = .init(),
+                    body: Operations.AccessTokenKeySet.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// A JWK set; `Cache-Control: public, max-age=300`. Empty while no key was ever made.
+            ///
+            /// - Remark: Generated from `#/paths//.well-known/jwks.json/get(accessTokenKeySet)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AccessTokenKeySet.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AccessTokenKeySet.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Where JWT libraries find the access tokens' issuer and key set.
+    ///
+    /// - Remark: HTTP `GET /.well-known/openid-configuration`.
+    /// - Remark: Generated from `#/paths//.well-known/openid-configuration/get(openIDConfiguration)`.
+    public enum OpenIDConfiguration {
+        public static let id: Swift.String = "openIDConfiguration"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/.well-known/openid-configuration/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.OpenIDConfiguration.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.OpenIDConfiguration.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.OpenIDConfiguration.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.OpenIDConfiguration.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/.well-known/openid-configuration/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/.well-known/openid-configuration/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/.well-known/openid-configuration/GET/responses/200/content/json/issuer`.
+                        public var issuer: Swift.String
+                        /// - Remark: Generated from `#/paths/.well-known/openid-configuration/GET/responses/200/content/json/jwks_uri`.
+                        public var jwksUri: Swift.String
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - issuer:
+                        ///   - jwksUri:
+                        public init(
+                            issuer: Swift.String,
+                            jwksUri: Swift.String
+                        ) {
+                            self.issuer = issuer
+                            self.jwksUri = jwksUri
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case issuer
+                            case jwksUri = "jwks_uri"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.issuer = try container.decode(
+                                Swift.String.self,
+                                forKey: .issuer
+                            )
+                            self.jwksUri = try container.decode(
+                                Swift.String.self,
+                                forKey: .jwksUri
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "issuer",
+                                "jwks_uri"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/.well-known/openid-configuration/GET/responses/200/content/application\/json`.
+                    case json(Operations.OpenIDConfiguration.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.OpenIDConfiguration.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.OpenIDConfiguration.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.OpenIDConfiguration.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// `issuer` (`LEDGER_ISSUER`) and `jwks_uri`.
+            ///
+            /// - Remark: Generated from `#/paths//.well-known/openid-configuration/get(openIDConfiguration)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.OpenIDConfiguration.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.OpenIDConfiguration.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// The phone picker's countries: the locale's country, then GE, US, GB, then the rest by name.
     ///
     /// - Remark: HTTP `GET /countries`.

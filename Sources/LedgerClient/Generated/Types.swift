@@ -217,6 +217,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /.well-known/assetlinks.json`.
     /// - Remark: Generated from `#/paths//.well-known/assetlinks.json/get(assetLinks)`.
     func assetLinks(_ input: Operations.AssetLinks.Input) async throws -> Operations.AssetLinks.Output
+    /// The keys that sign JWT access tokens (`LEDGER_ACCESS_TOKEN_FORMAT=jwt`): next, current and retiring (docs/tokens.md).
+    ///
+    /// - Remark: HTTP `GET /.well-known/jwks.json`.
+    /// - Remark: Generated from `#/paths//.well-known/jwks.json/get(accessTokenKeySet)`.
+    func accessTokenKeySet(_ input: Operations.AccessTokenKeySet.Input) async throws -> Operations.AccessTokenKeySet.Output
+    /// Where JWT libraries find the access tokens' issuer and key set.
+    ///
+    /// - Remark: HTTP `GET /.well-known/openid-configuration`.
+    /// - Remark: Generated from `#/paths//.well-known/openid-configuration/get(openIDConfiguration)`.
+    func openIDConfiguration(_ input: Operations.OpenIDConfiguration.Input) async throws -> Operations.OpenIDConfiguration.Output
     /// The phone picker's countries: the locale's country, then GE, US, GB, then the rest by name.
     ///
     /// - Remark: HTTP `GET /countries`.
@@ -1139,6 +1149,20 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//.well-known/assetlinks.json/get(assetLinks)`.
     public func assetLinks(headers: Operations.AssetLinks.Input.Headers = .init()) async throws -> Operations.AssetLinks.Output {
         try await assetLinks(Operations.AssetLinks.Input(headers: headers))
+    }
+    /// The keys that sign JWT access tokens (`LEDGER_ACCESS_TOKEN_FORMAT=jwt`): next, current and retiring (docs/tokens.md).
+    ///
+    /// - Remark: HTTP `GET /.well-known/jwks.json`.
+    /// - Remark: Generated from `#/paths//.well-known/jwks.json/get(accessTokenKeySet)`.
+    public func accessTokenKeySet(headers: Operations.AccessTokenKeySet.Input.Headers = .init()) async throws -> Operations.AccessTokenKeySet.Output {
+        try await accessTokenKeySet(Operations.AccessTokenKeySet.Input(headers: headers))
+    }
+    /// Where JWT libraries find the access tokens' issuer and key set.
+    ///
+    /// - Remark: HTTP `GET /.well-known/openid-configuration`.
+    /// - Remark: Generated from `#/paths//.well-known/openid-configuration/get(openIDConfiguration)`.
+    public func openIDConfiguration(headers: Operations.OpenIDConfiguration.Input.Headers = .init()) async throws -> Operations.OpenIDConfiguration.Output {
+        try await openIDConfiguration(Operations.OpenIDConfiguration.Input(headers: headers))
     }
     /// The phone picker's countries: the locale's country, then GE, US, GB, then the rest by name.
     ///

@@ -280,6 +280,8 @@ public enum AccountCommand: Sendable, Equatable {
         public var deviceID: UUID?
         /// The language of the sign-in (`Accept-Language`): the account's messages follow the last.
         public var locale: String?
+        /// The second factor passed before it started (set by `decide` when a challenge is passed).
+        public var secondFactor: String?
 
         public init(
             sessionID: UUID, method: String, device: String?, tokens: SessionTokens, stepUp: NewChallenge? = nil, deviceID: UUID? = nil,
@@ -327,6 +329,14 @@ public enum AccountCommand: Sendable, Equatable {
         case totp(step: Int64?)
         /// A recovery code, by its SHA-256 (hex).
         case recoveryCode(hash: String)
+
+        /// The factor's name as a session records it (`session.started`'s `second_factor`).
+        public var factor: String {
+            switch self {
+            case .totp: "totp"
+            case .recoveryCode: "recovery_code"
+            }
+        }
     }
 
     public struct NewLink: Sendable, Equatable {

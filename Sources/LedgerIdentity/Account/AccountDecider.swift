@@ -184,5 +184,5 @@ func sessionStarted(_ session: AccountCommand.NewSession) -> AccountEvent {
             sessionID: session.sessionID, method: session.method, device: session.device,
             accessTokenHash: session.tokens.accessTokenHash, refreshTokenHash: session.tokens.refreshTokenHash,
             accessExpiresAt: session.tokens.accessExpiresAt, refreshExpiresAt: session.tokens.refreshExpiresAt,
-            deviceID: session.deviceID ?? session.sessionID, locale: session.locale))
+            deviceID: session.deviceID ?? session.sessionID, locale: session.locale, secondFactor: session.secondFactor))
 }

@@ -103,6 +103,7 @@ extension AccountState.Session: ByteCodable {
         writer.write(revokedAt)
         writer.write(revokedReason)
         writer.write(deviceID)
+        writer.write(secondFactor)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -110,7 +111,7 @@ extension AccountState.Session: ByteCodable {
             id: try reader.read(), method: try reader.read(), device: try reader.read(), createdAt: try reader.read(),
             lastUsedAt: try reader.read(), accessTokenHash: try reader.read(), refreshTokenHash: try reader.read(),
             accessExpiresAt: try reader.read(), refreshExpiresAt: try reader.read(),
-            revokedAt: try reader.read(), revokedReason: try reader.read(), deviceID: try reader.read())
+            revokedAt: try reader.read(), revokedReason: try reader.read(), deviceID: try reader.read(), secondFactor: try reader.read())
     }
 }
 

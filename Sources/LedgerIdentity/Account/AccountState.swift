@@ -125,6 +125,8 @@ public struct AccountState: Sendable, Equatable {
         public var revokedReason: String?
         /// The device it came from (its `device_token`'s id); nil for sessions from before devices had ids.
         public var deviceID: UUID?
+        /// The second factor its sign-in passed (`totp`, `recovery_code`), nil for none.
+        public var secondFactor: String?
 
         public var isActive: Bool { revokedAt == nil }
     }

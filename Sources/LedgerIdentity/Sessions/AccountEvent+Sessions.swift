@@ -28,16 +28,20 @@ extension AccountEvent {
         public var deviceID: UUID?
         /// The language of the sign-in; the account's messages follow the last one.
         public var locale: String?
+        /// The second factor the sign-in passed (`totp`, `recovery_code`); nil when it asked for none.
+        public var secondFactor: String?
         enum CodingKeys: String, CodingKey {
             case sessionID = "session_id", method, device
             case accessTokenHash = "access_token_sha256", refreshTokenHash = "refresh_token_sha256"
             case accessExpiresAt = "access_expires_at", refreshExpiresAt = "refresh_expires_at", deviceID = "device_id", locale
+            case secondFactor = "second_factor"
         }
 
         public init(
             sessionID: UUID, method: String, device: String?, accessTokenHash: String, refreshTokenHash: String, accessExpiresAt: Date,
-            refreshExpiresAt: Date, deviceID: UUID? = nil, locale: String? = nil
+            refreshExpiresAt: Date, deviceID: UUID? = nil, locale: String? = nil, secondFactor: String? = nil
         ) {
+            self.secondFactor = secondFactor
             self.locale = locale
             self.deviceID = deviceID
             self.sessionID = sessionID

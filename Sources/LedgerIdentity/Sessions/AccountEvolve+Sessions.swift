@@ -16,7 +16,8 @@ func evolveSessions(_ state: inout AccountState, _ event: AccountEvent, at recor
         state.sessions[started.sessionID] = .init(
             id: started.sessionID, method: started.method, device: started.device, createdAt: recordedAt,
             lastUsedAt: recordedAt, accessTokenHash: started.accessTokenHash, refreshTokenHash: started.refreshTokenHash,
-            accessExpiresAt: started.accessExpiresAt, refreshExpiresAt: started.refreshExpiresAt, deviceID: started.deviceID)
+            accessExpiresAt: started.accessExpiresAt, refreshExpiresAt: started.refreshExpiresAt, deviceID: started.deviceID,
+            secondFactor: started.secondFactor)
     case .sessionRefreshed(let refreshed):
         guard var session = state.sessions[refreshed.sessionID] else { break }
         session.accessTokenHash = refreshed.accessTokenHash

@@ -58,6 +58,7 @@ func decideTwoFactor(_ state: AccountState, _ command: AccountCommand, _ context
         started.method = challenge.method
         started.device = challenge.device
         started.deviceID = challenge.deviceID
+        started.secondFactor = proof.factor
         // The provider's refresh token the sign-in fetched is the account's now; its parked
         // revocation is withdrawn in the same transaction.
         let kept: [AccountEvent] =

@@ -19,6 +19,8 @@ final class MemoryBackend: TestBackend {
     let clock = ManualClock()
     let masterKey: MasterKey
     let apiKeys = InMemoryAPIKeys()
+    /// The access-token signing keys, kept across the applications built on this backend.
+    let signingKeys = InMemorySigningKeys()
     /// The repository of the application built last (`application`), whose outbox the test reads.
     private let repositories = Mutex<(accounts: InMemoryAccountRepository, otps: InMemoryOTPRepository)?>(nil)
 
@@ -45,7 +47,12 @@ final class MemoryBackend: TestBackend {
         let environment = AccountsEnvironment(
             repository: accounts, clock: clock, hasher: try PasswordHasher(parameters: Scrypt(logN: configuration.policies.scryptLogN)),
             counters: InMemoryAttemptCounters(), retention: retention,
-            devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)), linkBaseURL: configuration.linkBaseURL)
+            devices: DeviceTokens(key: masterKey.derivedKey(label: KeyLabel.deviceToken)), linkBaseURL: configuration.linkBaseURL,
+            accessTokens: JWTAccessTokens(
+                keys: SigningKeys(
+                    store: signingKeys, masterKey: masterKey, clock: clock, tokenLifetime: configuration.policies.accessTokenLifetime,
+                    activationDelay: TimeInterval(configuration.signingKeyActivationSeconds)),
+                settings: configuration.accessTokens, clock: clock))
         return RouterDependencies(
             configuration: configuration, clock: clock, metrics: LedgerMetrics(), readiness: NoDatabase(),
             account: try AccountServices(
