@@ -10,7 +10,9 @@ Starts `ledger serve` (the binary and DATABASE_URL from the environment) and che
   (`Accept: application/cloudevents+json`) and a `"format": "cloudevents"` subscription's pushes
   parse with the `cloudevents` SDK, and a consumer resuming from `ledgercursor` alone sees every
   event once, in the plain feed's order;
-- a purged account's events stay redacted in every form.
+- a purged account's events stay redacted in every form;
+- JWT access tokens verify with PyJWT and joserfc against the published key set
+  (scripts/token_consumers.py).
 """
 
 import base64
@@ -31,6 +33,7 @@ import svix.webhooks
 from cloudevents.core.bindings.http import HTTPMessage, from_http_event
 from cloudevents.core.formats.json import JSONFormat
 from service_harness import api, check, finish, free_port, request, serving
+from token_consumers import check_tokens
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PASSWORD = "violet-harbor-91"
@@ -308,6 +311,7 @@ def main():
     try:
         with serving(environment, os.environ.get("LEDGER_CONSUMER_SERVER_LOG")) as base:
             run(base, environment)
+        check_tokens(environment, os.environ.get("LEDGER_CONSUMER_SERVER_LOG"), key(environment, "backend", "events:read"))
     finally:
         receiver.shutdown()
     finish("consumers", "consumers: every check passed")
