@@ -8,7 +8,10 @@
 # Several builds run side by side in one window, one after another on the same cluster:
 #   LEDGER_BENCH_BUILDS="before=/path/to/old/ledger after=.build/release/ledger" scripts/bench/reads.sh [SECONDS]
 # Without LEDGER_BENCH_BUILDS it builds and measures this checkout. LEDGER_BENCH_CONNECTIONS
-# (default "8 64 256") and LEDGER_BENCH_PATHS narrow a run.
+# (default "8 64 256") and LEDGER_BENCH_PATHS narrow a run; /auth/email/login and
+# /auth/token/refresh (each answer a new token) are measured when named there, in a run of their
+# own at one connection count: a refresh spends its token and replaces the session's access token.
+# LEDGER_BENCH_FORMATS="opaque jwt" runs each build with each access-token format, side by side.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} wrk" source scripts/setup.sh
@@ -58,7 +61,10 @@ run_wrk() {
 
 build_number=0
 for build in $LEDGER_BENCH_BUILDS; do
+for format in ${LEDGER_BENCH_FORMATS:-opaque}; do
   label=${build%%=*} binary=${build#*=}
+  [ -z "${LEDGER_BENCH_FORMATS:-}" ] || label="$label-$format"
+  export LEDGER_ACCESS_TOKEN_FORMAT=$format
   # A database of its own per build: each reads tables of the same size.
   build_number=$((build_number + 1))
   as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$PG_CLUSTER_PORT" -U postgres "ledger$build_number"
@@ -77,6 +83,8 @@ for build in $LEDGER_BENCH_BUILDS; do
       case $path in
       /healthz) script=$work/plain.lua ;;
       /sessions/introspect) script=$work/introspect.lua ;;
+      /auth/email/login) script=$work/signin.lua ;;
+      /auth/token/refresh) script=$work/refresh.lua ;;
       *) script=$work/bearer.lua ;;
       esac
       run_wrk "$label" "$connections" "$path" "$script"
@@ -86,4 +94,5 @@ for build in $LEDGER_BENCH_BUILDS; do
   kill "$server"
   wait "$server" 2>/dev/null || true
   server=""
+done
 done

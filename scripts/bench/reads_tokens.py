@@ -5,7 +5,10 @@ own half: so concurrent requests read different sessions, as an app's users do, 
 
 usage: reads_tokens.py BASE_URL COUNT API_KEY OUT_DIR
 writes OUT_DIR/bearer.lua (GET with Authorization), OUT_DIR/introspect.lua (POST
-/sessions/introspect with the API key, the token in the body) and OUT_DIR/tokens.txt (one a line).
+/sessions/introspect with the API key, the token in the body), OUT_DIR/signin.lua (POST
+/auth/email/login, the accounts in turn), OUT_DIR/refresh.lua (POST /auth/token/refresh, each
+session's refresh token chained: the one an answer brings is the next one sent) and
+OUT_DIR/tokens.txt (one a line).
 """
 import json
 import random
@@ -28,15 +31,18 @@ def post(path, body):
 
 def sign_up(index):
     email = f"bench-reads-{run}-{index}@example.com"
-    first = post("/auth/email/signup", {"email": email, "password": password})["access_token"]
-    return [first] + [post("/auth/email/login", {"email": email, "password": password})["access_token"]
-                      for _ in range(SESSIONS_PER_ACCOUNT - 1)]
+    sessions = [post("/auth/email/signup", {"email": email, "password": password})]
+    sessions += [post("/auth/email/login", {"email": email, "password": password}) for _ in range(SESSIONS_PER_ACCOUNT - 1)]
+    return email, sessions
 
 
 with ThreadPoolExecutor(max_workers=4) as pool:
-    by_account = list(pool.map(sign_up, range(max(1, count // SESSIONS_PER_ACCOUNT))))
+    signed_up = list(pool.map(sign_up, range(max(1, count // SESSIONS_PER_ACCOUNT))))
+emails = [email for email, _ in signed_up]
 # Interleaved, so neighbouring requests read different accounts.
-tokens = [account[i] for i in range(SESSIONS_PER_ACCOUNT) for account in by_account]
+sessions = [account[i] for i in range(SESSIONS_PER_ACCOUNT) for _, account in signed_up]
+tokens = [session["access_token"] for session in sessions]
+refresh_tokens = [session["refresh_token"] for session in sessions]
 assert len(set(tokens)) == len(tokens)
 
 lua_tokens = "local tokens = {" + ",".join(f'"{token}"' for token in tokens) + "}\n"
@@ -69,3 +75,37 @@ end
 """ % api_key)
 with open(f"{out}/tokens.txt", "w") as file:
     file.write("\n".join(tokens) + "\n")
+
+# Sign-ins: the accounts in turn (each answer a new session).
+with open(f"{out}/signin.lua", "w") as file:
+    file.write("local emails = {" + ",".join(f'"{email}"' for email in emails) + "}\n" + """local position = 0
+function request()
+  position = position % #emails + 1
+  return wrk.format("POST", "/auth/email/login", {["Content-Type"] = "application/json"},
+    '{"email":"' .. emails[position] .. '","password":"%s"}')
+end
+""" % password)
+# Refreshes: each thread holds its half of the sessions' refresh tokens; a request takes one, its
+# answer gives the next (a token is spent once), so at most as many requests are in flight as
+# the thread holds tokens.
+with open(f"{out}/refresh.lua", "w") as file:
+    file.write("local tokens = {" + ",".join(f'"{token}"' for token in refresh_tokens) + "}\n" + """local next_thread = 0
+function setup(thread)
+  thread:set("thread_index", next_thread)
+  next_thread = next_thread + 1
+end
+local ready = {}
+function init(args)
+  local half = math.floor(#tokens / 2)
+  for i = 1, half do ready[#ready + 1] = tokens[thread_index * half + i] end
+end
+function request()
+  local token = table.remove(ready) or "lr_none"
+  return wrk.format("POST", "/auth/token/refresh", {["Content-Type"] = "application/json"},
+    '{"refresh_token":"' .. token .. '"}')
+end
+function response(status, headers, body)
+  local token = body and string.match(body, '"refresh_token"%s*:%s*"([^"]+)"')
+  if token then ready[#ready + 1] = token end
+end
+""")
