@@ -35,8 +35,9 @@ struct PostgresSigningKeysTests {
             #expect(schedule.signing(at: db.clock.now())?.kid == second.kid)
             #expect(schedule.state(of: first, at: db.clock.now()) == .retiring)
 
-            // Once the first key's last token has expired, the next rotation erases its private half.
-            db.clock.advance(by: 900)
+            // Once the first key's last token has expired (and the minute's margin), the next
+            // rotation erases its private half.
+            db.clock.advance(by: 960)
             try await keys.rotate()
             let stored = try await PostgresSigningKeys(client: db.client).all()
             #expect(stored.first { $0.kid == first.kid }?.sealedKey == nil)
@@ -57,6 +58,8 @@ struct PostgresSigningKeysTests {
             #expect(stored.firstRange(of: Array("-----BEGIN".utf8)) == nil)
             #expect(stored.firstRange(of: Array(privateKey.pemRepresentation.utf8.dropFirst(40).prefix(24))) == nil)
             #expect(throws: CryptoError.self) { try Self.keys(db, masterKey: try MasterKey.generate()).privateKey(record) }
+            // A rotation under another master key is refused: no instance could open its key.
+            await #expect(throws: CryptoError.self) { try await Self.keys(db, masterKey: try MasterKey.generate()).rotate() }
             let moved = SigningKeyRecord(
                 kid: "another", sealedKey: record.sealedKey, masterKeyID: record.masterKeyID, x: record.x, y: record.y,
                 createdAt: record.createdAt, activatesAt: record.activatesAt)

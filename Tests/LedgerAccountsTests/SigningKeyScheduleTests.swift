@@ -33,16 +33,19 @@ struct SigningKeyScheduleTests {
         #expect(schedule.state(of: b, at: at(10)) == .next)
         #expect(schedule.signing(at: at(999))?.kid == "a")
         #expect(schedule.published(at: at(10)).map(\.kid) == ["a", "b"])
-        // A next key has signed nothing: a token claiming it is not verified with it.
+        // A next key has signed nothing: a token claiming it is not verified with it, but in the
+        // last minute before its activation (an instance whose clock runs ahead signs with it).
         #expect(schedule.verifying(at: at(10)).map(\.kid) == ["a"])
+        #expect(schedule.verifying(at: at(940)).map(\.kid) == ["a", "b"])
 
         #expect(schedule.signing(at: at(1000))?.kid == "b")
         #expect(schedule.state(of: a, at: at(1000)) == .retiring)
-        #expect(schedule.verifying(at: at(1899)).map(\.kid) == ["a", "b"])
-        // The last token `a` signed (just before 1000) expires by 1900.
-        #expect(schedule.state(of: a, at: at(1900)) == .retired)
-        #expect(schedule.published(at: at(1900)).map(\.kid) == ["b"])
-        #expect(schedule.verifying(at: at(1900)).map(\.kid) == ["b"])
+        // The last token `a` signed (just before 1000) expires by 1900; a minute's margin for
+        // instances that read the keys late, or whose clocks differ.
+        #expect(schedule.verifying(at: at(1959)).map(\.kid) == ["a", "b"])
+        #expect(schedule.state(of: a, at: at(1960)) == .retired)
+        #expect(schedule.published(at: at(1960)).map(\.kid) == ["b"])
+        #expect(schedule.verifying(at: at(1960)).map(\.kid) == ["b"])
     }
 
     @Test("two rotations in a row: each key retires from the moment the next one activates")
@@ -52,9 +55,9 @@ struct SigningKeyScheduleTests {
         let at650 = Self.start.addingTimeInterval(650)
         #expect(schedule.signing(at: at650)?.kid == "b")
         #expect(schedule.published(at: at650).map(\.kid) == ["a", "b", "c"])
-        let at1550 = Self.start.addingTimeInterval(1550)
-        #expect(schedule.state(of: keys[0], at: at1550) == .retired)
-        #expect(schedule.state(of: keys[1], at: at1550) == .retiring)
-        #expect(schedule.state(of: keys[1], at: Self.start.addingTimeInterval(1600)) == .retired)
+        let at1610 = Self.start.addingTimeInterval(1610)
+        #expect(schedule.state(of: keys[0], at: at1610) == .retired)
+        #expect(schedule.state(of: keys[1], at: at1610) == .retiring)
+        #expect(schedule.state(of: keys[1], at: Self.start.addingTimeInterval(1660)) == .retired)
     }
 }

@@ -238,9 +238,41 @@ struct JWTAccessTokenTests {
                 let after = try await logIn(client, email: "ana@example.com")
                 #expect(try Self.parts(after).header["kid"] as? String == new.kid)
                 #expect(try await Self.status(client, after) == .ok)
-                // The old key's last token lives until its exp; then the key leaves the set.
-                db.clock.advance(by: 900)
+                // The old key's last token lives until its exp (and a minute); then the key leaves the set.
+                db.clock.advance(by: 960)
                 #expect(try await Self.keySet(client).1.compactMap { $0["kid"] as? String } == [new.kid])
+            }
+        }
+    }
+
+    @Test("a key written into the table by hand is neither published nor trusted; the service signs on with its own")
+    func handWrittenKeyIgnored() async throws {
+        try await TestPostgres.withDatabase { db in
+            let app = try testApplication(db, configure: Self.jwt)
+            try await app.test(.router) { client in
+                let first = try await signUp(client, email: "ana@example.com")
+                let ownKid = try Self.parts(first).header["kid"] as? String
+                // Someone who can write to the database adds a key of theirs, active now.
+                let intruder = ES256PrivateKey()
+                let point = try #require(intruder.publicKey.parameters)
+                try await PostgresSigningKeys(client: db.client).insert(
+                    SigningKeyRecord(
+                        kid: "intruder", sealedKey: Array(repeating: 1, count: 80), masterKeyID: db.masterKey.keyID, x: point.x,
+                        y: point.y, createdAt: db.clock.now(), activatesAt: db.clock.now()))
+                db.clock.advance(by: JWTAccessTokens.reloadInterval)
+                #expect(try await Self.keySet(client).1.compactMap { $0["kid"] as? String } == [ownKid])
+                let next = try await logIn(client, email: "ana@example.com")
+                #expect(try Self.parts(next).header["kid"] as? String == ownKid)
+                #expect(try await Self.status(client, next) == .ok)
+                // A token the intruder signs, naming a live session's hash, is refused.
+                var header = JWTHeader()
+                header.typ = "at+jwt"
+                let collection = JWTKeyCollection()
+                await collection.add(ecdsa: intruder, kid: "intruder")
+                let claims = try JSONDecoder().decode(
+                    AccessTokenClaims.self, from: try JSONSerialization.data(withJSONObject: try Self.parts(next).claims))
+                let forged = try await collection.sign(claims, kid: "intruder", header: header)
+                #expect(try await Self.status(client, forged) == .unauthorized)
             }
         }
     }

@@ -82,9 +82,9 @@ with open(f"{out}/signin.lua", "w") as file:
 function request()
   position = position % #emails + 1
   return wrk.format("POST", "/auth/email/login", {["Content-Type"] = "application/json"},
-    '{"email":"' .. emails[position] .. '","password":"%s"}')
+    '{"email":"' .. emails[position] .. '","password":"PASSWORD"}')
 end
-""" % password)
+""".replace("PASSWORD", password))
 # Refreshes: each thread holds its half of the sessions' refresh tokens; a request takes one, its
 # answer gives the next (a token is spent once), so at most as many requests are in flight as
 # the thread holds tokens.

@@ -83,7 +83,7 @@ public struct AccountService: Sendable {
         for attempt in 0..<5 {
             let accountID = UUID.random()
             let now = clock.now()
-            let tokens = try environment.issueTokens(now: now)
+            let tokens = try await environment.issueTokens(now: now)
             let sessionID = UUID.random()
             let chosenHandle = requestedHandle ?? Handle.randomTemporary()
             let (link, message) = try environment.links.make(.verifyEmail, to: email.value, now: now)
@@ -134,7 +134,7 @@ public struct AccountService: Sendable {
             throw IdentityError.invalidCredentials
         }
         try await environment.throttle.succeeded(admission)
-        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now(), policies: environment.policies)
+        let pending = try await environment.pendingSignIn(linkToken: linkToken)
         // The hash checked, or its rehash once stored: the session starts only while the account
         // still has it (a revert or reset committed meanwhile wins: `SignInProof`).
         let checkedHash = try await environment.rehashIfDue(found.accountID, checked: storedHash, password: password)
@@ -153,7 +153,7 @@ public struct AccountService: Sendable {
     public func refresh(_ refreshToken: String) async throws -> Session {
         let presented = IssuedTokens.tokenHash(refreshToken)
         guard let found = try await repository.session(forRefreshHash: presented) else { throw IdentityError.sessionExpired }
-        let tokens = try environment.issueTokens(now: clock.now())
+        let tokens = try await environment.issueTokens(now: clock.now())
         let (state, events) = try await repository.execute(found.accountID) { _ in
             .refreshSession(sessionID: found.sessionID, presentedRefreshHash: Hex.encode(presented), replacement: tokens.hashes)
         }
@@ -169,7 +169,8 @@ public struct AccountService: Sendable {
 
     /// The session an access token belongs to, when it is live (its use is recorded).
     public func authenticate(accessToken: String) async throws -> SessionRef? {
-        let session = try await repository.session(forAccessHash: await environment.accessHash(presented: accessToken), at: clock.now())
+        guard let hash = await environment.accessHash(presented: accessToken) else { return nil }
+        let session = try await repository.session(forAccessHash: hash, at: clock.now())
         if let session { activity.used(session) }
         return session
     }
@@ -177,7 +178,8 @@ public struct AccountService: Sendable {
     /// The account behind a live access token, read from the projection; nil when not live.
     /// A use of the session like any other (`last_used_at`).
     public func summary(accessToken: String) async throws -> AccountSummary? {
-        guard let found = try await repository.summary(forAccessHash: await environment.accessHash(presented: accessToken), at: clock.now())
+        guard let hash = await environment.accessHash(presented: accessToken),
+            let found = try await repository.summary(forAccessHash: hash, at: clock.now())
         else {
             return nil
         }
@@ -188,9 +190,8 @@ public struct AccountService: Sendable {
     /// The sessions screen for a live access token: its session and the account's live
     /// sessions, most recently used first; nil when the token is not live. A use of the session.
     public func liveSessions(accessToken: String) async throws -> (session: SessionRef, sessions: [SessionListing])? {
-        guard
-            let found = try await repository.liveSessions(
-                forAccessHash: await environment.accessHash(presented: accessToken), at: clock.now())
+        guard let hash = await environment.accessHash(presented: accessToken),
+            let found = try await repository.liveSessions(forAccessHash: hash, at: clock.now())
         else {
             return nil
         }
@@ -205,7 +206,8 @@ public struct AccountService: Sendable {
 
     /// What a backend may know about an access token; nil when it is not live.
     public func introspect(accessToken: String) async throws -> Introspection? {
-        try await repository.introspect(accessHash: await environment.accessHash(presented: accessToken), at: clock.now())
+        guard let hash = await environment.accessHash(presented: accessToken) else { return nil }
+        return try await repository.introspect(accessHash: hash, at: clock.now())
     }
 
     public func account(_ accountID: UUID) async throws -> AccountState {

@@ -141,7 +141,7 @@ public struct OTPService: Sendable {
             throw ValidationFailure(problems: [.init(field: "code", code: "invalid_code", message: "Enter the 6-digit code.")])
         }
         guard let requestID = UUID(uuidString: rawRequestID) else { throw IdentityError.codeExpired }
-        let pending = try PendingSignIn(linkToken: linkToken, now: clock.now(), policies: environment.policies)
+        let pending = try await environment.pendingSignIn(linkToken: linkToken)
         let reauth = try environment.issueReauthGrant(method: .phone)
         let reauthTokenHash = reauthToken.map(ReauthGrantToken.hash)
         let devices = environment.devices

@@ -161,7 +161,7 @@ public struct PasskeyService: Sendable {
         let opened = try await spend({ try credential.clientData() }, purpose: .signIn, sessionID: nil)
         let (state, passkey, verified) = try await verifyAssertion(
             credential, challenge: opened.challenge, in: nil, requiringUserHandle: true)
-        let tokens = try environment.issueTokens(now: clock.now())
+        let tokens = try await environment.issueTokens(now: clock.now())
         let sessionID = UUID.random()
         let deviceID = environment.deviceID(presented: deviceToken, of: state.accountID)
         let assertion = AccountCommand.PasskeyAssertion(

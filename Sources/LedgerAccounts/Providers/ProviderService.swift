@@ -185,7 +185,7 @@ public struct ProviderService: Sendable {
                 try await environment.checkCooldown(.email(address.normalized))
                 return true
             }
-            let tokens = try environment.issueTokens(now: clock.now())
+            let tokens = try await environment.issueTokens(now: clock.now())
             let sessionID = UUID.random()
             do {
                 let (state, _) = try await repository.execute(UUID.random()) { _ in
@@ -228,7 +228,7 @@ public struct ProviderService: Sendable {
         _ accountID: UUID, provider: IdentityProvider, subject: String, device: SignInDevice, linkToken: String?,
         token: AccountState.ProviderToken?
     ) async throws -> AccountService.Session {
-        let pending = try PendingSignIn(linkToken: linkToken, providerToken: token, now: clock.now(), policies: environment.policies)
+        let pending = try await environment.pendingSignIn(linkToken: linkToken, providerToken: token)
         let deviceID = environment.deviceID(presented: device.token, of: accountID)
         let (state, events) = try await repository.execute(accountID) { _ in
             .startSession(

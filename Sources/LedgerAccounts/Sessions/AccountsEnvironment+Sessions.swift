@@ -15,9 +15,17 @@ extension AccountsEnvironment {
         try await throttle.admit(keys.compactMap { $0 }, now: clock.now())
     }
 
-    /// A new access and refresh token, living as long as the policies say.
-    func issueTokens(now: Date) throws -> IssuedTokens {
-        try IssuedTokens.issue(now: now, policies: policies)
+    /// A new access and refresh token, living as long as the policies say; with JWT access
+    /// tokens, only once a key is ready to sign them (before the command commits).
+    func issueTokens(now: Date) async throws -> IssuedTokens {
+        try await accessTokens?.prepare()
+        return try IssuedTokens.issue(now: now, policies: policies)
+    }
+
+    /// A sign-in made ready for either outcome (`PendingSignIn`), once a key is ready to sign its tokens.
+    func pendingSignIn(linkToken: String?, providerToken: AccountState.ProviderToken? = nil) async throws -> PendingSignIn {
+        try await accessTokens?.prepare()
+        return try PendingSignIn(linkToken: linkToken, providerToken: providerToken, now: clock.now(), policies: policies)
     }
 
     /// The session a command started or refreshed, as the client gets it: with `jwt` access
@@ -25,7 +33,8 @@ extension AccountsEnvironment {
     /// token itself, which no one then holds).
     func session(_ state: AccountState, _ sessionID: UUID, _ tokens: IssuedTokens) async throws -> AccountService.Session {
         var accessToken = tokens.accessToken
-        if let accessTokens, accessTokens.settings.format == .jwt, let session = state.sessions[sessionID] {
+        if let accessTokens, accessTokens.settings.format == .jwt {
+            guard let session = state.sessions[sessionID] else { throw IdentityError.sessionExpired }
             accessToken = try await accessTokens.sign(
                 accessTokens.claims(
                     accountID: state.accountID, sessionID: sessionID, accessHash: IssuedTokens.tokenHash(tokens.accessToken),
@@ -41,11 +50,11 @@ extension AccountsEnvironment {
     }
 
     /// The hash a presented access token is looked up by: an opaque token's SHA-256, or the
-    /// `jti` of a JWT whose signature, issuer, audience and expiry check out (one that does not
-    /// names nothing: an empty hash matches no session).
-    func accessHash(presented token: String) async -> [UInt8] {
+    /// `jti` of a JWT whose signature, issuer, audience and expiry check out; nil for a JWT that
+    /// does not (no session is looked up for it).
+    func accessHash(presented token: String) async -> [UInt8]? {
         guard JWTAccessTokens.looksLikeJWT(token) else { return IssuedTokens.tokenHash(token) }
-        return await accessTokens?.accessHash(of: token) ?? []
+        return await accessTokens?.accessHash(of: token)
     }
 
     /// The device a sign-in to `accountID` comes from: the one its `X-Device-Token` names when

@@ -2,6 +2,7 @@ import Foundation
 import JWTKit
 import LedgerCore
 import LedgerCrypto
+import Logging
 import Synchronization
 
 /// JWT access tokens: minted for a session, checked when presented. The key set is read from
@@ -25,25 +26,31 @@ public final class JWTAccessTokens: Sendable {
     public let settings: AccessTokenSettings
     let clock: any LedgerClock
 
-    /// The key set as last read.
+    /// The key set as last read: only keys whose seal opens with this master key and matches
+    /// their public point are trusted (a row written into the table by hand is not).
     private struct Loaded: Sendable {
-        let schedule: SigningKeySchedule
         let readAt: Date
         let collection: JWTKeyCollection
-        /// The kids the collection verifies with.
+        /// The kids the collection verifies with, and the keys published.
         let verifying: Set<String>
-        /// The kid of the key that signs, and the time it stops being the one (a next key's activation).
+        let published: [SigningKeyRecord]
+        /// The kid of the key that signs, and when that changes (a next key's activation).
         let signing: String?
         let signingUntil: Date?
     }
 
     private struct State: Sendable {
         var loaded: Loaded?
+        /// The read under way, which every caller meanwhile awaits instead of starting its own.
+        var reading: Task<Loaded, any Error>?
         /// SHA-256 of a checked token → the session's access hash and the token's expiry.
         var checked: [[UInt8]: (accessHash: [UInt8], expiresAt: Date)] = [:]
     }
 
     private let state = Mutex(State())
+
+    /// Logs a key set that could not be read, or a key that cannot be trusted.
+    let logger = Logger(label: "ledger.access-tokens")
 
     public init(keys: SigningKeys, settings: AccessTokenSettings, clock: any LedgerClock) {
         self.keys = keys
@@ -52,42 +59,102 @@ public final class JWTAccessTokens: Sendable {
     }
 
     /// The key set, read again when it is older than `reloadInterval` or when the signing key
-    /// is due to change (`force` reads it whatever its age).
+    /// is due to change (`force`: whatever its age). One read at a time; when a read fails, the
+    /// last good set goes on serving and the read is tried again `unknownKeyReloadInterval` later.
     private func loaded(force: Bool = false) async throws -> Loaded {
         let now = clock.now()
-        if !force, let loaded = state.withLock({ $0.loaded }), now.timeIntervalSince(loaded.readAt) < Self.reloadInterval,
-            loaded.signingUntil.map({ now < $0 }) ?? true
-        {
-            return loaded
+        enum Next {
+            case ready(Loaded)
+            case wait(Task<Loaded, any Error>)
         }
+        let next: Next = state.withLock { state in
+            if let reading = state.reading { return .wait(reading) }
+            if !force, let loaded = state.loaded, now.timeIntervalSince(loaded.readAt) < Self.reloadInterval,
+                loaded.signingUntil.map({ now < $0 }) ?? true
+            {
+                return .ready(loaded)
+            }
+            let reading = Task { try await self.read(at: now) }
+            state.reading = reading
+            return .wait(reading)
+        }
+        let task: Task<Loaded, any Error>
+        switch next {
+        case .ready(let loaded): return loaded
+        case .wait(let reading): task = reading
+        }
+        do {
+            let loaded = try await task.value
+            state.withLock { state in
+                if state.reading == task {
+                    state.loaded = loaded
+                    state.reading = nil
+                }
+            }
+            return loaded
+        } catch {
+            let previous: Loaded? = state.withLock { state in
+                if state.reading == task { state.reading = nil }
+                guard let previous = state.loaded else { return nil }
+                // Tried again a little later, not by every request meanwhile.
+                let retryAt = now.addingTimeInterval(Self.unknownKeyReloadInterval - Self.reloadInterval)
+                let kept = Loaded(
+                    readAt: retryAt, collection: previous.collection, verifying: previous.verifying, published: previous.published,
+                    signing: previous.signing, signingUntil: previous.signingUntil)
+                state.loaded = kept
+                return kept
+            }
+            logger.error("the signing keys could not be read", metadata: ["error": "\(error)"])
+            guard let previous else { throw error }
+            return previous
+        }
+    }
+
+    /// Reads the keys and opens the ones to trust.
+    private func read(at now: Date) async throws -> Loaded {
         let schedule = try await keys.schedule()
         let collection = JWTKeyCollection()
-        let verifying = schedule.verifying(at: now)
+        var trusted: [String: ES256PrivateKey] = [:]
+        for record in schedule.published(at: now) {
+            do {
+                trusted[record.kid] = try keys.privateKey(record)
+            } catch {
+                logger.error("a signing key cannot be trusted", metadata: ["kid": "\(record.kid)", "error": "\(error)"])
+            }
+        }
+        let verifying = schedule.verifying(at: now).filter { trusted[$0.kid] != nil }
         for record in verifying {
-            let publicKey = try ES256PublicKey(parameters: (x: record.x, y: record.y))
-            await collection.add(ecdsa: publicKey, kid: JWKIdentifier(string: record.kid))
+            await collection.add(ecdsa: trusted[record.kid]!.publicKey, kid: JWKIdentifier(string: record.kid))
         }
-        let signing = schedule.signing(at: now)
-        if let signing {
-            await collection.add(ecdsa: try keys.privateKey(signing), kid: JWKIdentifier(string: signing.kid))
-        }
-        let loaded = Loaded(
-            schedule: schedule, readAt: now, collection: collection, verifying: Set(verifying.map(\.kid)), signing: signing?.kid,
+        // The newest active key that opens signs (a key that will not open is passed over, not a 500).
+        let signing = schedule.keys.last { $0.activatesAt <= now && trusted[$0.kid] != nil }
+        if let signing { await collection.add(ecdsa: trusted[signing.kid]!, kid: JWKIdentifier(string: signing.kid)) }
+        // A retired key's private half has no use left: gone now, not at the next rotation.
+        try? await keys.eraseRetired(schedule, at: now)
+        return Loaded(
+            readAt: now, collection: collection, verifying: Set(verifying.map(\.kid)),
+            published: schedule.published(at: now).filter { trusted[$0.kid] != nil }, signing: signing?.kid,
             signingUntil: schedule.keys.first { $0.activatesAt > now }?.activatesAt)
-        state.withLock { $0.loaded = loaded }
-        return loaded
+    }
+
+    /// Whether a key signs: read (and made, when there is none) before a command whose answer
+    /// needs a JWT, so a failure stops it before it commits (a refresh token spent for an
+    /// answer the client never gets would end the session at its retry).
+    public func prepare() async throws {
+        guard settings.format == .jwt else { return }
+        if try await loaded().signing == nil {
+            try await keys.ensureSigningKey()
+            guard try await loaded(force: true).signing != nil else {
+                throw CryptoError(.invalidKey, "no signing key that opens is active")
+            }
+        }
     }
 
     /// A token for `claims`, signed with the current key; `typ` is `at+jwt`.
     public func sign(_ claims: AccessTokenClaims) async throws -> String {
-        var loaded = try await loaded()
-        if loaded.signing == nil {
-            // `serve` makes the first key at start; a store without one (the format switched
-            // under a running service, a test) gets it here.
-            try await keys.ensureSigningKey()
-            loaded = try await self.loaded(force: true)
-        }
-        guard let kid = loaded.signing else { throw CryptoError(.invalidKey, "no signing key is active") }
+        try await prepare()
+        let loaded = try await loaded()
+        guard let kid = loaded.signing else { throw CryptoError(.invalidKey, "no signing key that opens is active") }
         var header = JWTHeader()
         header.alg = "ES256"
         header.typ = "at+jwt"
@@ -143,8 +210,9 @@ public final class JWTAccessTokens: Sendable {
         state.withLock { state in
             if state.checked.count >= Self.rememberedTokens {
                 state.checked = state.checked.filter { $0.value.expiresAt > now }
-                // Still full of live tokens: start over rather than grow (they are checked again).
-                if state.checked.count >= Self.rememberedTokens { state.checked = [:] }
+                // Still half full of live tokens: start over rather than sweep again at the next
+                // insert (they are checked again, once each).
+                if state.checked.count >= Self.rememberedTokens / 2 { state.checked = [:] }
             }
             state.checked[digest] = (accessHash, expiresAt)
         }
@@ -168,6 +236,6 @@ public final class JWTAccessTokens: Sendable {
 
     /// The key set `/.well-known/jwks.json` publishes: next, current and retiring keys.
     public func keySet() async throws -> [[String: String]] {
-        try await loaded().schedule.published(at: clock.now()).map(\.jwk)
+        try await loaded().published.map(\.jwk)
     }
 }

@@ -15,6 +15,10 @@ public struct SigningKeySchedule: Sendable {
     public let keys: [SigningKeyRecord]
     /// How long an access token lives: a retiring key is published that long after it stopped signing.
     public let tokenLifetime: TimeInterval
+    /// Slack for instances that read the keys up to `JWTAccessTokens.reloadInterval` late, or
+    /// whose clocks differ: a key retires this much later, and a next key verifies this much
+    /// before its activation (another instance may already sign with it).
+    public static let margin: TimeInterval = 60
 
     public init(keys: [SigningKeyRecord], tokenLifetime: TimeInterval) {
         self.keys = keys.sorted { ($0.activatesAt, $0.kid) < ($1.activatesAt, $1.kid) }
@@ -32,7 +36,7 @@ public struct SigningKeySchedule: Sendable {
         guard let index = keys.firstIndex(where: { $0.kid == key.kid }) else { return .retired }
         // Superseded by the first later key already active: it signed until then.
         guard let successor = keys[(index + 1)...].first(where: { $0.activatesAt <= now }) else { return .current }
-        return now < successor.activatesAt.addingTimeInterval(tokenLifetime) ? .retiring : .retired
+        return now < successor.activatesAt.addingTimeInterval(tokenLifetime + Self.margin) ? .retiring : .retired
     }
 
     /// The keys `/.well-known/jwks.json` lists at `now`: next, current and retiring.
@@ -40,10 +44,16 @@ public struct SigningKeySchedule: Sendable {
         keys.filter { state(of: $0, at: now) != .retired }
     }
 
-    /// The keys a token presented at `now` may be signed with: current and retiring (a next
-    /// key has signed nothing yet).
+    /// The keys a token presented at `now` may be signed with: current and retiring, and a next
+    /// key within `margin` of its activation (an instance whose clock runs ahead signs with it).
     public func verifying(at now: Date) -> [SigningKeyRecord] {
-        keys.filter { [.current, .retiring].contains(state(of: $0, at: now)) }
+        keys.filter {
+            switch state(of: $0, at: now) {
+            case .current, .retiring: true
+            case .next: $0.activatesAt <= now.addingTimeInterval(Self.margin)
+            case .retired: false
+            }
+        }
     }
 
     /// When a key made at `now` starts signing: at once when no key signs yet (nothing can

@@ -5,7 +5,9 @@ import LedgerCrypto
 import LedgerIdentity
 
 /// Seals a signing key's private half under a key derived from the master key, bound to its
-/// kid: a sealed key copied to another row does not open, and the database alone signs nothing.
+/// kid, its public point and its activation: a sealed key copied to another row does not open,
+/// and a row written into the database by hand (another public key, an earlier activation) is
+/// not trusted, since the service publishes and verifies with a key only once its seal opens.
 struct SigningKeySeal: Sendable {
     private static let format: UInt8 = 1
     let key: [UInt8]
@@ -16,10 +18,16 @@ struct SigningKeySeal: Sendable {
         masterKeyID = masterKey.keyID
     }
 
-    func seal(_ privateKey: ES256PrivateKey, kid: String) throws -> [UInt8] {
+    /// What a seal is bound to: the record's kid, public point and activation.
+    static func boundData(kid: String, x: String, y: String, activatesAt: Date) -> [UInt8] {
+        Array("\(kid)\n\(x)\n\(y)\n\(Int64((activatesAt.timeIntervalSince1970 * 1_000_000).rounded()))".utf8)
+    }
+
+    func seal(_ privateKey: ES256PrivateKey, kid: String, x: String, y: String, activatesAt: Date) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(AESGCM.nonceByteCount)
         let sealed = try AESGCM.seal(
-            key: key, nonce: nonce, plaintext: Array(privateKey.pemRepresentation.utf8), additionalData: Array(kid.utf8))
+            key: key, nonce: nonce, plaintext: Array(privateKey.pemRepresentation.utf8),
+            additionalData: Self.boundData(kid: kid, x: x, y: y, activatesAt: activatesAt))
         return [Self.format] + nonce + sealed
     }
 
@@ -35,7 +43,12 @@ struct SigningKeySeal: Sendable {
             throw CryptoError(.malformedCiphertext, "signing key \(record.kid) has an unknown format")
         }
         let pem = try AESGCM.open(
-            key: key, nonce: Array(sealed[1..<header]), sealed: sealed[header...], additionalData: Array(record.kid.utf8))
-        return try ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+            key: key, nonce: Array(sealed[1..<header]), sealed: sealed[header...],
+            additionalData: Self.boundData(kid: record.kid, x: record.x, y: record.y, activatesAt: record.activatesAt))
+        let privateKey = try ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+        guard let point = privateKey.publicKey.parameters, point.x == record.x, point.y == record.y else {
+            throw CryptoError(.authenticationFailed, "signing key \(record.kid) does not match its public key")
+        }
+        return privateKey
     }
 }

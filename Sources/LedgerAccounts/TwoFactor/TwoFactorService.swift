@@ -105,7 +105,7 @@ public struct TwoFactorService: Sendable {
                         TOTPCodes.matchingStep(code ?? "", secret: $0.secret, at: clock.now(), policy: environment.policies)
                     })
             }
-        let tokens = try environment.issueTokens(now: clock.now())
+        let tokens = try await environment.issueTokens(now: clock.now())
         let sessionID = UUID.random()
         let after = try await settling(admission, token.accountID, check) {
             let (after, events) = try await repository.execute(token.accountID) { _ in

@@ -24,9 +24,14 @@ public struct TokenKeysController: Sendable {
             return Self.document(["keys": keys])
         }
         routes.get("/.well-known/openid-configuration") { _, _ in
-            Self.document(["issuer": issuer, "jwks_uri": issuer + "/.well-known/jwks.json"])
+            Self.document(["issuer": issuer, "jwks_uri": Self.keySetURL(issuer: issuer)])
         }
         return routes
+    }
+
+    /// The key set's URL under `issuer` (a trailing slash of the issuer not doubled).
+    static func keySetURL(issuer: String) -> String {
+        (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/jwks.json"
     }
 
     static func document(_ document: Any) -> Response {
