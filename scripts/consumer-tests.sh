@@ -5,7 +5,9 @@
 # (PG_CLUSTER_PORT), and runs scripts/consumer_tests.py against `ledger serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} python3 python3-venv" source scripts/setup.sh
+# Go and go-jose from Debian (GOPATH mode, no module download): a Go backend's check of the JWTs.
+LEDGER_EXTRA_PACKAGES="${LEDGER_EXTRA_PACKAGES:-} python3 python3-venv golang-go golang-gopkg-square-go-jose.v2-dev" \
+  source scripts/setup.sh
 source scripts/pg-cluster.sh
 
 venv=.build/consumer-venv

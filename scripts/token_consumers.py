@@ -1,9 +1,12 @@
-"""JWT access tokens as another backend checks them, with PyJWT and joserfc and no code of ours
+"""JWT access tokens as another backend checks them, with PyJWT, joserfc and go-jose and no code of ours
 (docs/tokens.md): the published key set found through `/.well-known/openid-configuration`'s
 neighbour `/.well-known/jwks.json`, the claims of RFC 9068, a forgery refused, and a sign-out
 seen in the feed as `session.revoked` for the token's `sid`."""
 
 import json
+import os
+import shutil
+import subprocess
 import urllib.request
 
 import jwt
@@ -12,6 +15,17 @@ from joserfc.jwk import KeySet
 from service_harness import api, check, serving
 
 ISSUER = "https://id.321.fit"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def go_jose(base, token):
+    """(exit status, claims) of scripts/gojose/verify.go: go-jose from Debian's package, GOPATH mode."""
+    environment = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOFLAGS="",
+                       GOCACHE=os.path.join(ROOT, ".build", "go-cache"))
+    result = subprocess.run(
+        [shutil.which("go"), "run", os.path.join(ROOT, "scripts", "gojose", "verify.go"), base + "/.well-known/jwks.json",
+         ISSUER, "321fit", token], env=environment, capture_output=True, text=True, timeout=300)
+    return result.returncode, json.loads(result.stdout) if result.returncode == 0 else {}
 PASSWORD = "violet-harbor-91"
 
 
@@ -48,6 +62,11 @@ def check_tokens(environment, log_path, reader_key):
             iss={"essential": True, "value": ISSUER}, aud={"essential": True, "value": "321fit"}).validate(decoded.claims)
         check(decoded.claims["sub"] == session["account_id"], "jwt: joserfc verifies it too")
 
+        # go-jose: a Go backend's check.
+        check(shutil.which("go") is not None, "jwt: Go is installed, for go-jose")
+        status, go_claims = go_jose(base, token)
+        check(status == 0 and go_claims.get("sid") == claims["sid"] and go_claims.get("amr") == ["pwd"], "jwt: go-jose verifies it too")
+
         # A changed claim breaks the signature for the libraries and for the service.
         head, _, signature = token.split(".")
         forged_claims = dict(claims, sub="00000000-0000-4000-8000-000000000000")
@@ -59,6 +78,7 @@ def check_tokens(environment, log_path, reader_key):
         except jwt.InvalidSignatureError:
             check(True, "jwt: PyJWT refuses a changed claim")
         check(api(base, "GET", "/me", token=forged)[0] == 401, "jwt: the service refuses it (401)")
+        check(go_jose(base, forged)[0] == 1, "jwt: go-jose refuses it")
 
         # A sign-out ends it on the service at once; a backend learns it from the feed.
         check(api(base, "GET", "/me", token=token)[0] == 200, "jwt: the service takes the token")
