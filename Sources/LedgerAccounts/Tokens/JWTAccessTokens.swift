@@ -29,7 +29,7 @@ public final class JWTAccessTokens: Sendable {
     /// The key set as last read: only keys whose seal opens with this master key and matches
     /// their public point are trusted (a row written into the table by hand is not).
     private struct Loaded: Sendable {
-        let readAt: Date
+        var readAt: Date
         let collection: JWTKeyCollection
         /// The kids the collection verifies with, and the keys published.
         let verifying: Set<String>
@@ -95,12 +95,9 @@ public final class JWTAccessTokens: Sendable {
         } catch {
             let previous: Loaded? = state.withLock { state in
                 if state.reading == task { state.reading = nil }
-                guard let previous = state.loaded else { return nil }
+                guard var kept = state.loaded else { return nil }
                 // Tried again a little later, not by every request meanwhile.
-                let retryAt = now.addingTimeInterval(Self.unknownKeyReloadInterval - Self.reloadInterval)
-                let kept = Loaded(
-                    readAt: retryAt, collection: previous.collection, verifying: previous.verifying, published: previous.published,
-                    signing: previous.signing, signingUntil: previous.signingUntil)
+                kept.readAt = now.addingTimeInterval(Self.unknownKeyReloadInterval - Self.reloadInterval)
                 state.loaded = kept
                 return kept
             }
@@ -115,7 +112,8 @@ public final class JWTAccessTokens: Sendable {
         let schedule = try await keys.schedule()
         let collection = JWTKeyCollection()
         var trusted: [String: ES256PrivateKey] = [:]
-        for record in schedule.published(at: now) {
+        let published = schedule.published(at: now)
+        for record in published {
             do {
                 trusted[record.kid] = try keys.privateKey(record)
             } catch {
@@ -133,7 +131,7 @@ public final class JWTAccessTokens: Sendable {
         try? await keys.eraseRetired(schedule, at: now)
         return Loaded(
             readAt: now, collection: collection, verifying: Set(verifying.map(\.kid)),
-            published: schedule.published(at: now).filter { trusted[$0.kid] != nil }, signing: signing?.kid,
+            published: published.filter { trusted[$0.kid] != nil }, signing: signing?.kid,
             signingUntil: schedule.keys.first { $0.activatesAt > now }?.activatesAt)
     }
 
@@ -142,19 +140,22 @@ public final class JWTAccessTokens: Sendable {
     /// answer the client never gets would end the session at its retry).
     public func prepare() async throws {
         guard settings.format == .jwt else { return }
-        if try await loaded().signing == nil {
-            try await keys.ensureSigningKey()
-            guard try await loaded(force: true).signing != nil else {
-                throw CryptoError(.invalidKey, "no signing key that opens is active")
-            }
-        }
+        _ = try await signingSet()
+    }
+
+    /// The key set and the kid that signs: a key made first when none signs yet.
+    private func signingSet() async throws -> (loaded: Loaded, kid: String) {
+        let current = try await loaded()
+        if let kid = current.signing { return (current, kid) }
+        try await keys.ensureSigningKey()
+        let loaded = try await loaded(force: true)
+        guard let kid = loaded.signing else { throw CryptoError(.invalidKey, "no signing key that opens is active") }
+        return (loaded, kid)
     }
 
     /// A token for `claims`, signed with the current key; `typ` is `at+jwt`.
     public func sign(_ claims: AccessTokenClaims) async throws -> String {
-        try await prepare()
-        let loaded = try await loaded()
-        guard let kid = loaded.signing else { throw CryptoError(.invalidKey, "no signing key that opens is active") }
+        let (loaded, kid) = try await signingSet()
         var header = JWTHeader()
         header.alg = "ES256"
         header.typ = "at+jwt"

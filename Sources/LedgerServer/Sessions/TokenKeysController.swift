@@ -21,10 +21,10 @@ public struct TokenKeysController: Sendable {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.get("/.well-known/jwks.json") { _, _ in
             let keys = try await tokens?.keySet() ?? []
-            return Self.document(["keys": keys])
+            return try Self.document(["keys": keys])
         }
         routes.get("/.well-known/openid-configuration") { _, _ in
-            Self.document(["issuer": issuer, "jwks_uri": Self.keySetURL(issuer: issuer)])
+            try Self.document(["issuer": issuer, "jwks_uri": Self.keySetURL(issuer: issuer)])
         }
         return routes
     }
@@ -34,11 +34,10 @@ public struct TokenKeysController: Sendable {
         (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/jwks.json"
     }
 
-    static func document(_ document: Any) -> Response {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Response(
-            status: .ok, headers: [.contentType: "application/json", .cacheControl: cacheControl],
-            body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+    /// A `.well-known` document as the link pages serve theirs, cacheable.
+    static func document(_ document: Any) throws -> Response {
+        var response = try LinkPagesController.json(document)
+        response.headers[.cacheControl] = cacheControl
+        return response
     }
 }
