@@ -93,7 +93,7 @@ extension OTPEvent {
     public var schemaVersion: Int { 1 }
 
     public func encodedPayload() throws -> [UInt8] {
-        Array(try AccountEvent.encoder.encode(parts.payload))
+        try AccountEvent.encode(payload: parts.payload).bytes
     }
 
     /// The payload to store, and the event as reading it back gives it (`AccountEvent.stored()`).
