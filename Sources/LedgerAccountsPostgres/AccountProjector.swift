@@ -178,12 +178,16 @@ struct AccountProjector {
         let pendingLink = state.pendingEmail.flatMap { state.pendingLinks[$0.linkID] }.flatMap { link in
             lastTime.map { link.expiresAt > $0 } ?? true ? link : nil
         }
+        let earlierUses = linkUses.count
         for (event, time) in events {
             addLinks(state.accountID, event, at: time)
             if previous != nil, case .appleNotificationReceived(let received) = event {
                 appleNotifications.append((received.notificationID, time))
             }
         }
+        // An account these events create has no links stored by earlier writes: no statement
+        // to spend them (an import's verified addresses would each cost one).
+        if previous?.exists == false { linkUses.removeSubrange(earlierUses...) }
         let live = state.deletedAt == nil
         accounts.append(
             AccountRow(

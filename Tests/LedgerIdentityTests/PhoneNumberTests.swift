@@ -61,4 +61,14 @@ struct InternationalPhoneTests {
         #expect(PhoneNumber(international: "+99551120030", catalog: catalog) == nil)
         #expect(PhoneNumber(international: "511200300", catalog: catalog) == nil)
     }
+
+    @Test("the dial-code lookup finds the countries a pass over the list finds")
+    func dialCodeLookup() {
+        let catalog = CountryCatalog.standard
+        let numbers = catalog.countries.map { $0.dialCode + "5112003001" } + ["+", "+1", "+12", "+99", "", "995"]
+        for number in numbers {
+            let found = Set(catalog.countries(dialing: number).map(\.iso))
+            #expect(found == Set(catalog.countries.filter { number.hasPrefix($0.dialCode) }.map(\.iso)), "\(number)")
+        }
+    }
 }

@@ -21,12 +21,25 @@ public struct Country: Sendable, Equatable, Codable {
 public struct CountryCatalog: Sendable {
     public let countries: [Country]
     private let byISO: [String: Country]
+    private let byDialCode: [String: [Country]]
+    private let longestDialCode: Int
 
     public static let popular = ["GE", "US", "GB"]
 
     public init(countries: [Country]) {
         self.countries = countries.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
         self.byISO = Dictionary(countries.map { ($0.iso, $0) }, uniquingKeysWith: { first, _ in first })
+        self.byDialCode = Dictionary(grouping: self.countries, by: \.dialCode)
+        self.longestDialCode = countries.map(\.dialCode.utf8.count).max() ?? 0
+    }
+
+    /// The countries whose dial code begins `international` (`+995…`), shorter codes first: a
+    /// lookup per prefix length instead of a pass over every country (an import parses a
+    /// number per record).
+    public func countries(dialing international: String) -> [Country] {
+        let head = Array(international.utf8.prefix(longestDialCode))
+        guard head.count >= 2 else { return [] }
+        return (2...head.count).flatMap { byDialCode[String(decoding: head[..<$0], as: UTF8.self)] ?? [] }
     }
 
     /// The bundled list.

@@ -57,8 +57,7 @@ extension PhoneNumber {
         let digits = raw.filter { !" -.()\u{00A0}".contains($0) }
         guard digits.hasPrefix("+") || digits.hasPrefix("00") else { return nil }
         let international = "+" + digits.drop { $0 == "+" }.dropFirst(digits.hasPrefix("00") ? 2 : 0)
-        let candidates = catalog.countries
-            .filter { international.hasPrefix($0.dialCode) }
+        let candidates = catalog.countries(dialing: international)
             .compactMap { country in PhoneNumber(raw, country: country).map { (country, $0) } }
             .sorted { lhs, rhs in
                 let lhsMain = Self.mainRegions.contains(lhs.0.iso)
