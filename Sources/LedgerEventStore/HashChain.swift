@@ -36,15 +36,37 @@ public enum HashChain {
         }
     }
 
+    /// The fields, one a line, as `ledger_event_canonical` joins them; written as bytes, since an
+    /// import chains millions of events here (`EventStore.queueNewStreams`).
     public static func canonical(_ link: Link) -> [UInt8] {
-        let fields = [
-            "ledger-event-v1", link.streamID.lowercased, String(link.version), link.type, String(link.schemaVersion),
-            Hex.encode(link.payloadSHA256), link.metadataText, String(link.recordedAtMicros),
-        ]
-        return Array(fields.joined(separator: "\n").utf8)
+        var bytes: [UInt8] = []
+        append(link, to: &bytes)
+        return bytes
+    }
+
+    private static func append(_ link: Link, to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 160 + link.type.utf8.count + link.metadataText.utf8.count)
+        let newline = UInt8(ascii: "\n")
+        bytes.append(contentsOf: "ledger-event-v1".utf8)
+        bytes.append(newline)
+        link.streamID.appendLowercased(to: &bytes)
+        bytes.append(newline)
+        bytes.append(contentsOf: String(link.version).utf8)
+        bytes.append(newline)
+        bytes.append(contentsOf: link.type.utf8)
+        bytes.append(newline)
+        bytes.append(contentsOf: String(link.schemaVersion).utf8)
+        bytes.append(newline)
+        bytes.append(contentsOf: Hex.encode(link.payloadSHA256).utf8)
+        bytes.append(newline)
+        bytes.append(contentsOf: link.metadataText.utf8)
+        bytes.append(newline)
+        bytes.append(contentsOf: String(link.recordedAtMicros).utf8)
     }
 
     public static func hash(previous: [UInt8], _ link: Link) -> [UInt8] {
-        SHA256.hash(previous + canonical(link))
+        var input = previous
+        append(link, to: &input)
+        return SHA256.hash(input)
     }
 }
