@@ -6,8 +6,9 @@
 -- events: 63 ms of the statement's 88 went to chaining, 25 to the insert).
 --
 -- What the caller cannot get wrong unseen: each payload's digest is checked here (a row whose
--- `sha256(payload)` differs is not written, and the call raises); each distinct metadata text
--- must be what PostgreSQL prints for it as jsonb (the chain covers `metadata::text`); the time is
+-- `sha256(payload)` differs is not written, and the call raises); each metadata text (given once,
+-- with each event's index into them: a request's events share theirs) must be what PostgreSQL
+-- prints for it as jsonb (the chain covers `metadata::text`); the time is
 -- given in microseconds and must be the timestamp's exactly. A stream that exists already fails
 -- the primary key; a subject without a usable key raises LA004. Any of them fails the caller's
 -- transaction, and an import then takes its records one by one, through `ledger_append`.
@@ -16,7 +17,7 @@ CREATE FUNCTION ledger_insert_new_streams(
     p_stream_ids uuid[], p_stream_types text[], p_subject_ids uuid[], p_recorded_micros bigint,
     p_event_streams uuid[], p_event_subjects uuid[], p_versions int[], p_event_ids uuid[], p_event_types text[],
     p_schema_versions int[], p_payloads bytea, p_payload_lengths int[], p_digests bytea, p_prev_hashes bytea,
-    p_hashes bytea, p_metadata text[]
+    p_hashes bytea, p_metadata text[], p_metadata_of int[]
 ) RETURNS bigint
 LANGUAGE plpgsql SET enable_seqscan = off SET jit = off SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
@@ -24,6 +25,7 @@ DECLARE
     v_events int := coalesce(cardinality(p_event_ids), 0);
     v_recorded_at timestamptz := timestamptz 'epoch' + make_interval(secs => p_recorded_micros / 1000000)
                                  + (p_recorded_micros % 1000000) * interval '1 microsecond';
+    v_metadata jsonb[];
     v_written bigint;
 BEGIN
     IF v_events = 0 THEN RETURN 0; END IF;
@@ -31,12 +33,14 @@ BEGIN
        OR cardinality(p_event_streams) <> v_events OR cardinality(p_event_subjects) <> v_events
        OR cardinality(p_versions) <> v_events OR cardinality(p_event_types) <> v_events
        OR cardinality(p_schema_versions) <> v_events OR cardinality(p_payload_lengths) <> v_events
-       OR cardinality(p_metadata) <> v_events OR length(p_digests) <> 32 * v_events
+       OR cardinality(p_metadata_of) <> v_events OR length(p_digests) <> 32 * v_events
        OR length(p_prev_hashes) <> 32 * v_events OR length(p_hashes) <> 32 * v_events
        OR (extract(epoch FROM v_recorded_at) * 1000000)::bigint <> p_recorded_micros THEN
         RAISE EXCEPTION 'ledger_insert_new_streams: malformed call' USING ERRCODE = 'LA002';
     END IF;
-    IF EXISTS (SELECT 1 FROM (SELECT DISTINCT m FROM unnest(p_metadata) AS m) AS d WHERE d.m::jsonb::text <> d.m) THEN
+    v_metadata := ARRAY(SELECT m::jsonb FROM unnest(p_metadata) WITH ORDINALITY AS t(m, i) ORDER BY i);
+    IF v_metadata::text[] IS DISTINCT FROM p_metadata
+       OR EXISTS (SELECT 1 FROM unnest(p_metadata_of) AS o WHERE o IS NULL OR o < 1 OR o > cardinality(p_metadata)) THEN
         RAISE EXCEPTION 'ledger_insert_new_streams: a metadata text is not as jsonb prints it' USING ERRCODE = 'LA002';
     END IF;
     IF EXISTS (SELECT 1 FROM unnest(p_subject_ids) AS s
@@ -47,13 +51,13 @@ BEGIN
     -- Every array read by unnest, once, in order; payloads and hashes sliced out of one bytea each.
     INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, subject_id,
                         payload, payload_sha256, metadata, recorded_at, prev_hash, hash)
-    SELECT e.stream, e.version, e.event_id, e.type, e.schema_version, e.subject, e.payload, e.digest, e.meta::jsonb,
+    SELECT e.stream, e.version, e.event_id, e.type, e.schema_version, e.subject, e.payload, e.digest, v_metadata[e.meta],
            v_recorded_at, substring(p_prev_hashes FROM (e.i::int - 1) * 32 + 1 FOR 32),
            substring(p_hashes FROM (e.i::int - 1) * 32 + 1 FOR 32)
       FROM (SELECT u.*, substring(p_payloads FROM (sum(u.len) OVER (ORDER BY u.i) - u.len + 1)::int FOR u.len) AS payload,
                    substring(p_digests FROM (u.i::int - 1) * 32 + 1 FOR 32) AS digest
               FROM unnest(p_event_streams, p_event_subjects, p_versions, p_event_ids, p_event_types, p_schema_versions,
-                          p_payload_lengths, p_metadata)
+                          p_payload_lengths, p_metadata_of)
                    WITH ORDINALITY AS u(stream, subject, version, event_id, type, schema_version, len, meta, i)) AS e
      WHERE sha256(e.payload) = e.digest
      ORDER BY e.i;

@@ -140,6 +140,9 @@ struct AccountProjector {
     }
 
     private var accounts: [AccountRow] = []
+    /// The accounts these events create, by id: no row to update, so a plain insert (cheaper
+    /// than an upsert's speculative one; an import writes a million).
+    private var createdAccounts: Set<UUID> = []
     private var sessions: [SessionRow] = []
     private var spentTokens: [SpentTokenRow] = []
     private var cooldowns: [String: CooldownRow] = [:]
@@ -189,6 +192,7 @@ struct AccountProjector {
         // to spend them (an import's verified addresses would each cost one).
         if previous?.exists == false { linkUses.removeSubrange(earlierUses...) }
         let live = state.deletedAt == nil
+        if previous?.exists == false { createdAccounts.insert(state.accountID) }
         accounts.append(
             AccountRow(
                 account_id: state.accountID, version: state.version, email: state.email,
@@ -397,8 +401,11 @@ struct AccountProjector {
                 }
             }
         }
-        if !accounts.isEmpty {
-            let rows = BinaryRecordset(accounts)
+        let created = live ? accounts.filter { createdAccounts.contains($0.account_id) } : []
+        let upserted = live ? accounts.filter { !createdAccounts.contains($0.account_id) } : accounts
+        // Changed accounts first: an address one of them gives up may be one a new account takes.
+        for (batch, upsert) in [(upserted, live), (created, false)] where !batch.isEmpty {
+            let rows = BinaryRecordset(batch)
             try await target.write(
                 """
                 INSERT INTO accounts (account_id, version, email, email_normalized, email_verified, password_hash,
@@ -412,7 +419,7 @@ struct AccountProjector {
                        r.deletion_requested_at, r.totp_enabled, r.recovery_codes_left, r.passkeys, r.pending_email,
                        r.pending_email_expires_at
                 FROM \(rows.source)
-                \(live ? """
+                \(upsert ? """
                 ON CONFLICT (account_id) DO UPDATE SET
                     version = EXCLUDED.version, email = EXCLUDED.email, email_normalized = EXCLUDED.email_normalized,
                     email_verified = EXCLUDED.email_verified, password_hash = EXCLUDED.password_hash,

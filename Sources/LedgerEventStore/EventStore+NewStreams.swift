@@ -48,7 +48,7 @@ extension EventStore {
         connection.queue(
             """
             SELECT ledger_insert_new_streams($1::uuid[], $2::text[], $3::uuid[], $4, $5::uuid[], $6::uuid[], $7::int[], $8::uuid[],
-                                             $9::text[], $10::int[], $11, $12::int[], $13, $14, $15, $16::text[])
+                                             $9::text[], $10::int[], $11, $12::int[], $13, $14, $15, $16::text[], $17::int[])
             """,
             [
                 .text(PostgresArray.literal(streams.map(\.streamID.lowercased))),
@@ -58,6 +58,7 @@ extension EventStore {
                 .text(PostgresArray.literal(rows.types, quoted: true)), .text(PostgresArray.literal(rows.schemaVersions)),
                 .bytea(rows.payloads), .text(PostgresArray.literal(rows.lengths)), .bytea(rows.digests), .bytea(rows.previousHashes),
                 .bytea(rows.hashes), .text(PostgresArray.literal(rows.metadataTexts, quoted: true)),
+                .text(PostgresArray.literal(rows.metadataOf)),
             ], translate: { Self.translate($0) })
     }
 }
@@ -75,32 +76,35 @@ struct NewStreamRows {
     var digests: [UInt8] = []
     var previousHashes: [UInt8] = []
     var hashes: [UInt8] = []
+    /// Each distinct metadata text once, and each event's place (from 1) among them.
     var metadataTexts: [String] = []
+    var metadataOf: [String] = []
+    private var metadataIndex: [EventMetadata: (text: String, place: String)] = [:]
 
     /// `stream`'s events sealed under `key`, each linked to the one before from the zero hash.
     mutating func append(_ stream: NewStream, sealedWith key: DataKey, recordedMicros: Int64) throws {
         let streamText = stream.streamID.lowercased
         let subjectText = stream.subjectID.lowercased
         var previous = HashChain.genesis
-        // Events of one request share their metadata: its text is printed once.
-        var printed: (metadata: EventMetadata, text: String)?
         for (offset, event) in stream.events.enumerated() {
             let sealed = try key.seal(event.payload, eventID: event.eventID)
             let digest = SHA256.hash(sealed)
+            // Events of one request share their metadata: its text is printed and sent once.
             let metadata = event.metadata.sealed(with: key)
-            let metadataText: String
-            if let printed, printed.metadata == metadata {
-                metadataText = printed.text
+            let printed: (text: String, place: String)
+            if let known = metadataIndex[metadata] {
+                printed = known
             } else {
-                metadataText = metadata.storedText
-                printed = (metadata, metadataText)
+                metadataTexts.append(metadata.storedText)
+                printed = (metadataTexts[metadataTexts.count - 1], String(metadataTexts.count))
+                metadataIndex[metadata] = printed
             }
             let version = offset + 1
             let hash = HashChain.hash(
                 previous: previous,
                 HashChain.Link(
                     streamID: stream.streamID, version: Int64(version), type: event.type, schemaVersion: event.schemaVersion,
-                    payloadSHA256: digest, metadataText: metadataText, recordedAtMicros: recordedMicros))
+                    payloadSHA256: digest, metadataText: printed.text, recordedAtMicros: recordedMicros))
             streams.append(streamText)
             subjects.append(subjectText)
             versions.append(String(version))
@@ -112,7 +116,7 @@ struct NewStreamRows {
             digests.append(contentsOf: digest)
             previousHashes.append(contentsOf: previous)
             hashes.append(contentsOf: hash)
-            metadataTexts.append(metadataText)
+            metadataOf.append(printed.place)
             previous = hash
         }
     }

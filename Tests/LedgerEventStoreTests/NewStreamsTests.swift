@@ -59,25 +59,29 @@ struct NewStreamsTests {
             let subject = UUID()
             try await db.client.query(
                 "INSERT INTO subject_keys (subject_id, wrapped_key, master_key_id) VALUES ($1, '\\x00', 'k')", [.uuid(subject)])
-            func insert(payload: [UInt8], digest: [UInt8], metadata: String) async throws {
+            func insert(payload: [UInt8], digest: [UInt8], metadata: String, place: Int = 1) async throws {
                 let stream = UUID()
                 try await db.client.query(
                     """
                     SELECT ledger_insert_new_streams(ARRAY[$1::uuid], ARRAY['account'], ARRAY[$2::uuid], 1790000000000000,
                         ARRAY[$1::uuid], ARRAY[$2::uuid], ARRAY[1], ARRAY[gen_random_uuid()], ARRAY['test.changed'], ARRAY[1],
-                        $3, ARRAY[length($3)], $4, $5, $5, ARRAY[$6])
+                        $3, ARRAY[length($3)], $4, $5, $5, ARRAY[$6], ARRAY[$7::int])
                     """,
-                    [.uuid(stream), .uuid(subject), .bytea(payload), .bytea(digest), .bytea(HashChain.genesis), .text(metadata)])
+                    [
+                        .uuid(stream), .uuid(subject), .bytea(payload), .bytea(digest), .bytea(HashChain.genesis), .text(metadata),
+                        .int(Int64(place)),
+                    ])
             }
             let payload = Array("{\"n\":1}".utf8)
             try await insert(payload: payload, digest: SHA256.hash(payload), metadata: "{\"actor\": \"a\"}")
-            for (digest, metadata) in [
-                (SHA256.hash(Array("{\"n\":2}".utf8)), "{\"actor\": \"a\"}"),
-                (SHA256.hash(payload), "{\"actor\":\"a\"}"),
-                (SHA256.hash(payload), "{\"b\": \"1\", \"aa\": \"2\"}".replacingOccurrences(of: "\"b\"", with: "\"bbb\"")),
+            for (digest, metadata, place) in [
+                (SHA256.hash(Array("{\"n\":2}".utf8)), "{\"actor\": \"a\"}", 1),
+                (SHA256.hash(payload), "{\"actor\":\"a\"}", 1),
+                (SHA256.hash(payload), "{\"bbb\": \"1\", \"aa\": \"2\"}", 1),
+                (SHA256.hash(payload), "{\"actor\": \"a\"}", 2),
             ] {
                 do {
-                    try await insert(payload: payload, digest: digest, metadata: metadata)
+                    try await insert(payload: payload, digest: digest, metadata: metadata, place: place)
                     Issue.record("a call with \(metadata) was written")
                 } catch let error as PostgresError {
                     #expect(error.sqlState == "LA002")
