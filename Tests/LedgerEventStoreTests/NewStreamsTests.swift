@@ -64,8 +64,8 @@ struct NewStreamsTests {
                 try await db.client.query(
                     """
                     SELECT ledger_insert_new_streams(ARRAY[$1::uuid], ARRAY['account'], ARRAY[$2::uuid], 1790000000000000,
-                        ARRAY[$1::uuid], ARRAY[$2::uuid], ARRAY[1], ARRAY[gen_random_uuid()], ARRAY['test.changed'], ARRAY[1],
-                        $3, ARRAY[length($3)], $4, $5, $5, ARRAY[$6], ARRAY[$7::int])
+                        ARRAY[$6], ARRAY[$1::uuid], ARRAY[$2::uuid], ARRAY[1::int8], ARRAY[gen_random_uuid()], ARRAY['test.changed'],
+                        ARRAY[1::int8], ARRAY[$3::bytea], ARRAY[$4::bytea], ARRAY[$5::bytea], ARRAY[$5::bytea], ARRAY[$7::int8])
                     """,
                     [
                         .uuid(stream), .uuid(subject), .bytea(payload), .bytea(digest), .bytea(HashChain.genesis), .text(metadata),

@@ -1,19 +1,17 @@
 import Foundation
-import LedgerAccounts
 import LedgerCore
-import LedgerPostgres
 
 /// Rows sent as one array per column in PostgreSQL's binary format, read back as a table by
 /// `unnest($1::uuid[], $2::text[], …) AS r(…)`: no JSON or text for the server to parse (which
 /// was half of PostgreSQL's time in a rebuild), and no formatting here.
 ///
 /// Every row must write the same fields in the same order; the first row fixes the columns.
-struct BinaryRecordset {
+public struct BinaryRecordset {
     /// The element types used by projections.
-    enum ColumnType {
+    public enum ColumnType: Sendable {
         case uuid, int8, bool, text, bytea, timestamptz
 
-        var sqlArrayType: String {
+        public var sqlArrayType: String {
             switch self {
             case .uuid: return "uuid[]"
             case .int8: return "int8[]"
@@ -24,7 +22,7 @@ struct BinaryRecordset {
             }
         }
 
-        var elementOID: UInt32 {
+        public var elementOID: UInt32 {
             switch self {
             case .uuid: return 2950
             case .int8: return 20
@@ -35,7 +33,7 @@ struct BinaryRecordset {
             }
         }
 
-        var arrayOID: UInt32 {
+        public var arrayOID: UInt32 {
             switch self {
             case .uuid: return 2951
             case .int8: return 1016
@@ -56,11 +54,14 @@ struct BinaryRecordset {
     }
 
     private var columns: [Column] = []
+
+    public init() {}
+
     private var fieldIndex = 0
-    private(set) var count = 0
+    public private(set) var count = 0
 
     /// One row; `body` writes its fields.
-    mutating func row(_ body: (inout BinaryRecordset) -> Void) {
+    public mutating func row(_ body: (inout BinaryRecordset) -> Void) {
         fieldIndex = 0
         body(&self)
         precondition(fieldIndex == columns.count, "every row of a recordset writes the same fields")
@@ -68,18 +69,21 @@ struct BinaryRecordset {
     }
 
     /// `unnest($1::uuid[], …) AS r(name, …)`, the recordset as a table in a `FROM` clause.
-    var source: String { source(numbered: nil) }
+    public var source: String { source(numbered: nil) }
 
     /// `source` with each row's position (from 1) as one more column, `numbered`.
-    func source(numbered: String?) -> String {
+    public func source(numbered: String?) -> String {
         let arrays = columns.enumerated().map { "$\($0.offset + 1)::\($0.element.type.sqlArrayType)" }
         let names = columns.map { "\($0.name)" } + (numbered.map { [$0] } ?? [])
         let ordinality = numbered == nil ? "" : " WITH ORDINALITY"
         return "unnest(\(arrays.joined(separator: ", ")))\(ordinality) AS r(\(names.joined(separator: ", ")))"
     }
 
+    /// The columns' element types, in `source`'s order.
+    public var columnTypes: [ColumnType] { columns.map(\.type) }
+
     /// The arrays, one parameter per column, in `source`'s order.
-    var parameters: [PostgresParameter] {
+    public var parameters: [PostgresParameter] {
         columns.map { column in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(20 + column.elements.count)
@@ -105,26 +109,26 @@ struct BinaryRecordset {
         columns[index].hasNull = true
     }
 
-    mutating func field(_ name: StaticString, _ value: UUID?) {
+    public mutating func field(_ name: StaticString, _ value: UUID?) {
         let index = nextColumn(name, .uuid)
         guard let value else { return appendNull(index) }
         columns[index].elements.appendBigEndian(UInt32(16))
         withUnsafeBytes(of: value.uuid) { columns[index].elements.append(contentsOf: $0) }
     }
 
-    mutating func field(_ name: StaticString, _ value: Int64) {
+    public mutating func field(_ name: StaticString, _ value: Int64) {
         let index = nextColumn(name, .int8)
         columns[index].elements.appendBigEndian(UInt32(8))
         columns[index].elements.appendBigEndian(UInt64(bitPattern: value))
     }
 
-    mutating func field(_ name: StaticString, _ value: Bool) {
+    public mutating func field(_ name: StaticString, _ value: Bool) {
         let index = nextColumn(name, .bool)
         columns[index].elements.appendBigEndian(UInt32(1))
         columns[index].elements.append(value ? 1 : 0)
     }
 
-    mutating func field(_ name: StaticString, _ value: String?) {
+    public mutating func field(_ name: StaticString, _ value: String?) {
         let index = nextColumn(name, .text)
         guard var value else { return appendNull(index) }
         value.withUTF8 { utf8 in
@@ -134,11 +138,11 @@ struct BinaryRecordset {
     }
 
     /// A `bytea` column from lower-case hex (how states keep token hashes).
-    mutating func field(_ name: StaticString, hex value: String) {
+    public mutating func field(_ name: StaticString, hex value: String) {
         field(name, bytes: Hex.decode(value))
     }
 
-    mutating func field(_ name: StaticString, bytes: [UInt8]?) {
+    public mutating func field(_ name: StaticString, bytes: [UInt8]?) {
         let index = nextColumn(name, .bytea)
         guard let bytes else { return appendNull(index) }
         columns[index].elements.appendBigEndian(UInt32(bytes.count))
@@ -146,7 +150,7 @@ struct BinaryRecordset {
     }
 
     /// Microseconds since 2000-01-01 UTC, rounded as every other bound timestamp is.
-    mutating func field(_ name: StaticString, _ value: Date?) {
+    public mutating func field(_ name: StaticString, _ value: Date?) {
         let index = nextColumn(name, .timestamptz)
         guard let value else { return appendNull(index) }
         columns[index].elements.appendBigEndian(UInt32(8))
@@ -155,13 +159,13 @@ struct BinaryRecordset {
 }
 
 /// A row that writes its own fields, named as the recordset's columns.
-protocol RecordsetRow {
+public protocol RecordsetRow {
     func write(to row: inout BinaryRecordset)
 }
 
 extension BinaryRecordset {
     /// The rows as a recordset.
-    init(_ rows: [some RecordsetRow]) {
+    public init(_ rows: [some RecordsetRow]) {
         self.init()
         for row in rows { self.row(row.write) }
     }
