@@ -1,0 +1,132 @@
+# A three-node Patroni cluster with etcd on this machine, from Debian's `patroni` and
+# `etcd-server` (sourced; installs them when missing), for the failover run and for trials:
+# deploy/patroni/patroni.yml filled in for each node, synchronous replication, strict.
+#
+#   start_ha_cluster      sets HA_DIR, HA_PG_PORTS (3), HA_REST_PORTS (3), HA_DATABASE_URL (libpq
+#                         multi-host, read-write) and HA_READ_DATABASE_URL (prefer-standby)
+#   ha_leader             the leader's node name (node1…node3), from Patroni's REST API
+#   ha_node_pid NAME      the pid of NAME's Patroni; ha_postmaster_pid NAME, its postmaster's
+#   stop_ha_cluster
+source "$(dirname "${BASH_SOURCE[0]}")/pg-cluster.sh"
+
+ha_install() {
+  command -v patroni >/dev/null && command -v etcd >/dev/null && return 0
+  [ "$(id -u)" -eq 0 ] || { echo "patroni and etcd-server are missing: apt-get install patroni etcd-server" >&2; return 1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q patroni etcd-server >/dev/null
+}
+
+ha_free_port() {
+  local candidate
+  for _ in $(seq 1 100); do
+    candidate=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null && [[ " ${HA_TAKEN_PORTS:-} " != *" $candidate "* ]]; then
+      HA_TAKEN_PORTS="${HA_TAKEN_PORTS:-} $candidate"
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+start_ha_cluster() {
+  ha_install || return 1
+  HA_DIR=$(mktemp -d /tmp/ledger-ha.XXXXXX)
+  chmod 755 "$HA_DIR"
+  local etcd_client etcd_peer password replication
+  etcd_client=$(ha_free_port); etcd_peer=$(ha_free_port)
+  password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+  replication=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+  mkdir -p "$HA_DIR/etcd"
+  [ "$(id -u)" -eq 0 ] && chown -R postgres:postgres "$HA_DIR"
+  as_postgres etcd --name ha --data-dir "$HA_DIR/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_client" --advertise-client-urls "http://127.0.0.1:$etcd_client" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
+    --initial-cluster "ha=http://127.0.0.1:$etcd_peer" >"$HA_DIR/etcd.log" 2>&1 &
+  echo $! >"$HA_DIR/etcd.pid"
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$etcd_client/health" >/dev/null && break; sleep 0.1; done
+  HA_PG_PORTS=() HA_REST_PORTS=()
+  local hosts=() node
+  for node in 1 2 3; do
+    HA_PG_PORTS+=("$(ha_free_port)"); HA_REST_PORTS+=("$(ha_free_port)")
+    hosts+=("127.0.0.1:${HA_PG_PORTS[-1]}")
+    mkdir -p "$HA_DIR/node$node"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$HA_DIR/node$node"
+    NODE_NAME="node$node" NODE_HOST=127.0.0.1 REST_PORT="${HA_REST_PORTS[-1]}" PG_PORT="${HA_PG_PORTS[-1]}" \
+      ETCD_HOSTS="127.0.0.1:$etcd_client" LOOP_WAIT="${HA_LOOP_WAIT:-1}" MAX_CONNECTIONS="${HA_MAX_CONNECTIONS:-200}" \
+      CLIENT_NETWORK=127.0.0.1/32 DATA_DIR="$HA_DIR/node$node/data" PG_BIN="$pg_bin" PGPASS_FILE="$HA_DIR/node$node/pgpass" \
+      SUPERUSER_PASSWORD="$password" REPLICATION_PASSWORD="$replication" SOCKET_DIR="$HA_DIR/node$node" \
+      python3 -c 'import os, sys; sys.stdout.write(os.path.expandvars(sys.stdin.read()))' \
+      <"$(dirname "${BASH_SOURCE[0]}")/../deploy/patroni/patroni.yml" >"$HA_DIR/node$node.yml"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$HA_DIR/node$node.yml"
+    as_postgres patroni "$HA_DIR/node$node.yml" >"$HA_DIR/node$node.log" 2>&1 &
+    echo $! >"$HA_DIR/node$node.pid"
+    # The first node bootstraps alone; the others clone it once it leads.
+    [ "$node" = 1 ] && ha_wait_leader 60
+  done
+  ha_wait_members 120 || { echo "the HA cluster did not come up: see $HA_DIR" >&2; return 1; }
+  local joined
+  joined=$(IFS=,; echo "${hosts[*]}")
+  HA_DATABASE_URL="postgresql://postgres:$password@$joined/postgres?target_session_attrs=read-write&connect_timeout=2"
+  HA_READ_DATABASE_URL="postgresql://postgres:$password@$joined/postgres?target_session_attrs=prefer-standby&connect_timeout=2"
+  export HA_DIR HA_DATABASE_URL HA_READ_DATABASE_URL
+}
+
+# The name of the node whose REST API says it is the leader (primary); empty when none is.
+ha_leader() {
+  local node
+  for node in 1 2 3; do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${HA_REST_PORTS[$((node - 1))]}/primary")" = 200 ]; then
+      echo "node$node"; return 0
+    fi
+  done
+}
+
+ha_wait_leader() {
+  local deadline=$((SECONDS + $1))
+  while [ $SECONDS -lt $deadline ]; do [ -n "$(ha_leader)" ] && return 0; sleep 0.5; done
+  return 1
+}
+
+# Waits until a leader and a synchronous standby are running and the third node streams.
+ha_wait_members() {
+  local deadline=$((SECONDS + $1)) leader
+  while [ $SECONDS -lt $deadline ]; do
+    leader=$(ha_leader)
+    if [ -n "$leader" ]; then
+      local port=${HA_REST_PORTS[$((${leader#node} - 1))]}
+      if curl -s "http://127.0.0.1:$port/cluster" | python3 -c '
+import json, sys
+members = json.load(sys.stdin).get("members", [])
+running = [m for m in members if m.get("state") in ("running", "streaming")]
+sync = [m for m in members if m.get("role") == "sync_standby"]
+sys.exit(0 if len(running) == 3 and sync else 1)'; then
+        return 0
+      fi
+    fi
+    sleep 0.5
+  done
+  return 1
+}
+
+ha_node_pid() { cat "$HA_DIR/$1.pid"; }
+ha_postmaster_pid() { head -1 "$HA_DIR/$1/data/postmaster.pid" 2>/dev/null; }
+
+stop_ha_cluster() {
+  [ -n "${HA_DIR:-}" ] && [ -d "$HA_DIR" ] || return 0
+  local node pid
+  for node in 1 2 3; do
+    pid=$(cat "$HA_DIR/node$node.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+  done
+  for node in 1 2 3; do
+    pid=$(cat "$HA_DIR/node$node.pid" 2>/dev/null) || continue
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+    # A postmaster Patroni left running (it was killed itself): only if the pid is still a postgres.
+    pid=$(ha_postmaster_pid "node$node") && [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] &&
+      kill -9 "$pid" 2>/dev/null
+  done
+  pid=$(cat "$HA_DIR/etcd.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+  sleep 0.5
+  rm -rf "$HA_DIR"
+  HA_DIR=""
+}
