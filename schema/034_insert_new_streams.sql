@@ -6,14 +6,20 @@
 -- events: 63 ms of the statement's 88 went to chaining, 25 to the insert).
 --
 -- The events come as one array per column in PostgreSQL's binary format (`BinaryRecordset`): no
--- text for the server to parse. What the caller cannot get wrong unseen: each payload's digest is
--- checked here (a row whose `sha256(payload)` differs, or whose hashes are not 32 bytes, is not
--- written, and the call raises); each metadata text (given once,
--- with each event's index into them: a request's events share theirs) must be what PostgreSQL
--- prints for it as jsonb (the chain covers `metadata::text`); the time is
--- given in microseconds and must be the timestamp's exactly. A stream that exists already fails
--- the primary key; a subject without a usable key raises LA004. Any of them fails the caller's
+-- text for the server to parse. Nothing the caller worked out is taken on trust: each row is
+-- written only if its payload's SHA-256 is its digest, its hash is SHA-256 of its previous hash and
+-- its canonical form (the form `ledger_append` hashes, with the metadata text given), and its
+-- previous hash is the zero hash at version 1, else the hash of the row before it, of the same
+-- stream at the version before; a row that fails any of it fails the call (LA002). Checked row by
+-- row, with no recursion. Each metadata text (given once, with each
+-- event's index into them: a request's events share theirs) must be what PostgreSQL prints for
+-- it as jsonb; the time is given in microseconds and must be the timestamp's exactly; every
+-- event's stream and subject must be among the streams'. A stream that exists already fails the
+-- primary key; a subject without a usable key raises LA004. Any of them fails the caller's
 -- transaction, and an import then takes its records one by one, through `ledger_append`.
+--
+-- No stream lock is taken: the caller makes the streams' ids in its own transaction, so no other
+-- transaction can know them before it commits (`EventStore.queueNewStreams`).
 -- `ledger_append_new_streams` stays for an older instance during a rolling upgrade.
 CREATE FUNCTION ledger_insert_new_streams(
     p_stream_ids uuid[], p_stream_types text[], p_subject_ids uuid[], p_recorded_micros bigint, p_metadata text[],
@@ -50,18 +56,33 @@ BEGIN
         RAISE EXCEPTION 'ledger_insert_new_streams: a subject''s data key is missing' USING ERRCODE = 'LA004';
     END IF;
 
+    IF EXISTS (SELECT 1 FROM unnest(p_event_streams, p_event_subjects) AS e(stream, subject)
+                WHERE NOT EXISTS (SELECT 1 FROM unnest(p_stream_ids, p_subject_ids) AS c(stream, subject)
+                                   WHERE c.stream = e.stream AND c.subject = e.subject)) THEN
+        RAISE EXCEPTION 'ledger_insert_new_streams: an event''s stream is not among the streams' USING ERRCODE = 'LA002';
+    END IF;
+
     INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, subject_id,
                         payload, payload_sha256, metadata, recorded_at, prev_hash, hash)
     SELECT e.stream, e.version, e.event_id, e.type, e.schema_version, e.subject, e.payload, e.digest, v_metadata[e.meta],
            v_recorded_at, e.prev, e.hash
-      FROM unnest(p_event_streams, p_event_subjects, p_versions, p_event_ids, p_event_types, p_schema_versions, p_payloads,
-                  p_digests, p_prev_hashes, p_hashes, p_metadata_of)
-           WITH ORDINALITY AS e(stream, subject, version, event_id, type, schema_version, payload, digest, prev, hash, meta, i)
-     WHERE sha256(e.payload) = e.digest AND length(e.prev) = 32 AND length(e.hash) = 32
+      FROM (SELECT u.*, lag(u.stream) OVER w AS prior_stream, lag(u.version) OVER w AS prior_version,
+                   lag(u.hash) OVER w AS prior_hash
+              FROM unnest(p_event_streams, p_event_subjects, p_versions, p_event_ids, p_event_types, p_schema_versions,
+                          p_payloads, p_digests, p_prev_hashes, p_hashes, p_metadata_of)
+                   WITH ORDINALITY AS u(stream, subject, version, event_id, type, schema_version, payload, digest, prev, hash,
+                                        meta, i)
+            WINDOW w AS (ORDER BY u.i)) AS e
+     WHERE sha256(e.payload) = e.digest
+       AND CASE WHEN e.version = 1 THEN e.prev = '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea
+                ELSE e.prior_stream = e.stream AND e.prior_version = e.version - 1 AND e.prev = e.prior_hash END
+       AND e.hash = sha256(e.prev || convert_to(concat_ws(E'\n', 'ledger-event-v1', e.stream::text, e.version::text, e.type,
+                                                         e.schema_version::text, encode(e.digest, 'hex'), p_metadata[e.meta],
+                                                         p_recorded_micros::text), 'UTF8'))
      ORDER BY e.i;
     GET DIAGNOSTICS v_written = ROW_COUNT;
     IF v_written <> v_events THEN
-        RAISE EXCEPTION 'ledger_insert_new_streams: a payload''s digest differs' USING ERRCODE = 'LA002';
+        RAISE EXCEPTION 'ledger_insert_new_streams: an event''s digest or hash chain is not as stored' USING ERRCODE = 'LA002';
     END IF;
 
     INSERT INTO stream_catalog (stream_id, stream_type, subject_id, created_at)

@@ -2,7 +2,7 @@
 # `etcd-server` (sourced; installs them when missing), for the failover run and for trials:
 # deploy/patroni/patroni.yml filled in for each node, synchronous replication, strict.
 #
-#   start_ha_cluster      sets HA_DIR, HA_PG_PORTS (3), HA_REST_PORTS (3), HA_DATABASE_URL (libpq
+#   start_ha_cluster      (database HA_DATABASE, default postgres) sets HA_DIR, HA_PG_PORTS (3), HA_REST_PORTS (3), HA_DATABASE_URL (libpq
 #                         multi-host, read-write) and HA_READ_DATABASE_URL (prefer-standby)
 #   ha_leader             the leader's node name (node1…node3), from Patroni's REST API
 #   ha_node_pid NAME      the pid of NAME's Patroni; ha_postmaster_pid NAME, its postmaster's
@@ -66,17 +66,19 @@ start_ha_cluster() {
   ha_wait_members 120 || { echo "the HA cluster did not come up: see $HA_DIR" >&2; return 1; }
   local joined
   joined=$(IFS=,; echo "${hosts[*]}")
-  HA_DATABASE_URL="postgresql://postgres:$password@$joined/postgres?target_session_attrs=read-write&connect_timeout=2"
-  HA_READ_DATABASE_URL="postgresql://postgres:$password@$joined/postgres?target_session_attrs=prefer-standby&connect_timeout=2"
+  local database=${HA_DATABASE:-postgres}
+  [ "$database" = postgres ] || as_postgres "$pg_bin/createdb" -h "$HA_DIR/$(ha_leader)" -p "${HA_PG_PORTS[$(($(ha_leader | tr -dc 0-9) - 1))]}" "$database"
+  HA_DATABASE_URL="postgresql://postgres:$password@$joined/$database?target_session_attrs=read-write&connect_timeout=2"
+  HA_READ_DATABASE_URL="postgresql://postgres:$password@$joined/$database?target_session_attrs=prefer-standby&connect_timeout=2"
   export HA_DIR HA_DATABASE_URL HA_READ_DATABASE_URL
 }
 
 # The name of the node whose REST API says it is the leader (primary); empty when none is.
 ha_leader() {
-  local node
-  for node in 1 2 3; do
-    if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${HA_REST_PORTS[$((node - 1))]}/primary")" = 200 ]; then
-      echo "node$node"; return 0
+  local index
+  for index in "${!HA_REST_PORTS[@]}"; do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${HA_REST_PORTS[$index]}/primary")" = 200 ]; then
+      echo "node$((index + 1))"; return 0
     fi
   done
 }
@@ -108,7 +110,8 @@ sys.exit(0 if len(running) == 3 and sync else 1)'; then
   return 1
 }
 
-ha_node_pid() { cat "$HA_DIR/$1.pid"; }
+# The Patroni process itself (the pid file holds the `runuser` that started it when run as root).
+ha_node_pid() { pgrep -f "python3? [^ ]*/patroni $HA_DIR/$1.yml" | head -1; }
 ha_postmaster_pid() { head -1 "$HA_DIR/$1/data/postmaster.pid" 2>/dev/null; }
 
 stop_ha_cluster() {

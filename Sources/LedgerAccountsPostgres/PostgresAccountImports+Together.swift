@@ -85,6 +85,17 @@ extension PostgresAccountImports {
         } catch {
             connection.discardQueued()
             _ = try await connection.query("ROLLBACK TO SAVEPOINT import_together")
+            // A claim taken meanwhile is expected now and then; anything else (a check of
+            // `ledger_insert_new_streams` failing) is a fault worth seeing. Codes only: an
+            // error's detail may name an address.
+            if !(error is ClaimTaken) {
+                logger.warning(
+                    "a batch's write together failed: its records go one by one",
+                    metadata: [
+                        "records": "\(accepted.count)",
+                        "error": "\((error as? PostgresError).map { "\($0.code) \($0.sqlState ?? "")" } ?? "\(type(of: error))")",
+                    ])
+            }
             return nil
         }
         for entry in accepted { results[entry.pending.offset] = .imported(accountID: entry.accountID) }

@@ -4,15 +4,19 @@ import LedgerCore
 import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
+import Logging
 
 /// Imported accounts on the event store: a batch in one transaction, its new accounts written
 /// together (`+Together`), or, when that write meets a claim its check did not see, each record
 /// on a savepoint of its own, so a claim that refuses one leaves the others.
 public struct PostgresAccountImports: AccountImportStore {
     let repository: PostgresAccountRepository
+    public let statistics: ImportWriteStatistics
+    let logger = Logger(label: "ledger.import")
 
-    public init(repository: PostgresAccountRepository) {
+    public init(repository: PostgresAccountRepository, statistics: ImportWriteStatistics = ImportWriteStatistics()) {
         self.repository = repository
+        self.statistics = statistics
     }
 
     /// A dry run's transaction ends here, rolled back, with what it would have done.
@@ -71,6 +75,7 @@ public struct PostgresAccountImports: AccountImportStore {
         var written = try await importTogether(pending, at: now, on: connection)
         if written == nil {
             // One of them met a claim the check before the write did not see: each on its own.
+            statistics.tookOneByOne(pending.count)
             var oneByOne: [Int: ImportResult] = [:]
             for record in pending {
                 oneByOne[record.offset] = try await importRecord(record.account, key: record.key, at: now, on: connection)

@@ -30,6 +30,8 @@ public struct JSONPayloadEncoder: Sendable {
     public func encodeNotingDates<T: Encodable>(_ value: T) throws -> (bytes: [UInt8], holdsDates: Bool) {
         let root = PayloadEncoding(formatDate: formatDate, state: PayloadEncodingState())
         try root.encodeValue(value)
+        // A value that wrote nothing at all: `JSONEncoder` refuses it, so it decides.
+        guard root.wroteValue else { throw JSONPayloadEncoder.Unsupported(typeName: "\(T.self)") }
         var output: [UInt8] = []
         output.reserveCapacity(256)
         root.value.write(into: &output)
@@ -47,12 +49,15 @@ private enum PayloadValue {
     case fragment([UInt8])
     case object(PayloadObject)
     case array(PayloadArray)
+    /// What a super encoder, handed out before it is filled, holds once written.
+    case deferred(PayloadEncoding)
 
     func write(into output: inout [UInt8]) {
         switch self {
         case .fragment(let bytes): output.append(contentsOf: bytes)
         case .object(let object): object.write(into: &output)
         case .array(let array): array.write(into: &output)
+        case .deferred(let encoding): encoding.value.write(into: &output)
         }
     }
 }
@@ -62,8 +67,12 @@ private final class PayloadObject {
 
     func write(into output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        // Keys in byte order of their UTF-8, as `JSONEncoder`'s `.sortedKeys` orders them.
-        let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        // A key written twice keeps its last value, as `JSONEncoder`'s dictionary does; keys in
+        // byte order of their UTF-8, as its `.sortedKeys` orders them.
+        var last: [String: Int] = [:]
+        for (index, member) in members.enumerated() { last[member.key] = index }
+        let kept = last.count == members.count ? members : members.enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
+        let sorted = kept.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         for (index, member) in sorted.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             output.appendJSONString(member.key)
@@ -95,7 +104,11 @@ private final class PayloadEncoding: Encoder {
     let parent: PayloadEncoding?
     let key: (any CodingKey)?
     /// What a value that encodes nothing (a struct without fields) is, as `JSONEncoder` writes it.
-    var value: PayloadValue = .fragment(Array("{}".utf8))
+    var value: PayloadValue = .fragment(Array("{}".utf8)) {
+        didSet { wroteValue = true }
+    }
+    /// Whether anything was encoded here (a container asked for counts).
+    var wroteValue = false
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(
@@ -116,6 +129,7 @@ private final class PayloadEncoding: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let object: PayloadObject
+        wroteValue = true
         if case .object(let existing) = value {
             object = existing
         } else {
@@ -127,6 +141,7 @@ private final class PayloadEncoding: Encoder {
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         let array: PayloadArray
+        wroteValue = true
         if case .array(let existing) = value {
             array = existing
         } else {
@@ -160,15 +175,27 @@ private final class PayloadEncoding: Encoder {
             state.holdsDates = true
             return Self.string(formatDate(encodable as! Date))
         }
-        if T.self == Int64.self { return Array(String(encodable as! Int64).utf8) }
-        if T.self == Int32.self { return Array(String(encodable as! Int32).utf8) }
-        if T.self == UInt8.self { return Array(String(encodable as! UInt8).utf8) }
-        if T.self == UInt32.self { return Array(String(encodable as! UInt32).utf8) }
-        if T.self == UInt64.self { return Array(String(encodable as! UInt64).utf8) }
+        if let integer = Self.integerText(encodable) { return Array(integer.utf8) }
         if T.self == Double.self || T.self == Float.self || T.self == Decimal.self || T.self == Data.self || T.self == URL.self {
             throw JSONPayloadEncoder.Unsupported(typeName: "\(T.self)")
         }
         return nil
+    }
+
+    /// The decimal text of a fixed-width integer of any width, as `JSONEncoder` writes it.
+    static func integerText<T>(_ value: T) -> String? {
+        switch value {
+        case let number as Int64: return String(number)
+        case let number as Int32: return String(number)
+        case let number as Int16: return String(number)
+        case let number as Int8: return String(number)
+        case let number as UInt: return String(number)
+        case let number as UInt64: return String(number)
+        case let number as UInt32: return String(number)
+        case let number as UInt16: return String(number)
+        case let number as UInt8: return String(number)
+        default: return nil
+        }
     }
 
     static func string(_ text: String) -> [UInt8] {
@@ -218,16 +245,27 @@ private struct PayloadKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProt
         return container
     }
 
-    mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
-
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        // Filled after it is returned: a container made now is the one the caller fills.
-        let child = encoding.nested(key)
-        let object = PayloadObject()
-        child.value = .object(object)
-        self.object.members.append((key.stringValue, .object(object)))
+    mutating func superEncoder() -> any Encoder {
+        let child = encoding.nested(SuperKey())
+        object.members.append(("super", .deferred(child)))
         return child
     }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        // Filled after it is returned: its value is read when the document is written.
+        let child = encoding.nested(key)
+        object.members.append((key.stringValue, .deferred(child)))
+        return child
+    }
+}
+
+/// The key `superEncoder()` writes under, as `JSONEncoder` names it.
+private struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
 }
 
 private struct PayloadUnkeyedContainer: UnkeyedEncodingContainer {
@@ -271,9 +309,7 @@ private struct PayloadUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func superEncoder() -> any Encoder {
         let child = encoding.nested(Index(intValue: count))
-        let object = PayloadObject()
-        child.value = .object(object)
-        array.elements.append(.object(object))
+        array.elements.append(.deferred(child))
         return child
     }
 }

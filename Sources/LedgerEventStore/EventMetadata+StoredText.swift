@@ -8,13 +8,13 @@ extension EventMetadata {
     /// caller chain events before they are stored; `ledger_insert_new_streams` (schema/034)
     /// refuses a text that jsonb would print otherwise.
     var storedText: String {
-        let fields: [(key: String, value: String?)] = [
-            ("actor", actor), ("ip_hash", ipHash), ("causation_id", causationID), ("correlation_id", correlationID),
-            ("user_agent_class", userAgentClass),
-        ]
+        // jsonb orders an object's keys by length, then by their bytes.
+        let fields = presentFields.sorted { lhs, rhs in
+            lhs.key.utf8.count != rhs.key.utf8.count
+                ? lhs.key.utf8.count < rhs.key.utf8.count : lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
+        }
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         for (key, value) in fields {
-            guard let value else { continue }
             if bytes.count > 1 { bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
             bytes.appendJSONString(key)
             bytes.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])

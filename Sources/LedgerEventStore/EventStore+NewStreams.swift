@@ -24,8 +24,12 @@ extension EventStore {
     /// (an import's batch): the keys in one statement and the events in another, both queued.
     /// Every stream is new, so its hash chain starts at the zero hash and is worked out here, with
     /// the `HashChain` the chain walk verifies with (`ledger_insert_new_streams`, schema/034,
-    /// checks what it cannot trust blindly). A stream that exists already, or a subject that has
+    /// checks every digest, link and hash). A stream that exists already, or a subject that has
     /// a key, fails the statement, and with it the caller's transaction.
+    ///
+    /// The streams' ids must be new ones the caller made in this transaction: no stream lock is
+    /// taken, which is safe only while no other transaction can know an id before this one
+    /// commits (docs/architecture.md "Stream order in the feed").
     public func queueNewStreams(_ streams: [NewStream], recordedAt: Date, on connection: PostgresConnection) throws {
         guard !streams.isEmpty else { return }
         let recordedMicros = PostgresTimestamp.micros(recordedAt)

@@ -37,16 +37,21 @@ public struct EventMetadata: Sendable, Hashable, Codable {
         case userAgentClass = "user_agent_class"
     }
 
-    /// Compact JSON with sorted keys, absent fields left out (what `JSONEncoder` writes with
-    /// `.sortedKeys`, rendered directly: every append renders it).
-    public var json: String {
+    /// The fields present, by their JSON names, in alphabetical order: the one list `json`
+    /// writes and the store prints as jsonb does (`storedText`).
+    public var presentFields: [(key: String, value: String)] {
         let fields: [(key: String, value: String?)] = [
             ("actor", actor), ("causation_id", causationID), ("correlation_id", correlationID),
             ("ip_hash", ipHash), ("user_agent_class", userAgentClass),
         ]
+        return fields.compactMap { field in field.value.map { (field.key, $0) } }
+    }
+
+    /// Compact JSON with sorted keys, absent fields left out (what `JSONEncoder` writes with
+    /// `.sortedKeys`, rendered directly: every append renders it).
+    public var json: String {
         var bytes: [UInt8] = [UInt8(ascii: "{")]
-        for (key, value) in fields {
-            guard let value else { continue }
+        for (key, value) in presentFields {
             if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
             bytes.appendJSONString(key)
             bytes.append(UInt8(ascii: ":"))

@@ -100,6 +100,10 @@ public struct BinaryRecordset {
     /// The column this field writes to, created by the first row.
     private mutating func nextColumn(_ name: StaticString, _ type: ColumnType) -> Int {
         if count == 0 { columns.append(Column(name: name, type: type)) }
+        // Two 8-byte types (int8, timestamptz) swapped would be stored as each other, silently.
+        assert(
+            fieldIndex < columns.count && "\(columns[fieldIndex].name)" == "\(name)" && columns[fieldIndex].type == type,
+            "every row of a recordset writes the same fields in the same order")
         defer { fieldIndex += 1 }
         return fieldIndex
     }

@@ -12,10 +12,13 @@ import Testing
 /// `(source, external_id)` record, and concurrent imports of the same file.
 @Suite("Import: on PostgreSQL", .timeLimit(.minutes(5)))
 struct PostgresAccountImportTests {
-    static func importer(_ store: EventStore, clock: any LedgerClock) -> AccountImporter {
+    static func importer(
+        _ store: EventStore, clock: any LedgerClock, statistics: ImportWriteStatistics = ImportWriteStatistics()
+    ) -> AccountImporter {
         AccountImporter(
             store: PostgresAccountImports(
-                repository: PostgresAccountRepository(store: store, clock: clock, policies: .standard, retention: .development)))
+                repository: PostgresAccountRepository(store: store, clock: clock, policies: .standard, retention: .development),
+                statistics: statistics))
     }
 
     static func jsonLines() throws -> [ImportEntry] {
@@ -26,9 +29,11 @@ struct PostgresAccountImportTests {
     func importsAndSkips() async throws {
         try await TestPostgres.withDatabase { db in
             let store = db.eventStore()
-            let importer = Self.importer(store, clock: db.clock)
+            let statistics = ImportWriteStatistics()
+            let importer = Self.importer(store, clock: db.clock, statistics: statistics)
             let lines = try await importer.importBatch(try Self.jsonLines(), options: .init(source: "jsonl"))
             #expect(lines.filter { $0.outcome == .imported }.count == 4)
+            #expect(statistics.recordsTakenOneByOne == 0, "a clean batch is written together")
             let django = try #require(lines.first { $0.externalID == "jl-django" }?.accountID)
             #expect(
                 try await store.readStream(django).map(\.type) == [
@@ -122,6 +127,7 @@ struct PostgresAccountImportTests {
             // Handles are drawn at random and not checked before the write: two the same is that claim.
             let results = try await imports.importBatch([account("h1"), account("h2"), account("h3")], dryRun: false)
             #expect(results.allSatisfy { if case .imported = $0 { true } else { false } }, "\(results)")
+            #expect(imports.statistics.recordsTakenOneByOne == 3)
             let handles = try await db.client.query("SELECT count(DISTINCT handle_normalized) FROM accounts")
             #expect(handles[0].string(0) == "3")
             #expect(try await db.client.query("SELECT count(*) FROM account_imports")[0].string(0) == "3")

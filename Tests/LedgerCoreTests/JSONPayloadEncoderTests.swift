@@ -96,4 +96,46 @@ struct JSONPayloadEncoderTests {
         #expect(throws: JSONPayloadEncoder.Unsupported.self) { try Self.fast(Blob(bytes: Data([1]))) }
         #expect(throws: JSONPayloadEncoder.Unsupported.self) { try Self.fast(Link(url: URL(string: "https://example.com")!)) }
     }
+
+    struct Widths: Encodable {
+        var a: Int8 = -8
+        var b: Int16 = -16
+        var c: UInt16 = 16
+        var d: UInt = 42
+        var e: UInt32 = 32
+        var f: UInt64 = .max
+        var g: Int32 = .min
+        var h: [Int8] = [1, -1]
+    }
+
+    /// Writes through super encoders (keyed, default and unkeyed), a key twice, and a nested value.
+    struct Unusual: Encodable {
+        enum Keys: String, CodingKey { case name, parent, list }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode("first", forKey: .name)
+            try container.encode("second", forKey: .name)
+            var parent = container.superEncoder(forKey: .parent).singleValueContainer()
+            try parent.encode([3, 4])
+            var base = container.superEncoder().unkeyedContainer()
+            try base.encode("b")
+            var list = container.nestedUnkeyedContainer(forKey: .list)
+            var inner = list.superEncoder().container(keyedBy: Keys.self)
+            try inner.encode("deep", forKey: .name)
+        }
+    }
+
+    struct Silent: Encodable {
+        func encode(to encoder: any Encoder) throws {}
+    }
+
+    @Test("every integer width, super encoders and a key written twice come out as Foundation writes them")
+    func unusualShapes() throws {
+        #expect(try Self.fast(Widths()) == Self.foundation(Widths()))
+        #expect(try Self.fast(Unusual()) == Self.foundation(Unusual()))
+        #expect(try Self.fast(["outer": Unusual()]) == Self.foundation(["outer": Unusual()]))
+        // A value that writes nothing: Foundation refuses it, so the fast encoder leaves it to Foundation.
+        #expect(throws: JSONPayloadEncoder.Unsupported.self) { try Self.fast(Silent()) }
+        #expect(throws: (any Error).self) { try Self.foundation(Silent()) }
+    }
 }

@@ -53,42 +53,93 @@ struct NewStreamsTests {
         }
     }
 
-    @Test("a digest that is not the payload's, or a metadata text jsonb prints otherwise, is refused")
+    /// One call of `ledger_insert_new_streams` as a caller might get it wrong: a stream of
+    /// `events`, each given as its fields and the hashes claimed for it.
+    struct Row {
+        var version: Int64 = 1
+        var payload = Array("{\"n\":1}".utf8)
+        var digest: [UInt8]? = nil
+        var prev: [UInt8]? = nil
+        var hash: [UInt8]? = nil
+        var metadataPlace: Int64 = 1
+    }
+
+    static let micros: Int64 = 1_790_000_000_000_000
+
+    /// `rows` for one new stream: digests and hashes worked out as the store does, unless a
+    /// row says otherwise; a row's `prev` defaults to the hash worked out for the row before.
+    static func call(_ rows: [Row], metadata: String, on client: PostgresClient, subject: UUID) async throws {
+        let stream = UUID()
+        var events = BinaryRecordset()
+        var previous = HashChain.genesis
+        for row in rows {
+            let digest = row.digest ?? SHA256.hash(row.payload)
+            let prev = row.prev ?? previous
+            let hash =
+                row.hash
+                ?? HashChain.hash(
+                    previous: prev,
+                    HashChain.Link(
+                        streamID: stream, version: row.version, type: "test.changed", schemaVersion: 1, payloadSHA256: digest,
+                        metadataText: metadata, recordedAtMicros: micros))
+            events.row {
+                $0.field("stream", stream)
+                $0.field("subject", subject)
+                $0.field("version", row.version)
+                $0.field("event_id", UUID())
+                $0.field("type", "test.changed")
+                $0.field("schema_version", Int64(1))
+                $0.field("payload", bytes: row.payload)
+                $0.field("digest", bytes: digest)
+                $0.field("prev", bytes: prev)
+                $0.field("hash", bytes: hash)
+                $0.field("meta", row.metadataPlace)
+            }
+            previous = hash
+        }
+        let arrays = events.columnTypes.enumerated().map { "$\($0.offset + 4)::\($0.element.sqlArrayType)" }
+        try await client.query(
+            """
+            SELECT ledger_insert_new_streams(ARRAY[$1::uuid], ARRAY['account'], ARRAY[$2::uuid], \(micros), ARRAY[$3],
+                                             \(arrays.joined(separator: ", ")))
+            """, [.uuid(stream), .uuid(subject), .text(metadata)] + events.parameters)
+    }
+
+    @Test("what the caller worked out is checked: a digest, a hash, a link or a version that is not right is refused")
     func refusesWhatItCannotTrust() async throws {
         try await TestPostgres.withDatabase { db in
             let subject = UUID()
             try await db.client.query(
                 "INSERT INTO subject_keys (subject_id, wrapped_key, master_key_id) VALUES ($1, '\\x00', 'k')", [.uuid(subject)])
-            func insert(payload: [UInt8], digest: [UInt8], metadata: String, place: Int = 1) async throws {
-                let stream = UUID()
-                try await db.client.query(
-                    """
-                    SELECT ledger_insert_new_streams(ARRAY[$1::uuid], ARRAY['account'], ARRAY[$2::uuid], 1790000000000000,
-                        ARRAY[$6], ARRAY[$1::uuid], ARRAY[$2::uuid], ARRAY[1::int8], ARRAY[gen_random_uuid()], ARRAY['test.changed'],
-                        ARRAY[1::int8], ARRAY[$3::bytea], ARRAY[$4::bytea], ARRAY[$5::bytea], ARRAY[$5::bytea], ARRAY[$7::int8])
-                    """,
-                    [
-                        .uuid(stream), .uuid(subject), .bytea(payload), .bytea(digest), .bytea(HashChain.genesis), .text(metadata),
-                        .int(Int64(place)),
-                    ])
-            }
-            let payload = Array("{\"n\":1}".utf8)
-            try await insert(payload: payload, digest: SHA256.hash(payload), metadata: "{\"actor\": \"a\"}")
-            for (digest, metadata, place) in [
-                (SHA256.hash(Array("{\"n\":2}".utf8)), "{\"actor\": \"a\"}", 1),
-                (SHA256.hash(payload), "{\"actor\":\"a\"}", 1),
-                (SHA256.hash(payload), "{\"bbb\": \"1\", \"aa\": \"2\"}", 1),
-                (SHA256.hash(payload), "{\"actor\": \"a\"}", 2),
-            ] {
+            let metadata = "{\"actor\": \"a\"}"
+            try await Self.call([Row(), Row(version: 2), Row(version: 3)], metadata: metadata, on: db.client, subject: subject)
+            let other = HashChain.hash(
+                previous: HashChain.genesis,
+                HashChain.Link(
+                    streamID: UUID(), version: 1, type: "test.changed", schemaVersion: 1, payloadSHA256: HashChain.genesis,
+                    metadataText: metadata, recordedAtMicros: Self.micros))
+            let refused: [(String, [Row], String)] = [
+                ("a digest of other bytes", [Row(digest: SHA256.hash(Array("{\"n\":2}".utf8)))], metadata),
+                ("a hash of something else", [Row(hash: other)], metadata),
+                ("a first event linked to a hash", [Row(prev: other)], metadata),
+                ("a second event not linked to the first", [Row(), Row(version: 2, prev: HashChain.genesis)], metadata),
+                ("a stream starting at version 2", [Row(version: 2)], metadata),
+                ("a version skipped", [Row(), Row(version: 3)], metadata),
+                ("metadata jsonb prints otherwise", [Row()], "{\"actor\":\"a\"}"),
+                ("metadata keys in another order", [Row()], "{\"bbb\": \"1\", \"aa\": \"2\"}"),
+                ("a metadata place out of range", [Row(metadataPlace: 2)], metadata),
+            ]
+            for (what, rows, text) in refused {
                 do {
-                    try await insert(payload: payload, digest: digest, metadata: metadata, place: place)
-                    Issue.record("a call with \(metadata) was written")
+                    try await Self.call(rows, metadata: text, on: db.client, subject: subject)
+                    Issue.record("\(what) was written")
                 } catch let error as PostgresError {
-                    #expect(error.sqlState == "LA002")
+                    #expect(error.sqlState == "LA002", "\(what)")
                 }
             }
             let written = try await db.client.query("SELECT count(*) FROM events")
-            #expect(written[0].string(0) == "1")
+            #expect(written[0].string(0) == "3")
+            #expect(try await db.eventStore().verifyAll().failures.isEmpty)
         }
     }
 }
