@@ -33,6 +33,8 @@ DECLARE
     v_events int := coalesce(cardinality(p_event_ids), 0);
     v_recorded_at timestamptz := timestamptz 'epoch' + make_interval(secs => p_recorded_micros / 1000000)
                                  + (p_recorded_micros % 1000000) * interval '1 microsecond';
+    v_micros text := p_recorded_micros::text;
+    v_zero_hash bytea := '\x0000000000000000000000000000000000000000000000000000000000000000';
     v_metadata jsonb[];
     v_written bigint;
 BEGIN
@@ -62,27 +64,36 @@ BEGIN
         RAISE EXCEPTION 'ledger_insert_new_streams: an event''s stream is not among the streams' USING ERRCODE = 'LA002';
     END IF;
 
+    -- The links, on the narrow columns alone: each event's previous hash is the zero hash at
+    -- version 1, else the hash of the event before it, of the same stream at the version before.
+    IF EXISTS (SELECT 1
+                 FROM (SELECT u.stream, u.version, u.prev, lag(u.stream) OVER w AS prior_stream,
+                              lag(u.version) OVER w AS prior_version, lag(u.hash) OVER w AS prior_hash
+                         FROM unnest(p_event_streams, p_versions, p_prev_hashes, p_hashes) WITH ORDINALITY AS u(stream, version, prev, hash, i)
+                       WINDOW w AS (ORDER BY u.i)) AS l
+                WHERE NOT coalesce(CASE WHEN l.version = 1 THEN l.prev = v_zero_hash
+                                        ELSE l.prior_stream = l.stream AND l.prior_version = l.version - 1
+                                             AND l.prev = l.prior_hash END, false)) THEN
+        RAISE EXCEPTION 'ledger_insert_new_streams: an event''s previous hash is not the one before it' USING ERRCODE = 'LA002';
+    END IF;
+
+    -- Each row written only if its digest is its payload's and its hash is that of its previous
+    -- hash and its canonical form, as `ledger_append` computes it.
     INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, subject_id,
                         payload, payload_sha256, metadata, recorded_at, prev_hash, hash)
     SELECT e.stream, e.version, e.event_id, e.type, e.schema_version, e.subject, e.payload, e.digest, v_metadata[e.meta],
            v_recorded_at, e.prev, e.hash
-      FROM (SELECT u.*, lag(u.stream) OVER w AS prior_stream, lag(u.version) OVER w AS prior_version,
-                   lag(u.hash) OVER w AS prior_hash
-              FROM unnest(p_event_streams, p_event_subjects, p_versions, p_event_ids, p_event_types, p_schema_versions,
-                          p_payloads, p_digests, p_prev_hashes, p_hashes, p_metadata_of)
-                   WITH ORDINALITY AS u(stream, subject, version, event_id, type, schema_version, payload, digest, prev, hash,
-                                        meta, i)
-            WINDOW w AS (ORDER BY u.i)) AS e
+      FROM unnest(p_event_streams, p_event_subjects, p_versions, p_event_ids, p_event_types, p_schema_versions, p_payloads,
+                  p_digests, p_prev_hashes, p_hashes, p_metadata_of)
+           WITH ORDINALITY AS e(stream, subject, version, event_id, type, schema_version, payload, digest, prev, hash, meta, i)
      WHERE sha256(e.payload) = e.digest
-       AND CASE WHEN e.version = 1 THEN e.prev = '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea
-                ELSE e.prior_stream = e.stream AND e.prior_version = e.version - 1 AND e.prev = e.prior_hash END
        AND e.hash = sha256(e.prev || convert_to(concat_ws(E'\n', 'ledger-event-v1', e.stream::text, e.version::text, e.type,
                                                          e.schema_version::text, encode(e.digest, 'hex'), p_metadata[e.meta],
-                                                         p_recorded_micros::text), 'UTF8'))
+                                                         v_micros), 'UTF8'))
      ORDER BY e.i;
     GET DIAGNOSTICS v_written = ROW_COUNT;
     IF v_written <> v_events THEN
-        RAISE EXCEPTION 'ledger_insert_new_streams: an event''s digest or hash chain is not as stored' USING ERRCODE = 'LA002';
+        RAISE EXCEPTION 'ledger_insert_new_streams: an event''s digest or hash is not its own' USING ERRCODE = 'LA002';
     END IF;
 
     INSERT INTO stream_catalog (stream_id, stream_type, subject_id, created_at)

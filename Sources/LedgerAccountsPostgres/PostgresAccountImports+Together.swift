@@ -72,15 +72,16 @@ extension PostgresAccountImports {
                 projector.add(events.reduce(into: empty) { evolve(&$0, $1, at: now) }, events: events.map { ($0, now) }, from: empty)
             }
             try await projector.write(on: connection, into: .live)
+            var imports = BinaryRecordset()
+            for entry in accepted {
+                imports.row {
+                    $0.field("key", bytes: entry.pending.key)
+                    $0.field("account", entry.accountID)
+                }
+            }
             connection.queue(
-                """
-                INSERT INTO account_imports (key_hmac, account_id, imported_at)
-                SELECT decode(k, 'hex'), a, $3 FROM unnest($1::text[], $2::uuid[]) AS t(k, a)
-                """,
-                [
-                    .text(PostgresArray.literal(accepted.map { Hex.encode($0.pending.key) })),
-                    .text(PostgresArray.literal(accepted.map(\.accountID.lowercased))), .timestamp(now),
-                ])
+                "INSERT INTO account_imports (key_hmac, account_id, imported_at) SELECT r.key, r.account, $3 FROM \(imports.source)",
+                imports.parameters + [.timestamp(now)])
             _ = try await connection.query("RELEASE SAVEPOINT import_together")
         } catch {
             connection.discardQueued()

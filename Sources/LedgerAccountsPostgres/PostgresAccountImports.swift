@@ -53,12 +53,11 @@ public struct PostgresAccountImports: AccountImportStore {
         // Every record's key locked first, in one order: a concurrent import of the same record
         // waits here until this one commits, then finds it in.
         Self.queueLocks(Set(keys.map(Hex.encode)).map { "import:" + $0 }, on: connection)
+        var lookup = BinaryRecordset()
+        for key in keys { lookup.row { $0.field("key", bytes: key) } }
         let rows = try await connection.query(
-            """
-            SELECT key_hmac, account_id FROM account_imports
-            WHERE key_hmac IN (SELECT decode(k, 'hex') FROM unnest(string_to_array($1, ',')) AS k)
-            """,
-            [.text(keys.map(Hex.encode).joined(separator: ","))])
+            "SELECT key_hmac, account_id FROM account_imports WHERE key_hmac IN (SELECT r.key FROM \(lookup.source))",
+            lookup.parameters)
         var known: [[UInt8]: UUID] = [:]
         for row in 0..<rows.rowCount {
             if let key = try rows[row].bytes(0), let accountID = try rows[row].uuid(1) { known[key] = accountID }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension UUID {
-    /// A random (version 4) UUID from the system's generator (`getrandom`). Foundation's
+    /// A random (version 4) UUID from the system's generator (`getrandom`, `RandomBuffer`). Foundation's
     /// `UUID()` opens and reads `/dev/urandom` on each call here, which showed up at a few
     /// percent of the service's time on the paths that make one per request or per event.
     public static func random() -> UUID {
@@ -21,8 +21,7 @@ extension UUID {
 
     /// 128 random bits, then `prepare`'s changes, then the version and the RFC 4122 variant.
     private static func stamped(version: UInt8, _ prepare: (UnsafeMutableRawBufferPointer) -> Void) -> UUID {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        var bytes = RandomBuffer.shared.next128()
         return withUnsafeMutableBytes(of: &bytes) { raw in
             prepare(raw)
             raw[6] = raw[6] & 0x0F | version << 4
