@@ -22,17 +22,33 @@ public struct ReadinessProbe: Readiness {
         standby?.status()
     }
 
-    /// nil when ready, else the reason (safe to show: no secrets, no connection string).
-    public func check() async -> String? {
+    /// nil when ready, else why not (safe to show: no secrets, no connection string).
+    public func check() async -> NotReady? {
         do {
             let status = try await migrator.status(client: client)
-            if !status.mismatched.isEmpty { return "applied migrations differ from their files" }
-            if !status.pending.isEmpty { return "migrations are pending: run `ledger migrate`" }
+            if !status.mismatched.isEmpty { return NotReady(reason: "applied migrations differ from their files") }
+            if !status.pending.isEmpty { return NotReady(reason: "migrations are pending: run `ledger migrate`") }
             return nil
+        } catch let error as PostgresError where error.isTemporarilyUnavailable {
+            if await Self.noPrimary(error, standby: standby?.route.standby) {
+                return NotReady(reason: "no database server accepts writes now", database: .noPrimary)
+            }
+            return NotReady(reason: "database unreachable (\(error.code))", database: .unreachable)
         } catch let error as PostgresError {
-            return "database unreachable (\(error.code))"
+            return NotReady(reason: "database unreachable (\(error.code))")
         } catch {
-            return "database check failed"
+            return NotReady(reason: "database check failed")
         }
+    }
+
+    /// Whether the primary is missing while servers answer: the one reached is read-only (a
+    /// demoted primary; libpq's `target_session_attrs=read-write` finding only standbys says so
+    /// too), or the readers' standby still answers.
+    static func noPrimary(_ error: PostgresError, standby: PostgresClient?) async -> Bool {
+        if error.code == .readOnlyServer { return true }
+        let message = error.message.lowercased()
+        if message.contains("read-only") || message.contains("hot standby") { return true }
+        guard let standby else { return false }
+        return (try? await standby.query("SELECT pg_is_in_recovery()"))?.rows.first?.string(0) == "t"
     }
 }

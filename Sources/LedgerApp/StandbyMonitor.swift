@@ -54,7 +54,11 @@ public final class StandbyMonitor: Sendable {
     public func sample() async -> StandbyStatus {
         let sampledAt = clock.now()
         guard let primaryPosition = try? await Self.position("pg_current_wal_lsn()", on: route.primary) else {
-            return settle(lag: nil, bytes: nil, reason: .primaryUnreachable)
+            // No primary (a failover under way): the grant the last measurement gave stands, and
+            // runs out as it would have. It was sized so the standby cannot have fallen past the
+            // bound before then, and with no primary nothing newer (no purge) is committed
+            // meanwhile; reads keep answering from the standby (API.md "High availability").
+            return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, keepingGrant: true)
         }
         let samples = state.withLock {
             $0.samples.record(primaryPosition, at: sampledAt)
@@ -62,7 +66,10 @@ public final class StandbyMonitor: Sendable {
         }
         let replayed: WALPosition?
         do {
-            replayed = try await Self.position("pg_last_wal_replay_lsn()", on: route.standby)
+            // A standby promoted since (by a failover) replays no more, though it still names
+            // the last position it replayed: only one in recovery counts.
+            replayed = try await Self.position(
+                "CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() END", on: route.standby)
         } catch {
             return settle(lag: nil, bytes: nil, reason: .standbyUnreachable)
         }
@@ -89,15 +96,21 @@ public final class StandbyMonitor: Sendable {
     }
 
     /// Records a measurement and points the route by it; says so in the log when the readers move.
-    private func settle(lag: Double?, bytes: Int64?, reason: StandbyStatus.Reason?, grantUntil: Date? = nil) -> StandbyStatus {
+    private func settle(
+        lag: Double?, bytes: Int64?, reason: StandbyStatus.Reason?, grantUntil: Date? = nil, keepingGrant: Bool = false
+    ) -> StandbyStatus {
         let wasReadingStandby = route.readsStandby
         let previousReason = state.withLock { state in
             defer { (state.lagSeconds, state.lagBytes, state.reason) = (lag, bytes, reason) }
             return state.reason
         }
-        route.readStandby(until: grantUntil)
+        if !keepingGrant { route.readStandby(until: grantUntil) }
         let current = status()
-        if wasReadingStandby && current.readingFrom == .primary || reason != nil && reason != previousReason {
+        if keepingGrant && current.readingFrom == .standby {
+            if reason != previousReason {
+                logger.warning("the primary cannot be reached: readers keep the standby while its last measurement holds")
+            }
+        } else if wasReadingStandby && current.readingFrom == .primary || reason != nil && reason != previousReason {
             logger.warning(
                 "readers bypass the standby: they read the primary",
                 metadata: [

@@ -18,6 +18,10 @@ public final class PostgresConnection: @unchecked Sendable {
     private var queued: [QueuedStatement] = []
     /// Pipelines sent on this connection (for tests: queued statements took one round trip).
     private(set) var pipelinesSent = 0
+    /// The server said it no longer is what this connection was opened for: read-only now (a
+    /// primary demoted by a failover) or shutting down. The pool drops the connection, and the
+    /// next one libpq makes finds the new primary (`target_session_attrs`).
+    private(set) var serverLeftItsRole = false
     let executor: BlockingExecutor
     /// Where statements sent from a task await their results; nil for connections that only
     /// run on threads of their own (the listener), whose statements all run on `executor`.
@@ -57,7 +61,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// False once the connection broke; the pool then drops it.
     public var isUsable: Bool {
-        guard let handle else { return false }
+        guard let handle, !serverLeftItsRole else { return false }
         return PQstatus(handle) == CONNECTION_OK
     }
 
@@ -336,9 +340,9 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let sqlState else {
             return PostgresError(.connectionLost, message: primary ?? Self.lastError(handle))
         }
-        return PostgresError(
-            PostgresError.code(forSQLState: sqlState), sqlState: sqlState,
-            message: primary ?? Self.lastError(handle), detail: detail, constraint: constraint)
+        let code = PostgresError.code(forSQLState: sqlState)
+        if code == .readOnlyServer || code == .connectionLost { serverLeftItsRole = true }
+        return PostgresError(code, sqlState: sqlState, message: primary ?? Self.lastError(handle), detail: detail, constraint: constraint)
     }
 
     static func lastError(_ handle: OpaquePointer) -> String {

@@ -1,9 +1,10 @@
 import LedgerCore
 
 extension PostgresError: TemporaryUnavailability {
-    /// A connection that failed or was lost, or a pool with no connection to lend: the database
-    /// is there again in a moment; a query's own error is not.
+    /// A connection that failed or was lost, a server that no longer takes writes (a failover
+    /// under way), or a pool with no connection to lend: the database is there again in a
+    /// moment; a query's own error is not.
     public var isTemporarilyUnavailable: Bool {
-        code == .connectionFailed || code == .connectionLost || code == .poolExhausted
+        code == .connectionFailed || code == .connectionLost || code == .poolExhausted || code == .readOnlyServer
     }
 }

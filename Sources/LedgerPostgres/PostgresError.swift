@@ -18,6 +18,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
             case decoding = "decoding"
             case poolClosed = "pool_closed"
             case poolExhausted = "pool_exhausted"
+            case readOnlyServer = "read_only_server"
         }
 
         let base: Base
@@ -27,6 +28,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         public static let connectionFailed = Code(.connectionFailed)
         /// An open connection broke (server restart, network, admin shutdown).
         public static let connectionLost = Code(.connectionLost)
+        /// SQLSTATE 25006: a write reached a server that is read-only, such as a primary demoted
+        /// by a failover while the connection stayed open. The connection is dropped.
+        public static let readOnlyServer = Code(.readOnlyServer)
         /// SQLSTATE 23505.
         public static let uniqueViolation = Code(.uniqueViolation)
         /// SQLSTATE 40001: retry the transaction.
@@ -98,6 +102,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         case "55P03": return .lockTimeout
         case "57014": return .queryCanceled
         case "57P01", "57P02", "57P03": return .connectionLost
+        case "25006": return .readOnlyServer
         default:
             if state.hasPrefix("08") { return .connectionLost }
             if state.hasPrefix("LA") { return .raisedException }

@@ -88,4 +88,21 @@ struct StandbyTests {
             #expect(caughtUp.map(\.eventID) == later)
         }
     }
+
+    @Test("a write that reaches a read-only server is read_only_server, a temporary unavailability, and its connection is dropped")
+    func readOnlyServer() async throws {
+        try await withStandby { _, _, standbyClient in
+            try await standbyClient.withConnection { connection in
+                do {
+                    _ = try await connection.query("CREATE TABLE not_on_a_standby (n int)")
+                    Issue.record("a standby took a write")
+                } catch let error as PostgresError {
+                    #expect(error.code == .readOnlyServer && error.sqlState == "25006")
+                    #expect(error.isTemporarilyUnavailable)
+                }
+                #expect(!connection.isUsable, "a demoted primary's connection is not handed out again")
+            }
+            #expect(try await standbyClient.query("SELECT 1").rows.first?.string(0) == "1", "the pool opens another")
+        }
+    }
 }

@@ -65,6 +65,61 @@ struct ReadReplicaEndpointTests {
     }
 
     @Test(
+        "while no primary accepts writes: /readyz is 503 with database no_primary, the readers keep the standby, a write is 503 with Retry-After and never 500; the primary back, writes go on with no restart"
+    )
+    func noPrimary() async throws {
+        try await TestReplication.withClusters { primary, standby, primaryServer in
+            let services = try makeServices(url: "", client: primary, clock: ManualClock(Date()), readClient: standby)
+            let monitor = try #require(services.standbyMonitor)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+                _ = try await signUp(client, email: "ana@example.com")
+                #expect(try await Self.caughtUp(monitor))
+                #expect(try await call(client, .get, "/events?limit=100", token: reader).status == .ok)
+                try primaryServer.stopServer()
+                // The last measurement's grant stands (the clock stands still): reads stay on the standby.
+                #expect(await monitor.sample().readingFrom == .standby)
+                let ready = try await call(client, .get, "/readyz")
+                #expect(ready.status == .serviceUnavailable && ready.headers[.retryAfter] != nil)
+                #expect(ready.body["error"] as? String == "not_ready" && ready.body["database"] as? String == "no_primary")
+                // The feed itself reads the standby; the API key's check still reads the primary
+                // (issue 56 goes on there): a 503, not a 500, until then.
+                let feed = try await call(client, .get, "/events?limit=100", token: reader)
+                #expect(feed.status == .ok || feed.status == .serviceUnavailable)
+                let body: [String: Any] = ["email": "bo@example.com", "password": "violet-harbor-91"]
+                let refused = try await call(client, .post, "/auth/email/signup", body)
+                #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil)
+
+                try primaryServer.startServer()
+                var status = HTTPResponse.Status.serviceUnavailable
+                let deadline = ContinuousClock.now + .seconds(15)
+                while status != .created && ContinuousClock.now < deadline {
+                    status = try await call(client, .post, "/auth/email/signup", body).status
+                    #expect(status == .created || status == .serviceUnavailable)
+                    if status != .created { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(status == .created)
+                #expect(try await call(client, .get, "/readyz").status == .ok)
+            }
+        }
+    }
+
+    /// With no standby to ask, a primary that cannot be reached is `unreachable`, not `no_primary`.
+    @Test("a primary that is gone, with no standby configured, makes /readyz 503 with database unreachable")
+    func unreachable() async throws {
+        try await TestReplication.withClusters { primary, _, primaryServer in
+            let services = try makeServices(url: "", client: primary, clock: ManualClock(Date()))
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                #expect(try await call(client, .get, "/readyz").status == .ok)
+                try primaryServer.stopServer()
+                let ready = try await call(client, .get, "/readyz")
+                #expect(ready.status == .serviceUnavailable && ready.body["database"] as? String == "unreachable")
+                try primaryServer.startServer()
+            }
+        }
+    }
+
+    @Test(
         "past LEDGER_READ_MAX_LAG_SECONDS a paused standby is not read: an account it has not seen purged is served redacted from the primary, /readyz says why; caught up, it is read again"
     )
     func lagBound() async throws {

@@ -9,6 +9,14 @@ public enum TestReplication {
     public static func withPrimaryAndStandby<T>(
         _ body: (_ primary: PostgresClient, _ standby: PostgresClient) async throws -> T
     ) async throws -> T {
+        try await withClusters { primary, standby, _ in try await body(primary, standby) }
+    }
+
+    /// `withPrimaryAndStandby`, with the primary's server too, to stop and start (a failover's
+    /// time with no primary).
+    public static func withClusters<T>(
+        _ body: (_ primary: PostgresClient, _ standby: PostgresClient, _ primaryServer: LocalCluster) async throws -> T
+    ) async throws -> T {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-standby-\(UUID().uuidString.prefix(8))")
         let primaryCluster = try await LocalCluster.start(directory: root.appendingPathComponent("primary"), database: "ledger")
         defer { primaryCluster.stop() }
@@ -29,7 +37,7 @@ public enum TestReplication {
         defer { standbyCluster.stop() }
         let standby = PostgresClient(configuration: .init(url: standbyCluster.url, maximumConnections: 8))
         do {
-            let result = try await body(primary, standby)
+            let result = try await body(primary, standby, primaryCluster)
             await primary.shutdown()
             await standby.shutdown()
             return result

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "99c25394fa2f7df7b5b9f0e658b90c372d104a92f9ae7ddd60f0aaad2388ad17"
+    public static let sha256 = "359555147902bc442ddbd4a961d9a0a497bfe768aad783254a7d54a96f64f008"
 }

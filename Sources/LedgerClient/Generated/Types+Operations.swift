@@ -442,7 +442,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Not ready (database unreachable, migrations pending or changed).
+            /// Not ready (database unreachable, migrations pending or changed). When the database is the reason, `database` says where it stands: `no_primary` while servers answer but none accepts writes (a failover under way), `unreachable` when none answers.
             ///
             /// - Remark: Generated from `#/paths//readyz/get(ready)/responses/503`.
             ///

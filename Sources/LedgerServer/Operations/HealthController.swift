@@ -16,8 +16,10 @@ public struct HealthController: Sendable {
             JSONResponse(.ok, ["status": .string("ok")])
         }
         routes.get("/readyz") { _, _ in
-            if let reason = await readiness.check() {
-                throw APIError(.serviceUnavailable, .notReady, "Not ready: \(reason).", headers: [.retryAfter: "1"])
+            if let notReady = await readiness.check() {
+                throw APIError(
+                    .serviceUnavailable, .notReady, "Not ready: \(notReady.reason).",
+                    extra: notReady.database.map { ["database": .string($0.rawValue)] } ?? [:], headers: [.retryAfter: "1"])
             }
             guard let standby = readiness.standbyStatus() else { return JSONResponse(.ok, ["status": .string("ready")]) }
             // Ready either way: past the lag bound the readers read the primary, and say why.

@@ -119,7 +119,7 @@ final class MemoryBackend: TestBackend {
 
     /// Nothing to be unready for: there is no database.
     private struct NoDatabase: Readiness {
-        func check() async -> String? { nil }
+        func check() async -> NotReady? { nil }
         func standbyStatus() -> StandbyStatus? { nil }
     }
 }
