@@ -57,7 +57,7 @@ public final class StandbyMonitor: Sendable {
             // No primary (a failover under way): the grant the last measurement gave stands, and
             // runs out as it would have. It was sized so the standby cannot have fallen past the
             // bound before then, and with no primary nothing newer (no purge) is committed
-            // meanwhile; reads keep answering from the standby (API.md "High availability").
+            // meanwhile; reads keep answering from the standby (docs/operations.md "High availability").
             return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, keepingGrant: true)
         }
         let samples = state.withLock {

@@ -175,27 +175,12 @@ private final class PayloadEncoding: Encoder {
             state.holdsDates = true
             return Self.string(formatDate(encodable as! Date))
         }
-        if let integer = Self.integerText(encodable) { return Array(integer.utf8) }
+        // Every other integer width: one metatype check, and its decimal text as `JSONEncoder` writes it.
+        if T.self is any FixedWidthInteger.Type { return Array(String(describing: encodable).utf8) }
         if T.self == Double.self || T.self == Float.self || T.self == Decimal.self || T.self == Data.self || T.self == URL.self {
             throw JSONPayloadEncoder.Unsupported(typeName: "\(T.self)")
         }
         return nil
-    }
-
-    /// The decimal text of a fixed-width integer of any width, as `JSONEncoder` writes it.
-    static func integerText<T>(_ value: T) -> String? {
-        switch value {
-        case let number as Int64: return String(number)
-        case let number as Int32: return String(number)
-        case let number as Int16: return String(number)
-        case let number as Int8: return String(number)
-        case let number as UInt: return String(number)
-        case let number as UInt64: return String(number)
-        case let number as UInt32: return String(number)
-        case let number as UInt16: return String(number)
-        case let number as UInt8: return String(number)
-        default: return nil
-        }
     }
 
     static func string(_ text: String) -> [UInt8] {

@@ -83,7 +83,7 @@ struct ReadReplicaEndpointTests {
                 #expect(ready.status == .serviceUnavailable && ready.headers[.retryAfter] != nil)
                 #expect(ready.body["error"] as? String == "not_ready" && ready.body["database"] as? String == "no_primary")
                 // The feed itself reads the standby; the API key's check still reads the primary
-                // (issue 56 goes on there): a 503, not a 500, until then.
+                // (docs/operations.md "High availability"): a 503, not a 500, until then.
                 let feed = try await call(client, .get, "/events?limit=100", token: reader)
                 #expect(feed.status == .ok || feed.status == .serviceUnavailable)
                 let body: [String: Any] = ["email": "bo@example.com", "password": "violet-harbor-91"]

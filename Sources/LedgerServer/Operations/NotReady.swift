@@ -1,5 +1,5 @@
 /// Why `/readyz` answers `503`: the reason to show (no secrets, no connection string) and,
-/// when the database is the reason, where it stands (`database`, API.md "High availability").
+/// when the database is the reason, where it stands (`database`; openapi.yaml `/readyz`).
 public struct NotReady: Sendable, Equatable {
     /// `/readyz`'s `database` field.
     public enum Database: String, Sendable {
