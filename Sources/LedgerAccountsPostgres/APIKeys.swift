@@ -2,6 +2,7 @@ import Foundation
 import LedgerAccounts
 import LedgerCore
 import LedgerCrypto
+import LedgerEventStore
 import LedgerPostgres
 import Synchronization
 
@@ -21,15 +22,19 @@ public struct APIKeys: APIKeyAuthority {
     }
 
     let client: PostgresClient
+    /// The readers' route (`LEDGER_READ_DATABASE_URL`), when there is one: while no primary
+    /// answers (a failover), a key is checked on the standby the route still grants.
+    let standby: StandbyRoute?
     let clock: any LedgerClock
     /// Live keys' scopes, remembered briefly so a busy backend does not cost a query per call;
     /// a revocation therefore takes effect within `APIKeys.cacheLifetime` on every instance.
     private let cache = ScopeCache()
     public static let cacheLifetime: Duration = .seconds(5)
 
-    public init(client: PostgresClient, clock: any LedgerClock) {
+    public init(client: PostgresClient, clock: any LedgerClock, standby: StandbyRoute? = nil) {
         self.client = client
         self.clock = clock
+        self.standby = standby
     }
 
     /// Creates a key; returns its id and the key itself, which is never stored.
@@ -70,14 +75,28 @@ public struct APIKeys: APIKeyAuthority {
         if let cached = cache.get(hash) {
             authorized = cached
         } else {
-            let rows = try await client.query(
-                "SELECT id, array_to_string(scopes, ',') FROM api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL", [.bytea(hash)])
+            let rows = try await liveKey(hash)
             guard rows.rowCount == 1, let id = try rows[0].uuid(0) else { throw APIKeyError.unknown }
             authorized = Authorized(id: id, hash: hash, scopes: Set((rows[0].string(1) ?? "").split(separator: ",").map(String.init)))
             cache.set(authorized)
         }
         guard authorized.allows(scope) else { throw APIKeyError.missingScope }
         return authorized
+    }
+
+    /// The live key with `hash`, from the primary; while the primary cannot answer, from the
+    /// standby the readers' route grants. A revocation committed on the primary is on that
+    /// standby within the route's lag bound, as every purge is (docs/operations.md "High
+    /// availability on Patroni"), so a revoked key is refused there as late as a read of purged
+    /// data would be, and a feed reader keeps reading through a failover.
+    private func liveKey(_ hash: [UInt8]) async throws -> PostgresResult {
+        let query = "SELECT id, array_to_string(scopes, ',') FROM api_keys WHERE key_sha256 = $1 AND revoked_at IS NULL"
+        do {
+            return try await client.query(query, [.bytea(hash)])
+        } catch let failure as PostgresError where failure.isTemporarilyUnavailable {
+            guard let standby, standby.readsStandby else { throw failure }
+            return try await standby.standby.query(query, [.bytea(hash)])
+        }
     }
 }
 

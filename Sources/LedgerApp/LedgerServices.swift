@@ -78,7 +78,7 @@ public struct LedgerServices: Sendable {
             spent: PostgresSpentChallenges(client: client), imports: PostgresAccountImports(repository: repository), masterKey: masterKey,
             clock: clock)
         self.revocations = ProviderTokenRevocations(masterKey: masterKey)
-        self.apiKeys = APIKeys(client: client, clock: clock)
+        self.apiKeys = APIKeys(client: client, clock: clock, standby: standbyMonitor?.route)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)
         self.audit = AccountAudit(store: readStore)
         self.subscriptions = try WebhookSubscriptions(

@@ -33,6 +33,20 @@ public final class StandbyMonitor: Sendable {
         var lagBytes: Int64?
         /// Why the last measurement withdrew the standby; nil when it granted it.
         var reason: StandbyStatus.Reason? = .notMeasured
+        /// When a measurement first found no primary since the last that found one.
+        var primaryLostAt: Date?
+        /// When the readers' pool was last renewed for want of a standby.
+        var renewedAt: Date?
+    }
+
+    /// What a measurement does to the standby's grant.
+    enum GrantChange {
+        /// Reads go to the primary from now on.
+        case withdraw
+        /// Reads go to the standby until then.
+        case until(Date)
+        /// The last grant stands and runs out as it would have.
+        case keep
     }
 
     public init(
@@ -54,36 +68,79 @@ public final class StandbyMonitor: Sendable {
     public func sample() async -> StandbyStatus {
         let sampledAt = clock.now()
         guard let primaryPosition = try? await Self.position("pg_current_wal_lsn()", on: route.primary) else {
-            // No primary (a failover under way): the grant the last measurement gave stands, and
-            // runs out as it would have. It was sized so the standby cannot have fallen past the
-            // bound before then, and with no primary nothing newer (no purge) is committed
-            // meanwhile; reads keep answering from the standby (docs/operations.md "High availability").
-            return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, keepingGrant: true)
+            return await sampleWithoutPrimary(at: sampledAt)
         }
         let samples = state.withLock {
             $0.samples.record(primaryPosition, at: sampledAt)
+            $0.primaryLostAt = nil
             return $0.samples
         }
         let replayed: WALPosition?
         do {
-            // A standby promoted since (by a failover) replays no more, though it still names
-            // the last position it replayed: only one in recovery counts.
-            replayed = try await Self.position(
-                "CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() END", on: route.standby)
+            replayed = try await Self.position(Self.replayedIfStandby, on: route.standby)
         } catch {
-            return settle(lag: nil, bytes: nil, reason: .standbyUnreachable)
+            return settle(lag: nil, bytes: nil, reason: .standbyUnreachable, grant: .withdraw)
         }
-        guard let replayed else { return settle(lag: nil, bytes: nil, reason: .notAStandby) }
+        guard let replayed else {
+            renewStandbyConnections(at: sampledAt)
+            return settle(lag: nil, bytes: nil, reason: .notAStandby, grant: .withdraw)
+        }
         // The standby answered after `sampledAt`: its lag is read at the answer, the longer one.
         let measuredAt = clock.now()
         let bytes = primaryPosition.bytes(since: replayed)
         let lag = samples.lag(of: replayed, at: measuredAt)
         if let lag, lag <= Double(maxLagSeconds) {
             // Replay stopped now, it would pass the bound then: a grant for no longer.
-            return settle(lag: lag, bytes: bytes, reason: nil, grantUntil: measuredAt.addingTimeInterval(Double(maxLagSeconds) - lag))
+            return settle(
+                lag: lag, bytes: bytes, reason: nil, grant: .until(measuredAt.addingTimeInterval(Double(maxLagSeconds) - lag)))
         }
-        return settle(lag: lag ?? samples.reach(at: measuredAt), bytes: bytes, reason: .tooFarBehind)
+        return settle(lag: lag ?? samples.reach(at: measuredAt), bytes: bytes, reason: .tooFarBehind, grant: .withdraw)
     }
+
+    /// A standby's replayed position; NULL on a server not in recovery. A standby promoted since
+    /// (by a failover) replays no more, though it still names the last position it replayed:
+    /// only one in recovery counts.
+    static let replayedIfStandby = "CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() END"
+
+    /// A measurement while no primary answers (a failover under way). Nothing commits without a
+    /// primary, so what the standby lacks cannot grow: a standby that has replayed the newest
+    /// position the primary was seen at lacks at most what the primary wrote between that sample
+    /// and the first one that found it gone. Within the bound, the grant is renewed and reads keep
+    /// answering from the standby for as long as the outage lasts; otherwise the grant the last
+    /// measurement gave stands and runs out as sized (docs/operations.md "High availability").
+    private func sampleWithoutPrimary(at sampledAt: Date) async -> StandbyStatus {
+        let (newest, lostAt) = state.withLock { state in
+            if state.primaryLostAt == nil { state.primaryLostAt = sampledAt }
+            return (state.samples.samples.last, state.primaryLostAt ?? sampledAt)
+        }
+        guard let newest, let replayed = try? await Self.position(Self.replayedIfStandby, on: route.standby),
+            replayed >= newest.position
+        else {
+            return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, grant: .keep)
+        }
+        let missing = max(0, lostAt.timeIntervalSince(newest.at))
+        guard missing <= Double(maxLagSeconds) else {
+            return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, grant: .keep)
+        }
+        // Renewed by every measurement; one that stops coming lets it run out.
+        let until = clock.now().addingTimeInterval(Double(maxLagSeconds) - missing)
+        return settle(lag: missing, bytes: nil, reason: .primaryUnreachable, grant: .until(until))
+    }
+
+    /// The readers' server is no standby now (promoted by a failover): their pool is renewed, at
+    /// most every `renewalInterval`, so a `prefer-standby` URL finds a standby again.
+    private func renewStandbyConnections(at now: Date) {
+        let due = state.withLock { state in
+            guard state.renewedAt.map({ now.timeIntervalSince($0) >= Self.renewalInterval }) ?? true else { return false }
+            state.renewedAt = now
+            return true
+        }
+        guard due else { return }
+        logger.warning("the readers' server is no standby now: reconnecting the readers")
+        route.standby.renewConnections()
+    }
+
+    static let renewalInterval: TimeInterval = 10
 
     /// Where the readers read now and why.
     public func status() -> StandbyStatus {
@@ -96,19 +153,21 @@ public final class StandbyMonitor: Sendable {
     }
 
     /// Records a measurement and points the route by it; says so in the log when the readers move.
-    private func settle(
-        lag: Double?, bytes: Int64?, reason: StandbyStatus.Reason?, grantUntil: Date? = nil, keepingGrant: Bool = false
-    ) -> StandbyStatus {
+    private func settle(lag: Double?, bytes: Int64?, reason: StandbyStatus.Reason?, grant: GrantChange) -> StandbyStatus {
         let wasReadingStandby = route.readsStandby
         let previousReason = state.withLock { state in
             defer { (state.lagSeconds, state.lagBytes, state.reason) = (lag, bytes, reason) }
             return state.reason
         }
-        if !keepingGrant { route.readStandby(until: grantUntil) }
+        switch grant {
+        case .withdraw: route.readStandby(until: nil)
+        case .until(let deadline): route.readStandby(until: deadline)
+        case .keep: break
+        }
         let current = status()
-        if keepingGrant && current.readingFrom == .standby {
+        if reason == .primaryUnreachable && current.readingFrom == .standby {
             if reason != previousReason {
-                logger.warning("the primary cannot be reached: readers keep the standby while its last measurement holds")
+                logger.warning("the primary cannot be reached: readers keep the standby, which lacks nothing newer")
             }
         } else if wasReadingStandby && current.readingFrom == .primary || reason != nil && reason != previousReason {
             logger.warning(

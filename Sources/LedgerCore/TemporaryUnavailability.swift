@@ -3,4 +3,11 @@
 /// knowing which adapter failed.
 public protocol TemporaryUnavailability: Error {
     var isTemporarilyUnavailable: Bool { get }
+    /// Whether it is busy (a pool with nothing to lend: `service_unavailable`) rather than away
+    /// (a database that cannot be reached or takes no writes: `unavailable`).
+    var isSaturated: Bool { get }
+}
+
+extension TemporaryUnavailability {
+    public var isSaturated: Bool { false }
 }

@@ -41,6 +41,8 @@ public final class PostgresClient: Sendable {
     let readiness = SocketReadiness()
     private let pool: ConnectionPool
     private let statements = StatementCounter()
+    /// Bumped by `renewConnections`: connections opened before are closed when next returned or taken.
+    private let generation = Atomic<Int>(0)
     let logger: Logger
 
     /// Statements this client has sent since it was made (`BEGIN` and `COMMIT` included): what a
@@ -71,6 +73,13 @@ public final class PostgresClient: Sendable {
         readiness?.shutdown()
     }
 
+    /// Replaces every connection: idle ones when next taken, busy ones when given back. For a
+    /// pool whose server changed its role under it (a standby promoted by a failover, which a
+    /// `prefer-standby` URL must leave for a standby), so libpq chooses a server again.
+    public func renewConnections() {
+        generation.add(1, ordering: .relaxed)
+    }
+
     /// Lends a connection to `body` and takes it back afterwards.
     ///
     /// A pooled connection that turns out dead on its first statement (PostgreSQL restarted
@@ -84,7 +93,7 @@ public final class PostgresClient: Sendable {
                 let value = try await body(connection)
                 try await connection.flush()
                 statements.add(connection.statementsSinceCheckout)
-                pool.release(connection)
+                giveBack(connection)
                 return value
             } catch let error as PostgresError
                 where error.code == .connectionLost && reused && !replacedStale && connection.statementsSinceCheckout == 0
@@ -96,7 +105,7 @@ public final class PostgresClient: Sendable {
             } catch {
                 statements.add(connection.statementsSinceCheckout)
                 connection.discardQueued()
-                pool.release(connection)
+                giveBack(connection)
                 throw error
             }
         }
@@ -124,17 +133,25 @@ public final class PostgresClient: Sendable {
         try await withConnection { try await $0.query(sql, parameters) }
     }
 
+    /// Returns a connection to the pool, closed first when `renewConnections` retired it.
+    private func giveBack(_ connection: PostgresConnection) {
+        if connection.generation != generation.load(ordering: .relaxed) { connection.close() }
+        pool.release(connection)
+    }
+
     private func checkout() async throws -> (PostgresConnection, reused: Bool) {
         while true {
             switch try await pool.acquire() {
             case .idle(let connection):
                 // Cheap and non-blocking: notices a server that closed the socket meanwhile.
-                if connection.probeIdle() { return (connection, true) }
+                if connection.generation == generation.load(ordering: .relaxed) && connection.probeIdle() { return (connection, true) }
                 connection.close()
                 pool.release(connection)
             case .openNew:
                 do {
+                    let current = generation.load(ordering: .relaxed)
                     let connection = try await PostgresConnection.connect(url: configuration.url, executor: executor, readiness: readiness)
+                    connection.generation = current
                     return (connection, false)
                 } catch {
                     pool.openFailed()

@@ -22,6 +22,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// primary demoted by a failover) or shutting down. The pool drops the connection, and the
     /// next one libpq makes finds the new primary (`target_session_attrs`).
     private(set) var serverLeftItsRole = false
+    /// The pool's generation this connection was opened in (`PostgresClient.renewConnections`).
+    var generation = 0
     let executor: BlockingExecutor
     /// Where statements sent from a task await their results; nil for connections that only
     /// run on threads of their own (the listener), whose statements all run on `executor`.

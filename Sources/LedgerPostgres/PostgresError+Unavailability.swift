@@ -7,4 +7,7 @@ extension PostgresError: TemporaryUnavailability {
     public var isTemporarilyUnavailable: Bool {
         code == .connectionFailed || code == .connectionLost || code == .poolExhausted || code == .readOnlyServer
     }
+
+    /// A pool with no connection to lend is busy, not away.
+    public var isSaturated: Bool { code == .poolExhausted }
 }

@@ -65,42 +65,92 @@ struct ReadReplicaEndpointTests {
     }
 
     @Test(
-        "while no primary accepts writes: /readyz is 503 with database no_primary, the readers keep the standby, a write is 503 with Retry-After and never 500; the primary back, writes go on with no restart"
+        "while no primary accepts writes: /readyz is 503 with database no_primary, the feed keeps answering from the standby (keys checked there, revoked ones refused), a write is 503 unavailable with Retry-After and never 500; the primary back, writes go on with no restart"
     )
     func noPrimary() async throws {
         try await TestReplication.withClusters { primary, standby, primaryServer in
-            let services = try makeServices(url: "", client: primary, clock: ManualClock(Date()), readClient: standby)
+            let clock = ManualClock(Date())
+            let services = try makeServices(url: "", client: primary, clock: clock, readClient: standby)
+            let monitor = try #require(services.standbyMonitor)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                // Keys never checked before the outage: no instance has them cached.
+                let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+                let revoked = try await services.apiKeys.create(name: "revoked", scopes: [.eventsRead])
+                #expect(try await services.apiKeys.revoke(revoked.id))
+                _ = try await signUp(client, email: "ana@example.com")
+                #expect(try await Self.caughtUp(monitor))
+                try primaryServer.stopServer()
+                #expect(await monitor.sample().readingFrom == .standby)
+                // Nothing commits without a primary, so a standby that has everything it wrote stays
+                // granted however long the outage lasts.
+                clock.advance(by: Double(services.configuration.readMaxLagSeconds) * 3)
+                let status = await monitor.sample()
+                #expect(status.readingFrom == .standby && status.lagSeconds == 0)
+                let ready = try await call(client, .get, "/readyz")
+                #expect(ready.status == .serviceUnavailable && ready.headers[.retryAfter] != nil)
+                #expect(ready.body["error"] as? String == "not_ready" && ready.body["database"] as? String == "no_primary")
+                let feed = try await call(client, .get, "/events?limit=100", token: reader)
+                #expect(feed.status == .ok)
+                #expect((feed.body["events"] as? [[String: Any]])?.contains { $0["type"] as? String == "account.registered" } == true)
+                #expect(try await call(client, .get, "/events?limit=100", token: revoked.key).status == .unauthorized)
+                let body: [String: Any] = ["email": "bo@example.com", "password": "violet-harbor-91"]
+                let refused = try await call(client, .post, "/auth/email/signup", body)
+                #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil)
+                #expect(refused.body["error"] as? String == "unavailable")
+
+                try primaryServer.startServer()
+                var answer = HTTPResponse.Status.serviceUnavailable
+                let deadline = ContinuousClock.now + .seconds(15)
+                while answer != .created && ContinuousClock.now < deadline {
+                    answer = try await call(client, .post, "/auth/email/signup", body).status
+                    #expect(answer == .created || answer == .serviceUnavailable)
+                    if answer != .created { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(answer == .created)
+                #expect(try await call(client, .get, "/readyz").status == .ok)
+            }
+        }
+    }
+
+    @Test(
+        "while no primary answers, a standby that lacks what the primary last wrote keeps only the grant it had: past the bound the feed reads the primary, a 503 and never a 500"
+    )
+    func noPrimaryStandbyBehind() async throws {
+        try await TestReplication.withClusters { primary, standby, primaryServer in
+            let clock = ManualClock(Date())
+            let services = try makeServices(url: "", client: primary, clock: clock, readClient: standby)
             let monitor = try #require(services.standbyMonitor)
             try await Application(router: buildRouter(services)).test(.router) { client in
                 let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
                 _ = try await signUp(client, email: "ana@example.com")
                 #expect(try await Self.caughtUp(monitor))
-                #expect(try await call(client, .get, "/events?limit=100", token: reader).status == .ok)
+                try await standby.query("SELECT pg_wal_replay_pause()")
+                _ = try await signUp(client, email: "bo@example.com")
+                #expect(await monitor.sample().readingFrom == .standby)  // within the bound still
                 try primaryServer.stopServer()
-                // The last measurement's grant stands (the clock stands still): reads stay on the standby.
-                #expect(await monitor.sample().readingFrom == .standby)
-                let ready = try await call(client, .get, "/readyz")
-                #expect(ready.status == .serviceUnavailable && ready.headers[.retryAfter] != nil)
-                #expect(ready.body["error"] as? String == "not_ready" && ready.body["database"] as? String == "no_primary")
-                // The feed itself reads the standby; the API key's check still reads the primary
-                // (docs/operations.md "High availability"): a 503, not a 500, until then.
+                clock.advance(by: Double(services.configuration.readMaxLagSeconds) + 1)
+                let status = await monitor.sample()
+                #expect(status.readingFrom == .primary && status.reason == .primaryUnreachable)
                 let feed = try await call(client, .get, "/events?limit=100", token: reader)
-                #expect(feed.status == .ok || feed.status == .serviceUnavailable)
-                let body: [String: Any] = ["email": "bo@example.com", "password": "violet-harbor-91"]
-                let refused = try await call(client, .post, "/auth/email/signup", body)
-                #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil)
-
+                #expect(feed.status == .serviceUnavailable && feed.body["error"] as? String == "unavailable")
                 try primaryServer.startServer()
-                var status = HTTPResponse.Status.serviceUnavailable
-                let deadline = ContinuousClock.now + .seconds(15)
-                while status != .created && ContinuousClock.now < deadline {
-                    status = try await call(client, .post, "/auth/email/signup", body).status
-                    #expect(status == .created || status == .serviceUnavailable)
-                    if status != .created { try await Task.sleep(for: .milliseconds(100)) }
-                }
-                #expect(status == .created)
-                #expect(try await call(client, .get, "/readyz").status == .ok)
+                try await standby.query("SELECT pg_wal_replay_resume()")
             }
+        }
+    }
+
+    @Test("a readers' standby promoted by a failover is no standby: reads go to the primary and the readers' pool reconnects")
+    func promotedStandby() async throws {
+        try await TestReplication.withClusters { primary, standby, _ in
+            let services = try makeServices(url: "", client: primary, clock: ManualClock(Date()), readClient: standby)
+            let monitor = try #require(services.standbyMonitor)
+            #expect(try await Self.caughtUp(monitor))
+            let before = try await standby.query("SELECT pg_backend_pid()::text").rows.first?.string(0)
+            try await standby.query("SELECT pg_promote(true, 30)")
+            let status = await monitor.sample()
+            #expect(status.readingFrom == .primary && status.reason == .notAStandby)
+            let after = try await standby.query("SELECT pg_backend_pid()::text").rows.first?.string(0)
+            #expect(before != nil && after != nil && before != after)
         }
     }
 

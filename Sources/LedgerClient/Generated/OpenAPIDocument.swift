@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "359555147902bc442ddbd4a961d9a0a497bfe768aad783254a7d54a96f64f008"
+    public static let sha256 = "d9e031fdfdb28a1967f487471527cff2a575122ad85c8d3438c1fb111f6c53b2"
 }

@@ -919,7 +919,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/signup/post(emailSignUp)/responses/503`.
             ///
@@ -1400,7 +1400,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/login/post(emailSignIn)/responses/503`.
             ///
@@ -1669,7 +1669,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/token/refresh/post(refreshSession)/responses/503`.
             ///
@@ -1809,7 +1809,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/logout/post(logout)/responses/503`.
             ///
@@ -1965,7 +1965,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/get(me)/responses/503`.
             ///
@@ -2248,7 +2248,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/delete(deleteAccount)/responses/503`.
             ///
@@ -2404,7 +2404,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/auth-methods/get(authMethods)/responses/503`.
             ///
@@ -2691,7 +2691,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/profile/patch(updateProfile)/responses/503`.
             ///
@@ -2865,7 +2865,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//handles/available/get(handleAvailable)/responses/503`.
             ///
@@ -3085,7 +3085,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email-available/get(emailAvailable)/responses/503`.
             ///
@@ -3352,7 +3352,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/sessions/get(listSessions)/responses/503`.
             ///
@@ -3537,7 +3537,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/sessions/delete(revokeOtherSessions)/responses/503`.
             ///
@@ -3746,7 +3746,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/sessions/{id}/delete(revokeSession)/responses/503`.
             ///
@@ -3975,7 +3975,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/support/get(support)/responses/503`.
             ///
@@ -4205,7 +4205,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/verify/post(verifyEmail)/responses/503`.
             ///
@@ -4356,7 +4356,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/resend-verification/post(resendVerification)/responses/503`.
             ///
@@ -4635,7 +4635,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/password/forgot/post(forgotPassword)/responses/503`.
             ///
@@ -4878,7 +4878,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/password/reset/post(resetPassword)/responses/503`.
             ///
@@ -5233,7 +5233,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//sessions/introspect/post(introspectSession)/responses/503`.
             ///
@@ -5535,7 +5535,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//verify-email/post(verifyEmailPageSubmit)/responses/503`.
             ///
@@ -5880,7 +5880,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//reset-password/post(resetPasswordPageSubmit)/responses/503`.
             ///
@@ -6211,7 +6211,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//confirm-email-change/post(confirmEmailChangePageSubmit)/responses/503`.
             ///
@@ -6579,7 +6579,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//revert-email/post(revertEmailPageSubmit)/responses/503`.
             ///
@@ -8325,7 +8325,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/phone/request-otp/post(requestOTP)/responses/503`.
             ///
@@ -8880,7 +8880,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/phone/verify-otp/post(verifyOTP)/responses/503`.
             ///
@@ -9089,7 +9089,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/phone/otp/{request_id}/delete(cancelOTP)/responses/503`.
             ///
@@ -9392,7 +9392,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/reauth-options/get(reauthOptions)/responses/503`.
             ///
@@ -9673,7 +9673,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/password/post(reauthPassword)/responses/503`.
             ///
@@ -9888,7 +9888,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/totp/post(reauthTOTP)/responses/503`.
             ///
@@ -10127,7 +10127,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/passkeys/options/post(passkeyRegistrationOptions)/responses/503`.
             ///
@@ -10308,7 +10308,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/passkeys/get(listPasskeys)/responses/503`.
             ///
@@ -10680,7 +10680,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/passkeys/post(registerPasskey)/responses/503`.
             ///
@@ -10998,7 +10998,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/passkeys/{id}/patch(renamePasskey)/responses/503`.
             ///
@@ -11306,7 +11306,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/passkeys/{id}/delete(removePasskey)/responses/503`.
             ///
@@ -11441,7 +11441,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/passkey/options/post(passkeySignInOptions)/responses/503`.
             ///
@@ -11726,7 +11726,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/passkey/login/post(passkeySignIn)/responses/503`.
             ///
@@ -11933,7 +11933,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/passkey/options/post(passkeyReauthOptions)/responses/503`.
             ///
@@ -12186,7 +12186,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/passkey/post(reauthPasskey)/responses/503`.
             ///
@@ -12465,7 +12465,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/mfa/totp/post(beginTOTP)/responses/503`.
             ///
@@ -12702,7 +12702,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/mfa/totp/delete(disableTOTP)/responses/503`.
             ///
@@ -12968,7 +12968,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/mfa/totp/confirm/post(confirmTOTP)/responses/503`.
             ///
@@ -13177,7 +13177,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/mfa/recovery-codes/post(regenerateRecoveryCodes)/responses/503`.
             ///
@@ -13601,7 +13601,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/mfa/verify/post(verifyMFA)/responses/503`.
             ///
@@ -13824,7 +13824,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/nonce/post(reauthNonce)/responses/503`.
             ///
@@ -14026,7 +14026,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/email-link/post(reauthEmailLink)/responses/503`.
             ///
@@ -14205,7 +14205,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/email-link/confirm/post(reauthEmailLinkConfirm)/responses/503`.
             ///
@@ -14544,7 +14544,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/password/change/post(changePassword)/responses/503`.
             ///
@@ -14945,7 +14945,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/add-with-password/post(addEmailWithPassword)/responses/503`.
             ///
@@ -15279,7 +15279,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/request-change/post(requestEmailChange)/responses/503`.
             ///
@@ -15540,7 +15540,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/confirm-change/post(confirmEmailChange)/responses/503`.
             ///
@@ -15932,7 +15932,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/email/revert/post(revertEmail)/responses/503`.
             ///
@@ -16305,7 +16305,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/apple/post(signInApple)/responses/503`.
             ///
@@ -16487,7 +16487,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/apple/post(reauthApple)/responses/503`.
             ///
@@ -16860,7 +16860,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/google/post(signInGoogle)/responses/503`.
             ///
@@ -17042,7 +17042,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//auth/reauth/google/post(reauthGoogle)/responses/503`.
             ///
@@ -17402,7 +17402,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/auth-methods/link/post(linkProvider)/responses/503`.
             ///
@@ -17749,7 +17749,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/auth-methods/disconnect/post(disconnectProvider)/responses/503`.
             ///
@@ -17991,7 +17991,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/auth-methods/phone/delete(removePhone)/responses/503`.
             ///
@@ -18235,7 +18235,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/auth-methods/email/delete(removeEmail)/responses/503`.
             ///
@@ -18582,7 +18582,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//accounts/{id}/disable/post(disableAccount)/responses/503`.
             ///
@@ -19185,7 +19185,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//admin/accounts/import/post(importAccounts)/responses/503`.
             ///
@@ -19481,7 +19481,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//accounts/{id}/enable/post(enableAccount)/responses/503`.
             ///
@@ -19709,7 +19709,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//webhooks/apple/post(appleNotification)/responses/503`.
             ///
@@ -20204,7 +20204,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//accounts/{id}/holds/{ref}/put(putHold)/responses/503`.
             ///
@@ -20550,7 +20550,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//accounts/{id}/holds/{ref}/delete(deleteHold)/responses/503`.
             ///
@@ -20802,7 +20802,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/delete-preflight/get(deletePreflight)/responses/503`.
             ///
@@ -21133,7 +21133,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//me/export/get(exportAccount)/responses/503`.
             ///
@@ -21554,7 +21554,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//events/get(readEvents)/responses/503`.
             ///
@@ -21857,7 +21857,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//events/stream/get(streamEvents)/responses/503`.
             ///
@@ -22159,7 +22159,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//accounts/{id}/events/get(accountEvents)/responses/503`.
             ///
@@ -22699,7 +22699,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//accounts/{id}/state/get(accountStateAt)/responses/503`.
             ///
@@ -23030,7 +23030,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//accounts/{id}/verify/get(verifyAccount)/responses/503`.
             ///
@@ -23257,7 +23257,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//subscriptions/get(listSubscriptions)/responses/503`.
             ///
@@ -23637,7 +23637,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//subscriptions/post(createSubscription)/responses/503`.
             ///
@@ -23908,7 +23908,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//subscriptions/{id}/get(getSubscription)/responses/503`.
             ///
@@ -24163,7 +24163,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//subscriptions/{id}/delete(deleteSubscription)/responses/503`.
             ///
@@ -24468,7 +24468,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//subscriptions/{id}/rotate-secret/post(rotateSubscriptionSecret)/responses/503`.
             ///
@@ -24739,7 +24739,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//subscriptions/{id}/pause/post(pauseSubscription)/responses/503`.
             ///
@@ -25010,7 +25010,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//subscriptions/{id}/resume/post(resumeSubscription)/responses/503`.
             ///
@@ -25156,7 +25156,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `service_unavailable`: the password-hashing pool or the database is saturated; retry after `Retry-After`.
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
             ///
             /// - Remark: Generated from `#/paths//metrics/get(metrics)/responses/503`.
             ///

@@ -19,7 +19,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         public static let unauthorized = Code("unauthorized")
         public static let forbidden = Code("forbidden")
         public static let notReady = Code("not_ready")
-        public static let unavailable = Code("service_unavailable")
+        /// Busy: a pool or queue with nothing to spare now (or an outside service that cannot answer).
+        public static let serviceUnavailable = Code("service_unavailable")
+        /// The database takes no writes now: no primary (a failover under way) or none reachable.
+        public static let unavailable = Code("unavailable")
         public static let internalError = Code("internal_error")
     }
 

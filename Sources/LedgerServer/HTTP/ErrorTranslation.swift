@@ -90,7 +90,7 @@ enum ErrorTranslation {
         case let invalid as InvalidAppleNotification:
             if invalid.isUnavailable {
                 return APIError(
-                    .serviceUnavailable, .unavailable, "Apple notifications cannot be checked now. Try again later.",
+                    .serviceUnavailable, .serviceUnavailable, "Apple notifications cannot be checked now. Try again later.",
                     headers: [.retryAfter: "60"])
             }
             return APIError(.badRequest, .init("invalid_notification"), "The notification could not be verified.")
@@ -110,13 +110,14 @@ enum ErrorTranslation {
                 headers: [.retryAfter: String(throttled.retryAfter)])
         case PasswordHasherError.overloaded:
             return APIError(
-                .serviceUnavailable, .unavailable, "Too many sign-ins at once. Try again shortly.",
+                .serviceUnavailable, .serviceUnavailable, "Too many sign-ins at once. Try again shortly.",
                 headers: [.retryAfter: "1"])
         case is DecodingError:
             return APIError(.badRequest, .invalidRequest, "The request body is not valid JSON of the expected shape.")
         case let failure as any TemporaryUnavailability where failure.isTemporarilyUnavailable:
             return APIError(
-                .serviceUnavailable, .unavailable, "The service is temporarily unavailable. Try again shortly.",
+                .serviceUnavailable, failure.isSaturated ? .serviceUnavailable : .unavailable,
+                "The service is temporarily unavailable. Try again shortly.",
                 headers: [.retryAfter: "1"])
         default:
             return nil
