@@ -89,7 +89,7 @@ ha_wait_leader() {
   return 1
 }
 
-# Waits until a leader and a synchronous standby are running and the third node streams.
+# Waits until a leader and its synchronous standbys are running.
 ha_wait_members() {
   local deadline=$((SECONDS + $1)) leader
   while [ $SECONDS -lt $deadline ]; do
@@ -117,19 +117,21 @@ ha_postmaster_pid() { head -1 "$HA_DIR/$1/data/postmaster.pid" 2>/dev/null; }
 stop_ha_cluster() {
   [ -n "${HA_DIR:-}" ] && [ -d "$HA_DIR" ] || return 0
   local node pid
+  # Patroni stops its postmaster on TERM; the pid files hold the `runuser` that started each
+  # process when run as root, so the processes themselves are found by their command line.
   for node in 1 2 3; do
-    pid=$(cat "$HA_DIR/node$node.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+    pid=$(ha_node_pid "node$node") && [ -n "$pid" ] && kill "$pid" 2>/dev/null
   done
   for node in 1 2 3; do
-    pid=$(cat "$HA_DIR/node$node.pid" 2>/dev/null) || continue
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null
+    for _ in $(seq 1 100); do [ -z "$(ha_node_pid "node$node")" ] && break; sleep 0.1; done
+    pid=$(ha_node_pid "node$node") && [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
     # A postmaster Patroni left running (it was killed itself): only if the pid is still a postgres.
     pid=$(ha_postmaster_pid "node$node") && [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] &&
       kill -9 "$pid" 2>/dev/null
   done
-  pid=$(cat "$HA_DIR/etcd.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
-  sleep 0.5
+  pkill -f "etcd --name ha --data-dir $HA_DIR/etcd" 2>/dev/null
+  for _ in $(seq 1 50); do pgrep -f "etcd --name ha --data-dir $HA_DIR/etcd" >/dev/null || break; sleep 0.1; done
   rm -rf "$HA_DIR"
   HA_DIR=""
+  return 0
 }
