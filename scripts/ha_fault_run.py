@@ -242,6 +242,19 @@ def whole_feed(base, key):
         cursor = body["next_cursor"]
 
 
+def on_primary(sql):
+    """One value `sql` gives on the primary, through the read-write URL; None when it fails."""
+    result = subprocess.run([os.path.join(os.environ["HA_PG_BIN"], "psql"), "-X", "-A", "-t", "-c", sql, os.environ["HA_DATABASE_URL"]],
+                            capture_output=True, text=True, timeout=30)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+# PurgeLeadership.lockKey ("LEDGERPU"), as pg_locks shows a bigint advisory lock.
+PURGE_LEADERS = ("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                 " AND classid = x'4C454447'::int AND objid = x'45525055'::int AND objsubid = 1")
+LISTENERS = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'ledger' AND query LIKE 'LISTEN%'"
+
+
 def api_key(environment, name, scope):
     output = subprocess.run([os.environ["LEDGER_BINARY"], "keys", "create", "--name", name, "--scope", scope],
                             env=environment, capture_output=True, text=True, check=True).stdout
@@ -309,6 +322,12 @@ def run(bases, environment):
     follower_done.set()
     catch_up.join(timeout=30)
     followed = catch_up.events
+
+    # The sessions that must move with the primary did: one purge leader, both commit listeners.
+    wait_for(lambda: on_primary(PURGE_LEADERS) == "1", 90, "one instance holds the purge lock on the new primary")
+    check(on_primary(PURGE_LEADERS) == "1", "one purge leader on the new primary")
+    wait_for(lambda: on_primary(LISTENERS) == "2", 30, "both instances listen for commits on the new primary")
+    check(on_primary(LISTENERS) == "2", "both instances' commit listeners are on the new primary")
 
     # What every caller was answered.
     entries = log.select()
