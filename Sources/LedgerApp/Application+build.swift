@@ -41,7 +41,8 @@ public func buildMetricsRouter(_ dependencies: RouterDependencies) -> Router<Led
 func metricsController(_ dependencies: RouterDependencies) -> MetricsController? {
     dependencies.eventAPI.map {
         MetricsController(
-            metrics: dependencies.metrics, statistics: $0.statistics, subscriptions: $0.subscriptions, clock: dependencies.clock)
+            metrics: dependencies.metrics, statistics: $0.statistics, subscriptions: $0.subscriptions,
+            standby: { [readiness = dependencies.readiness] in readiness.standbyStatus() }, clock: dependencies.clock)
     }
 }
 

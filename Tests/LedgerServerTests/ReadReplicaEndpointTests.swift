@@ -65,7 +65,7 @@ struct ReadReplicaEndpointTests {
     }
 
     @Test(
-        "while no primary accepts writes: /readyz is 503 with database no_primary, the feed keeps answering from the standby (keys checked there, revoked ones refused), a write is 503 unavailable with Retry-After and never 500; the primary back, writes go on with no restart"
+        "while no primary accepts writes: /readyz is 503 with database no_primary, the feed keeps answering from the standby (keys checked there, revoked ones refused), a write is 503 unavailable with Retry-After and never 500, /metrics still answers with database_up 0; the primary back, writes go on with no restart"
     )
     func noPrimary() async throws {
         try await TestReplication.withClusters { primary, standby, primaryServer in
@@ -97,6 +97,14 @@ struct ReadReplicaEndpointTests {
                 let refused = try await call(client, .post, "/auth/email/signup", body)
                 #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil)
                 #expect(refused.body["error"] as? String == "unavailable")
+                try await Application(router: buildMetricsRouter(services.routerDependencies)).test(.router) { metrics in
+                    try await metrics.execute(uri: "/metrics", method: .get) { response in
+                        let text = String(buffer: response.body)
+                        #expect(response.status == .ok)
+                        #expect(text.contains("ledger_database_up 0.0") || text.contains("ledger_database_up 0\n"))
+                        #expect(text.contains("ledger_readers_on_standby 1"))
+                    }
+                }
 
                 try primaryServer.startServer()
                 var answer = HTTPResponse.Status.serviceUnavailable

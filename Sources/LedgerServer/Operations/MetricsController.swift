@@ -16,6 +16,8 @@ public struct MetricsController: Sendable {
     /// Reads the cluster-wide figures (from the database, in one round trip).
     let statistics: @Sendable (Date) async throws -> OperationalStatistics
     let subscriptions: any WebhookSubscriptionStore
+    /// Where the readers read (`LEDGER_READ_DATABASE_URL`), when there is a standby.
+    let standby: @Sendable () -> StandbyStatus?
     let clock: any LedgerClock
     /// The database gauges, read at most once per `gaugeAge` however often (or by however many
     /// at once) `/metrics` is asked: it needs no key, so it must not become a way to load the
@@ -25,23 +27,38 @@ public struct MetricsController: Sendable {
 
     public init(
         metrics: LedgerMetrics, statistics: @escaping @Sendable (Date) async throws -> OperationalStatistics,
-        subscriptions: any WebhookSubscriptionStore, clock: any LedgerClock
+        subscriptions: any WebhookSubscriptionStore, standby: @escaping @Sendable () -> StandbyStatus? = { nil },
+        clock: any LedgerClock
     ) {
         self.metrics = metrics
         self.statistics = statistics
         self.subscriptions = subscriptions
+        self.standby = standby
         self.clock = clock
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         routes.get("/metrics") { _, _ in
-            try await gauges.refresh(olderThan: Self.gaugeAge) { try await readGauges() }
+            // A failover is when the scrape matters most: without a database the instance's own
+            // figures are still served, and `database_up` says the rest are stale.
+            let databaseUp = (try? await gauges.refresh(olderThan: Self.gaugeAge) { try await readGauges() }) != nil
+            metrics.set("database_up", "1 when the last read of the database's figures succeeded (a primary answered).", databaseUp ? 1 : 0)
+            recordStandby()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
         return routes
+    }
+
+    /// Where the readers read and how far behind the standby is, as the monitor last measured.
+    func recordStandby() {
+        guard let status = standby() else { return }
+        metrics.set("readers_on_standby", "1 while the readers read the standby, 0 while they read the primary.", status.readingFrom == .standby ? 1 : 0)
+        if let lag = status.lagSeconds {
+            metrics.set("standby_lag_seconds", "How far the readers' standby is behind the primary, as last measured.", lag)
+        }
     }
 
     /// Reads the cluster-wide figures into the registry's gauges.
