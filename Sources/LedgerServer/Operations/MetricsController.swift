@@ -55,7 +55,9 @@ public struct MetricsController: Sendable {
     /// Where the readers read and how far behind the standby is, as the monitor last measured.
     func recordStandby() {
         guard let status = standby() else { return }
-        metrics.set("readers_on_standby", "1 while the readers read the standby, 0 while they read the primary.", status.readingFrom == .standby ? 1 : 0)
+        metrics.set(
+            "readers_on_standby", "1 while the readers read the standby, 0 while they read the primary.",
+            status.readingFrom == .standby ? 1 : 0)
         if let lag = status.lagSeconds {
             metrics.set("standby_lag_seconds", "How far the readers' standby is behind the primary, as last measured.", lag)
         }
