@@ -34,10 +34,17 @@ REST_PORTS = [int(port) for port in os.environ["HA_REST_PORTS"].split()]
 
 
 class Receiver(BaseHTTPRequestHandler):
-    """Takes the service's deliveries (verification emails) and drops them."""
+    """Takes the service's deliveries (verification emails) and drops them; keeps the events of
+    every webhook push, in the order they arrive."""
+
+    pushed = []
+    lock = threading.Lock()
 
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path == "/hook":
+            with Receiver.lock:
+                Receiver.pushed.extend(json.loads(body)["events"])
         self.send_response(204)
         self.end_headers()
 
@@ -264,6 +271,10 @@ def api_key(environment, name, scope):
 def run(bases, environment):
     log, stop, figures = Log(), threading.Event(), {}
     reader = api_key(environment, "ha-follower", "events:read")
+    admin = api_key(environment, "ha-admin", "admin")
+    status, _, subscription, _, _ = call(bases[0], "POST", "/subscriptions",
+                                         {"url": environment["HA_HOOK_URL"]}, admin)
+    check(status == 201, f"a webhook subscription ({status})")
     writers = [Writer(f"i{i}w{w}", base, f"instance{i}", log, stop)
                for i, base in enumerate(bases) for w in range(WRITERS_PER_INSTANCE)]
     follower = Follower(bases[1], reader, log, stop)
@@ -361,6 +372,17 @@ def run(bases, environment):
     check(not lost_signups, f"every acknowledged sign-up is in the new primary's feed ({len(signups)} acknowledged)")
     check(not lost_changes, f"every acknowledged change is in the feed ({sum(len(a['acked']) for w in writers for a in w.accounts)} acknowledged)")
 
+    # The webhook resumed from its cursor: every event, in the feed's order (a push retried after
+    # the failover may come twice: at least once, never a gap).
+    def pushed_ids():
+        with Receiver.lock:
+            return list(dict.fromkeys(event["event_id"] for event in Receiver.pushed))
+    wait_for(lambda: len(pushed_ids()) >= len(everything), 60, "the webhook catches up")
+    check(pushed_ids() == [e["event_id"] for e in everything],
+          f"the webhook pushed every event in the feed's order ({len(pushed_ids())} of {len(everything)},"
+          f" {len(Receiver.pushed) - len(pushed_ids())} sent again)")
+    figures["webhook_sent_again"] = len(Receiver.pushed) - len(pushed_ids())
+
     # Sessions and refresh tokens made before the failover still work.
     sessions = [a for w in writers for a in w.accounts]
     me = [call(bases[i % 2], "GET", "/me", token=a["access_token"])[0] for i, a in enumerate(sessions)]
@@ -391,6 +413,9 @@ def main():
         # Every writer signs up from 127.0.0.1: the per-client limits are not what this run checks.
         "LEDGER_IP_SIGNUP_LIMIT": "100000",
         "LEDGER_IP_LOOKUP_LIMIT": "100000",
+        # The webhook receiver is on loopback.
+        "LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+        "HA_HOOK_URL": f"http://127.0.0.1:{receiver.server_address[1]}/hook",
     })
     log_path = os.environ.get("LEDGER_HA_SERVER_LOG")
     try:

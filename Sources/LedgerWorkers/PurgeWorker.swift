@@ -10,7 +10,8 @@ import Logging
 ///
 /// Each account is purged in one transaction: append `account.purged` (unencrypted, no
 /// personal data), destroy the account's data key (its payloads become unreadable everywhere,
-/// backups included, while the hash chain still verifies), and delete what the projections and
+/// and in backups once those taken before age out: docs/backups.md, while the hash chain still
+/// verifies), and delete what the projections and
 /// the outbox hold about it. A crash at any point rolls the whole purge back, so the next pass
 /// simply does it again; `FOR UPDATE SKIP LOCKED` on the schedule lets several workers run at
 /// once without purging one account twice. `serve` runs it through `PurgeLeadership` (one
