@@ -67,8 +67,14 @@ public final class StandbyMonitor: Sendable {
     @discardableResult
     public func sample() async -> StandbyStatus {
         let sampledAt = clock.now()
-        guard let primaryPosition = try? await Self.position("pg_current_wal_lsn()", on: route.primary) else {
-            return await sampleWithoutPrimary(at: sampledAt)
+        let primaryPosition: WALPosition
+        do {
+            guard let position = try await Self.position("pg_current_wal_lsn()", on: route.primary) else {
+                return await sampleWithoutPrimary(at: sampledAt, proven: false)
+            }
+            primaryPosition = position
+        } catch {
+            return await sampleWithoutPrimary(at: sampledAt, proven: (error as? PostgresError)?.showsNoServerCanCommit == true)
         }
         let samples = state.withLock {
             $0.samples.record(primaryPosition, at: sampledAt)
@@ -102,18 +108,20 @@ public final class StandbyMonitor: Sendable {
     /// only one in recovery counts.
     static let replayedIfStandby = "CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() END"
 
-    /// A measurement while no primary answers (a failover under way). Nothing commits without a
-    /// primary, so what the standby lacks cannot grow: a standby that has replayed the newest
-    /// position the primary was seen at lacks at most what the primary wrote between that sample
-    /// and the first one that found it gone. Within the bound, the grant is renewed and reads keep
-    /// answering from the standby for as long as the outage lasts; otherwise the grant the last
-    /// measurement gave stands and runs out as sized (docs/operations.md "High availability").
-    private func sampleWithoutPrimary(at sampledAt: Date) async -> StandbyStatus {
+    /// A measurement while no primary answers (a failover under way). When the failure shows
+    /// that no listed server can commit (`proven`: each refused, or is a standby), what the
+    /// standby lacks cannot grow: a standby that has replayed the newest position the primary was
+    /// seen at lacks at most what the primary wrote between that sample and the first one that
+    /// found it gone. Within the bound, the grant is renewed and reads keep answering from the
+    /// standby for as long as the outage lasts. Otherwise (a timeout may be a partition from a
+    /// primary that still commits and purges) the grant the last measurement gave stands and runs
+    /// out as sized (docs/operations.md "High availability on Patroni").
+    private func sampleWithoutPrimary(at sampledAt: Date, proven: Bool) async -> StandbyStatus {
         let (newest, lostAt) = state.withLock { state in
             if state.primaryLostAt == nil { state.primaryLostAt = sampledAt }
             return (state.samples.samples.last, state.primaryLostAt ?? sampledAt)
         }
-        guard let newest, let replayed = try? await Self.position(Self.replayedIfStandby, on: route.standby),
+        guard proven, let newest, let replayed = try? await Self.position(Self.replayedIfStandby, on: route.standby),
             replayed >= newest.position
         else {
             return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, grant: .keep)
@@ -167,7 +175,7 @@ public final class StandbyMonitor: Sendable {
         let current = status()
         if reason == .primaryUnreachable && current.readingFrom == .standby {
             if reason != previousReason {
-                logger.warning("the primary cannot be reached: readers keep the standby, which lacks nothing newer")
+                logger.warning("the primary cannot be reached: readers keep the standby while it is known to lack nothing newer")
             }
         } else if wasReadingStandby && current.readingFrom == .primary || reason != nil && reason != previousReason {
             logger.warning(

@@ -83,12 +83,14 @@ public final class PostgresClient: Sendable {
     /// Lends a connection to `body` and takes it back afterwards.
     ///
     /// A pooled connection that turns out dead on its first statement (PostgreSQL restarted
-    /// while it sat idle) is replaced once, transparently: the server never ran that statement.
+    /// while it sat idle) is replaced once, transparently, when nothing sent can have committed
+    /// (`mayReplay`): running a statement twice could count or spend twice.
     public func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         var replacedStale = false
         while true {
             let (connection, reused) = try await checkout()
             connection.statementsSinceCheckout = 0
+            connection.checkoutOpenedTransaction = nil
             do {
                 let value = try await body(connection)
                 try await connection.flush()
@@ -96,7 +98,9 @@ public final class PostgresClient: Sendable {
                 giveBack(connection)
                 return value
             } catch let error as PostgresError
-                where error.code == .connectionLost && reused && !replacedStale && connection.statementsSinceCheckout == 0
+                where reused && !replacedStale
+                && Self.mayReplay(
+                    error, completedStatements: connection.statementsSinceCheckout, openedTransaction: connection.checkoutOpenedTransaction)
             {
                 connection.close()
                 pool.release(connection)
@@ -109,6 +113,16 @@ public final class PostgresClient: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Whether a reused connection lost on a checkout may have the checkout run again on a fresh
+    /// one: lost before any result came back, and nothing of it can have committed. Either what
+    /// was sent opened a transaction, or the server ended the session with an error of its own
+    /// (57P01 to an idle session when it shut down: the statement never ran). A session ended
+    /// with no word (the socket closed) may have committed: PostgreSQL ends a session that waits
+    /// for its synchronous standby after committing locally, sending only a warning.
+    static func mayReplay(_ error: PostgresError, completedStatements: Int, openedTransaction: Bool?) -> Bool {
+        error.code == .connectionLost && completedStatements == 0 && (openedTransaction == true || error.serverEndedSession)
     }
 
     /// Runs `body` in a transaction, committing when it returns and rolling back when it throws.

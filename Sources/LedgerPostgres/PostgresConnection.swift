@@ -14,6 +14,10 @@ public final class PostgresConnection: @unchecked Sendable {
     private var preparedStatementCount = 0
     /// Statements that completed since the pool last handed this connection out.
     var statementsSinceCheckout = 0
+    /// Whether the first statement sent since the pool last handed this connection out opened a
+    /// transaction (nil: none sent yet). Only then is a connection lost before any result known
+    /// to have committed nothing (`PostgresClient.withConnection` replays only such a checkout).
+    var checkoutOpenedTransaction: Bool?
     /// Statements waiting to go out with the next one awaited (`queue`).
     private var queued: [QueuedStatement] = []
     /// Pipelines sent on this connection (for tests: queued statements took one round trip).
@@ -107,6 +111,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// connection already, and its parameters are small. Anything else (preparing, bulk
     /// parameters) runs on a blocking thread.
     private func execute(_ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool) async throws -> PostgresResult {
+        noteFirstSent(queued.first?.sql ?? sql)
         if !queued.isEmpty {
             let statements = queued + [QueuedStatement(sql: sql, parameters: parameters, binaryResult: binaryResult)]
             queued = []
@@ -179,6 +184,12 @@ public final class PostgresConnection: @unchecked Sendable {
 
     var hasQueuedStatements: Bool { !queued.isEmpty }
 
+    /// Records whether the checkout's first statement opens a transaction.
+    private func noteFirstSent(_ sql: String) {
+        guard checkoutOpenedTransaction == nil else { return }
+        checkoutOpenedTransaction = sql.prefix(5).uppercased() == "BEGIN"
+    }
+
     /// Forgets what is queued (the transaction it belonged to is being abandoned).
     public func discardQueued() {
         queued.removeAll()
@@ -189,6 +200,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// run one at a time instead, with the same outcome. `lastIsAwaited` is false when every
     /// statement was queued (`flush`): then a failure of any of them is marked as queued.
     private func executePipelined(_ statements: [QueuedStatement], lastIsAwaited: Bool = true) async throws -> PostgresResult {
+        noteFirstSent(statements.first?.sql ?? "")
         let wires = statements.map { $0.parameters.map(\.wireBytes) }
         let names = statements.map { $0.isPlain ? nil : preparedName($0.sql, $0.parameters) }
         let size = wires.joined().reduce(0) { $0 + ($1?.count ?? 0) }
@@ -284,6 +296,7 @@ public final class PostgresConnection: @unchecked Sendable {
         _ sql: String, _ parameters: [PostgresParameter], binaryResult: Bool = false, wire: [[UInt8]?]? = nil
     ) throws -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, message: "connection is closed") }
+        noteFirstSent(sql)
         let raw: OpaquePointer?
         if parameters.isEmpty && !binaryResult {
             raw = PQexec(handle, sql)

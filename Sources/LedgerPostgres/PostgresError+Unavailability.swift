@@ -10,4 +10,10 @@ extension PostgresError: TemporaryUnavailability {
 
     /// A pool with no connection to lend is busy, not away.
     public var isSaturated: Bool { code == .poolExhausted }
+
+    /// The server ended the session with a FATAL error of its own (an operator's or a shutdown's
+    /// 57P0x), rather than the socket just closing.
+    public var serverEndedSession: Bool {
+        sqlState?.hasPrefix("57P") == true || message.hasPrefix("FATAL:")
+    }
 }

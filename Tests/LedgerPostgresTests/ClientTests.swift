@@ -20,6 +20,28 @@ struct ClientTests {
         }
     }
 
+    @Test("a failed connection proves no server can commit only when every host libpq tried refused or is a standby")
+    func noServerCanCommit() {
+        func failure(_ lines: String...) -> PostgresError {
+            PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: " + lines.joined(separator: "\n"))
+        }
+        let refused =
+            "connection to server at \"127.0.0.1\", port 5432 failed: Connection refused\n\tIs the server running on that host and accepting TCP/IP connections?"
+        let standby = "connection to server at \"127.0.0.1\", port 5433 failed: session is read-only"
+        let starting = "connection to server at \"127.0.0.1\", port 5434 failed: FATAL:  the database system is starting up"
+        let timedOut = "connection to server at \"10.0.0.3\", port 5432 failed: timeout expired"
+        let unroutable = "connection to server at \"10.0.0.3\", port 5432 failed: No route to host"
+        let full = "connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  sorry, too many clients already"
+        #expect(failure(refused).showsNoServerCanCommit)
+        #expect(failure(refused, standby, starting).showsNoServerCanCommit)
+        #expect(!failure(refused, timedOut).showsNoServerCanCommit)
+        #expect(!failure(standby, unroutable).showsNoServerCanCommit)
+        #expect(!failure(full).showsNoServerCanCommit)
+        #expect(!failure("could not translate host name \"db1\" to address").showsNoServerCanCommit)
+        #expect(!PostgresError(.poolExhausted, message: "no database connection came free in time").showsNoServerCanCommit)
+        #expect(!PostgresError(.connectionLost, message: refused).showsNoServerCanCommit)
+    }
+
     @Test("parameters are bound, never spliced: SQL in a value is just text")
     func boundParameters() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in

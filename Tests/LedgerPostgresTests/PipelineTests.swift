@@ -137,4 +137,30 @@ struct PipelineTests {
             #expect(pipelines == 1)
         }
     }
+
+    @Test("a lost connection is replayed only when nothing sent can have committed: a transaction, or a session the server ended itself")
+    func replayOnlyTransactions() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let lone = try await db.client.withConnection { connection in
+                try await connection.query("SELECT 1")
+                return connection.checkoutOpenedTransaction
+            }
+            let transaction = try await db.client.transaction { connection in
+                try await connection.query("SELECT 1")
+                return connection.checkoutOpenedTransaction
+            }
+            #expect(lone == false && transaction == true)
+            let lost = PostgresError(.connectionLost, message: "server closed the connection unexpectedly")
+            #expect(PostgresClient.mayReplay(lost, completedStatements: 0, openedTransaction: true))
+            #expect(!PostgresClient.mayReplay(lost, completedStatements: 0, openedTransaction: false))
+            // The server's own FATAL (an idle session ended at shutdown): the statement never ran.
+            let ended = PostgresError(.connectionLost, sqlState: "57P01", message: "terminating connection due to administrator command")
+            #expect(PostgresClient.mayReplay(ended, completedStatements: 0, openedTransaction: false))
+            let fatal = PostgresError(.connectionLost, message: "FATAL:  terminating connection due to administrator command")
+            #expect(PostgresClient.mayReplay(fatal, completedStatements: 0, openedTransaction: false))
+            #expect(!PostgresClient.mayReplay(lost, completedStatements: 0, openedTransaction: nil))
+            #expect(!PostgresClient.mayReplay(lost, completedStatements: 1, openedTransaction: true))
+            #expect(!PostgresClient.mayReplay(PostgresError(.server, message: "x"), completedStatements: 0, openedTransaction: true))
+        }
+    }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LedgerApp
 import LedgerCore
+import LedgerEventStore
 import LedgerPostgres
 import LedgerServer
 import LedgerTestSupport
@@ -144,6 +145,35 @@ struct ReadReplicaEndpointTests {
                 try primaryServer.startServer()
                 try await standby.query("SELECT pg_wal_replay_resume()")
             }
+        }
+    }
+
+    @Test(
+        "while a listed server cannot be reached in time (a partition from a primary that may still commit and purge), the standby keeps only the grant it had"
+    )
+    func partitionedPrimary() async throws {
+        try await TestReplication.withClusters { _, standby, primaryServer in
+            let silent = try SilentListener()
+            // The primary, then a server that never answers: once the primary stops, libpq's
+            // attempt ends in a refusal and a timeout, which proves nothing about the second.
+            let primary = PostgresClient(
+                configuration: .init(
+                    url:
+                        "postgresql://postgres@127.0.0.1:\(primaryServer.port),127.0.0.1:\(silent.port)/ledger?target_session_attrs=read-write&connect_timeout=2",
+                    maximumConnections: 2))
+            let clock = ManualClock(Date())
+            let monitor = StandbyMonitor(
+                route: StandbyRoute(primary: primary, standby: standby, clock: clock), maxLagSeconds: 10, clock: clock)
+            #expect(try await Self.caughtUp(monitor))
+            try primaryServer.stopServer()
+            clock.advance(by: 5)
+            #expect(await monitor.sample().readingFrom == .standby)  // the grant it had runs 10 s
+            clock.advance(by: 6)
+            let status = await monitor.sample()
+            #expect(status.readingFrom == .primary && status.reason == .primaryUnreachable)
+            try primaryServer.startServer()
+            await primary.shutdown()
+            withExtendedLifetime(silent) {}
         }
     }
 
