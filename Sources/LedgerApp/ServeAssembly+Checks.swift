@@ -1,10 +1,12 @@
+import LedgerPostgres
 import LedgerServer
 
 extension ServeAssembly {
     /// What `serve` refuses before it touches anything: outside development mode, codes and
     /// links with no way out (they would go to the log: a leak of every sign-in code), and
     /// provider token endpoints over plain HTTP off this host (client secrets and refresh
-    /// tokens cross them). `development` allows both.
+    /// tokens cross them). `development` allows both. And never a multi-host `DATABASE_URL` that
+    /// may settle on a standby.
     public static func check(_ configuration: LedgerConfiguration, development: Bool) throws {
         guard development || (configuration.emailsHaveAWayOut && configuration.textsHaveAWayOut) else {
             let missing = [
@@ -14,6 +16,13 @@ extension ServeAssembly {
             throw ConfigurationError(
                 "refusing to start: no way out for \(missing.joined(separator: " or ")); outside development mode (--dev) "
                     + "codes and links never go to a log")
+        }
+        // Several hosts and `any`: libpq would settle on whichever answers first, a standby too,
+        // and every write would fail there (docs/operations.md "High availability on Patroni").
+        if let url = configuration.databaseURL, let target = ConnectionTarget(url: url), !target.settlesOnPrimary {
+            throw ConfigurationError(
+                "refusing to start: DATABASE_URL names \(target.hosts.count) hosts with target_session_attrs=\(target.sessionAttributes); "
+                    + "add target_session_attrs=read-write so only the primary is used")
         }
         // Loopback stays on this host (a local proxy, or a test's fake provider).
         for (_, url) in configuration.providerEndpoints where !development && !LedgerConfiguration.isPrivateToHost(url) {

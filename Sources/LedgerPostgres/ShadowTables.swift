@@ -195,6 +195,10 @@ public struct ShadowTables: Sendable {
                     connection.queue("ALTER TABLE \(shadowTable(table)) SET SCHEMA \(quoted(liveSchema))")
                 }
                 try await connection.query("DROP SCHEMA \(quoted(shadowSchema))")
+                // No timeout on the COMMIT: a cancelled wait for the synchronous standbys would
+                // leave the swap committed here only, reported done, and lost to a failover
+                // (docs/operations.md "High availability on Patroni").
+                connection.queue("SET LOCAL statement_timeout = 0")
             }
             return .swapped(held: ContinuousClock.now - locked)
         } catch let abandoned as Abandoned {

@@ -156,6 +156,22 @@ struct DevelopmentModeTests {
         }
     }
 
+    @Test("serve refuses a DATABASE_URL naming several hosts unless it asks for the primary: writes could land on a standby")
+    func multiHostNeedsReadWrite() async throws {
+        try await TestPostgres.withDatabase { db in
+            let url = try #require(URLComponents(string: db.url))
+            let port = try #require(url.port)
+            let hosts = "postgresql://postgres@127.0.0.1:\(port),127.0.0.1:\(port)\(url.path)"
+            let server = try ServerUnderTest(databaseURL: hosts + "?target_session_attrs=any")
+            let (status, output) = try await server.ledger(["serve", "--host", "127.0.0.1"])
+            try await server.shutdown()
+            #expect(status != 0)
+            #expect(output.contains("DATABASE_URL names 2 hosts with target_session_attrs=any"))
+            let primary = try ServerUnderTest(databaseURL: hosts + "?target_session_attrs=read-write")
+            try await primary.startServingOneSignUp()
+        }
+    }
+
     @Test("SIGTERM: the API, the workers and the listener stop together as one service group, and serve exits 0")
     func gracefulShutdown() async throws {
         try await TestPostgres.withDatabase { db in

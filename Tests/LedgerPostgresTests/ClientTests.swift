@@ -42,6 +42,17 @@ struct ClientTests {
         #expect(!PostgresError(.connectionLost, message: refused).showsNoServerCanCommit)
     }
 
+    @Test("a connection string's hosts and target_session_attrs, as libpq reads them")
+    func connectionTarget() {
+        #expect(ConnectionTarget(url: "postgresql://a:1,b:2,c/ledger?target_session_attrs=read-write")?.hosts == ["a", "b", "c"])
+        #expect(ConnectionTarget(url: "postgresql://a,b/ledger?target_session_attrs=read-write")?.settlesOnPrimary == true)
+        #expect(ConnectionTarget(url: "postgresql://a,b/ledger?target_session_attrs=primary")?.settlesOnPrimary == true)
+        #expect(ConnectionTarget(url: "host=a,b dbname=ledger")?.settlesOnPrimary == false)
+        #expect(ConnectionTarget(url: "postgresql://a,b/ledger?target_session_attrs=prefer-standby")?.settlesOnPrimary == false)
+        #expect(ConnectionTarget(url: "postgresql://one/ledger")?.settlesOnPrimary == true)
+        #expect(ConnectionTarget(url: "postgresql://[broken") == nil)
+    }
+
     @Test("parameters are bound, never spliced: SQL in a value is just text")
     func boundParameters() async throws {
         try await TestPostgres.withDatabase(migrated: false) { db in
