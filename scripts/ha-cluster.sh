@@ -3,7 +3,8 @@
 # deploy/patroni/patroni.yml filled in for each node, synchronous replication, strict.
 #
 #   start_ha_cluster      (database HA_DATABASE, default postgres) sets HA_DIR, HA_PG_PORTS (3), HA_REST_PORTS (3), HA_DATABASE_URL (libpq
-#                         multi-host, read-write) and HA_READ_DATABASE_URL (prefer-standby)
+#                         multi-host, read-write), HA_READ_DATABASE_URL (prefer-standby) and HA_REST_PASSWORD (the
+#                         REST API's user `patroni`, for switchovers)
 #   ha_leader             the leader's node name (node1…node3), from Patroni's REST API
 #   ha_node_pid NAME      the pid of NAME's Patroni; ha_postmaster_pid NAME, its postmaster's
 #   stop_ha_cluster
@@ -36,6 +37,7 @@ start_ha_cluster() {
   etcd_client=$(ha_free_port); etcd_peer=$(ha_free_port)
   password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
   replication=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+  HA_REST_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
   mkdir -p "$HA_DIR/etcd"
   [ "$(id -u)" -eq 0 ] && chown -R postgres:postgres "$HA_DIR"
   as_postgres etcd --name ha --data-dir "$HA_DIR/etcd" \
@@ -55,8 +57,10 @@ start_ha_cluster() {
       ETCD_HOSTS="127.0.0.1:$etcd_client" LOOP_WAIT="${HA_LOOP_WAIT:-1}" MAX_CONNECTIONS="${HA_MAX_CONNECTIONS:-200}" \
       CLIENT_NETWORK=127.0.0.1/32 DATA_DIR="$HA_DIR/node$node/data" PG_BIN="$pg_bin" PGPASS_FILE="$HA_DIR/node$node/pgpass" \
       SUPERUSER_PASSWORD="$password" REPLICATION_PASSWORD="$replication" SOCKET_DIR="$HA_DIR/node$node" \
+      REST_USERNAME=patroni REST_PASSWORD="$HA_REST_PASSWORD" \
       python3 -c 'import os, sys; sys.stdout.write(os.path.expandvars(sys.stdin.read()))' \
       <"$(dirname "${BASH_SOURCE[0]}")/../deploy/patroni/patroni.yml" >"$HA_DIR/node$node.yml"
+    chmod 600 "$HA_DIR/node$node.yml"  # it holds the passwords
     [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$HA_DIR/node$node.yml"
     as_postgres patroni "$HA_DIR/node$node.yml" >"$HA_DIR/node$node.log" 2>&1 &
     echo $! >"$HA_DIR/node$node.pid"
@@ -70,7 +74,7 @@ start_ha_cluster() {
   [ "$database" = postgres ] || as_postgres "$pg_bin/createdb" -h "$HA_DIR/$(ha_leader)" -p "${HA_PG_PORTS[$(($(ha_leader | tr -dc 0-9) - 1))]}" "$database"
   HA_DATABASE_URL="postgresql://postgres:$password@$joined/$database?target_session_attrs=read-write&connect_timeout=2"
   HA_READ_DATABASE_URL="postgresql://postgres:$password@$joined/$database?target_session_attrs=prefer-standby&connect_timeout=2"
-  export HA_DIR HA_DATABASE_URL HA_READ_DATABASE_URL
+  export HA_DIR HA_DATABASE_URL HA_READ_DATABASE_URL HA_REST_PASSWORD
 }
 
 # The name of the node whose REST API says it is the leader (primary); empty when none is.
@@ -101,7 +105,7 @@ import json, sys
 members = json.load(sys.stdin).get("members", [])
 running = [m for m in members if m.get("state") in ("running", "streaming")]
 sync = [m for m in members if m.get("role") == "sync_standby"]
-sys.exit(0 if len(running) == 3 and sync else 1)'; then
+sys.exit(0 if len(running) == 3 and len(sync) == 2 else 1)'; then
         return 0
       fi
     fi
@@ -125,9 +129,10 @@ stop_ha_cluster() {
   for node in 1 2 3; do
     for _ in $(seq 1 100); do [ -z "$(ha_node_pid "node$node")" ] && break; sleep 0.1; done
     pid=$(ha_node_pid "node$node") && [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-    # A postmaster Patroni left running (it was killed itself): only if the pid is still a postgres.
+    # A postmaster Patroni left running (it was killed itself): only if the pid is still this
+    # node's postgres (its command line names the node's directory).
     pid=$(ha_postmaster_pid "node$node") && [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] &&
-      kill -9 "$pid" 2>/dev/null
+      tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$HA_DIR/node$node" && kill -9 "$pid" 2>/dev/null
   done
   pkill -f "etcd --name ha --data-dir $HA_DIR/etcd" 2>/dev/null
   for _ in $(seq 1 50); do pgrep -f "etcd --name ha --data-dir $HA_DIR/etcd" >/dev/null || break; sleep 0.1; done

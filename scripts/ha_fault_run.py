@@ -13,12 +13,14 @@ Environment: LEDGER_BINARY, HA_DATABASE_URL, HA_READ_DATABASE_URL, HA_DIR, HA_RE
 
 import base64
 import json
+import signal
 import os
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from contextlib import ExitStack
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -149,9 +151,9 @@ class Probe(threading.Thread):
     writes (a synchronous standby has them), whatever the service does. A transaction that
     writes nothing would commit on a new primary before any standby follows it."""
 
-    def __init__(self, url, psql, stop):
+    def __init__(self, stop):
         super().__init__(daemon=True)
-        self.url, self.psql, self.stop = url, psql, stop
+        self.stop = stop
         self.commits, self.failures = [], []  # end times of committed and of failed probes
 
     def first_commit_after_outage(self, since):
@@ -161,17 +163,18 @@ class Probe(threading.Thread):
 
     def run(self):
         while not self.stop.is_set():
-            result = subprocess.run(
-                [self.psql, "-X", "-A", "-t", "-c", "INSERT INTO ha_probe VALUES (now())",
-                 self.url.replace("connect_timeout=2", "connect_timeout=1")],
-                capture_output=True, text=True, timeout=30)
+            result = psql("INSERT INTO ha_probe VALUES (now())", connect_timeout=1)
             (self.commits if result.returncode == 0 else self.failures).append(time.monotonic())
             time.sleep(0.1)
 
 
 def rest(port, path, method="GET", body=None):
+    """A call to a node's Patroni REST API; changes carry its user (HA_REST_PASSWORD)."""
     call = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
                                   data=json.dumps(body).encode() if body is not None else None)
+    if method != "GET":
+        credentials = base64.b64encode(f"patroni:{os.environ['HA_REST_PASSWORD']}".encode()).decode()
+        call.add_header("Authorization", "Basic " + credentials)
     try:
         with urllib.request.urlopen(call, timeout=5) as response:
             return response.status, response.read()
@@ -249,10 +252,21 @@ def whole_feed(base, key):
         cursor = body["next_cursor"]
 
 
+def psql(sql, url=None, connect_timeout=2):
+    """psql running `sql` through the read-write URL, its password in the environment rather than
+    on the command line (where `ps` and a traceback would show it)."""
+    parts = urllib.parse.urlsplit(url or os.environ["HA_DATABASE_URL"])
+    netloc = parts.netloc.replace(f":{parts.password}@", "@") if parts.password else parts.netloc
+    query = parts.query.replace("connect_timeout=2", f"connect_timeout={connect_timeout}")
+    bare = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    return subprocess.run([os.path.join(os.environ["HA_PG_BIN"], "psql"), "-X", "-q", "-A", "-t", "-c", sql, bare],
+                          env=dict(os.environ, PGPASSWORD=urllib.parse.unquote(parts.password or "")),
+                          capture_output=True, text=True, timeout=30)
+
+
 def on_primary(sql):
-    """One value `sql` gives on the primary, through the read-write URL; None when it fails."""
-    result = subprocess.run([os.path.join(os.environ["HA_PG_BIN"], "psql"), "-X", "-A", "-t", "-c", sql, os.environ["HA_DATABASE_URL"]],
-                            capture_output=True, text=True, timeout=30)
+    """One value `sql` gives on the primary; None when it fails."""
+    result = psql(sql)
     return result.stdout.strip() if result.returncode == 0 else None
 
 
@@ -278,9 +292,8 @@ def run(bases, environment):
     writers = [Writer(f"i{i}w{w}", base, f"instance{i}", log, stop)
                for i, base in enumerate(bases) for w in range(WRITERS_PER_INSTANCE)]
     follower = Follower(bases[1], reader, log, stop)
-    psql = os.path.join(os.environ["HA_PG_BIN"], "psql")
-    subprocess.run([psql, "-X", "-q", "-c", "CREATE TABLE ha_probe (at timestamptz)", os.environ["HA_DATABASE_URL"]], check=True)
-    probe = Probe(os.environ["HA_DATABASE_URL"], psql, stop)
+    check(psql("CREATE TABLE ha_probe (at timestamptz)").returncode == 0, "the probe's table")
+    probe = Probe(stop)
     for thread in writers + [follower, probe]:
         thread.start()
     time.sleep(5)
@@ -401,6 +414,8 @@ def run(bases, environment):
 
 
 def main():
+    # A CI timeout's SIGTERM stops the services too (the `with` blocks' exits), not only this script.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     receiver = ThreadingHTTPServer(("127.0.0.1", free_port()), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     environment = dict(os.environ)
