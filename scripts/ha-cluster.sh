@@ -19,7 +19,9 @@ ha_install() {
 ha_free_port() {
   local candidate
   for _ in $(seq 1 100); do
-    candidate=$((20000 + RANDOM % 30000))
+    # Below the kernel's ephemeral range (32768 and up here): a port an outgoing connection holds
+    # cannot be seen by a connect, and the server's bind would then fail.
+    candidate=$((16000 + RANDOM % 16000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null && [[ " ${HA_TAKEN_PORTS:-} " != *" $candidate "* ]]; then
       HA_TAKEN_PORTS="${HA_TAKEN_PORTS:-} $candidate"
       echo "$candidate"

@@ -13,5 +13,9 @@ trap stop_ha_cluster EXIT
 started=$SECONDS
 HA_DATABASE=ledger start_ha_cluster
 echo "fault run: a leader and two synchronous standbys in $((SECONDS - started)) s ($HA_DIR)"
+# In the background, so a SIGTERM to this script reaches the run, which stops its services.
 HA_REST_PORTS="${HA_REST_PORTS[*]}" HA_PG_BIN="$pg_bin" LEDGER_BINARY="${LEDGER_BINARY:-$PWD/.build/debug/ledger}" \
-  python3 scripts/ha_fault_run.py
+  python3 scripts/ha_fault_run.py &
+runner=$!
+trap 'kill -TERM "$runner" 2>/dev/null; wait "$runner"; exit 143' TERM INT
+wait "$runner"

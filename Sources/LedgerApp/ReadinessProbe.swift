@@ -29,6 +29,9 @@ public struct ReadinessProbe: Readiness {
             if !status.mismatched.isEmpty { return NotReady(reason: "applied migrations differ from their files") }
             if !status.pending.isEmpty { return NotReady(reason: "migrations are pending: run `ledger migrate`") }
             return nil
+        } catch let error as PostgresError where error.isSaturated {
+            // Busy, not away: no connection came free in time, which says nothing of the primary.
+            return NotReady(reason: "the database pool is saturated (\(error.code))")
         } catch let error as PostgresError where error.isTemporarilyUnavailable {
             if await Self.noPrimary(error, standby: standby?.route.standby) {
                 return NotReady(reason: "no database server accepts writes now", database: .noPrimary)

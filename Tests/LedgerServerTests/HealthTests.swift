@@ -133,7 +133,7 @@ struct HealthTests {
 
 @Suite("Bounded resources")
 struct BoundedResourceTests {
-    @Test("an exhausted database pool answers 503 service_unavailable with Retry-After, not a hang")
+    @Test("an exhausted database pool answers 503 service_unavailable with Retry-After, not a hang; /readyz says saturated")
     func poolExhausted() async throws {
         try await TestPostgres.withDatabase { db in
             let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 1, checkoutTimeout: .milliseconds(200)))
@@ -147,6 +147,10 @@ struct BoundedResourceTests {
                 #expect(answer.status == .serviceUnavailable)
                 #expect(answer.string("error") == "service_unavailable")
                 #expect(answer.headers[.retryAfter] == "1")
+                // Busy is not away: /readyz says the pool is saturated, not that there is no primary.
+                let ready = try await call(http, .get, "/readyz")
+                #expect(ready.status == .serviceUnavailable && ready.body["database"] == nil)
+                #expect((ready.body["message"] as? String)?.contains("saturated") == true)
                 try await holder.release()
                 #expect(try await call(http, .get, "/me", token: access).status == .ok)
             }
