@@ -15,6 +15,10 @@ public struct LedgerConfiguration: Sendable {
     /// Seconds `readDatabaseURL` may be behind the primary and still be read; further behind,
     /// the readers read the primary until it catches up (`LEDGER_READ_MAX_LAG_SECONDS`).
     public var readMaxLagSeconds = 10
+    /// How long after the primary was last seen the readers may keep a standby that lacks nothing
+    /// the primary was seen with, when every server refuses or is a standby
+    /// (`LEDGER_READ_FAILOVER_SECONDS`; 0: never past `readMaxLagSeconds`).
+    public var readFailoverSeconds = 30
     public var host = "0.0.0.0"
     /// `serve --dev`, or no database URL: `applyDevelopmentDefaults` set what the environment did not.
     public var developmentMode = false
@@ -225,6 +229,7 @@ public struct LedgerConfiguration: Sendable {
         // At most an hour: a standby further behind bounds nothing a purge needs, and the
         // lag monitor keeps a sample a second for that long.
         try integer("LEDGER_READ_MAX_LAG_SECONDS", &configuration.readMaxLagSeconds, minimum: 1, maximum: 3600)
+        try integer("LEDGER_READ_FAILOVER_SECONDS", &configuration.readFailoverSeconds, minimum: 0, maximum: 600)
         try integer("LEDGER_PORT", &configuration.port, minimum: 0, maximum: 65_535)
         try integer("LEDGER_HTTP_THREADS", &configuration.httpThreads, minimum: 1, maximum: 256)
         configuration.masterKey = string("LEDGER_MASTER_KEY")

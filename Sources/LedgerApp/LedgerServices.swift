@@ -56,6 +56,7 @@ public struct LedgerServices: Sendable {
         let standbyMonitor = readClient.map {
             StandbyMonitor(
                 route: StandbyRoute(primary: client, standby: $0, clock: clock), maxLagSeconds: configuration.readMaxLagSeconds,
+                failoverSeconds: configuration.readFailoverSeconds,
                 clock: clock)
         }
         self.standbyMonitor = standbyMonitor

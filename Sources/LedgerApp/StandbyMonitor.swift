@@ -21,6 +21,11 @@ import Synchronization
 public final class StandbyMonitor: Sendable {
     public let route: StandbyRoute
     public let maxLagSeconds: Int
+    /// How long after the primary was last seen a proven absence may keep renewing the grant
+    /// (`LEDGER_READ_FAILOVER_SECONDS`).
+    public let failoverSeconds: Int
+    /// How many hosts the primary's URL lists: a proof of absence must name an attempt at each.
+    let primaryHosts: Int
     /// How often `run` samples: also the resolution of a lag.
     let interval: Duration
     let clock: any LedgerClock
@@ -50,11 +55,13 @@ public final class StandbyMonitor: Sendable {
     }
 
     public init(
-        route: StandbyRoute, maxLagSeconds: Int, interval: Duration = .seconds(1), clock: any LedgerClock,
-        logger: Logger = Logger(label: "ledger.standby")
+        route: StandbyRoute, maxLagSeconds: Int, failoverSeconds: Int = 30, interval: Duration = .seconds(1),
+        clock: any LedgerClock, logger: Logger = Logger(label: "ledger.standby")
     ) {
         self.route = route
         self.maxLagSeconds = maxLagSeconds
+        self.failoverSeconds = failoverSeconds
+        self.primaryHosts = ConnectionTarget(url: route.primary.configuration.url)?.hosts.count ?? 1
         self.interval = interval
         self.clock = clock
         self.logger = logger
@@ -74,7 +81,8 @@ public final class StandbyMonitor: Sendable {
             }
             primaryPosition = position
         } catch {
-            return await sampleWithoutPrimary(at: sampledAt, proven: (error as? PostgresError)?.showsNoServerCanCommit == true)
+            let proven = (error as? PostgresError)?.showsNoServerCanCommit(hosts: primaryHosts) == true
+            return await sampleWithoutPrimary(at: sampledAt, proven: proven)
         }
         let samples = state.withLock {
             $0.samples.record(primaryPosition, at: sampledAt)
@@ -108,20 +116,27 @@ public final class StandbyMonitor: Sendable {
     /// only one in recovery counts.
     static let replayedIfStandby = "CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() END"
 
+    /// The replayed position of a standby that has replayed everything it received; NULL otherwise.
+    static let replayedAllReceived = """
+        CASE WHEN pg_is_in_recovery() AND pg_last_wal_replay_lsn() >= coalesce(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) \
+        THEN pg_last_wal_replay_lsn() END
+        """
+
     /// A measurement while no primary answers (a failover under way). When the failure shows
     /// that no listed server can commit (`proven`: each refused, or is a standby), what the
-    /// standby lacks cannot grow: a standby that has replayed the newest position the primary was
-    /// seen at lacks at most what the primary wrote between that sample and the first one that
-    /// found it gone. Within the bound, the grant is renewed and reads keep answering from the
-    /// standby for as long as the outage lasts. Otherwise (a timeout may be a partition from a
-    /// primary that still commits and purges) the grant the last measurement gave stands and runs
-    /// out as sized (docs/operations.md "High availability on Patroni").
+    /// standby lacks cannot grow: a standby that has replayed all it received, up to the newest
+    /// position the primary was seen at, lacks at most what the primary wrote between that sample
+    /// and the first one that found it gone. Within the bound, the grant is renewed, but never
+    /// past `failoverSeconds` after the primary was last seen: a refusal is libpq's view from
+    /// here, and a firewall that rejects looks the same. Otherwise (a timeout may be a partition
+    /// from a primary that still commits and purges) the grant the last measurement gave stands
+    /// and runs out as sized (docs/operations.md "High availability on Patroni").
     private func sampleWithoutPrimary(at sampledAt: Date, proven: Bool) async -> StandbyStatus {
         let (newest, lostAt) = state.withLock { state in
             if state.primaryLostAt == nil { state.primaryLostAt = sampledAt }
             return (state.samples.samples.last, state.primaryLostAt ?? sampledAt)
         }
-        guard proven, let newest, let replayed = try? await Self.position(Self.replayedIfStandby, on: route.standby),
+        guard proven, let newest, let replayed = try? await Self.position(Self.replayedAllReceived, on: route.standby),
             replayed >= newest.position
         else {
             return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, grant: .keep)
@@ -130,8 +145,13 @@ public final class StandbyMonitor: Sendable {
         guard missing <= Double(maxLagSeconds) else {
             return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, grant: .keep)
         }
-        // Renewed by every measurement; one that stops coming lets it run out.
-        let until = clock.now().addingTimeInterval(Double(maxLagSeconds) - missing)
+        // Renewed by every measurement (one that stops coming lets it run out), from when this
+        // one began, and never past the failover allowance.
+        let until = min(
+            sampledAt.addingTimeInterval(Double(maxLagSeconds) - missing), newest.at.addingTimeInterval(Double(failoverSeconds)))
+        guard until > clock.now() else {
+            return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, grant: .keep)
+        }
         return settle(lag: missing, bytes: nil, reason: .primaryUnreachable, grant: .until(until))
     }
 

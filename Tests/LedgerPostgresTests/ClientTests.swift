@@ -20,7 +20,7 @@ struct ClientTests {
         }
     }
 
-    @Test("a failed connection proves no server can commit only when every host libpq tried refused or is a standby")
+    @Test("a failed connection proves no server can commit only when libpq tried every host and each refused or is a standby")
     func noServerCanCommit() {
         func failure(_ lines: String...) -> PostgresError {
             PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: " + lines.joined(separator: "\n"))
@@ -32,14 +32,19 @@ struct ClientTests {
         let timedOut = "connection to server at \"10.0.0.3\", port 5432 failed: timeout expired"
         let unroutable = "connection to server at \"10.0.0.3\", port 5432 failed: No route to host"
         let full = "connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  sorry, too many clients already"
-        #expect(failure(refused).showsNoServerCanCommit)
-        #expect(failure(refused, standby, starting).showsNoServerCanCommit)
-        #expect(!failure(refused, timedOut).showsNoServerCanCommit)
-        #expect(!failure(standby, unroutable).showsNoServerCanCommit)
-        #expect(!failure(full).showsNoServerCanCommit)
-        #expect(!failure("could not translate host name \"db1\" to address").showsNoServerCanCommit)
-        #expect(!PostgresError(.poolExhausted, message: "no database connection came free in time").showsNoServerCanCommit)
-        #expect(!PostgresError(.connectionLost, message: refused).showsNoServerCanCommit)
+        let unresolved = "could not translate host name \"db1\" to address: Name or service not known"
+        let stopping = "connection to server at \"127.0.0.1\", port 5435 failed: FATAL:  the database system is shutting down"
+        #expect(failure(refused).showsNoServerCanCommit(hosts: 1))
+        #expect(failure(refused, standby, starting).showsNoServerCanCommit(hosts: 3))
+        #expect(!failure(refused, standby).showsNoServerCanCommit(hosts: 3))  // a host libpq did not name
+        #expect(!failure(refused, timedOut).showsNoServerCanCommit(hosts: 2))
+        #expect(!failure(standby, unroutable).showsNoServerCanCommit(hosts: 2))
+        #expect(!failure(unresolved, refused).showsNoServerCanCommit(hosts: 1))  // a line without an attempt
+        #expect(!failure(stopping).showsNoServerCanCommit(hosts: 1))  // a smart shutdown still commits
+        #expect(!failure(full).showsNoServerCanCommit(hosts: 1))
+        #expect(!failure(unresolved).showsNoServerCanCommit(hosts: 1))
+        #expect(!PostgresError(.poolExhausted, message: "no database connection came free in time").showsNoServerCanCommit(hosts: 1))
+        #expect(!PostgresError(.connectionLost, message: refused).showsNoServerCanCommit(hosts: 1))
     }
 
     @Test("a connection string's hosts and target_session_attrs, as libpq reads them")

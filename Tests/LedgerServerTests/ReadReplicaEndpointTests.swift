@@ -66,7 +66,7 @@ struct ReadReplicaEndpointTests {
     }
 
     @Test(
-        "while no primary accepts writes: /readyz is 503 with database no_primary, the feed keeps answering from the standby (keys checked there, revoked ones refused), a write is 503 unavailable with Retry-After and never 500, /metrics still answers with database_up 0; the primary back, writes go on with no restart"
+        "while no primary accepts writes: /readyz is 503 with database no_primary, the feed keeps answering from the standby (keys checked there, revoked ones refused), a write is 503 unavailable with Retry-After and never 500, /metrics still answers with database_up 0; past LEDGER_READ_FAILOVER_SECONDS the feed reads the primary; the primary back, writes go on with no restart"
     )
     func noPrimary() async throws {
         try await TestReplication.withClusters { primary, standby, primaryServer in
@@ -82,9 +82,10 @@ struct ReadReplicaEndpointTests {
                 #expect(try await Self.caughtUp(monitor))
                 try primaryServer.stopServer()
                 #expect(await monitor.sample().readingFrom == .standby)
-                // Nothing commits without a primary, so a standby that has everything it wrote stays
-                // granted however long the outage lasts.
-                clock.advance(by: Double(services.configuration.readMaxLagSeconds) * 3)
+                // Every server refuses, so nothing commits: a standby that has everything the primary
+                // wrote stays granted past LEDGER_READ_MAX_LAG_SECONDS, up to LEDGER_READ_FAILOVER_SECONDS.
+                #expect(services.configuration.readFailoverSeconds > services.configuration.readMaxLagSeconds * 2)
+                clock.advance(by: Double(services.configuration.readMaxLagSeconds) * 2)
                 let status = await monitor.sample()
                 #expect(status.readingFrom == .standby && status.lagSeconds == 0)
                 let ready = try await call(client, .get, "/readyz")
@@ -98,6 +99,10 @@ struct ReadReplicaEndpointTests {
                 let refused = try await call(client, .post, "/auth/email/signup", body)
                 #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil)
                 #expect(refused.body["error"] as? String == "unavailable")
+                // Past the failover allowance the grant runs out, proof or not: a refusal is only libpq's view.
+                clock.advance(by: Double(services.configuration.readFailoverSeconds))
+                #expect(await monitor.sample().readingFrom == .primary)
+                #expect(try await call(client, .get, "/events?limit=100", token: reader).status == .serviceUnavailable)
                 try await Application(router: buildMetricsRouter(services.routerDependencies)).test(.router) { metrics in
                     try await metrics.execute(uri: "/metrics", method: .get) { response in
                         let text = String(buffer: response.body)

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "d9e031fdfdb28a1967f487471527cff2a575122ad85c8d3438c1fb111f6c53b2"
+    public static let sha256 = "c747e11d19fb133543423db45b43b323fb0fbccc5699a9604977e0905d446f16"
 }
