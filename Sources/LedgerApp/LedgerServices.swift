@@ -51,12 +51,12 @@ public struct LedgerServices: Sendable {
 
     public init(
         configuration: LedgerConfiguration, client: PostgresClient, eventStore: EventStore, migrator: SchemaMigrator,
-        clock: any LedgerClock, masterKey: MasterKey, readClient: PostgresClient? = nil
+        clock: any LedgerClock, masterKey: MasterKey, readClient: PostgresClient? = nil, measuringClient: PostgresClient? = nil
     ) throws {
         let standbyMonitor = readClient.map {
             StandbyMonitor(
                 route: StandbyRoute(primary: client, standby: $0, clock: clock), maxLagSeconds: configuration.readMaxLagSeconds,
-                failoverSeconds: configuration.readFailoverSeconds,
+                failoverSeconds: configuration.readFailoverSeconds, measuring: measuringClient,
                 clock: clock)
         }
         self.standbyMonitor = standbyMonitor

@@ -63,9 +63,14 @@ public struct ServeAssembly: Sendable {
         let eventStore = EventStore(client: client, keyring: keyring, clock: clock)
         // Readers on a standby, when one is configured: a pool of their own.
         let readClient = configuration.readDatabaseURL.map { configuration.databasePool(url: $0) }
+        // The standby is measured on a connection of its own, and the readers are held to the
+        // server it measured (libpq may spread a multi-host URL's connections): the monitor's.
+        let measuringClient = configuration.readDatabaseURL.map {
+            PostgresClient(configuration: .init(url: $0, maximumConnections: 1, checkoutTimeout: .seconds(5)))
+        }
         let services = try LedgerServices(
             configuration: configuration, client: client, eventStore: eventStore, migrator: migrator, clock: clock,
-            masterKey: masterKey, readClient: readClient)
+            masterKey: masterKey, readClient: readClient, measuringClient: measuringClient)
         // JWT access tokens need a key to sign with from the first sign-in: the first start makes one.
         if configuration.accessTokenFormat == .jwt {
             do {

@@ -26,6 +26,11 @@ public final class StandbyMonitor: Sendable {
     public let failoverSeconds: Int
     /// How many hosts the primary's URL lists: a proof of absence must name an attempt at each.
     let primaryHosts: Int
+    /// Where the standby is measured: a pool of its own on the readers' URL, when given, and the
+    /// readers' pool is then pinned to the server each measurement was taken on
+    /// (`PostgresClient.requireServer`); else the readers' pool itself.
+    let measuring: PostgresClient
+    let pinsReaders: Bool
     /// How often `run` samples: also the resolution of a lag.
     let interval: Duration
     let clock: any LedgerClock
@@ -55,9 +60,11 @@ public final class StandbyMonitor: Sendable {
     }
 
     public init(
-        route: StandbyRoute, maxLagSeconds: Int, failoverSeconds: Int = 30, interval: Duration = .seconds(1),
-        clock: any LedgerClock, logger: Logger = Logger(label: "ledger.standby")
+        route: StandbyRoute, maxLagSeconds: Int, failoverSeconds: Int = 30, measuring: PostgresClient? = nil,
+        interval: Duration = .seconds(1), clock: any LedgerClock, logger: Logger = Logger(label: "ledger.standby")
     ) {
+        self.measuring = measuring ?? route.standby
+        self.pinsReaders = measuring != nil
         self.route = route
         self.maxLagSeconds = maxLagSeconds
         self.failoverSeconds = failoverSeconds
@@ -68,6 +75,25 @@ public final class StandbyMonitor: Sendable {
         // A standby behind every kept sample is at least the bound behind.
         let span = TimeInterval(maxLagSeconds) + 2 * interval.inSeconds
         self.state = Mutex(State(samples: WALSamples(span: span)))
+        if pinsReaders { route.standby.onServerMismatch { [weak self] server in self?.readersReached(server) } }
+    }
+
+    /// A readers' connection reached another server than the one measured: reads go to the
+    /// primary, and the next measurement is taken on a fresh connection, where libpq goes now.
+    private func readersReached(_ server: String) {
+        route.readStandby(until: nil)
+        measuring.renewConnections()
+        let first = state.withLock { state in
+            defer { state.reason = .notMeasured }
+            return state.reason != .notMeasured
+        }
+        if first { logger.warning("a readers' connection reached a server not measured: they read the primary until it is") }
+    }
+
+    /// The measured standby's replayed position (by `replayQuery`) and the server it is.
+    private func measureStandby(_ replayQuery: String) async throws -> (position: WALPosition?, server: String?) {
+        let row = try await measuring.query("SELECT (\(replayQuery))::text, \(PostgresClient.serverIdentityExpression)").rows.first
+        return (row?.string(0).flatMap(WALPosition.init), row?.string(1))
     }
 
     /// One measurement: samples the primary, reads the standby, and grants or withdraws it.
@@ -90,8 +116,9 @@ public final class StandbyMonitor: Sendable {
             return $0.samples
         }
         let replayed: WALPosition?
+        let server: String?
         do {
-            replayed = try await Self.position(Self.replayedIfStandby, on: route.standby)
+            (replayed, server) = try await measureStandby(Self.replayedIfStandby)
         } catch {
             return settle(lag: nil, bytes: nil, reason: .standbyUnreachable, grant: .withdraw)
         }
@@ -104,7 +131,9 @@ public final class StandbyMonitor: Sendable {
         let bytes = primaryPosition.bytes(since: replayed)
         let lag = samples.lag(of: replayed, at: measuredAt)
         if let lag, lag <= Double(maxLagSeconds) {
-            // Replay stopped now, it would pass the bound then: a grant for no longer.
+            // The readers read only the server measured; then, replay stopped now, it would pass
+            // the bound then: a grant for no longer.
+            if pinsReaders { route.standby.requireServer(server) }
             return settle(
                 lag: lag, bytes: bytes, reason: nil, grant: .until(measuredAt.addingTimeInterval(Double(maxLagSeconds) - lag)))
         }
@@ -136,8 +165,9 @@ public final class StandbyMonitor: Sendable {
             if state.primaryLostAt == nil { state.primaryLostAt = sampledAt }
             return (state.samples.samples.last, state.primaryLostAt ?? sampledAt)
         }
-        guard proven, let newest, let replayed = try? await Self.position(Self.replayedAllReceived, on: route.standby),
-            replayed >= newest.position
+        guard proven, let newest, let measured = try? await measureStandby(Self.replayedAllReceived),
+            let replayed = measured.position, replayed >= newest.position,
+            !pinsReaders || measured.server == route.standby.requiredServer
         else {
             return settle(lag: nil, bytes: nil, reason: .primaryUnreachable, grant: .keep)
         }
@@ -166,6 +196,7 @@ public final class StandbyMonitor: Sendable {
         guard due else { return }
         logger.warning("the readers' server is no standby now: reconnecting the readers")
         route.standby.renewConnections()
+        measuring.renewConnections()
     }
 
     static let renewalInterval: TimeInterval = 10
@@ -226,5 +257,7 @@ extension StandbyMonitor: Service {
                 try? await Task.sleep(for: self.interval)
             }
         }
+        // Its own measuring pool, when it was given one, goes with it.
+        if pinsReaders { await measuring.shutdown() }
     }
 }

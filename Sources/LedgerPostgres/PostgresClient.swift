@@ -43,6 +43,7 @@ public final class PostgresClient: Sendable {
     private let statements = StatementCounter()
     /// Bumped by `renewConnections`: connections opened before are closed when next returned or taken.
     private let generation = Atomic<Int>(0)
+    let serverPin = ServerPin()
     let logger: Logger
 
     /// Statements this client has sent since it was made (`BEGIN` and `COMMIT` included): what a
@@ -78,6 +79,19 @@ public final class PostgresClient: Sendable {
     /// `prefer-standby` URL must leave for a standby), so libpq chooses a server again.
     public func renewConnections() {
         generation.add(1, ordering: .relaxed)
+    }
+
+    /// Only connections to `identity` (`host:port`, as `ServerPin.identityQuery` reads it) are
+    /// lent from now on; a change renews every connection. nil lends any.
+    public func requireServer(_ identity: String?) {
+        if serverPin.require(identity) { renewConnections() }
+    }
+
+    /// Has every new connection learn its server, and calls `handler` with the server of one that
+    /// reached another than `requireServer` asked for: that connection is closed and its checkout
+    /// fails (`connectionLost`, a `503`), as a read on a server nobody measured must not happen.
+    public func onServerMismatch(_ handler: @escaping @Sendable (String) -> Void) {
+        serverPin.onMismatch(handler)
     }
 
     /// Lends a connection to `body` and takes it back afterwards.
@@ -147,6 +161,15 @@ public final class PostgresClient: Sendable {
         try await withConnection { try await $0.query(sql, parameters) }
     }
 
+    /// Throws (closing the connection) when it reached another server than the one required.
+    private func checkServer(_ connection: PostgresConnection) throws {
+        guard let required = serverPin.required, let identity = connection.serverIdentity, identity != required else { return }
+        connection.close()
+        pool.release(connection)
+        serverPin.mismatched(identity)
+        throw PostgresError(.connectionLost, message: "the connection reached another server than the one measured")
+    }
+
     /// Returns a connection to the pool, closed first when `renewConnections` retired it.
     private func giveBack(_ connection: PostgresConnection) {
         if connection.generation != generation.load(ordering: .relaxed) { connection.close() }
@@ -158,19 +181,34 @@ public final class PostgresClient: Sendable {
             switch try await pool.acquire() {
             case .idle(let connection):
                 // Cheap and non-blocking: notices a server that closed the socket meanwhile.
-                if connection.generation == generation.load(ordering: .relaxed) && connection.probeIdle() { return (connection, true) }
+                if connection.generation == generation.load(ordering: .relaxed) && connection.probeIdle() {
+                    try checkServer(connection)
+                    return (connection, true)
+                }
                 connection.close()
                 pool.release(connection)
             case .openNew:
+                let connection: PostgresConnection
                 do {
                     let current = generation.load(ordering: .relaxed)
-                    let connection = try await PostgresConnection.connect(url: configuration.url, executor: executor, readiness: readiness)
+                    connection = try await PostgresConnection.connect(url: configuration.url, executor: executor, readiness: readiness)
                     connection.generation = current
-                    return (connection, false)
                 } catch {
                     pool.openFailed()
                     throw error
                 }
+                // From here the connection holds its slot: a failure gives it back through `release`.
+                if serverPin.isActive {
+                    do {
+                        connection.serverIdentity = try await connection.query(ServerPin.identityQuery).rows.first?.string(0)
+                    } catch {
+                        connection.close()
+                        pool.release(connection)
+                        throw error
+                    }
+                }
+                try checkServer(connection)
+                return (connection, false)
             }
         }
     }

@@ -28,6 +28,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private(set) var serverLeftItsRole = false
     /// The pool's generation this connection was opened in (`PostgresClient.renewConnections`).
     var generation = 0
+    /// The server it reached (`ServerPin.identityQuery`), when its pool pins one.
+    var serverIdentity: String?
     let executor: BlockingExecutor
     /// Where statements sent from a task await their results; nil for connections that only
     /// run on threads of their own (the listener), whose statements all run on `executor`.

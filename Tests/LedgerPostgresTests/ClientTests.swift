@@ -1,6 +1,7 @@
 import Foundation
 import LedgerPostgres
 import LedgerTestSupport
+import Synchronization
 import Testing
 
 @Suite("PostgreSQL client on libpq", .timeLimit(.minutes(10)))
@@ -45,6 +46,25 @@ struct ClientTests {
         #expect(!failure(unresolved).showsNoServerCanCommit(hosts: 1))
         #expect(!PostgresError(.poolExhausted, message: "no database connection came free in time").showsNoServerCanCommit(hosts: 1))
         #expect(!PostgresError(.connectionLost, message: refused).showsNoServerCanCommit(hosts: 1))
+    }
+
+    @Test("a pool held to one server lends no connection that reached another, and says which it reached")
+    func serverPin() async throws {
+        try await TestPostgres.withDatabase(migrated: false) { db in
+            let client = PostgresClient(configuration: .init(url: db.url, maximumConnections: 2))
+            let reached = Mutex<[String]>([])
+            client.onServerMismatch { server in reached.withLock { $0.append(server) } }
+            let server = try #require(try await client.query("SELECT \(PostgresClient.serverIdentityExpression)").rows.first?.string(0))
+            client.requireServer(server)
+            #expect(try await client.query("SELECT 1").rowCount == 1)
+            client.requireServer("192.0.2.1:5432")
+            let refused = await #expect(throws: PostgresError.self) { try await client.query("SELECT 1") }
+            #expect(refused?.code == .connectionLost && refused?.isTemporarilyUnavailable == true)
+            #expect(reached.withLock { $0 } == [server])
+            client.requireServer(server)
+            #expect(try await client.query("SELECT 1").rowCount == 1)
+            await client.shutdown()
+        }
     }
 
     @Test("a connection string's hosts and target_session_attrs, as libpq reads them")

@@ -182,6 +182,29 @@ struct ReadReplicaEndpointTests {
         }
     }
 
+    @Test(
+        "the readers are held to the server the monitor measured: a connection that reaches another fails, and the reads go to the primary until that one is measured"
+    )
+    func readersPinned() async throws {
+        try await TestReplication.withClusters { primary, standby, primaryServer in
+            // The readers' pool reaches the primary, as libpq may settle on another host of a
+            // multi-host URL; the monitor measures the standby.
+            let readers = PostgresClient(configuration: .init(url: primaryServer.url, maximumConnections: 2))
+            let measuring = PostgresClient(configuration: .init(url: standby.configuration.url, maximumConnections: 1))
+            let clock = ManualClock(Date())
+            let route = StandbyRoute(primary: primary, standby: readers, clock: clock)
+            let monitor = StandbyMonitor(route: route, maxLagSeconds: 10, measuring: measuring, clock: clock)
+            #expect(try await Self.caughtUp(monitor))
+            let measured = try await standby.query("SELECT \(PostgresClient.serverIdentityExpression)").rows.first?.string(0)
+            #expect(measured != nil && readers.requiredServer == measured && route.readsStandby)
+            await #expect(throws: PostgresError.self) { try await route.client.query("SELECT 1") }
+            #expect(!route.readsStandby && monitor.status().readingFrom == .primary)
+            #expect(try await route.client.query("SELECT 1").rowCount == 1)  // the primary, now
+            await readers.shutdown()
+            await measuring.shutdown()
+        }
+    }
+
     @Test("a readers' standby promoted by a failover is no standby: reads go to the primary and the readers' pool reconnects")
     func promotedStandby() async throws {
         try await TestReplication.withClusters { primary, standby, _ in

@@ -40,7 +40,12 @@ extension AccountsEnvironment {
                     accountID: state.accountID, sessionID: sessionID, accessHash: IssuedTokens.tokenHash(tokens.accessToken),
                     authTime: session.createdAt,
                     methods: AccessTokenClaims.methods(signIn: session.method, secondFactor: session.secondFactor),
-                    emailVerified: state.emailVerified, issuedAt: clock.now(), expiresAt: tokens.hashes.accessExpiresAt))
+                    emailVerified: state.emailVerified,
+                    // When the tokens were issued, not now: `exp - iat` is then `expires_in` to the
+                    // second, however long the signing waited (a second boundary between them
+                    // made it one short).
+                    issuedAt: tokens.hashes.accessExpiresAt.addingTimeInterval(-policies.accessTokenLifetime),
+                    expiresAt: tokens.hashes.accessExpiresAt))
         }
         return AccountService.Session(
             accountID: state.accountID, sessionID: sessionID, accessToken: accessToken,
