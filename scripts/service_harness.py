@@ -76,5 +76,9 @@ def serving(environment, log_path, port=None):
         yield base
     finally:
         server.terminate()
-        server.wait(timeout=20)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # a hung shutdown must not outlive the run
+            server.kill()
+            server.wait(timeout=20)
         log.close()

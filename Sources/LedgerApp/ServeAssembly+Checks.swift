@@ -19,10 +19,12 @@ extension ServeAssembly {
         }
         // Several hosts and `any`: libpq would settle on whichever answers first, a standby too,
         // and every write would fail there (docs/operations.md "High availability on Patroni").
-        if let url = configuration.databaseURL, let target = ConnectionTarget(url: url), !target.settlesOnPrimary {
+        if let url = configuration.databaseURL.map(ConnectionTarget.requiringPrimary), let target = ConnectionTarget(url: url),
+            !target.settlesOnPrimary
+        {
             throw ConfigurationError(
                 "refusing to start: DATABASE_URL names \(target.hosts.count) hosts with target_session_attrs=\(target.sessionAttributes); "
-                    + "add target_session_attrs=read-write so only the primary is used")
+                    + "use target_session_attrs=read-write (the default serve applies) so only the primary is used")
         }
         // Loopback stays on this host (a local proxy, or a test's fake provider).
         for (_, url) in configuration.providerEndpoints where !development && !LedgerConfiguration.isPrivateToHost(url) {

@@ -43,7 +43,10 @@ public struct ServeAssembly: Sendable {
         _ configuration: LedgerConfiguration, masterKey: MasterKey, options: Options, clock: any LedgerClock = SystemClock(),
         logger: Logger
     ) async throws -> ServeAssembly {
-        guard let url = configuration.databaseURL else { throw ConfigurationError("no DATABASE_URL") }
+        // The pool, the purge's lock and the listener all want the primary, whatever the URL says.
+        guard let url = configuration.databaseURL.map(ConnectionTarget.requiringPrimary) else {
+            throw ConfigurationError("no DATABASE_URL")
+        }
         let sinks: DeliverySinks
         do {
             sinks = try configuration.deliverySinks(templates: try configuration.messageTemplates(), clock: clock, logger: logger)

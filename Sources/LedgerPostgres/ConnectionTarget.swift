@@ -9,6 +9,8 @@ public struct ConnectionTarget: Sendable, Equatable {
     public let hosts: [String]
     /// `target_session_attrs`: `any` unless the string says otherwise.
     public let sessionAttributes: String
+    /// Whether the string sets `target_session_attrs` itself.
+    public let setsSessionAttributes: Bool
 
     /// Nil when libpq cannot parse `url` (it will say why when connecting).
     public init?(url: String) {
@@ -22,6 +24,18 @@ public struct ConnectionTarget: Sendable, Equatable {
         }
         hosts = (values["host"] ?? values["hostaddr"] ?? "").split(separator: ",").map(String.init)
         sessionAttributes = values["target_session_attrs"] ?? "any"
+        setsSessionAttributes = values["target_session_attrs"] != nil
+    }
+
+    /// `url` asking libpq for a server that takes writes when it does not say what it wants:
+    /// whatever the hosts come from (the string, `PGHOST`, a service file, a name with several
+    /// addresses), a standby is then never settled on (docs/operations.md "High availability on
+    /// Patroni"). A string that says otherwise is kept as it is.
+    public static func requiringPrimary(_ url: String) -> String {
+        guard let target = ConnectionTarget(url: url), !target.setsSessionAttributes else { return url }
+        let isURI = url.hasPrefix("postgresql://") || url.hasPrefix("postgres://")
+        if !isURI { return url + " target_session_attrs=read-write" }
+        return url + (url.contains("?") ? "&" : "?") + "target_session_attrs=read-write"
     }
 
     /// Whether every server libpq may settle on takes writes: one host, or several with

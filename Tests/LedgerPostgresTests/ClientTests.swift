@@ -76,6 +76,14 @@ struct ClientTests {
         #expect(ConnectionTarget(url: "postgresql://a,b/ledger?target_session_attrs=prefer-standby")?.settlesOnPrimary == false)
         #expect(ConnectionTarget(url: "postgresql://one/ledger")?.settlesOnPrimary == true)
         #expect(ConnectionTarget(url: "postgresql://[broken") == nil)
+        // serve's pool asks for a primary whenever the string does not say what it wants.
+        #expect(ConnectionTarget.requiringPrimary("postgresql://a/ledger") == "postgresql://a/ledger?target_session_attrs=read-write")
+        #expect(
+            ConnectionTarget.requiringPrimary("postgresql://a/ledger?connect_timeout=2")
+                == "postgresql://a/ledger?connect_timeout=2&target_session_attrs=read-write")
+        #expect(ConnectionTarget.requiringPrimary("host=a dbname=ledger") == "host=a dbname=ledger target_session_attrs=read-write")
+        #expect(ConnectionTarget.requiringPrimary("postgresql://a,b/l?target_session_attrs=any") == "postgresql://a,b/l?target_session_attrs=any")
+        #expect(ConnectionTarget(url: ConnectionTarget.requiringPrimary("postgresql://a/ledger"))?.sessionAttributes == "read-write")
     }
 
     @Test("parameters are bound, never spliced: SQL in a value is just text")

@@ -22,7 +22,7 @@ set -euo pipefail
 export REST_PORT="${REST_PORT:-8008}"
 export PG_PORT="${PG_PORT:-5432}"
 # 1 s, as in scripts/ha-cluster.sh, whose failover times docs/operations.md quotes (the template's
-# ttl is 10 s, retry_timeout 5 s).
+# ttl is 10 s, retry_timeout 4 s).
 export LOOP_WAIT="${LOOP_WAIT:-1}"
 export MAX_CONNECTIONS="${MAX_CONNECTIONS:-200}"
 export PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
