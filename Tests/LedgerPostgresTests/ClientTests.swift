@@ -82,7 +82,9 @@ struct ClientTests {
             ConnectionTarget.requiringPrimary("postgresql://a/ledger?connect_timeout=2")
                 == "postgresql://a/ledger?connect_timeout=2&target_session_attrs=read-write")
         #expect(ConnectionTarget.requiringPrimary("host=a dbname=ledger") == "host=a dbname=ledger target_session_attrs=read-write")
-        #expect(ConnectionTarget.requiringPrimary("postgresql://a,b/l?target_session_attrs=any") == "postgresql://a,b/l?target_session_attrs=any")
+        #expect(
+            ConnectionTarget.requiringPrimary("postgresql://a,b/l?target_session_attrs=any")
+                == "postgresql://a,b/l?target_session_attrs=any")
         #expect(ConnectionTarget(url: ConnectionTarget.requiringPrimary("postgresql://a/ledger"))?.sessionAttributes == "read-write")
     }
 
