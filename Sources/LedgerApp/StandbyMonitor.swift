@@ -226,7 +226,7 @@ public final class StandbyMonitor: Sendable {
         let current = status()
         if reason == .primaryUnreachable && current.readingFrom == .standby {
             if reason != previousReason {
-                logger.warning("the primary cannot be reached: readers keep the standby while it is known to lack nothing newer")
+                logger.warning("the primary cannot be reached: readers keep the standby within its bound")
             }
         } else if wasReadingStandby && current.readingFrom == .primary || reason != nil && reason != previousReason {
             logger.warning(
