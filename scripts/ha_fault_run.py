@@ -227,15 +227,10 @@ def quiet_window(log, instance, since, until):
     return max(b - a for a, b in zip(points, points[1:])) if len(points) > 1 else until - since
 
 
-def first_ack_after(log, instance, moment):
+def first_ack(log, instance, moment, of="start"):
+    """When `instance` first acknowledged a write whose `of` ("start" or "end") is at or after `moment`."""
     ends = [e["end"] for e in log.select(instance=instance) if e["kind"] in ("signup", "change")
-            and 200 <= e["status"] < 300 and e["start"] >= moment]
-    return min(ends) if ends else None
-
-
-def first_ack_ending_after(log, instance, moment):
-    ends = [e["end"] for e in log.select(instance=instance) if e["kind"] in ("signup", "change")
-            and 200 <= e["status"] < 300 and e["end"] >= moment]
+            and 200 <= e["status"] < 300 and e[of] >= moment]
     return min(ends) if ends else None
 
 
@@ -291,7 +286,8 @@ def run(bases, environment):
     check(status == 201, f"a webhook subscription ({status})")
     writers = [Writer(f"i{i}w{w}", base, f"instance{i}", log, stop)
                for i, base in enumerate(bases) for w in range(WRITERS_PER_INSTANCE)]
-    follower = Follower(bases[1], reader, log, stop)
+    follower_stop = threading.Event()
+    follower = Follower(bases[1], reader, log, follower_stop)
     check(psql("CREATE TABLE ha_probe (at timestamptz)").returncode == 0, "the probe's table")
     probe = Probe(stop)
     for thread in writers + [follower, probe]:
@@ -306,13 +302,13 @@ def run(bases, environment):
     print(f"fault run: kill -9 of {node}'s Patroni and postmaster", flush=True)
     new = wait_for(lambda: (index := leader()) is not None and index != old and index + 1, 60, "a new leader")
     commit = wait_for(lambda: probe.first_commit_after_outage(killed_at), 60, "a primary commits again")
-    wait_for(lambda: all(first_ack_after(log, f"instance{i}", commit or killed_at) for i in range(2)), 60,
+    wait_for(lambda: all(first_ack(log, f"instance{i}", commit or killed_at) for i in range(2)), 60,
              "both instances acknowledge writes after the failover")
     recovered_at = time.monotonic()
     figures["unplanned_first_probe_commit"] = (commit - killed_at) if commit else None
     for i in range(2):
         figures[f"unplanned_quiet_instance{i}"] = quiet_window(log, f"instance{i}", killed_at - 1, recovered_at)
-        first = first_ack_ending_after(log, f"instance{i}", commit or killed_at)
+        first = first_ack(log, f"instance{i}", commit or killed_at, of="end")
         if commit and first:
             figures[f"unplanned_after_commit_instance{i}"] = first - commit
     time.sleep(3)
@@ -326,7 +322,7 @@ def run(bases, environment):
     check(status == 200, f"Patroni accepted the switchover to {sync} ({status} {raw[:120]!r})")
     wait_for(lambda: (index := leader()) is not None and f"node{index + 1}" == sync, 60, "the switchover's new leader")
     time.sleep(3)
-    wait_for(lambda: all(first_ack_after(log, f"instance{i}", time.monotonic() - 2) for i in range(2)), 60,
+    wait_for(lambda: all(first_ack(log, f"instance{i}", time.monotonic() - 2) for i in range(2)), 60,
              "both instances acknowledge writes after the switchover")
     settled_at = time.monotonic()
     for i in range(2):
@@ -336,16 +332,12 @@ def run(bases, environment):
     for thread in writers:
         thread.join(timeout=30)
 
-    # The follower catches up with a feed nobody writes to any more.
-    follower_done = threading.Event()
-    catch_up = Follower(bases[1], reader, log, follower_done)
+    # The follower catches up with a feed nobody writes to any more: two empty long-polls in a row.
+    follower.quiet_pages = 0
+    wait_for(lambda: follower.quiet_pages >= 2, 60, "the follower reaches the feed's head")
+    follower_stop.set()
     follower.join(timeout=30)
-    catch_up.events, catch_up.cursor = follower.events, follower.cursor
-    catch_up.start()
-    wait_for(lambda: catch_up.quiet_pages >= 2, 60, "the follower reaches the feed's head")
-    follower_done.set()
-    catch_up.join(timeout=30)
-    followed = catch_up.events
+    followed = follower.events
 
     # The sessions that must move with the primary did: one purge leader, both commit listeners.
     wait_for(lambda: on_primary(PURGE_LEADERS) == "1", 90, "one instance holds the purge lock on the new primary")

@@ -25,6 +25,27 @@ struct ReadReplicaEndpointTests {
         return false
     }
 
+    /// The service on a primary and its hot standby, on a clock that stands still, after one
+    /// sign-up the standby has replayed and reads: what the outage tests start from.
+    static func withSignUpReplicated(
+        _ body:
+            @Sendable (
+                _ client: any TestClientProtocol, LedgerServices, StandbyMonitor, ManualClock, _ standby: PostgresClient,
+                _ primaryServer: LocalCluster
+            ) async throws -> Void
+    ) async throws {
+        try await TestReplication.withClusters { primary, standby, primaryServer in
+            let clock = ManualClock(Date())
+            let services = try makeServices(url: "", client: primary, clock: clock, readClient: standby)
+            let monitor = try #require(services.standbyMonitor)
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                _ = try await signUp(client, email: "ana@example.com")
+                #expect(try await Self.caughtUp(monitor))
+                try await body(client, services, monitor, clock, standby, primaryServer)
+            }
+        }
+    }
+
     @Test("GET /events reads the standby: what it has, never a gap, caught up after a pause; /readyz says how far behind it is")
     func eventsFromStandby() async throws {
         try await TestReplication.withPrimaryAndStandby { primary, standby in
@@ -69,60 +90,53 @@ struct ReadReplicaEndpointTests {
         "while no primary accepts writes: /readyz is 503 with database no_primary, the feed keeps answering from the standby (keys checked there, revoked ones refused), a write is 503 unavailable with Retry-After and never 500, /metrics still answers with database_up 0; past LEDGER_READ_FAILOVER_SECONDS the feed reads the primary; the primary back, writes go on with no restart"
     )
     func noPrimary() async throws {
-        try await TestReplication.withClusters { primary, standby, primaryServer in
-            let clock = ManualClock(Date())
-            let services = try makeServices(url: "", client: primary, clock: clock, readClient: standby)
-            let monitor = try #require(services.standbyMonitor)
-            try await Application(router: buildRouter(services)).test(.router) { client in
-                // Keys never checked before the outage: no instance has them cached.
-                let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
-                let revoked = try await services.apiKeys.create(name: "revoked", scopes: [.eventsRead])
-                #expect(try await services.apiKeys.revoke(revoked.id))
-                _ = try await signUp(client, email: "ana@example.com")
-                #expect(try await Self.caughtUp(monitor))
-                try primaryServer.stopServer()
-                #expect(await monitor.sample().readingFrom == .standby)
-                // Every server refuses, so nothing commits: a standby that has everything the primary
-                // wrote stays granted past LEDGER_READ_MAX_LAG_SECONDS, up to LEDGER_READ_FAILOVER_SECONDS.
-                #expect(services.configuration.readFailoverSeconds > services.configuration.readMaxLagSeconds * 2)
-                clock.advance(by: Double(services.configuration.readMaxLagSeconds) * 2)
-                let status = await monitor.sample()
-                #expect(status.readingFrom == .standby && status.lagSeconds == 0)
-                let ready = try await call(client, .get, "/readyz")
-                #expect(ready.status == .serviceUnavailable && ready.headers[.retryAfter] != nil)
-                #expect(ready.body["error"] as? String == "not_ready" && ready.body["database"] as? String == "no_primary")
-                let feed = try await call(client, .get, "/events?limit=100", token: reader)
-                #expect(feed.status == .ok)
-                #expect((feed.body["events"] as? [[String: Any]])?.contains { $0["type"] as? String == "account.registered" } == true)
-                #expect(try await call(client, .get, "/events?limit=100", token: revoked.key).status == .unauthorized)
-                let body: [String: Any] = ["email": "bo@example.com", "password": "violet-harbor-91"]
-                let refused = try await call(client, .post, "/auth/email/signup", body)
-                #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil)
-                #expect(refused.body["error"] as? String == "unavailable")
-                // Past the failover allowance the grant runs out, proof or not: a refusal is only libpq's view.
-                clock.advance(by: Double(services.configuration.readFailoverSeconds))
-                #expect(await monitor.sample().readingFrom == .primary)
-                #expect(try await call(client, .get, "/events?limit=100", token: reader).status == .serviceUnavailable)
-                try await Application(router: buildMetricsRouter(services.routerDependencies)).test(.router) { metrics in
-                    try await metrics.execute(uri: "/metrics", method: .get) { response in
-                        let text = String(buffer: response.body)
-                        #expect(response.status == .ok)
-                        #expect(text.contains("ledger_database_up 0.0") || text.contains("ledger_database_up 0\n"))
-                        #expect(text.contains("ledger_readers_on_standby 1"))
-                    }
+        try await Self.withSignUpReplicated { client, services, monitor, clock, _, primaryServer in
+            // Keys never checked before the outage: no instance has them cached.
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            let revoked = try await services.apiKeys.create(name: "revoked", scopes: [.eventsRead])
+            #expect(try await services.apiKeys.revoke(revoked.id))
+            try primaryServer.stopServer()
+            #expect(await monitor.sample().readingFrom == .standby)
+            // Every server refuses, so nothing commits: a standby that has everything the primary
+            // wrote stays granted past LEDGER_READ_MAX_LAG_SECONDS, up to LEDGER_READ_FAILOVER_SECONDS.
+            #expect(services.configuration.readFailoverSeconds > services.configuration.readMaxLagSeconds * 2)
+            clock.advance(by: Double(services.configuration.readMaxLagSeconds) * 2)
+            let status = await monitor.sample()
+            #expect(status.readingFrom == .standby && status.lagSeconds == 0)
+            let ready = try await call(client, .get, "/readyz")
+            #expect(ready.status == .serviceUnavailable && ready.headers[.retryAfter] != nil)
+            #expect(ready.body["error"] as? String == "not_ready" && ready.body["database"] as? String == "no_primary")
+            let feed = try await call(client, .get, "/events?limit=100", token: reader)
+            #expect(feed.status == .ok)
+            #expect((feed.body["events"] as? [[String: Any]])?.contains { $0["type"] as? String == "account.registered" } == true)
+            #expect(try await call(client, .get, "/events?limit=100", token: revoked.key).status == .unauthorized)
+            let body: [String: Any] = ["email": "bo@example.com", "password": "violet-harbor-91"]
+            let refused = try await call(client, .post, "/auth/email/signup", body)
+            #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil)
+            #expect(refused.body["error"] as? String == "unavailable")
+            // Past the failover allowance the grant runs out, proof or not: a refusal is only libpq's view.
+            clock.advance(by: Double(services.configuration.readFailoverSeconds))
+            #expect(await monitor.sample().readingFrom == .primary)
+            #expect(try await call(client, .get, "/events?limit=100", token: reader).status == .serviceUnavailable)
+            try await Application(router: buildMetricsRouter(services.routerDependencies)).test(.router) { metrics in
+                try await metrics.execute(uri: "/metrics", method: .get) { response in
+                    let text = String(buffer: response.body)
+                    #expect(response.status == .ok)
+                    #expect(text.contains("ledger_database_up 0.0") || text.contains("ledger_database_up 0\n"))
+                    #expect(text.contains("ledger_readers_on_standby 1"))
                 }
-
-                try primaryServer.startServer()
-                var answer = HTTPResponse.Status.serviceUnavailable
-                let deadline = ContinuousClock.now + .seconds(15)
-                while answer != .created && ContinuousClock.now < deadline {
-                    answer = try await call(client, .post, "/auth/email/signup", body).status
-                    #expect(answer == .created || answer == .serviceUnavailable)
-                    if answer != .created { try await Task.sleep(for: .milliseconds(100)) }
-                }
-                #expect(answer == .created)
-                #expect(try await call(client, .get, "/readyz").status == .ok)
             }
+
+            try primaryServer.startServer()
+            var answer = HTTPResponse.Status.serviceUnavailable
+            let deadline = ContinuousClock.now + .seconds(15)
+            while answer != .created && ContinuousClock.now < deadline {
+                answer = try await call(client, .post, "/auth/email/signup", body).status
+                #expect(answer == .created || answer == .serviceUnavailable)
+                if answer != .created { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(answer == .created)
+            #expect(try await call(client, .get, "/readyz").status == .ok)
         }
     }
 
@@ -130,26 +144,19 @@ struct ReadReplicaEndpointTests {
         "while no primary answers, a standby that lacks what the primary last wrote keeps only the grant it had: past the bound the feed reads the primary, a 503 and never a 500"
     )
     func noPrimaryStandbyBehind() async throws {
-        try await TestReplication.withClusters { primary, standby, primaryServer in
-            let clock = ManualClock(Date())
-            let services = try makeServices(url: "", client: primary, clock: clock, readClient: standby)
-            let monitor = try #require(services.standbyMonitor)
-            try await Application(router: buildRouter(services)).test(.router) { client in
-                let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
-                _ = try await signUp(client, email: "ana@example.com")
-                #expect(try await Self.caughtUp(monitor))
-                try await standby.query("SELECT pg_wal_replay_pause()")
-                _ = try await signUp(client, email: "bo@example.com")
-                #expect(await monitor.sample().readingFrom == .standby)  // within the bound still
-                try primaryServer.stopServer()
-                clock.advance(by: Double(services.configuration.readMaxLagSeconds) + 1)
-                let status = await monitor.sample()
-                #expect(status.readingFrom == .primary && status.reason == .primaryUnreachable)
-                let feed = try await call(client, .get, "/events?limit=100", token: reader)
-                #expect(feed.status == .serviceUnavailable && feed.body["error"] as? String == "unavailable")
-                try primaryServer.startServer()
-                try await standby.query("SELECT pg_wal_replay_resume()")
-            }
+        try await Self.withSignUpReplicated { client, services, monitor, clock, standby, primaryServer in
+            let reader = try await services.apiKeys.create(name: "reader", scopes: [.eventsRead]).key
+            try await standby.query("SELECT pg_wal_replay_pause()")
+            _ = try await signUp(client, email: "bo@example.com")
+            #expect(await monitor.sample().readingFrom == .standby)  // within the bound still
+            try primaryServer.stopServer()
+            clock.advance(by: Double(services.configuration.readMaxLagSeconds) + 1)
+            let status = await monitor.sample()
+            #expect(status.readingFrom == .primary && status.reason == .primaryUnreachable)
+            let feed = try await call(client, .get, "/events?limit=100", token: reader)
+            #expect(feed.status == .serviceUnavailable && feed.body["error"] as? String == "unavailable")
+            try primaryServer.startServer()
+            try await standby.query("SELECT pg_wal_replay_resume()")
         }
     }
 
