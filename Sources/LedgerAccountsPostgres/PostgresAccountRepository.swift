@@ -64,7 +64,10 @@ public struct PostgresAccountRepository: AccountRepository {
         // sign-in that proved it) caused these.
         let metadata = EventMetadata.current.withActor(default: "account:\(accountID.lowercased)")
         try await store.queueAppend(
-            to: accountID, streamType: Self.streamType, subjectID: accountID, expected: .exact(state.version),
+            // A purged account's key is gone: what is appended after (a support desk's look,
+            // `admin.viewed`) is written unsealed, and holds nothing of the person.
+            to: accountID, streamType: Self.streamType, subjectID: state.purgedAt == nil ? accountID : nil,
+            expected: .exact(state.version),
             events: stored.map {
                 NewEvent(type: $0.event.type, schemaVersion: $0.event.schemaVersion, payload: $0.payload, metadata: metadata)
             },
@@ -124,6 +127,15 @@ public struct PostgresAccountRepository: AccountRepository {
             """,
             [.bytea(hash)])
         return try Self.sessionRef(rows)
+    }
+
+    public func handleHolder(_ handle: Handle) async throws -> UUID? {
+        let rows = try await store.client.query("SELECT account_id FROM accounts WHERE handle_normalized = $1", [.text(handle.normalized)])
+        return rows.rowCount == 0 ? nil : try rows[0].uuid(0)
+    }
+
+    public func accounts(withPublicID publicID: PublicUserID) async throws -> [UUID] {
+        try await AccountDirectory.accounts(with: publicID, client: store.client).map(\.accountID)
     }
 
     public func isHandleFree(_ handle: Handle) async throws -> Bool {

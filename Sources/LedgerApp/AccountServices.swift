@@ -20,6 +20,8 @@ public struct AccountServices: Sendable {
     public let passkeys: PasskeyService
     /// Accounts brought from another system (`ledger import`, `POST /admin/accounts/import`).
     public let importer: AccountImporter
+    /// The support desk: search, look, fix (`/admin/accounts…`).
+    public let desk: SupportDesk
     /// The pages behind the email links.
     public let pages: LinkPages
     /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
@@ -50,6 +52,7 @@ public struct AccountServices: Sendable {
             environment: environment, relyingParty: configuration.relyingParty, relyingPartyName: configuration.relyingPartyName,
             challenges: PasskeyChallenges(masterKey: masterKey), spent: spent)
         self.importer = AccountImporter(store: imports)
+        self.desk = SupportDesk(environment: environment)
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
     }
 }

@@ -82,6 +82,7 @@ public func buildRouter(_ dependencies: RouterDependencies) -> Router<LedgerRequ
     router.addRoutes(DeletionController(accounts: account.accounts, keys: keys).endpoints)
     router.addRoutes(AccountAdminController(accounts: account.accounts, keys: keys).endpoints)
     router.addRoutes(AccountImportController(importer: account.importer, keys: keys).endpoints)
+    router.addRoutes(SupportController(desk: account.desk, keys: keys).endpoints)
     router.addRoutes(AppleNotificationsController(providers: account.providers).endpoints)
     router.addRoutes(ProviderController(providers: account.providers, accounts: account.accounts).endpoints)
     router.addRoutes(PhoneController(otp: account.otp, accounts: account.accounts, providers: account.providers).endpoints)

@@ -13,6 +13,7 @@ extension MessageTemplates {
         ImpliedMessages.twoFactorLimitReachedTemplate: [.email],
         ImpliedMessages.methodAddedTemplate: [.email, .sms], ImpliedMessages.methodRemovedTemplate: [.email, .sms],
         ImpliedMessages.passwordChangedTemplate: [.email, .sms], ImpliedMessages.passkeySuspectTemplate: [.email, .sms],
+        ImpliedMessages.changedBySupportTemplate: [.email, .sms],
     ]
 
     /// A message of `template` as the service would send it, with sample values (the code
@@ -59,6 +60,8 @@ extension MessageTemplates {
             details = ["method": "google", "changed_at": stamp(now), "device": device, "secure_account": advice]
         case ImpliedMessages.passwordChangedTemplate:
             details = ["changed_at": stamp(now), "device": device, "secure_account": advice]
+        case ImpliedMessages.changedBySupportTemplate:
+            details = ["action": "method_removed", "method": "phone", "changed_at": stamp(now), "secure_account": advice]
         case ImpliedMessages.passkeySuspectTemplate:
             details = ["passkey": "YubiKey 5C", "detected_at": stamp(now), "secure_account": advice]
         default:

@@ -35,6 +35,42 @@ struct ImpliedMessagesTests {
         #expect(try messages.messages(for: [signIn], before: account(verified: false), at: now).isEmpty)
     }
 
+    @Test(
+        "a support change tells the owner once (verified email, else SMS), without the operator or the reason; a look or a no-op tells nobody"
+    )
+    func supportNotice() throws {
+        let messages = ImpliedMessages(masterKey: try MasterKey.generate())
+        let record = AccountEvent.AdminRecord(keyID: UUID(), operatorName: "Nino", reason: "ticket 4411")
+        let signedOut: [AccountEvent] = [
+            .admin(.signedOut, record), .sessionRevoked(.init(sessionID: UUID(), reason: "signed_out_by_support")),
+        ]
+        let told = try messages.messages(for: signedOut, before: account(verified: true), at: now)
+        #expect(told.map(\.template) == [ImpliedMessages.changedBySupportTemplate] && told.first?.to == "ana@example.com")
+        #expect(told.first?.details?["action"] == "signed_out" && told.first?.details?["changed_at"] == RFC3339.format(now))
+        #expect(told.first?.details?.values.contains { $0.contains("Nino") || $0.contains("4411") } == false)
+        let phoneOnly = [
+            AccountEvent.registered(.init(email: nil, displayName: nil, method: "phone")),
+            .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
+        ]
+        .reduce(AccountState(accountID: UUID())) { evolve($0, $1, at: now) }
+        let bySMS = try messages.messages(for: signedOut, before: phoneOnly, at: now)
+        #expect(bySMS.first?.channel == .sms && bySMS.first?.to == "+995511200300")
+        #expect(try messages.messages(for: [.admin(.viewed, record)], before: account(verified: true), at: now).isEmpty)
+        #expect(try messages.messages(for: [.admin(.disabled, record)], before: account(verified: true), at: now).isEmpty)
+    }
+
+    @Test("an operator's name and a change's reason: trimmed, bounded, no control characters")
+    func supportInput() throws {
+        #expect(SupportDesk.checkedOperator("  Nino (support) ") == "Nino (support)")
+        for refused in [nil, "", "  ", String(repeating: "n", count: 201), "Nino\u{7}", "a\u{0}b"] as [String?] {
+            #expect(SupportDesk.checkedOperator(refused) == nil)
+        }
+        #expect(try SupportDesk.checkedReason(" lost phone\nID checked ") == "lost phone\nID checked")
+        for refused in ["", " ", String(repeating: "r", count: 501), "a\u{1b}[31m"] {
+            #expect(throws: AccountService.ValidationFailure.self) { try SupportDesk.checkedReason(refused) }
+        }
+    }
+
     @Test("every change of how the account is reached tells the owner's established contact: its verified email, else its phone by SMS")
     func notices() throws {
         let messages = ImpliedMessages(masterKey: try MasterKey.generate())

@@ -22,7 +22,9 @@ struct TemplateSMSLengthTests {
 
     @Test(
         "every built-in SMS fits one GSM-7 segment",
-        arguments: ["otp", "method_added", "method_removed", "password_changed", "passkey_suspect", "two_factor_changed"])
+        arguments: [
+            "otp", "method_added", "method_removed", "password_changed", "passkey_suspect", "two_factor_changed", "changed_by_support",
+        ])
     func oneSegment(_ name: String) throws {
         let templates = try MessageTemplates()
         // 28 September 2026, 23:59 UTC: the longest readable time.

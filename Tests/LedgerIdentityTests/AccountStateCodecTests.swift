@@ -10,6 +10,7 @@ struct AccountStateCodecTests {
         let session = UUID()
         var state = AccountState(accountID: UUID())
         let events: [AccountEvent] = [
+            .imported(.init(source: "firebase", externalID: "uid-1", createdAt: t0)),
             .registered(.init(email: "Ana@Example.com", displayName: "Ana ő", method: "email")),
             .passwordSet(.init(passwordHash: "$scrypt$ln=4,r=8,p=1$c2FsdA$aGFzaA", reason: .signup)),
             .handleClaimed(.init(handle: "ana_1", temporary: false)),
@@ -87,7 +88,7 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 38)
+        #expect(Mirror(reflecting: state).children.count == 39)
         #expect(Mirror(reflecting: state.passkeys.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 13)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)

@@ -636,6 +636,7 @@ struct AccessEndReasonTests {
         #expect(
             AccessEndReason.allCases.map(\.rawValue) == [
                 "password_reset", "password_changed", "email_reverted", "account_disabled", "apple_consent_revoked", "account_deleted",
+                "signed_out_by_support", "two_factor_reset_by_support",
             ])
     }
 }

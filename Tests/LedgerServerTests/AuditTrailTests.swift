@@ -9,6 +9,7 @@ import LedgerCrypto
 import LedgerEventStore
 import LedgerIdentity
 import LedgerTestSupport
+import LedgerWorkers
 import NIOCore
 import Testing
 
@@ -146,6 +147,57 @@ struct AuditTrailTests {
                 #expect(try await post("enable").status == .ok)
                 let afterwards = try await lifecycle()
                 #expect(afterwards?["status"] as? String == "active" && afterwards?["disabled_at"] is NSNull)
+            }
+        }
+    }
+
+    @Test(
+        "support's every call is on the account's stream, hash-chained, for auditors; a purged account is looked at with nothing personal")
+    func supportRecorded() async throws {
+        try await TestPostgres.withDatabase { db in
+            let services = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey)
+            let (keyID, admin) = try await services.apiKeys.create(name: "lead", scopes: [.accountsAdmin])
+            let auditor = try await services.apiKeys.create(name: "audit", scopes: [.auditRead]).key
+            try await Application(router: buildRouter(services)).test(.router) { client in
+                let access = try await signUp(client, email: "ana@example.com")
+                let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                let operatorHeader: HTTPFields = [HTTPField.Name("X-Ledger-Operator")!: "Nino (support)"]
+                func desk(_ method: HTTPRequest.Method, _ suffix: String, _ body: [String: Any]? = nil, path: String) async throws -> Answer
+                {
+                    try await call(
+                        client, method, "/admin/accounts/\(accountID)\(suffix)", body, token: admin, path: path, headers: operatorHeader)
+                }
+                #expect(try await desk(.get, "", path: "/admin/accounts/{id}").status == .ok)
+                #expect(try await desk(.post, "/disable", ["reason": "chargeback"], path: "/admin/accounts/{id}/disable").status == .ok)
+                let events = try await call(client, .get, "/accounts/\(accountID)/events", token: auditor, path: "/accounts/{id}/events")
+                let listed = events.body["events"] as? [[String: Any]] ?? []
+                let support = listed.filter { ($0["type"] as? String)?.hasPrefix("admin.") == true }
+                #expect(support.map { $0["type"] as? String } == ["admin.viewed", "admin.disabled"])
+                let disabled = support.last?["data"] as? [String: Any]
+                #expect(disabled?["operator"] as? String == "Nino (support)" && disabled?["reason"] as? String == "chargeback")
+                #expect(disabled?["key_id"] as? String == keyID.lowercased)
+                let verified = try await call(client, .get, "/accounts/\(accountID)/verify", token: auditor, path: "/accounts/{id}/verify")
+                #expect(verified.body["ok"] as? Bool == true)
+
+                // Deleted, then purged: a look still answers, and is recorded, with nothing of the person.
+                #expect(try await desk(.post, "/enable", ["reason": "resolved"], path: "/admin/accounts/{id}/enable").status == .ok)
+                let session = try await logIn(client, email: "ana@example.com")
+                let grant = try await emailLinkGrant(client, db, token: session)
+                #expect(try await call(client, .delete, "/me", token: session, reauth: grant).status == .accepted)
+                db.clock.advance(by: services.configuration.policies.purgeDelay + 1)
+                #expect(try await PurgeWorker(store: services.eventStore, clock: db.clock).runOnce() == 1)
+                let purged = try await desk(.get, "", path: "/admin/accounts/{id}")
+                #expect(purged.status == .ok && purged.string("status") == "purged")
+                #expect(purged.body["email"] is NSNull && purged.body["created_at"] is NSNull)
+                let changed = try await desk(.post, "/sign-out", ["reason": "x"], path: "/admin/accounts/{id}/sign-out")
+                #expect(changed.status == .gone)
+                let history = try await services.eventStore.readStream(try #require(UUID(uuidString: accountID)))
+                #expect(history.last?.type == "admin.viewed" && history.last?.payload != nil)
+                #expect(history.allSatisfy { $0.payload == nil || ["account.purged", "admin.viewed"].contains($0.type) })
+                #expect(try await db.client.rowsHolding("ana@example.com") == 0)
+                #expect(
+                    try await call(client, .get, "/accounts/\(accountID)/verify", token: auditor, path: "/accounts/{id}/verify").body["ok"]
+                        as? Bool == true)
             }
         }
     }

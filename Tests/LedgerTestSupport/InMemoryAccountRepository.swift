@@ -237,6 +237,14 @@ public actor InMemoryAccountRepository: AccountRepository, AccountImportStore {
         return spentRefreshTokens[hex]
     }
 
+    public func handleHolder(_ handle: Handle) async throws -> UUID? {
+        states.values.first { $0.handle?.lowercased() == handle.normalized }?.accountID
+    }
+
+    public func accounts(withPublicID publicID: PublicUserID) async throws -> [UUID] {
+        states.keys.filter { PublicUserID(accountID: $0) == publicID }.sorted { $0.uuidString < $1.uuidString }
+    }
+
     public func isHandleFree(_ handle: Handle) async throws -> Bool {
         !states.values.contains { $0.handle?.lowercased() == handle.normalized }
     }

@@ -41,6 +41,10 @@ public protocol AccountRepository: Sendable {
     /// The session a refresh token (current or spent, by hash) belongs to.
     func session(forRefreshHash hash: [UInt8]) async throws -> SessionRef?
 
+    /// The account holding this handle (ignoring case), deleted or not.
+    func handleHolder(_ handle: Handle) async throws -> UUID?
+    /// Every account whose id carries this short public id (almost always one).
+    func accounts(withPublicID publicID: PublicUserID) async throws -> [UUID]
     /// Whether nobody holds this handle (ignoring case).
     func isHandleFree(_ handle: Handle) async throws -> Bool
 

@@ -28,6 +28,11 @@ public struct ImpliedMessages: Sendable {
     /// The template of the alert that a passkey's signature counter did not grow, so it may
     /// have been copied (`details`: `passkey`, its name; `detected_at`).
     public static let passkeySuspectTemplate = "passkey_suspect"
+    /// The template of the notice that the support desk changed the account (`details.action`:
+    /// `signed_out`, `password_reset_sent`, `two_factor_reset`, `method_removed` with
+    /// `details.method`, `disabled`, `enabled`). Neither the operator nor the reason is told:
+    /// they are the desk's notes, and a name would help whoever poses as support next.
+    public static let changedBySupportTemplate = "changed_by_support"
     /// What every alert tells a person who did not do it.
     public static let secureAccountAdvice =
         "If this wasn't you, change your password and sign out other devices in Settings → Sign-in & security."
@@ -60,6 +65,11 @@ public struct ImpliedMessages: Sendable {
                             "paused_until": RFC3339.format(reached.until), "reached_at": RFC3339.format(time),
                             "during": reached.sessionID == nil ? "sign_in" : "reauth",
                         ])
+                // A support call that changed something (a repeated disable changes nothing).
+                case .admin(let action, let record) where action != .viewed && events.count > 1:
+                    var details = ["action": action.rawValue, "changed_at": RFC3339.format(time)]
+                    if let method = record.method { details["method"] = method }
+                    return toOwner(state, template: Self.changedBySupportTemplate, details: details)
                 case .passkeySuspect(let suspect):
                     // A clone is told to every owner who can be reached: a phone-only or
                     // passkey-and-phone account by SMS.

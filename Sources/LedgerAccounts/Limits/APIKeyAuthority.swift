@@ -6,6 +6,10 @@ public enum APIKeyScope: String, Sendable, CaseIterable {
     case auditRead = "audit:read"
     case holdsWrite = "holds:write"
     case sessionsIntrospect = "sessions:introspect"
+    /// The support desk's everyday work: search, look, sign out everywhere, send a reset link
+    /// (docs/support.md). `accounts:admin` includes it.
+    case accountsSupport = "accounts:support"
+    /// The support desk's heavy changes (two-factor reset, method removal, disable, enable).
     case accountsAdmin = "accounts:admin"
     /// Brings accounts from another system (`POST /admin/accounts/import`).
     case accountsImport = "accounts:import"
@@ -26,9 +30,11 @@ public struct AuthorizedKey: Sendable, Equatable {
         self.scopes = scopes
     }
 
-    /// Whether the key holds `scope`, or `admin` (every scope at once).
+    /// Whether the key holds `scope`, or `admin` (every scope at once); `accounts:admin` holds
+    /// `accounts:support` too.
     public func allows(_ scope: APIKeyScope) -> Bool {
         scopes.contains(scope.rawValue) || isAdministrator
+            || (scope == .accountsSupport && scopes.contains(APIKeyScope.accountsAdmin.rawValue))
     }
 
     /// Whether the key holds `admin`, every scope at once.

@@ -58,4 +58,13 @@ public struct RequestLimits: Sendable {
             throw IdentityError(.rateLimited, "Too many requests. Try again later.", retryAfter: secondsUntil(refusedUntil, from: now))
         }
     }
+
+    /// Counts one support search of `searcher` (a key's or a staff member's counter) before it
+    /// looks anything up; `rate_limited` past `Policies.supportSearchLimit` in the window.
+    public func admitSupportSearch(by searcher: String, now: Date) async throws {
+        let counted = try await counters.count("support-search:" + searcher, window: policies.supportSearchWindow, now: now)
+        guard counted.count > policies.supportSearchLimit else { return }
+        let windowEnds = counted.windowStarted.addingTimeInterval(policies.supportSearchWindow)
+        throw IdentityError(.rateLimited, "Too many searches. Try again later.", retryAfter: secondsUntil(windowEnds, from: now))
+    }
 }

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "c747e11d19fb133543423db45b43b323fb0fbccc5699a9604977e0905d446f16"
+    public static let sha256 = "2054df683102880301958e8d93120c4f649eb705a2f66f5fe1f54b17d1f52705"
 }

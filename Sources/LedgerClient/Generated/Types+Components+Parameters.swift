@@ -23,5 +23,9 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/DeviceToken`.
         public typealias DeviceToken = Swift.String
+        /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+        ///
+        /// - Remark: Generated from `#/components/parameters/Operator`.
+        public typealias Operator = Swift.String
     }
 }

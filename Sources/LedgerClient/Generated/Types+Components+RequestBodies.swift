@@ -18,5 +18,26 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/requestBodies` section of the OpenAPI document.
-    public enum RequestBodies {}
+    public enum RequestBodies {
+        /// - Remark: Generated from `#/components/requestBodies/SupportReason`.
+        @frozen public enum SupportReason: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/requestBodies/SupportReason/json`.
+            public struct JsonPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/requestBodies/SupportReason/json/reason`.
+                public var reason: Swift.String
+                /// Creates a new `JsonPayload`.
+                ///
+                /// - Parameters:
+                ///   - reason:
+                public init(reason: Swift.String) {
+                    self.reason = reason
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case reason
+                }
+            }
+            /// - Remark: Generated from `#/components/requestBodies/SupportReason/content/application\/json`.
+            case json(Components.RequestBodies.SupportReason.JsonPayload)
+        }
+    }
 }

@@ -395,6 +395,427 @@ extension Components {
                 ])
             }
         }
+        /// An account as support sees it; `null` where not set. A purged account's has its ids and status, nothing personal.
+        ///
+        /// - Remark: Generated from `#/components/schemas/SupportSummary`.
+        public struct SupportSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/account_id`.
+            public var accountId: Swift.String
+            /// `usr_…`, as the app shows it
+            ///
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/user_id`.
+            public var userId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case active = "active"
+                case disabled = "disabled"
+                case deletionScheduled = "deletion_scheduled"
+                case purged = "purged"
+            }
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/status`.
+            public var status: Components.Schemas.SupportSummary.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/created_at`.
+            public var createdAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/last_sign_in_at`.
+            public var lastSignInAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/display_name`.
+            public var displayName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/handle`.
+            public var handle: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/email`.
+            public var email: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/email_verified`.
+            public var emailVerified: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/has_password`.
+            public var hasPassword: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/phone`.
+            public var phone: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/apple_linked`.
+            public var appleLinked: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/google_linked`.
+            public var googleLinked: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/PasskeysPayload`.
+            public struct PasskeysPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/PasskeysPayload/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/PasskeysPayload/name`.
+                public var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/PasskeysPayload/created_at`.
+                public var createdAt: Foundation.Date?
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/PasskeysPayload/last_used_at`.
+                public var lastUsedAt: Foundation.Date?
+                /// Creates a new `PasskeysPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - name:
+                ///   - createdAt:
+                ///   - lastUsedAt:
+                public init(
+                    id: Swift.String,
+                    name: Swift.String,
+                    createdAt: Foundation.Date? = nil,
+                    lastUsedAt: Foundation.Date? = nil
+                ) {
+                    self.id = id
+                    self.name = name
+                    self.createdAt = createdAt
+                    self.lastUsedAt = lastUsedAt
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case name
+                    case createdAt = "created_at"
+                    case lastUsedAt = "last_used_at"
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.id = try container.decode(
+                        Swift.String.self,
+                        forKey: .id
+                    )
+                    self.name = try container.decode(
+                        Swift.String.self,
+                        forKey: .name
+                    )
+                    self.createdAt = try container.decodeIfPresent(
+                        Foundation.Date.self,
+                        forKey: .createdAt
+                    )
+                    self.lastUsedAt = try container.decodeIfPresent(
+                        Foundation.Date.self,
+                        forKey: .lastUsedAt
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "id",
+                        "name",
+                        "created_at",
+                        "last_used_at"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/passkeys`.
+            public typealias PasskeysPayload = [Components.Schemas.SupportSummary.PasskeysPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/passkeys`.
+            public var passkeys: Components.Schemas.SupportSummary.PasskeysPayload
+            /// TOTP is on
+            ///
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/two_factor`.
+            public var twoFactor: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/recovery_codes_left`.
+            public var recoveryCodesLeft: Swift.Int
+            /// live sessions
+            ///
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/sessions`.
+            public var sessions: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/HoldsPayload`.
+            public struct HoldsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/HoldsPayload/ref`.
+                public var ref: Swift.String
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/HoldsPayload/kind`.
+                public var kind: Swift.String
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/HoldsPayload/title`.
+                public var title: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/HoldsPayload/starts_at`.
+                public var startsAt: Foundation.Date?
+                /// - Remark: Generated from `#/components/schemas/SupportSummary/HoldsPayload/releases_at`.
+                public var releasesAt: Foundation.Date?
+                /// Creates a new `HoldsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - ref:
+                ///   - kind:
+                ///   - title:
+                ///   - startsAt:
+                ///   - releasesAt:
+                public init(
+                    ref: Swift.String,
+                    kind: Swift.String,
+                    title: Swift.String? = nil,
+                    startsAt: Foundation.Date? = nil,
+                    releasesAt: Foundation.Date? = nil
+                ) {
+                    self.ref = ref
+                    self.kind = kind
+                    self.title = title
+                    self.startsAt = startsAt
+                    self.releasesAt = releasesAt
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case ref
+                    case kind
+                    case title
+                    case startsAt = "starts_at"
+                    case releasesAt = "releases_at"
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.ref = try container.decode(
+                        Swift.String.self,
+                        forKey: .ref
+                    )
+                    self.kind = try container.decode(
+                        Swift.String.self,
+                        forKey: .kind
+                    )
+                    self.title = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .title
+                    )
+                    self.startsAt = try container.decodeIfPresent(
+                        Foundation.Date.self,
+                        forKey: .startsAt
+                    )
+                    self.releasesAt = try container.decodeIfPresent(
+                        Foundation.Date.self,
+                        forKey: .releasesAt
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "ref",
+                        "kind",
+                        "title",
+                        "starts_at",
+                        "releases_at"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/holds`.
+            public typealias HoldsPayload = [Components.Schemas.SupportSummary.HoldsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/holds`.
+            public var holds: Components.Schemas.SupportSummary.HoldsPayload
+            /// the system an import brought it from (`firebase`, `auth0`, …)
+            ///
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/imported_from`.
+            public var importedFrom: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/disabled_at`.
+            public var disabledAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/disabled_reason`.
+            public var disabledReason: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/deleted_at`.
+            public var deletedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/SupportSummary/purge_after`.
+            public var purgeAfter: Foundation.Date?
+            /// Creates a new `SupportSummary`.
+            ///
+            /// - Parameters:
+            ///   - accountId:
+            ///   - userId: `usr_…`, as the app shows it
+            ///   - status:
+            ///   - createdAt:
+            ///   - lastSignInAt:
+            ///   - displayName:
+            ///   - handle:
+            ///   - email:
+            ///   - emailVerified:
+            ///   - hasPassword:
+            ///   - phone:
+            ///   - appleLinked:
+            ///   - googleLinked:
+            ///   - passkeys:
+            ///   - twoFactor: TOTP is on
+            ///   - recoveryCodesLeft:
+            ///   - sessions: live sessions
+            ///   - holds:
+            ///   - importedFrom: the system an import brought it from (`firebase`, `auth0`, …)
+            ///   - disabledAt:
+            ///   - disabledReason:
+            ///   - deletedAt:
+            ///   - purgeAfter:
+            public init(
+                accountId: Swift.String,
+                userId: Swift.String,
+                status: Components.Schemas.SupportSummary.StatusPayload,
+                createdAt: Foundation.Date? = nil,
+                lastSignInAt: Foundation.Date? = nil,
+                displayName: Swift.String? = nil,
+                handle: Swift.String? = nil,
+                email: Swift.String? = nil,
+                emailVerified: Swift.Bool,
+                hasPassword: Swift.Bool,
+                phone: Swift.String? = nil,
+                appleLinked: Swift.Bool,
+                googleLinked: Swift.Bool,
+                passkeys: Components.Schemas.SupportSummary.PasskeysPayload,
+                twoFactor: Swift.Bool,
+                recoveryCodesLeft: Swift.Int,
+                sessions: Swift.Int,
+                holds: Components.Schemas.SupportSummary.HoldsPayload,
+                importedFrom: Swift.String? = nil,
+                disabledAt: Foundation.Date? = nil,
+                disabledReason: Swift.String? = nil,
+                deletedAt: Foundation.Date? = nil,
+                purgeAfter: Foundation.Date? = nil
+            ) {
+                self.accountId = accountId
+                self.userId = userId
+                self.status = status
+                self.createdAt = createdAt
+                self.lastSignInAt = lastSignInAt
+                self.displayName = displayName
+                self.handle = handle
+                self.email = email
+                self.emailVerified = emailVerified
+                self.hasPassword = hasPassword
+                self.phone = phone
+                self.appleLinked = appleLinked
+                self.googleLinked = googleLinked
+                self.passkeys = passkeys
+                self.twoFactor = twoFactor
+                self.recoveryCodesLeft = recoveryCodesLeft
+                self.sessions = sessions
+                self.holds = holds
+                self.importedFrom = importedFrom
+                self.disabledAt = disabledAt
+                self.disabledReason = disabledReason
+                self.deletedAt = deletedAt
+                self.purgeAfter = purgeAfter
+            }
+            public enum CodingKeys: String, CodingKey {
+                case accountId = "account_id"
+                case userId = "user_id"
+                case status
+                case createdAt = "created_at"
+                case lastSignInAt = "last_sign_in_at"
+                case displayName = "display_name"
+                case handle
+                case email
+                case emailVerified = "email_verified"
+                case hasPassword = "has_password"
+                case phone
+                case appleLinked = "apple_linked"
+                case googleLinked = "google_linked"
+                case passkeys
+                case twoFactor = "two_factor"
+                case recoveryCodesLeft = "recovery_codes_left"
+                case sessions
+                case holds
+                case importedFrom = "imported_from"
+                case disabledAt = "disabled_at"
+                case disabledReason = "disabled_reason"
+                case deletedAt = "deleted_at"
+                case purgeAfter = "purge_after"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.accountId = try container.decode(
+                    Swift.String.self,
+                    forKey: .accountId
+                )
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                self.status = try container.decode(
+                    Components.Schemas.SupportSummary.StatusPayload.self,
+                    forKey: .status
+                )
+                self.createdAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.lastSignInAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .lastSignInAt
+                )
+                self.displayName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.handle = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .handle
+                )
+                self.email = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.emailVerified = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .emailVerified
+                )
+                self.hasPassword = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .hasPassword
+                )
+                self.phone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .phone
+                )
+                self.appleLinked = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .appleLinked
+                )
+                self.googleLinked = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .googleLinked
+                )
+                self.passkeys = try container.decode(
+                    Components.Schemas.SupportSummary.PasskeysPayload.self,
+                    forKey: .passkeys
+                )
+                self.twoFactor = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .twoFactor
+                )
+                self.recoveryCodesLeft = try container.decode(
+                    Swift.Int.self,
+                    forKey: .recoveryCodesLeft
+                )
+                self.sessions = try container.decode(
+                    Swift.Int.self,
+                    forKey: .sessions
+                )
+                self.holds = try container.decode(
+                    Components.Schemas.SupportSummary.HoldsPayload.self,
+                    forKey: .holds
+                )
+                self.importedFrom = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .importedFrom
+                )
+                self.disabledAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .disabledAt
+                )
+                self.disabledReason = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .disabledReason
+                )
+                self.deletedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .deletedAt
+                )
+                self.purgeAfter = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .purgeAfter
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "account_id",
+                    "user_id",
+                    "status",
+                    "created_at",
+                    "last_sign_in_at",
+                    "display_name",
+                    "handle",
+                    "email",
+                    "email_verified",
+                    "has_password",
+                    "phone",
+                    "apple_linked",
+                    "google_linked",
+                    "passkeys",
+                    "two_factor",
+                    "recovery_codes_left",
+                    "sessions",
+                    "holds",
+                    "imported_from",
+                    "disabled_at",
+                    "disabled_reason",
+                    "deleted_at",
+                    "purge_after"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Hub`.
         public struct Hub: Codable, Hashable, Sendable {
             /// E.164

@@ -18636,6 +18636,3673 @@ public enum Operations {
             }
         }
     }
+    /// Find accounts by one identifier, exactly (API key with `accounts:support`).
+    ///
+    /// Exactly one of `email`, `phone` (international), `user_id` (`usr_…` or the account id)
+    /// or `handle`, matched exactly: never a part of a name or address. A deleted account is
+    /// found by its address or number while the re-signup cooldown holds them, by its ids until
+    /// and after its purge, and shows its status. Every account found is recorded as looked at
+    /// (`admin.viewed`, `view: search`); the search's terms are not kept. Searches are counted
+    /// per key before the lookup (`LEDGER_SUPPORT_SEARCH_LIMIT` an hour).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/accounts`.
+    /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)`.
+    public enum SupportSearch {
+        public static let id: Swift.String = "supportSearch"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/GET/query/email`.
+                public var email: Swift.String?
+                /// - Remark: Generated from `#/paths/admin/accounts/GET/query/phone`.
+                public var phone: Swift.String?
+                /// - Remark: Generated from `#/paths/admin/accounts/GET/query/user_id`.
+                public var userId: Swift.String?
+                /// - Remark: Generated from `#/paths/admin/accounts/GET/query/handle`.
+                public var handle: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - email:
+                ///   - phone:
+                ///   - userId:
+                ///   - handle:
+                public init(
+                    email: Swift.String? = nil,
+                    phone: Swift.String? = nil,
+                    userId: Swift.String? = nil,
+                    handle: Swift.String? = nil
+                ) {
+                    self.email = email
+                    self.phone = phone
+                    self.userId = userId
+                    self.handle = handle
+                }
+            }
+            public var query: Operations.SupportSearch.Input.Query
+            /// - Remark: Generated from `#/paths/admin/accounts/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/GET/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportSearch.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportSearch.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportSearch.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.SupportSearch.Input.Query = .init(),
+                headers: Operations.SupportSearch.Input.Headers
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/admin/accounts/GET/responses/200/content/json/accounts`.
+                        public var accounts: [Components.Schemas.SupportSummary]
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - accounts:
+                        public init(accounts: [Components.Schemas.SupportSummary]) {
+                            self.accounts = accounts
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case accounts
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.accounts = try container.decode(
+                                [Components.Schemas.SupportSummary].self,
+                                forKey: .accounts
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "accounts"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/admin/accounts/GET/responses/200/content/application\/json`.
+                    case json(Operations.SupportSearch.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SupportSearch.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportSearch.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportSearch.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The accounts found (none, or one; more only for a `usr_…` id two accounts share).
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportSearch.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportSearch.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/GET/responses/422/content/application\/json`.
+                    case json(Components.Schemas.ValidationError)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ValidationError {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportSearch.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportSearch.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `invalid_email`, `invalid_phone`, or `validation_failed` (`invalid_user_id`, `invalid_handle`).
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.SupportSearch.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.SupportSearch.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// An account as support sees it (API key with `accounts:support`).
+    ///
+    /// Recorded as looked at (`admin.viewed`, `view: summary`). A purged account answers its status and nothing personal.
+    ///
+    /// - Remark: HTTP `GET /admin/accounts/{id}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)`.
+    public enum SupportAccount {
+        public static let id: Swift.String = "supportAccount"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/GET/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SupportAccount.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/GET/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportAccount.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportAccount.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportAccount.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.SupportAccount.Input.Path,
+                headers: Operations.SupportAccount.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SupportSummary)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SupportSummary {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportAccount.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportAccount.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The summary.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportAccount.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportAccount.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// An account's live sessions (API key with `accounts:support`).
+    ///
+    /// As `GET /me/sessions` (`current` is always false). Recorded as looked at (`admin.viewed`, `view: sessions`).
+    ///
+    /// - Remark: HTTP `GET /admin/accounts/{id}/sessions`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)`.
+    public enum SupportSessions {
+        public static let id: Swift.String = "supportSessions"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SupportSessions.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportSessions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportSessions.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportSessions.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.SupportSessions.Input.Path,
+                headers: Operations.SupportSessions.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/SessionsPayload`.
+                        public struct SessionsPayloadPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/SessionsPayload/id`.
+                            public var id: Swift.String
+                            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/SessionsPayload/method`.
+                            public var method: Swift.String
+                            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/SessionsPayload/created_at`.
+                            public var createdAt: Foundation.Date
+                            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/SessionsPayload/last_used_at`.
+                            public var lastUsedAt: Foundation.Date
+                            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/SessionsPayload/device`.
+                            public var device: Swift.String?
+                            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/SessionsPayload/current`.
+                            public var current: Swift.Bool
+                            /// Creates a new `SessionsPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - id:
+                            ///   - method:
+                            ///   - createdAt:
+                            ///   - lastUsedAt:
+                            ///   - device:
+                            ///   - current:
+                            public init(
+                                id: Swift.String,
+                                method: Swift.String,
+                                createdAt: Foundation.Date,
+                                lastUsedAt: Foundation.Date,
+                                device: Swift.String? = nil,
+                                current: Swift.Bool
+                            ) {
+                                self.id = id
+                                self.method = method
+                                self.createdAt = createdAt
+                                self.lastUsedAt = lastUsedAt
+                                self.device = device
+                                self.current = current
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case id
+                                case method
+                                case createdAt = "created_at"
+                                case lastUsedAt = "last_used_at"
+                                case device
+                                case current
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.id = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .id
+                                )
+                                self.method = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .method
+                                )
+                                self.createdAt = try container.decode(
+                                    Foundation.Date.self,
+                                    forKey: .createdAt
+                                )
+                                self.lastUsedAt = try container.decode(
+                                    Foundation.Date.self,
+                                    forKey: .lastUsedAt
+                                )
+                                self.device = try container.decodeIfPresent(
+                                    Swift.String.self,
+                                    forKey: .device
+                                )
+                                self.current = try container.decode(
+                                    Swift.Bool.self,
+                                    forKey: .current
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "id",
+                                    "method",
+                                    "created_at",
+                                    "last_used_at",
+                                    "device",
+                                    "current"
+                                ])
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/sessions`.
+                        public typealias SessionsPayload = [Operations.SupportSessions.Output.Ok.Body.JsonPayload.SessionsPayloadPayload]
+                        /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/json/sessions`.
+                        public var sessions: Operations.SupportSessions.Output.Ok.Body.JsonPayload.SessionsPayload
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - sessions:
+                        public init(sessions: Operations.SupportSessions.Output.Ok.Body.JsonPayload.SessionsPayload) {
+                            self.sessions = sessions
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case sessions
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.sessions = try container.decode(
+                                Operations.SupportSessions.Output.Ok.Body.JsonPayload.SessionsPayload.self,
+                                forKey: .sessions
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "sessions"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/sessions/GET/responses/200/content/application\/json`.
+                    case json(Operations.SupportSessions.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SupportSessions.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportSessions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportSessions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Live sessions, most recently used first.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportSessions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportSessions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Sign the account out everywhere (API key with `accounts:support`).
+    ///
+    /// Every session (`session.revoked`, reason `signed_out_by_support`) and re-auth grant ends,
+    /// after `admin.signed_out` naming the key, the operator and the reason. The owner is told
+    /// (`changed_by_support`) when a session ended.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/sign-out`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)`.
+    public enum SupportSignOut {
+        public static let id: Swift.String = "supportSignOut"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SupportSignOut.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportSignOut.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportSignOut.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportSignOut.Input.Headers
+            public var body: Components.RequestBodies.SupportReason
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SupportSignOut.Input.Path,
+                headers: Operations.SupportSignOut.Input.Headers,
+                body: Components.RequestBodies.SupportReason
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/responses/200/content/json/sessions_revoked`.
+                        public var sessionsRevoked: Swift.Int
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - sessionsRevoked:
+                        public init(sessionsRevoked: Swift.Int) {
+                            self.sessionsRevoked = sessionsRevoked
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case sessionsRevoked = "sessions_revoked"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.sessionsRevoked = try container.decode(
+                                Swift.Int.self,
+                                forKey: .sessionsRevoked
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "sessions_revoked"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/sign-out/POST/responses/200/content/application\/json`.
+                    case json(Operations.SupportSignOut.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SupportSignOut.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportSignOut.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportSignOut.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// How many sessions ended.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportSignOut.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportSignOut.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_deleted`: the account is deleted (or purged); support changes nothing there.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.AccountDeleted)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.AccountDeleted {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed` with `errors: [{field: reason, code: invalid_reason}]`: 1–500 characters.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidReason)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.InvalidReason {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Send a password-reset link to the account's verified email (API key with `accounts:support`).
+    ///
+    /// The link "Forgot password" would send (`password.reset_requested`), within the same resend
+    /// limits, after `admin.password_reset_sent`; the owner also gets `changed_by_support`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/password-reset`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)`.
+    public enum SupportPasswordReset {
+        public static let id: Swift.String = "supportPasswordReset"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SupportPasswordReset.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportPasswordReset.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportPasswordReset.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportPasswordReset.Input.Headers
+            public var body: Components.RequestBodies.SupportReason
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SupportPasswordReset.Input.Path,
+                headers: Operations.SupportPasswordReset.Input.Headers,
+                body: Components.RequestBodies.SupportReason
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/responses/202/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/responses/202/content/json/sent`.
+                        public var sent: Swift.Bool
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - sent:
+                        public init(sent: Swift.Bool) {
+                            self.sent = sent
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case sent
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.sent = try container.decode(
+                                Swift.Bool.self,
+                                forKey: .sent
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "sent"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/responses/202/content/application\/json`.
+                    case json(Operations.SupportPasswordReset.Output.Accepted.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SupportPasswordReset.Output.Accepted.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportPasswordReset.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportPasswordReset.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// The link is on its way.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.SupportPasswordReset.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.SupportPasswordReset.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/password-reset/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportPasswordReset.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportPasswordReset.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// `no_verified_email`: the account has no verified email.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.SupportPasswordReset.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.SupportPasswordReset.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_deleted`: the account is deleted (or purged); support changes nothing there.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.AccountDeleted)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.AccountDeleted {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed` with `errors: [{field: reason, code: invalid_reason}]`: 1–500 characters.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidReason)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.InvalidReason {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Turn two-factor off, void its recovery codes, end every session (API key with `accounts:admin`).
+    ///
+    /// `admin.two_factor_reset`, then `mfa.totp_disabled` (reason `support`) and the sessions' revocations; the owner gets `changed_by_support`.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/two-factor/reset`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)`.
+    public enum SupportResetTwoFactor {
+        public static let id: Swift.String = "supportResetTwoFactor"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SupportResetTwoFactor.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportResetTwoFactor.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportResetTwoFactor.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportResetTwoFactor.Input.Headers
+            public var body: Components.RequestBodies.SupportReason
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SupportResetTwoFactor.Input.Path,
+                headers: Operations.SupportResetTwoFactor.Input.Headers,
+                body: Components.RequestBodies.SupportReason
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SupportSummary)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SupportSummary {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportResetTwoFactor.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportResetTwoFactor.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The account after.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportResetTwoFactor.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportResetTwoFactor.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/two-factor/reset/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportResetTwoFactor.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportResetTwoFactor.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// `mfa_not_enabled`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.SupportResetTwoFactor.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.SupportResetTwoFactor.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_deleted`: the account is deleted (or purged); support changes nothing there.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.AccountDeleted)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.AccountDeleted {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed` with `errors: [{field: reason, code: invalid_reason}]`: 1–500 characters.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidReason)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.InvalidReason {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Remove a sign-in method (API key with `accounts:admin`).
+    ///
+    /// `phone`, `email` (with its password; no revert link), `apple` or `google`: never the
+    /// last way in. `admin.method_removed`, then the removal (reason `support`); the owner gets
+    /// `changed_by_support`, not `method_removed`.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /admin/accounts/{id}/auth-methods/{method}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)`.
+    public enum SupportRemoveMethod {
+        public static let id: Swift.String = "supportRemoveMethod"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/path/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/path/method`.
+                @frozen public enum MethodPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case phone = "phone"
+                    case email = "email"
+                    case apple = "apple"
+                    case google = "google"
+                }
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/path/method`.
+                public var method: Operations.SupportRemoveMethod.Input.Path.MethodPayload
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - method:
+                public init(
+                    id: Swift.String,
+                    method: Operations.SupportRemoveMethod.Input.Path.MethodPayload
+                ) {
+                    self.id = id
+                    self.method = method
+                }
+            }
+            public var path: Operations.SupportRemoveMethod.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportRemoveMethod.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportRemoveMethod.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportRemoveMethod.Input.Headers
+            public var body: Components.RequestBodies.SupportReason
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SupportRemoveMethod.Input.Path,
+                headers: Operations.SupportRemoveMethod.Input.Headers,
+                body: Components.RequestBodies.SupportReason
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Hub)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Hub {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportRemoveMethod.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportRemoveMethod.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The hub after.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportRemoveMethod.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportRemoveMethod.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/auth-methods/{method}/DELETE/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportRemoveMethod.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportRemoveMethod.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// `last_method`, or `not_linked` when the account has no such method.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.SupportRemoveMethod.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.SupportRemoveMethod.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_deleted`: the account is deleted (or purged); support changes nothing there.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.AccountDeleted)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.AccountDeleted {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed` with `errors: [{field: reason, code: invalid_reason}]`: 1–500 characters.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidReason)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.InvalidReason {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Remove a passkey (API key with `accounts:admin`).
+    ///
+    /// Never the last way in. `admin.method_removed` (`method: passkey`), then `passkey.removed` (reason `support`).
+    ///
+    /// - Remark: HTTP `DELETE /admin/accounts/{id}/passkeys/{passkey_id}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)`.
+    public enum SupportRemovePasskey {
+        public static let id: Swift.String = "supportRemovePasskey"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/path/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/path/passkey_id`.
+                public var passkeyId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - passkeyId:
+                public init(
+                    id: Swift.String,
+                    passkeyId: Swift.String
+                ) {
+                    self.id = id
+                    self.passkeyId = passkeyId
+                }
+            }
+            public var path: Operations.SupportRemovePasskey.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportRemovePasskey.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportRemovePasskey.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportRemovePasskey.Input.Headers
+            public var body: Components.RequestBodies.SupportReason
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SupportRemovePasskey.Input.Path,
+                headers: Operations.SupportRemovePasskey.Input.Headers,
+                body: Components.RequestBodies.SupportReason
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Hub)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Hub {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportRemovePasskey.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportRemovePasskey.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The hub after.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportRemovePasskey.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportRemovePasskey.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportRemovePasskey.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportRemovePasskey.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// `no_account`, or `not_found` for a passkey the account does not have.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.SupportRemovePasskey.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.SupportRemovePasskey.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/passkeys/{passkey_id}/DELETE/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportRemovePasskey.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportRemovePasskey.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// `last_method`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.SupportRemovePasskey.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.SupportRemovePasskey.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_deleted`: the account is deleted (or purged); support changes nothing there.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.AccountDeleted)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.AccountDeleted {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed` with `errors: [{field: reason, code: invalid_reason}]`: 1–500 characters.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidReason)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.InvalidReason {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Disable the account (API key with `accounts:admin`).
+    ///
+    /// `admin.disabled`, then `account.disabled` and every session's end; the owner gets `changed_by_support`. A disabled account's is recorded and changes nothing.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/disable`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)`.
+    public enum SupportDisable {
+        public static let id: Swift.String = "supportDisable"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/disable/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/disable/POST/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SupportDisable.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/disable/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/disable/POST/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportDisable.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportDisable.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportDisable.Input.Headers
+            public var body: Components.RequestBodies.SupportReason
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SupportDisable.Input.Path,
+                headers: Operations.SupportDisable.Input.Headers,
+                body: Components.RequestBodies.SupportReason
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/disable/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/disable/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SupportSummary)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SupportSummary {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportDisable.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportDisable.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The account after.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportDisable.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportDisable.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_deleted`: the account is deleted (or purged); support changes nothing there.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.AccountDeleted)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.AccountDeleted {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed` with `errors: [{field: reason, code: invalid_reason}]`: 1–500 characters.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidReason)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.InvalidReason {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Enable the account again (API key with `accounts:admin`).
+    ///
+    /// `admin.enabled`, then `account.enabled`; the owner gets `changed_by_support`. An account whose deletion Apple asked for is `409 deletion_requested`.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/enable`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)`.
+    public enum SupportEnable {
+        public static let id: Swift.String = "supportEnable"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.SupportEnable.Input.Path
+            /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/header/X-Ledger-Operator`.
+                public var xLedgerOperator: Components.Parameters.Operator
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportEnable.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLedgerOperator: Who is acting for support, 1–200 characters: recorded in the call's `admin.*` event with the key.
+                ///   - accept:
+                public init(
+                    xLedgerOperator: Components.Parameters.Operator,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SupportEnable.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLedgerOperator = xLedgerOperator
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SupportEnable.Input.Headers
+            public var body: Components.RequestBodies.SupportReason
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SupportEnable.Input.Path,
+                headers: Operations.SupportEnable.Input.Headers,
+                body: Components.RequestBodies.SupportReason
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SupportSummary)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SupportSummary {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportEnable.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportEnable.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The account after.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SupportEnable.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SupportEnable.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `operator_required`: no `X-Ledger-Operator`, or not 1–200 characters; `invalid_request` for a body that is not JSON or a search that names not exactly one identifier.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.OperatorRequired)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.OperatorRequired {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_api_key`: no API key, or a wrong or revoked one.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidAPIKey)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.InvalidAPIKey {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the key lacks the endpoint's scope.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.InsufficientScope)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.InsufficientScope {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_account`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NoAccount)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NoAccount {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/accounts/{id}/enable/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SupportEnable.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SupportEnable.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// `deletion_requested`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.SupportEnable.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.SupportEnable.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_deleted`: the account is deleted (or purged); support changes nothing there.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.AccountDeleted)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.AccountDeleted {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed` with `errors: [{field: reason, code: invalid_reason}]`: 1–500 characters.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidReason)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.InvalidReason {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: try again after `retry_after` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Import accounts from another system (API key with `accounts:import`).
     ///
     /// Up to 1000 records of Firebase's `auth:export`, Auth0's bulk import or the ledger's own

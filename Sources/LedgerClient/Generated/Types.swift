@@ -571,6 +571,90 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /accounts/{id}/disable`.
     /// - Remark: Generated from `#/paths//accounts/{id}/disable/post(disableAccount)`.
     func disableAccount(_ input: Operations.DisableAccount.Input) async throws -> Operations.DisableAccount.Output
+    /// Find accounts by one identifier, exactly (API key with `accounts:support`).
+    ///
+    /// Exactly one of `email`, `phone` (international), `user_id` (`usr_…` or the account id)
+    /// or `handle`, matched exactly: never a part of a name or address. A deleted account is
+    /// found by its address or number while the re-signup cooldown holds them, by its ids until
+    /// and after its purge, and shows its status. Every account found is recorded as looked at
+    /// (`admin.viewed`, `view: search`); the search's terms are not kept. Searches are counted
+    /// per key before the lookup (`LEDGER_SUPPORT_SEARCH_LIMIT` an hour).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/accounts`.
+    /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)`.
+    func supportSearch(_ input: Operations.SupportSearch.Input) async throws -> Operations.SupportSearch.Output
+    /// An account as support sees it (API key with `accounts:support`).
+    ///
+    /// Recorded as looked at (`admin.viewed`, `view: summary`). A purged account answers its status and nothing personal.
+    ///
+    /// - Remark: HTTP `GET /admin/accounts/{id}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)`.
+    func supportAccount(_ input: Operations.SupportAccount.Input) async throws -> Operations.SupportAccount.Output
+    /// An account's live sessions (API key with `accounts:support`).
+    ///
+    /// As `GET /me/sessions` (`current` is always false). Recorded as looked at (`admin.viewed`, `view: sessions`).
+    ///
+    /// - Remark: HTTP `GET /admin/accounts/{id}/sessions`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)`.
+    func supportSessions(_ input: Operations.SupportSessions.Input) async throws -> Operations.SupportSessions.Output
+    /// Sign the account out everywhere (API key with `accounts:support`).
+    ///
+    /// Every session (`session.revoked`, reason `signed_out_by_support`) and re-auth grant ends,
+    /// after `admin.signed_out` naming the key, the operator and the reason. The owner is told
+    /// (`changed_by_support`) when a session ended.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/sign-out`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)`.
+    func supportSignOut(_ input: Operations.SupportSignOut.Input) async throws -> Operations.SupportSignOut.Output
+    /// Send a password-reset link to the account's verified email (API key with `accounts:support`).
+    ///
+    /// The link "Forgot password" would send (`password.reset_requested`), within the same resend
+    /// limits, after `admin.password_reset_sent`; the owner also gets `changed_by_support`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/password-reset`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)`.
+    func supportPasswordReset(_ input: Operations.SupportPasswordReset.Input) async throws -> Operations.SupportPasswordReset.Output
+    /// Turn two-factor off, void its recovery codes, end every session (API key with `accounts:admin`).
+    ///
+    /// `admin.two_factor_reset`, then `mfa.totp_disabled` (reason `support`) and the sessions' revocations; the owner gets `changed_by_support`.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/two-factor/reset`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)`.
+    func supportResetTwoFactor(_ input: Operations.SupportResetTwoFactor.Input) async throws -> Operations.SupportResetTwoFactor.Output
+    /// Remove a sign-in method (API key with `accounts:admin`).
+    ///
+    /// `phone`, `email` (with its password; no revert link), `apple` or `google`: never the
+    /// last way in. `admin.method_removed`, then the removal (reason `support`); the owner gets
+    /// `changed_by_support`, not `method_removed`.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /admin/accounts/{id}/auth-methods/{method}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)`.
+    func supportRemoveMethod(_ input: Operations.SupportRemoveMethod.Input) async throws -> Operations.SupportRemoveMethod.Output
+    /// Remove a passkey (API key with `accounts:admin`).
+    ///
+    /// Never the last way in. `admin.method_removed` (`method: passkey`), then `passkey.removed` (reason `support`).
+    ///
+    /// - Remark: HTTP `DELETE /admin/accounts/{id}/passkeys/{passkey_id}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)`.
+    func supportRemovePasskey(_ input: Operations.SupportRemovePasskey.Input) async throws -> Operations.SupportRemovePasskey.Output
+    /// Disable the account (API key with `accounts:admin`).
+    ///
+    /// `admin.disabled`, then `account.disabled` and every session's end; the owner gets `changed_by_support`. A disabled account's is recorded and changes nothing.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/disable`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)`.
+    func supportDisable(_ input: Operations.SupportDisable.Input) async throws -> Operations.SupportDisable.Output
+    /// Enable the account again (API key with `accounts:admin`).
+    ///
+    /// `admin.enabled`, then `account.enabled`; the owner gets `changed_by_support`. An account whose deletion Apple asked for is `409 deletion_requested`.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/enable`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)`.
+    func supportEnable(_ input: Operations.SupportEnable.Input) async throws -> Operations.SupportEnable.Output
     /// Import accounts from another system (API key with `accounts:import`).
     ///
     /// Up to 1000 records of Firebase's `auth:export`, Auth0's bulk import or the ledger's own
@@ -1745,6 +1829,184 @@ extension APIProtocol {
         body: Operations.DisableAccount.Input.Body
     ) async throws -> Operations.DisableAccount.Output {
         try await disableAccount(Operations.DisableAccount.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Find accounts by one identifier, exactly (API key with `accounts:support`).
+    ///
+    /// Exactly one of `email`, `phone` (international), `user_id` (`usr_…` or the account id)
+    /// or `handle`, matched exactly: never a part of a name or address. A deleted account is
+    /// found by its address or number while the re-signup cooldown holds them, by its ids until
+    /// and after its purge, and shows its status. Every account found is recorded as looked at
+    /// (`admin.viewed`, `view: search`); the search's terms are not kept. Searches are counted
+    /// per key before the lookup (`LEDGER_SUPPORT_SEARCH_LIMIT` an hour).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/accounts`.
+    /// - Remark: Generated from `#/paths//admin/accounts/get(supportSearch)`.
+    public func supportSearch(
+        query: Operations.SupportSearch.Input.Query = .init(),
+        headers: Operations.SupportSearch.Input.Headers
+    ) async throws -> Operations.SupportSearch.Output {
+        try await supportSearch(Operations.SupportSearch.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// An account as support sees it (API key with `accounts:support`).
+    ///
+    /// Recorded as looked at (`admin.viewed`, `view: summary`). A purged account answers its status and nothing personal.
+    ///
+    /// - Remark: HTTP `GET /admin/accounts/{id}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/get(supportAccount)`.
+    public func supportAccount(
+        path: Operations.SupportAccount.Input.Path,
+        headers: Operations.SupportAccount.Input.Headers
+    ) async throws -> Operations.SupportAccount.Output {
+        try await supportAccount(Operations.SupportAccount.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// An account's live sessions (API key with `accounts:support`).
+    ///
+    /// As `GET /me/sessions` (`current` is always false). Recorded as looked at (`admin.viewed`, `view: sessions`).
+    ///
+    /// - Remark: HTTP `GET /admin/accounts/{id}/sessions`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/sessions/get(supportSessions)`.
+    public func supportSessions(
+        path: Operations.SupportSessions.Input.Path,
+        headers: Operations.SupportSessions.Input.Headers
+    ) async throws -> Operations.SupportSessions.Output {
+        try await supportSessions(Operations.SupportSessions.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sign the account out everywhere (API key with `accounts:support`).
+    ///
+    /// Every session (`session.revoked`, reason `signed_out_by_support`) and re-auth grant ends,
+    /// after `admin.signed_out` naming the key, the operator and the reason. The owner is told
+    /// (`changed_by_support`) when a session ended.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/sign-out`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/sign-out/post(supportSignOut)`.
+    public func supportSignOut(
+        path: Operations.SupportSignOut.Input.Path,
+        headers: Operations.SupportSignOut.Input.Headers,
+        body: Components.RequestBodies.SupportReason
+    ) async throws -> Operations.SupportSignOut.Output {
+        try await supportSignOut(Operations.SupportSignOut.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Send a password-reset link to the account's verified email (API key with `accounts:support`).
+    ///
+    /// The link "Forgot password" would send (`password.reset_requested`), within the same resend
+    /// limits, after `admin.password_reset_sent`; the owner also gets `changed_by_support`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/password-reset`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/password-reset/post(supportPasswordReset)`.
+    public func supportPasswordReset(
+        path: Operations.SupportPasswordReset.Input.Path,
+        headers: Operations.SupportPasswordReset.Input.Headers,
+        body: Components.RequestBodies.SupportReason
+    ) async throws -> Operations.SupportPasswordReset.Output {
+        try await supportPasswordReset(Operations.SupportPasswordReset.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Turn two-factor off, void its recovery codes, end every session (API key with `accounts:admin`).
+    ///
+    /// `admin.two_factor_reset`, then `mfa.totp_disabled` (reason `support`) and the sessions' revocations; the owner gets `changed_by_support`.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/two-factor/reset`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/two-factor/reset/post(supportResetTwoFactor)`.
+    public func supportResetTwoFactor(
+        path: Operations.SupportResetTwoFactor.Input.Path,
+        headers: Operations.SupportResetTwoFactor.Input.Headers,
+        body: Components.RequestBodies.SupportReason
+    ) async throws -> Operations.SupportResetTwoFactor.Output {
+        try await supportResetTwoFactor(Operations.SupportResetTwoFactor.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Remove a sign-in method (API key with `accounts:admin`).
+    ///
+    /// `phone`, `email` (with its password; no revert link), `apple` or `google`: never the
+    /// last way in. `admin.method_removed`, then the removal (reason `support`); the owner gets
+    /// `changed_by_support`, not `method_removed`.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /admin/accounts/{id}/auth-methods/{method}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/auth-methods/{method}/delete(supportRemoveMethod)`.
+    public func supportRemoveMethod(
+        path: Operations.SupportRemoveMethod.Input.Path,
+        headers: Operations.SupportRemoveMethod.Input.Headers,
+        body: Components.RequestBodies.SupportReason
+    ) async throws -> Operations.SupportRemoveMethod.Output {
+        try await supportRemoveMethod(Operations.SupportRemoveMethod.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Remove a passkey (API key with `accounts:admin`).
+    ///
+    /// Never the last way in. `admin.method_removed` (`method: passkey`), then `passkey.removed` (reason `support`).
+    ///
+    /// - Remark: HTTP `DELETE /admin/accounts/{id}/passkeys/{passkey_id}`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/passkeys/{passkey_id}/delete(supportRemovePasskey)`.
+    public func supportRemovePasskey(
+        path: Operations.SupportRemovePasskey.Input.Path,
+        headers: Operations.SupportRemovePasskey.Input.Headers,
+        body: Components.RequestBodies.SupportReason
+    ) async throws -> Operations.SupportRemovePasskey.Output {
+        try await supportRemovePasskey(Operations.SupportRemovePasskey.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Disable the account (API key with `accounts:admin`).
+    ///
+    /// `admin.disabled`, then `account.disabled` and every session's end; the owner gets `changed_by_support`. A disabled account's is recorded and changes nothing.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/disable`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/disable/post(supportDisable)`.
+    public func supportDisable(
+        path: Operations.SupportDisable.Input.Path,
+        headers: Operations.SupportDisable.Input.Headers,
+        body: Components.RequestBodies.SupportReason
+    ) async throws -> Operations.SupportDisable.Output {
+        try await supportDisable(Operations.SupportDisable.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Enable the account again (API key with `accounts:admin`).
+    ///
+    /// `admin.enabled`, then `account.enabled`; the owner gets `changed_by_support`. An account whose deletion Apple asked for is `409 deletion_requested`.
+    ///
+    /// - Remark: HTTP `POST /admin/accounts/{id}/enable`.
+    /// - Remark: Generated from `#/paths//admin/accounts/{id}/enable/post(supportEnable)`.
+    public func supportEnable(
+        path: Operations.SupportEnable.Input.Path,
+        headers: Operations.SupportEnable.Input.Headers,
+        body: Components.RequestBodies.SupportReason
+    ) async throws -> Operations.SupportEnable.Output {
+        try await supportEnable(Operations.SupportEnable.Input(
             path: path,
             headers: headers,
             body: body

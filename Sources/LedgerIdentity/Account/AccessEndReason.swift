@@ -8,6 +8,9 @@ public enum AccessEndReason: String, Sendable, CaseIterable {
     case accountDisabled = "account_disabled"
     case appleConsentRevoked = "apple_consent_revoked"
     case accountDeleted = "account_deleted"
+    /// The support desk signed the account out everywhere, or reset its two-factor.
+    case signedOutBySupport = "signed_out_by_support"
+    case twoFactorResetBySupport = "two_factor_reset_by_support"
 
     /// Whether revert links end too. They are the previous owner's way back: an attacker who
     /// moved the email and then reset the password must not end them; only deletion does.

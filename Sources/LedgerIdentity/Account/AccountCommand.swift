@@ -149,6 +149,8 @@ public enum AccountCommand: Sendable, Equatable {
     /// An assertion valid but for its counter, which did not grow past the stored one: recorded
     /// (`passkey.suspect`) when the stored counter, read under the stream's lock, still says so.
     case recordPasskeySuspect(passkeyID: UUID, presentedSignCount: Int64)
+    /// A call of the support desk, recorded (`admin.*`) before whatever it does.
+    case support(SupportCall)
 
     /// A provider identity as a verified ID token gave it.
     public struct ProviderIdentityClaim: Sendable, Equatable {

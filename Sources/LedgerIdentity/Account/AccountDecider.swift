@@ -28,6 +28,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, _ context: 
         return try decideRemoval(state, command, context)
     case .registerPasskey, .renamePasskey, .removePasskey, .signInWithPasskey, .grantReauthByPasskey, .recordPasskeySuspect:
         return try decidePasskeys(state, command, context)
+    case .support:
+        return try decideSupport(state, command, context)
     }
 }
 

@@ -66,6 +66,13 @@ extension AccountEvent {
         case holdLapsed = "hold.lapsed"
         case deletionScheduled = "account.deletion_scheduled"
         case purged = "account.purged"
+        case adminViewed = "admin.viewed"
+        case adminSignedOut = "admin.signed_out"
+        case adminPasswordResetSent = "admin.password_reset_sent"
+        case adminTwoFactorReset = "admin.two_factor_reset"
+        case adminMethodRemoved = "admin.method_removed"
+        case adminDisabled = "admin.disabled"
+        case adminEnabled = "admin.enabled"
     }
 
     /// The event's type and its payload: the one switch over the cases.
@@ -129,6 +136,7 @@ extension AccountEvent {
         case .holdLapsed(let payload): return (.holdLapsed, payload)
         case .deletionScheduled(let payload): return (.deletionScheduled, payload)
         case .purged(let payload): return (.purged, payload)
+        case .admin(let action, let payload): return (action.kind, payload)
         }
     }
 
@@ -142,7 +150,7 @@ extension AccountEvent {
     public static let registrations: [Registration] =
         sessionsRegistrations + importRegistrations + emailRegistrations + phoneAndReauthRegistrations + providersRegistrations
         + twoFactorRegistrations
-        + passkeysRegistrations + removalRegistrations
+        + passkeysRegistrations + removalRegistrations + supportRegistrations
 
     /// The registry, by stored type name.
     static let registry = Registration.registry(registrations)

@@ -66,6 +66,8 @@ public enum AccountEvent: Sendable, Equatable {
     case holdLapsed(HoldLapsed)
     case deletionScheduled(DeletionScheduled)
     case purged(Purged)
+    /// A support call (`admin.*`): which one, who made it, and why.
+    case admin(AdminRecord.Action, AdminRecord)
 
 }
 

@@ -34,6 +34,8 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         evolvePasskeys(&state, event, at: recordedAt)
     case .accountDisabled, .accountEnabled, .deletionRequested, .holdPlaced, .holdReleased, .holdLapsed, .deletionScheduled, .purged:
         evolveRemoval(&state, event, at: recordedAt)
+    case .admin:
+        evolveSupport(&state, event, at: recordedAt)
     }
     // Whatever changed, the state says since when only passkeys vouch for the account.
     state.passkeyOnlySince = state.vouchedForByPasskeysOnly ? state.passkeyOnlySince ?? recordedAt : nil

@@ -45,6 +45,7 @@ extension AccountState: ByteCodable {
         writer.write(passkeyUserHandle)
         writer.write(passkeyOnlySince)
         writer.write(codesEndedAt)
+        writer.write(importedFrom)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -86,6 +87,7 @@ extension AccountState: ByteCodable {
         passkeyUserHandle = try reader.read()
         passkeyOnlySince = try reader.read()
         codesEndedAt = try reader.read()
+        importedFrom = try reader.read()
     }
 }
 

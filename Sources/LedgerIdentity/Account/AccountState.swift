@@ -68,6 +68,8 @@ public struct AccountState: Sendable, Equatable {
     public var passkeyOnlySince: Date?
     /// When a revert last ended every pending code: a sign-in code sent before it starts no session.
     public var codesEndedAt: Date?
+    /// The system an import brought the account from (`account.imported`'s `source`).
+    public var importedFrom: String?
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }

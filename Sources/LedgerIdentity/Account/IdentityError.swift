@@ -45,6 +45,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let invalidCredential = Code("invalid_credential")
         public static let passkeyExists = Code("passkey_exists")
         public static let passkeyLimit = Code("passkey_limit")
+        /// A reset link support would send has no verified address to go to.
+        public static let noVerifiedEmail = Code("no_verified_email")
     }
 
     public let code: Code

@@ -252,7 +252,9 @@ extension AccountEvent {
         .init(.passwordRehashed, PasswordRehashed.self, AccountEvent.passwordRehashed, emittedBy: ["rehashPassword"]),
         .init(
             .emailVerificationSent, EmailLinkSent.self, AccountEvent.emailVerificationSent, emittedBy: ["register", "sendVerificationLink"]),
-        .init(.passwordResetRequested, EmailLinkSent.self, AccountEvent.passwordResetRequested, emittedBy: ["sendPasswordResetLink"]),
+        .init(
+            .passwordResetRequested, EmailLinkSent.self, AccountEvent.passwordResetRequested,
+            emittedBy: ["sendPasswordResetLink", "support"]),
         .init(
             .emailVerified, EmailVerified.self, AccountEvent.emailVerified,
             emittedBy: ["confirmVerificationLink", "confirmReauthLink", "registerByProvider", "resetPassword", "importAccount"]),
@@ -260,13 +262,13 @@ extension AccountEvent {
             .emailLinksRevoked, EmailLinksRevoked.self, AccountEvent.emailLinksRevoked,
             emittedBy: [
                 "resetPassword", "changePassword", "revertEmail", "removeEmail", "disableAccount", "handleAppleNotification",
-                "completeRequestedDeletion", "deleteAccount", "requestEmailChange", "releaseUnprovenEmail",
+                "completeRequestedDeletion", "deleteAccount", "requestEmailChange", "releaseUnprovenEmail", "support",
             ]),
         .init(.emailAdded, EmailAdded.self, AccountEvent.emailAdded, emittedBy: ["confirmEmailAdd", "linkProvider"]),
         .init(.emailAddRequested, EmailAddRequested.self, AccountEvent.emailAddRequested, emittedBy: ["addEmailAndPassword"]),
         .init(.emailChangeRequested, EmailLinkSent.self, AccountEvent.emailChangeRequested, emittedBy: ["requestEmailChange"]),
         .init(.emailChanged, EmailChanged.self, AccountEvent.emailChanged, emittedBy: ["confirmEmailChange"]),
-        .init(.emailRemoved, EmailRemoved.self, AccountEvent.emailRemoved, emittedBy: ["removeEmail", "releaseUnprovenEmail"]),
+        .init(.emailRemoved, EmailRemoved.self, AccountEvent.emailRemoved, emittedBy: ["removeEmail", "releaseUnprovenEmail", "support"]),
         .init(.emailReverted, EmailReverted.self, AccountEvent.emailReverted, emittedBy: ["revertEmail"]),
     ]
 }

@@ -124,7 +124,8 @@ extension AccountEvent {
         .init(.passkeyRenamed, PasskeyRenamed.self, AccountEvent.passkeyRenamed, emittedBy: ["renamePasskey"]),
         .init(.passkeyUsed, PasskeyUsed.self, AccountEvent.passkeyUsed, emittedBy: ["signInWithPasskey", "grantReauthByPasskey"]),
         .init(
-            .passkeyRemoved, PasskeyRemoved.self, AccountEvent.passkeyRemoved, emittedBy: ["removePasskey", "revertEmail", "resetPassword"]),
+            .passkeyRemoved, PasskeyRemoved.self, AccountEvent.passkeyRemoved,
+            emittedBy: ["removePasskey", "revertEmail", "resetPassword", "support"]),
         .init(
             .passkeySuspect, PasskeySuspect.self, AccountEvent.passkeySuspect,
             emittedBy: ["signInWithPasskey", "grantReauthByPasskey", "recordPasskeySuspect"]),

@@ -142,7 +142,9 @@ extension AccountEvent {
     static let phoneAndReauthRegistrations: [Registration] = [
         .init(.phoneLinked, PhoneLinked.self, AccountEvent.phoneLinked, emittedBy: ["registerByPhone", "linkPhone", "importAccount"]),
         .init(.phoneChanged, PhoneChanged.self, AccountEvent.phoneChanged, emittedBy: ["changePhone"]),
-        .init(.phoneRemoved, PhoneRemoved.self, AccountEvent.phoneRemoved, emittedBy: ["removePhone", "revertEmail", "resetPassword"]),
+        .init(
+            .phoneRemoved, PhoneRemoved.self, AccountEvent.phoneRemoved,
+            emittedBy: ["removePhone", "revertEmail", "resetPassword", "support"]),
         .init(
             .reauthGranted, ReauthGranted.self, AccountEvent.reauthGranted,
             emittedBy: ["grantReauth", "confirmReauthLink", "grantReauthByTOTP", "grantReauthByPasskey"]),
@@ -151,7 +153,7 @@ extension AccountEvent {
             .reauthGrantsRevoked, ReauthGrantsRevoked.self, AccountEvent.reauthGrantsRevoked,
             emittedBy: [
                 "resetPassword", "changePassword", "revertEmail", "disableAccount", "handleAppleNotification", "completeRequestedDeletion",
-                "deleteAccount",
+                "deleteAccount", "support",
             ]),
         .init(.reauthLinkSent, EmailLinkSent.self, AccountEvent.reauthLinkSent, emittedBy: ["sendReauthLink"]),
         .init(.reauthFailed, ReauthFailed.self, AccountEvent.reauthFailed, emittedBy: ["recordReauthFailure"]),

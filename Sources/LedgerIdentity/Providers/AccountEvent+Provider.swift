@@ -61,7 +61,7 @@ extension AccountEvent {
             emittedBy: ["linkProvider", "mergeProvider", "registerByProvider", "importAccount"]),
         .init(
             .providerUnlinked, ProviderUnlinked.self, AccountEvent.providerUnlinked,
-            emittedBy: ["unlinkProvider", "handleAppleNotification", "revertEmail", "resetPassword"]),
+            emittedBy: ["unlinkProvider", "handleAppleNotification", "revertEmail", "resetPassword", "support"]),
         .init(
             .providerTokensStored, ProviderTokensStored.self, AccountEvent.providerTokensStored,
             emittedBy: ["storeProviderTokens", "completeMFAChallenge"]),
@@ -69,6 +69,7 @@ extension AccountEvent {
             .providerTokenRevoked, ProviderTokenRevoked.self, AccountEvent.providerTokenRevoked,
             emittedBy: [
                 "unlinkProvider", "handleAppleNotification", "completeRequestedDeletion", "deleteAccount", "revertEmail", "resetPassword",
+                "support",
             ]),
         .init(
             .appleNotificationReceived, AppleNotificationReceived.self, AccountEvent.appleNotificationReceived,

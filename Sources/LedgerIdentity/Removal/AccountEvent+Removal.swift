@@ -93,8 +93,8 @@ extension AccountEvent {
     static let removalRegistrations: [Registration] = [
         .init(
             .accountDisabled, AccountDisabled.self, AccountEvent.accountDisabled,
-            emittedBy: ["disableAccount", "handleAppleNotification", "importAccount"]),
-        .init(.accountEnabled, AccountEnabled.self, AccountEvent.accountEnabled, emittedBy: ["enableAccount"]),
+            emittedBy: ["disableAccount", "handleAppleNotification", "importAccount", "support"]),
+        .init(.accountEnabled, AccountEnabled.self, AccountEvent.accountEnabled, emittedBy: ["enableAccount", "support"]),
         .init(.deletionRequested, DeletionRequested.self, AccountEvent.deletionRequested, emittedBy: ["handleAppleNotification"]),
         .init(.holdPlaced, Hold.self, AccountEvent.holdPlaced, emittedBy: ["placeHold"]),
         .init(.holdReleased, HoldReleased.self, AccountEvent.holdReleased, emittedBy: ["releaseHold"]),

@@ -10,6 +10,9 @@ public enum MethodRemovalReason: String, Sendable, CaseIterable, Codable {
     case appleConsentRevoked = "apple_consent_revoked"
     /// Another account proved the (unverified) address: this one lets it go.
     case provenByAnotherAccount = "proven_by_another_account"
+    /// The support desk removed it (`admin.method_removed` names who and why; the owner gets
+    /// `changed_by_support` instead).
+    case support
 
     /// Whether the owner is told of the removal (`method_removed`): not when the change that
     /// removed it sends a notice of its own.

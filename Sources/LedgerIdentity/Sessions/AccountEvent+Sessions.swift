@@ -153,7 +153,7 @@ extension AccountEvent {
             .sessionRevoked, SessionRevoked.self, AccountEvent.sessionRevoked,
             emittedBy: [
                 "refreshSession", "revokeSession", "revokeOtherSessions", "resetPassword", "changePassword", "revertEmail",
-                "disableAccount", "handleAppleNotification", "deleteAccount",
+                "disableAccount", "handleAppleNotification", "deleteAccount", "support",
             ]),
         .init(.loginFailed, LoginFailed.self, AccountEvent.loginFailed, emittedBy: ["recordLoginFailure"]),
         .init(.loginThrottled, LoginThrottled.self, AccountEvent.loginThrottled, emittedBy: ["recordLoginFailure"]),

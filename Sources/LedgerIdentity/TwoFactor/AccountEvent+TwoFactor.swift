@@ -179,7 +179,9 @@ extension AccountEvent {
     static let twoFactorRegistrations: [Registration] = [
         .init(.totpEnrolmentStarted, TOTPEnrolmentStarted.self, AccountEvent.totpEnrolmentStarted, emittedBy: ["startTOTPEnrolment"]),
         .init(.totpEnabled, TOTPEnabled.self, AccountEvent.totpEnabled, emittedBy: ["confirmTOTP"]),
-        .init(.totpDisabled, TOTPDisabled.self, AccountEvent.totpDisabled, emittedBy: ["disableTOTP", "revertEmail", "resetPassword"]),
+        .init(
+            .totpDisabled, TOTPDisabled.self, AccountEvent.totpDisabled,
+            emittedBy: ["disableTOTP", "revertEmail", "resetPassword", "support"]),
         .init(
             .recoveryCodesRegenerated, RecoveryCodesRegenerated.self, AccountEvent.recoveryCodesRegenerated,
             emittedBy: ["regenerateRecoveryCodes"]),

@@ -6,6 +6,8 @@ extension HTTPField.Name {
     /// Which request fields chose the answer's form (RFC 9110 §12.5.5).
     static let vary = Self("Vary")!
     static let xReauthToken = Self("X-Reauth-Token")!
+    /// Who is acting for the support desk (docs/support.md).
+    static let ledgerOperator = Self("X-Ledger-Operator")!
     /// The app's own name for the device ("Ana's iPhone"), shown on the sessions screen.
     static let xDeviceName = Self("X-Device-Name")!
     /// The `device_token` a session answer gave this device: a sign-in with one the account

@@ -8,7 +8,11 @@ extension Request {
     /// not JSON, invalid UTF-8, a NUL character (which no PostgreSQL text holds), a missing field
     /// or a wrong type → `400 invalid_request` naming the field. Unknown fields are ignored.
     func decodeJSON<T: Decodable>(_ type: T.Type, context: LedgerRequestContext) async throws -> T {
-        let buffer = try await collectBody()
+        try Self.decodeJSON(T.self, from: try await collectBody())
+    }
+
+    /// A body already collected, read as `decodeJSON` reads it.
+    static func decodeJSON<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
         do {
             return try Self.bodyDecoder.decode(T.self, from: Array(buffer.readableBytesView))
         } catch let error as DecodingError {

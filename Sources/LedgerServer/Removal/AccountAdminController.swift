@@ -21,12 +21,7 @@ public struct AccountAdminController: Sendable {
             try await keys.acting(request, scope: .accountsAdmin) { _ in
                 let accountID = try Self.accountID(context)
                 let body = try await request.decodeJSON(DisableRequest.self, context: context)
-                let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard (1...500).contains(reason.count) else {
-                    throw AccountService.ValidationFailure(problems: [
-                        .init(field: "reason", code: "invalid_reason", message: "Say why, in 1–500 characters.")
-                    ])
-                }
+                let reason = try SupportDesk.checkedReason(body.reason)
                 return JSONResponse(.ok, Self.statusBody(try await accounts.disable(accountID, reason: reason)))
             }
         }

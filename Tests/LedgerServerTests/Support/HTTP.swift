@@ -39,9 +39,10 @@ struct Answer: @unchecked Sendable {
 
 func call(
     _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: [String: Any]? = nil,
-    token: String? = nil, reauth: String? = nil, from address: String? = nil, path: String? = nil
+    token: String? = nil, reauth: String? = nil, from address: String? = nil, path: String? = nil, headers extra: HTTPFields = [:]
 ) async throws -> Answer {
     var headers: HTTPFields = token.map(bearer) ?? jsonHeaders
+    headers.append(contentsOf: extra)
     if let reauth { headers[HTTPField.Name("X-Reauth-Token")!] = reauth }
     // The client's address, as a trusted proxy in front of a live server says it.
     if let address { headers[HTTPField.Name("X-Forwarded-For")!] = address }
