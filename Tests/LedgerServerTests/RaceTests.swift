@@ -96,6 +96,42 @@ struct RaceTests {
 // MARK: - Passkeys
 
 extension RaceTests {
+    @Test("twelve support searches at once against a limit of five: exactly five looked up, across two instances")
+    func supportSearchesCountedAtomically() async throws {
+        try await TestPostgres.withDatabase { db in
+            let secondClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 4))
+            defer { Task { await secondClient.shutdown() } }
+            let limit: @Sendable (inout LedgerConfiguration) -> Void = { $0.policies.supportSearchLimit = 5 }
+            let servicesA = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: limit)
+            let servicesB = try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey, configure: limit)
+            let key = try await servicesA.apiKeys.create(name: "desk", scopes: [.accountsSupport]).key
+            try await Application(router: buildRouter(servicesA)).test(.router) { a in
+                try await Application(router: buildRouter(servicesB)).test(.router) { b in
+                    let access = try await signUp(a, email: "ana@example.com")
+                    let accountID = try #require(try await call(a, .get, "/me", token: access).string("account_id"))
+                    let headers: HTTPFields = [HTTPField.Name("X-Ledger-Operator")!: "Nino"]
+                    let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                        for index in 0..<12 {
+                            let client: any TestClientProtocol = index.isMultiple(of: 2) ? a : b
+                            group.addTask {
+                                try await call(
+                                    client, .get, "/admin/accounts?email=ana@example.com", token: key, path: "/admin/accounts",
+                                    headers: headers
+                                ).status
+                            }
+                        }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                    #expect(statuses.filter { $0 == .ok }.count == 5 && statuses.filter { $0 == .tooManyRequests }.count == 7)
+                    let views = try await db.client.query(
+                        "SELECT count(*) FROM events WHERE event_type = 'admin.viewed' AND stream_id = $1",
+                        [.uuid(try #require(UUID(uuidString: accountID)))])
+                    #expect(try views[0].int(0) == 5)
+                }
+            }
+        }
+    }
+
     @Test("eight concurrent sign-ins with one answer: exactly one session")
     func concurrentReplay() async throws {
         try await TestPostgres.withDatabase { db in
