@@ -81,7 +81,7 @@ extension Policies {
         .init("LEDGER_IP_LOGIN_FAILURE_LIMIT", .count(\.ipLoginFailureLimit), 1...longestSetting),
         .init("LEDGER_IP_SIGNUP_LIMIT", .count(\.ipSignupLimit), 1...longestSetting),
         .init("LEDGER_IP_LOOKUP_LIMIT", .count(\.ipLookupLimit), 1...longestSetting),
-        .init("LEDGER_SUPPORT_SEARCH_LIMIT", .count(\.supportSearchLimit), 1...100_000),
+        .init("LEDGER_SUPPORT_READ_LIMIT", .count(\.supportReadLimit), 1...100_000),
         .init("LEDGER_EMAIL_LINK_TTL_SECONDS", .seconds(\.emailLinkLifetime), 1...(7 * day)),
         // At most 30 days: the address stays held from every other account as long.
         .init("LEDGER_EMAIL_REVERT_TTL_SECONDS", .seconds(\.emailRevertLifetime), 1...(30 * day)),

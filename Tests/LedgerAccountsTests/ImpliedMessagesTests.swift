@@ -62,11 +62,15 @@ struct ImpliedMessagesTests {
     @Test("an operator's name and a change's reason: trimmed, bounded, no control characters")
     func supportInput() throws {
         #expect(SupportDesk.checkedOperator("  Nino (support) ") == "Nino (support)")
-        for refused in [nil, "", "  ", String(repeating: "n", count: 201), "Nino\u{7}", "a\u{0}b"] as [String?] {
+        #expect(SupportDesk.checkedOperator("👩‍💻 Nino") == "👩‍💻 Nino", "the joiner of an emoji is fine")
+        #expect(try SupportDesk.checkedReason("caller said «მადლობა»") == "caller said «მადლობა»")
+        for refused in [nil, "", "  ", String(repeating: "n", count: 201), "Nino\u{7}", "a\u{0}b", "Nino\u{202E}"] as [String?] {
             #expect(SupportDesk.checkedOperator(refused) == nil)
         }
         #expect(try SupportDesk.checkedReason(" lost phone\nID checked ") == "lost phone\nID checked")
-        for refused in ["", " ", String(repeating: "r", count: 501), "a\u{1b}[31m"] {
+        // Combining marks count each; a bidi override and a zero-width space are refused.
+        let stretched = "a" + String(repeating: "\u{301}", count: 600)
+        for refused in ["", " ", String(repeating: "r", count: 501), "a\u{1b}[31m", stretched, "ok\u{202E}", "a\u{200B}b"] {
             #expect(throws: AccountService.ValidationFailure.self) { try SupportDesk.checkedReason(refused) }
         }
     }

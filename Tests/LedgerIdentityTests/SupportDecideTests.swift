@@ -94,6 +94,20 @@ struct SupportDecideTests {
         #expect(emailRemoved.revertLinkID == nil && emailRemoved.passwordRemoved && emailRemoved.reason == .support)
     }
 
+    @Test("a removal leaves a way in: another method, or a verified address to reset a password by")
+    func wayInLeft() throws {
+        // Imported without a password: a verified address and a phone.
+        let imported = [
+            AccountEvent.registered(.init(email: "ana@example.com", displayName: nil, method: "email")),
+            .emailVerified(.init(email: "ana@example.com")), .phoneLinked(.init(phone: "+995511200300", region: "GE", requestID: nil)),
+        ].reduce(AccountState(accountID: UUID())) { evolve($0, $1, at: now) }
+        let phoneGone = try support(.removeMethod(.phone, reason: "lost"), imported).reduce(imported) { evolve($0, $1, at: now) }
+        #expect(phoneGone.phone == nil && phoneGone.email == "ana@example.com")
+        #expect(throws: IdentityError(.lastMethod, "This is the account's only sign-in method.")) {
+            try support(.removeMethod(.password, reason: "x"), phoneGone)
+        }
+    }
+
     @Test("a two-factor reset turns TOTP off and ends every session; disable and enable reuse the operator's decisions")
     func twoFactorDisableEnable() throws {
         let withTOTP = account([
@@ -105,6 +119,8 @@ struct SupportDecideTests {
         #expect(!after.isTOTPEnabled && after.recoveryCodeHashes.isEmpty && after.sessions.values.allSatisfy { !$0.isActive })
         #expect(!twoFactorTurnedOff([]) && twoFactorTurnedOff(reset))
         #expect(throws: IdentityError.mfaNotEnabled) { try support(.resetTwoFactor(reason: "x"), account()) }
+        let pending = account([.totpEnrolmentStarted(.init(secret: "JBSWY3DPEHPK3PXP", sessionID: session))])
+        #expect(throws: IdentityError.mfaNotEnabled) { try support(.resetTwoFactor(reason: "x"), pending) }
 
         let disabled = try support(.disable(reason: "fraud"), account())
         #expect(record(disabled)?.0 == .disabled && disabled.contains { if case .accountDisabled = $0 { true } else { false } })

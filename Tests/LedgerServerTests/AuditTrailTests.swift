@@ -178,6 +178,11 @@ struct AuditTrailTests {
                 #expect(disabled?["key_id"] as? String == keyID.lowercased)
                 let verified = try await call(client, .get, "/accounts/\(accountID)/verify", token: auditor, path: "/accounts/{id}/verify")
                 #expect(verified.body["ok"] as? Bool == true)
+                // Backends reading the feed see that support acted, not who or why.
+                let reader = try await services.apiKeys.create(name: "billing", scopes: [.eventsRead]).key
+                let feed = try await call(client, .get, "/events?limit=100", token: reader, path: "/events")
+                let fed = (feed.body["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "admin.disabled" }
+                #expect(fed.count == 1 && (fed.first?["data"] as? [String: Any])?.keys.sorted() == [])
 
                 // Deleted, then purged: a look still answers, and is recorded, with nothing of the person.
                 #expect(try await desk(.post, "/enable", ["reason": "resolved"], path: "/admin/accounts/{id}/enable").status == .ok)

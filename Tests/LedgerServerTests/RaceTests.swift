@@ -101,7 +101,7 @@ extension RaceTests {
         try await TestPostgres.withDatabase { db in
             let secondClient = PostgresClient(configuration: .init(url: db.url, maximumConnections: 4))
             defer { Task { await secondClient.shutdown() } }
-            let limit: @Sendable (inout LedgerConfiguration) -> Void = { $0.policies.supportSearchLimit = 5 }
+            let limit: @Sendable (inout LedgerConfiguration) -> Void = { $0.policies.supportReadLimit = 5 }
             let servicesA = try makeServices(url: db.url, client: db.client, clock: db.clock, masterKey: db.masterKey, configure: limit)
             let servicesB = try makeServices(url: db.url, client: secondClient, clock: db.clock, masterKey: db.masterKey, configure: limit)
             let key = try await servicesA.apiKeys.create(name: "desk", scopes: [.accountsSupport]).key

@@ -141,7 +141,7 @@ struct SupportEndpointTests {
         try await MemoryBackend.with { db in
             let support = try await db.apiKeys.create(name: "desk", scopes: [.accountsSupport]).key
             let other = try await db.apiKeys.create(name: "desk 2", scopes: [.accountsSupport]).key
-            try await testApplication(db) { $0.policies.supportSearchLimit = 3 }.test(.router) { client in
+            try await testApplication(db) { $0.policies.supportReadLimit = 3 }.test(.router) { client in
                 let access = try await signUp(client, email: "ana@example.com")
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
                 for index in 0..<3 {
@@ -188,15 +188,18 @@ struct SupportEndpointTests {
                 let types = try await db.history(of: try #require(UUID(uuidString: accountID))).map(\.type)
                 let recorded = try #require(types.firstIndex(of: "admin.signed_out"))
                 #expect(types[(recorded + 1)...].prefix(2) == ["session.revoked", "session.revoked"])
+                // Every established contact is told: the verified email and the phone.
                 let told = try await db.queuedMessages(template: "changed_by_support")
-                #expect(told.count == 1 && told.first?.to == "ana@example.com" && told.first?.details?["action"] == "signed_out")
-                #expect(told.first?.details?["reason"] == nil && told.first?.details?["operator"] == nil)
+                #expect(
+                    Set(told.map(\.to)) == ["ana@example.com", "+995511200300"] && told.allSatisfy { $0.details?["action"] == "signed_out" }
+                )
+                #expect(told.allSatisfy { $0.details?["reason"] == nil && $0.details?["operator"] == nil })
                 // Again, with nobody signed in: recorded, nothing ended, nobody told again.
                 let again = try await desk(
                     client, .post, "/admin/accounts/\(accountID)/sign-out", ["reason": "again"], key: support,
                     path: "/admin/accounts/{id}/sign-out")
                 #expect(again.body["sessions_revoked"] as? Int == 0)
-                #expect(try await db.queuedMessages(template: "changed_by_support").count == 1)
+                #expect(try await db.queuedMessages(template: "changed_by_support").count == 2)
             }
         }
     }
@@ -254,7 +257,8 @@ struct SupportEndpointTests {
                 #expect(last.status == .conflict && last.string("error") == "last_method")
                 #expect(try await db.queuedMessages(template: "method_removed").isEmpty)
                 let told = try await db.queuedMessages(template: "changed_by_support")
-                #expect(told.map { $0.details?["method"] } == ["phone"] && told.first?.to == "ana@example.com")
+                #expect(
+                    told.allSatisfy { $0.details?["method"] == "phone" } && Set(told.map(\.to)) == ["ana@example.com", "+995511200300"])
                 let passkey = try await desk(
                     client, .delete, "/admin/accounts/\(accountID)/passkeys/\(UUID().uuidString)", ["reason": "x"], key: admin,
                     path: "/admin/accounts/{id}/passkeys/{passkey_id}")
@@ -302,7 +306,7 @@ struct SupportEndpointTests {
         try await MemoryBackend.with { db in
             let admin = try await db.apiKeys.create(name: "lead", scopes: [.accountsAdmin]).key
             try await testApplication(db).test(.router) { client in
-                let access = try await signUp(client, email: "ana@example.com")
+                let access = try await accountWithPhone(client, db)
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
                 let disabled = try await desk(
                     client, .post, "/admin/accounts/\(accountID)/disable", ["reason": "chargeback fraud"], key: admin,
@@ -320,8 +324,19 @@ struct SupportEndpointTests {
                 #expect(enabled.status == .ok && enabled.string("status") == "active")
                 let types = try await db.history(of: try #require(UUID(uuidString: accountID))).map(\.type)
                 #expect(types.suffix(2) == ["admin.enabled", "account.enabled"])
+                // The person's export says support acted, not who or why (the disable's own reason is theirs to read).
+                let exported = try await call(client, .get, "/me/export", token: try await logIn(client, email: "ana@example.com"))
+                let records = (exported.body["events"] as? [[String: Any]] ?? []).filter {
+                    ($0["type"] as? String)?.hasPrefix("admin.") == true
+                }
+                #expect(records.count == 2)
+                for record in records {
+                    let data = record["data"] as? [String: Any]
+                    #expect(data?["operator"] == nil && data?["reason"] == nil && data?["key_id"] == nil)
+                }
 
                 let second = try await logIn(client, email: "ana@example.com")
+                db.clock.advance(by: 30)  // the link resend countdown
                 let grant = try await emailLinkGrant(client, db, token: second)
                 #expect(try await call(client, .delete, "/me", token: second, reauth: grant).status == .accepted)
                 let summary = try await desk(client, .get, "/admin/accounts/\(accountID)", key: admin, path: "/admin/accounts/{id}")

@@ -27,6 +27,26 @@ extension AccountService {
         isRedactedInExport(utf8: ArraySlice(field.utf8))
     }
 
+    /// The desk's notes in a support call's record (`admin.*`): who acted, with which key, and
+    /// why. Auditors read them (`GET /accounts/{id}/events`); the person's export, the feed and
+    /// webhooks leave them out, so a stolen session or an over-broad `events:read` key learns
+    /// neither a staff member's name nor how a caller proved who they were (docs/support.md).
+    static let staffNoteFields: Set<String> = ["operator", "reason", "key_id", "staff_id"]
+    private static let staffNoteFieldNames = staffNoteFields.map { Array($0.utf8) }
+
+    /// Whether events of `type` carry the desk's notes.
+    public static func carriesStaffNotes(_ type: String) -> Bool { type.hasPrefix("admin.") }
+
+    /// Whether a field of an `admin.*` event is left out for everyone but auditors: a secret's
+    /// hash, or one of the desk's notes.
+    public static func isRedactedFromStaffRecord(_ field: String) -> Bool {
+        isRedactedFromStaffRecord(utf8: ArraySlice(field.utf8))
+    }
+
+    static func isRedactedFromStaffRecord(utf8 name: ArraySlice<UInt8>) -> Bool {
+        isRedactedInExport(utf8: name) || staffNoteFieldNames.contains { $0.count == name.count && $0.elementsEqual(name) }
+    }
+
     private static let redactedFieldNames = exportRedactedFields.map { Array($0.utf8) }
     private static let redactedFieldSuffix = Array("_sha256".utf8)
 

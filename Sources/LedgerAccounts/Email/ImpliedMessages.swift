@@ -44,6 +44,7 @@ public struct ImpliedMessages: Sendable {
         let after = after ?? events.reduce(state) { evolve($0, $1, at: time) }
         return try revocations.messages(for: events, before: state)
             + notices(for: events, before: state, after: after, at: time)
+            + supportNotices(for: events, before: state, after: after, at: time)
             + events.compactMap { event -> OutboxMessage? in
                 switch event {
                 case .newDeviceAlerted(let alert):
@@ -65,11 +66,6 @@ public struct ImpliedMessages: Sendable {
                             "paused_until": RFC3339.format(reached.until), "reached_at": RFC3339.format(time),
                             "during": reached.sessionID == nil ? "sign_in" : "reauth",
                         ])
-                // A support call that changed something (a repeated disable changes nothing).
-                case .admin(let action, let record) where action != .viewed && events.count > 1:
-                    var details = ["action": action.rawValue, "changed_at": RFC3339.format(time)]
-                    if let method = record.method { details["method"] = method }
-                    return toOwner(state, template: Self.changedBySupportTemplate, details: details)
                 case .passkeySuspect(let suspect):
                     // A clone is told to every owner who can be reached: a phone-only or
                     // passkey-and-phone account by SMS.

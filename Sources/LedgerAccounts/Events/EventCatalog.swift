@@ -44,7 +44,9 @@ public enum EventCatalog {
             "stored unsealed and holds no personal data.",
             "",
             "**Hidden fields** (secrets' hashes: `password_hash`, `code_hmac`, `cooldown_keys`, every `…_sha256`) are",
-            "stored but never sent: the feed, webhooks and exports leave them out.",
+            "stored but never sent: the feed, webhooks and exports leave them out. The desk's notes in a support call's",
+            "record (`admin.*`: `operator`, `reason`, `key_id`, `staff_id`) are sent to auditors only",
+            "(`GET /accounts/{id}/events`, docs/support.md).",
             "",
             "| type | stream | appended by |",
             "| --- | --- | --- |",
@@ -61,9 +63,13 @@ public enum EventCatalog {
             }
             lines += ["| field | type | present | sent |", "| --- | --- | --- | --- |"]
             for field in entry.fields {
-                let hidden = AccountService.isRedactedInExport(field.name.split(separator: ".").first.map(String.init) ?? field.name)
-                lines.append(
-                    "| `\(field.name)` | \(field.type) | \(field.required ? "always" : "when set") | \(hidden ? "hidden" : "yes") |")
+                let name = field.name.split(separator: ".").first.map(String.init) ?? field.name
+                let sent =
+                    AccountService.isRedactedInExport(name)
+                    ? "hidden"
+                    : AccountService.carriesStaffNotes(entry.type) && AccountService.isRedactedFromStaffRecord(name)
+                        ? "auditors only" : "yes"
+                lines.append("| `\(field.name)` | \(field.type) | \(field.required ? "always" : "when set") | \(sent) |")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -24,8 +24,9 @@ public enum EventDocument {
         return output
     }
 
-    /// Appends the event's JSON to `output`.
-    public static func append(_ event: RecordedEvent, to output: inout [UInt8]) {
+    /// Appends the event's JSON to `output`; `forAuditors` keeps the desk's notes in a support
+    /// call's record (`AccountService.isRedactedFromStaffRecord`).
+    public static func append(_ event: RecordedEvent, to output: inout [UInt8], forAuditors: Bool = false) {
         output.append(literal: Literal.cursor)
         event.cursor.appendToken(to: &output)
         output.append(literal: Literal.eventID)
@@ -43,7 +44,7 @@ public enum EventDocument {
         output.append(literal: Literal.recordedAt)
         RFC3339.append(event.recordedAt, to: &output)
         output.append(literal: Literal.data)
-        if !appendData(event, to: &output) {
+        if !appendData(event, to: &output, forAuditors: forAuditors) {
             output.append(literal: Literal.null)
             output.append(literal: Literal.dataBase64)
             output.appendJSONString(Data(event.payload ?? []).base64EncodedString())
@@ -57,12 +58,15 @@ public enum EventDocument {
     /// Appends the event's data as a JSON value: the payload without secrets' hashes, ids in
     /// lower case, or `null` once purged. False, with nothing appended, for a payload that is
     /// not a JSON object (sent base64 instead).
-    static func appendData(_ event: RecordedEvent, to output: inout [UInt8]) -> Bool {
+    static func appendData(_ event: RecordedEvent, to output: inout [UInt8], forAuditors: Bool = false) -> Bool {
         guard let payload = event.payload else {
             output.append(literal: Literal.null)
             return true
         }
-        return JSONObjectFilter.append(payload, to: &output, lowercasingIDs: true, dropping: AccountService.isRedactedInExport(utf8:))
+        let dropping =
+            !forAuditors && AccountService.carriesStaffNotes(event.type)
+            ? AccountService.isRedactedFromStaffRecord(utf8:) : AccountService.isRedactedInExport(utf8:)
+        return JSONObjectFilter.append(payload, to: &output, lowercasingIDs: true, dropping: dropping)
     }
 
     /// The fixed parts of a document, as literals: copying them is a `memcpy`, where appending a
@@ -87,6 +91,17 @@ public enum EventDocument {
     /// A JSON array of the events, for list answers.
     public static func jsonArray(_ events: [RecordedEvent]) -> [UInt8] {
         EventForm.plain.jsonArray(events)
+    }
+
+    /// The events as auditors read them (`GET /accounts/{id}/events`): the desk's notes kept.
+    public static func auditJSONArray(_ events: [RecordedEvent]) -> [UInt8] {
+        var output: [UInt8] = [UInt8(ascii: "[")]
+        for (index, event) in events.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            append(event, to: &output, forAuditors: true)
+        }
+        output.append(UInt8(ascii: "]"))
+        return output
     }
 
     /// Appends the events as comma-separated array elements, with a leading comma when

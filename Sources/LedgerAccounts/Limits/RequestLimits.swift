@@ -59,12 +59,12 @@ public struct RequestLimits: Sendable {
         }
     }
 
-    /// Counts one support search of `searcher` (a key's or a staff member's counter) before it
-    /// looks anything up; `rate_limited` past `Policies.supportSearchLimit` in the window.
-    public func admitSupportSearch(by searcher: String, now: Date) async throws {
-        let counted = try await counters.count("support-search:" + searcher, window: policies.supportSearchWindow, now: now)
-        guard counted.count > policies.supportSearchLimit else { return }
-        let windowEnds = counted.windowStarted.addingTimeInterval(policies.supportSearchWindow)
-        throw IdentityError(.rateLimited, "Too many searches. Try again later.", retryAfter: secondsUntil(windowEnds, from: now))
+    /// Counts one support read (a search or a look) of `reader` (a key's or a staff member's
+    /// counter) before it reads anything; `rate_limited` past `Policies.supportReadLimit` in the window.
+    public func admitSupportRead(by reader: String, now: Date) async throws {
+        let counted = try await counters.count("support-read:" + reader, window: policies.supportReadWindow, now: now)
+        guard counted.count > policies.supportReadLimit else { return }
+        let windowEnds = counted.windowStarted.addingTimeInterval(policies.supportReadWindow)
+        throw IdentityError(.rateLimited, "Too many lookups. Try again later.", retryAfter: secondsUntil(windowEnds, from: now))
     }
 }

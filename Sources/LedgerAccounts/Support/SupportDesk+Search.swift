@@ -4,9 +4,9 @@ import LedgerIdentity
 extension SupportDesk {
     /// The ids of the accounts `query` names: by the projection's exact keys (an address or a
     /// number of a live account; of a deleted one, by its keyed hash on the cooldown list), a
-    /// handle ignoring case, or the id's range. Counted first.
+    /// handle ignoring case, or the id's range. Counted first (`admitRead`).
     func find(_ query: SupportQuery, actor: SupportActor) async throws -> [UUID] {
-        try await environment.limits.admitSupportSearch(by: actor.searchCounter, now: environment.clock.now())
+        try await admitRead(by: actor)
         let retention = environment.retention
         let now = environment.clock.now()
         func listed(_ identifier: Retention.Identifier) async throws -> [UUID] {
@@ -47,9 +47,11 @@ extension SupportDesk {
 }
 
 extension SupportActor {
-    /// Whose searches are counted together: the key's, or the staff member's.
-    var searchCounter: String {
+    /// Whose reads are counted together: the key's, or the staff member's (never the operator's
+    /// name: the key's holder writes whatever name they like).
+    var readCounter: String {
         if let keyID { return "key:" + keyID.lowercased }
-        return "staff:" + (staffID?.lowercased ?? operatorName)
+        if let staffID { return "staff:" + staffID.lowercased }
+        return "unnamed"
     }
 }

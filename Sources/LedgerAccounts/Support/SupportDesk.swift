@@ -16,7 +16,7 @@ public struct SupportDesk: Sendable {
     }
 
     /// The accounts `query` names exactly, each recorded as looked at (`admin.viewed`,
-    /// `view: search`). Counted against the caller's searches first (`Policies.supportSearchLimit`),
+    /// `view: search`). Counted against the caller's reads first (`Policies.supportReadLimit`),
     /// so a stolen key cannot test a list of addresses faster than a person would. A deleted
     /// account is found by its address or number while the cooldown holds them, and by its id
     /// until its purge and after.
@@ -33,14 +33,22 @@ public struct SupportDesk: Sendable {
         return found
     }
 
-    /// The account's summary, recorded as looked at.
+    /// The account's summary, recorded as looked at; counted with the searches.
     public func summary(_ accountID: UUID, actor: SupportActor) async throws -> SupportSummary {
-        try await record(.view(.summary), on: accountID, actor: actor)
+        try await admitRead(by: actor)
+        return try await record(.view(.summary), on: accountID, actor: actor)
     }
 
-    /// The account's live sessions, recorded as looked at.
+    /// The account's live sessions, recorded as looked at; counted with the searches.
     public func sessions(_ accountID: UUID, actor: SupportActor) async throws -> [AccountState.Session] {
-        try await record(.view(.sessions), on: accountID, actor: actor).liveSessions
+        try await admitRead(by: actor)
+        return try await record(.view(.sessions), on: accountID, actor: actor).liveSessions
+    }
+
+    /// Counts one read (a search or a look) of `actor` before it reads or records anything: a
+    /// look is a write to the person's stream, so a stolen key must not make them without end.
+    func admitRead(by actor: SupportActor) async throws {
+        try await environment.limits.admitSupportRead(by: actor.readCounter, now: environment.clock.now())
     }
 
     /// Signs the account out everywhere: every session and re-auth grant ends. Returns how many
@@ -102,11 +110,12 @@ public struct SupportDesk: Sendable {
         return SupportSummary(state, at: environment.clock.now())
     }
 
-    /// A change's reason, trimmed: 1–500 characters (`422` otherwise).
+    /// A change's reason, trimmed: 1–500 characters counted as Unicode scalars (so combining
+    /// marks cannot stretch it), lines allowed, no other control or format character (no bidi
+    /// override to make a record read differently than it is); `422` otherwise.
     public static func checkedReason(_ raw: String) throws -> String {
         let reason = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...500).contains(reason.count),
-            !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" })
+        guard (1...500).contains(reason.unicodeScalars.count), !reason.unicodeScalars.contains(where: { isHidden($0) && $0 != "\n" })
         else {
             throw AccountService.ValidationFailure(problems: [
                 .init(field: "reason", code: "invalid_reason", message: "Say why, in 1–500 characters.")
@@ -115,12 +124,22 @@ public struct SupportDesk: Sendable {
         return reason
     }
 
-    /// An operator's name as a header gave it, trimmed: 1–200 characters, no control characters;
-    /// nil otherwise.
+    /// An operator's name as a header gave it, trimmed: 1–200 Unicode scalars, no control or
+    /// format character; nil otherwise.
     public static func checkedOperator(_ raw: String?) -> String? {
-        guard let name = raw?.trimmingCharacters(in: .whitespaces), (1...200).contains(name.count),
-            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        guard let name = raw?.trimmingCharacters(in: .whitespaces), (1...200).contains(name.unicodeScalars.count),
+            !name.unicodeScalars.contains(where: isHidden)
         else { return nil }
         return name
+    }
+
+    /// A control character, or a format one (bidi overrides, zero-width marks) but the joiner
+    /// emoji use.
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control: return true
+        case .format: return scalar != "\u{200D}"
+        default: return false
+        }
     }
 }

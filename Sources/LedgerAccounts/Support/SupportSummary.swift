@@ -23,7 +23,7 @@ public struct SupportSummary: Sendable, Equatable {
             state.purgedAt != nil ? .purged : state.isDeleted ? .deletionScheduled : state.isDisabled ? .disabled : .active
         // Nothing personal of a purged account: its fold has nothing but the purge left to read.
         self.state = status == .purged ? AccountState(accountID: state.accountID) : state
-        liveSessions = state.sessions.values.filter { $0.isActive && $0.refreshExpiresAt > now }
+        liveSessions = self.state.sessions.values.filter { $0.isActive && $0.refreshExpiresAt > now }
             .sorted { ($0.lastUsedAt, $0.createdAt) > ($1.lastUsedAt, $1.createdAt) }
         lastSignInAt = status == .purged ? nil : state.sessions.values.map(\.createdAt).max()
     }

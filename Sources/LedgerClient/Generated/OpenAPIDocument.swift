@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "2054df683102880301958e8d93120c4f649eb705a2f66f5fe1f54b17d1f52705"
+    public static let sha256 = "2edd17c151b10a198442d7155074b2961d21e88356b2a965109b20e2b6b875b9"
 }

@@ -18642,8 +18642,8 @@ public enum Operations {
     /// or `handle`, matched exactly: never a part of a name or address. A deleted account is
     /// found by its address or number while the re-signup cooldown holds them, by its ids until
     /// and after its purge, and shows its status. Every account found is recorded as looked at
-    /// (`admin.viewed`, `view: search`); the search's terms are not kept. Searches are counted
-    /// per key before the lookup (`LEDGER_SUPPORT_SEARCH_LIMIT` an hour).
+    /// (`admin.viewed`, `view: search`); the search's terms are not kept. Searches and looks are
+    /// counted per key before the lookup (`LEDGER_SUPPORT_READ_LIMIT` an hour).
     ///
     ///
     /// - Remark: HTTP `GET /admin/accounts`.

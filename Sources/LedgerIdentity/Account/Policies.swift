@@ -47,11 +47,11 @@ public struct Policies: Sendable, Equatable {
     public var ipSignupLimit = 30
     public var ipLookupLimit = 30
     public var limitWindow: TimeInterval = 900
-    /// Searches of the support desk per API key (or staff member) per `supportSearchWindow`:
-    /// more than a person helping people makes, fewer than a script testing a list of
-    /// addresses would need.
-    public var supportSearchLimit = 300
-    public var supportSearchWindow: TimeInterval = 3600
+    /// Reads of the support desk (searches, summaries, session lists) per API key (or staff
+    /// member) per `supportReadWindow`: more than a person helping people makes, fewer than a
+    /// script testing a list of addresses, or writing looks into someone's history, would need.
+    public var supportReadLimit = 300
+    public var supportReadWindow: TimeInterval = 3600
     /// Deletion → purge, and deletion → the same identifier may register again.
     public var purgeDelay: TimeInterval = 2_592_000
     public var signupCooldown: TimeInterval = 604_800

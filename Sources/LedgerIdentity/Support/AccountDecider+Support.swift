@@ -29,9 +29,10 @@ func decideSupport(_ state: AccountState, _ command: AccountCommand, _ context: 
         effects = [.passwordResetRequested(.init(email: email, linkID: link.linkID, expiresAt: link.expiresAt, tokenHash: link.tokenHash))]
 
     case .resetTwoFactor:
-        guard let totp = state.totp else { throw IdentityError.mfaNotEnabled }
+        // A pending enrolment is the person's own to finish or drop: only two-factor that is on is reset.
+        guard state.isTOTPEnabled else { throw IdentityError.mfaNotEnabled }
         effects =
-            [.totpDisabled(.init(reason: MethodRemovalReason.support.rawValue, pending: totp.enabled ? nil : true))]
+            [.totpDisabled(.init(reason: MethodRemovalReason.support.rawValue))]
             + revokeSessions(state, reason: AccessEndReason.twoFactorResetBySupport.rawValue, except: nil)
             + revokeGrants(state, now: now)
 
@@ -63,7 +64,11 @@ private func supportRemoval(of method: SignInMethod, _ state: AccountState) thro
     // The email counts whether or not a password goes with it (an address a provider vouched for).
     let present = method == .password ? state.email != nil : state.signInMethods.contains(method)
     guard present else { throw IdentityError(.notLinked, "This account has no such sign-in method.") }
-    guard state.signInMethods != [method] else {
+    // What is left must let the person in: another method, or a verified address to reset a
+    // password by ("Forgot password"), as an account imported without passwords has.
+    let othersLeft = state.signInMethods.contains { $0 != method }
+    let resetLeft = method != .password && state.email != nil && state.emailVerified
+    guard othersLeft || resetLeft else {
         throw IdentityError(.lastMethod, "This is the account's only sign-in method.")
     }
     switch method {

@@ -27,7 +27,7 @@ public struct AuditController: Sendable {
             try await keys.authorize(request, scope: .auditRead)
             guard let events = try await audit.history(try Self.accountID(context)) else { throw Self.noAccount }
             var body = Array(#"{"events":"#.utf8)
-            body.append(contentsOf: EventDocument.jsonArray(events))
+            body.append(contentsOf: EventDocument.auditJSONArray(events))
             body.append(UInt8(ascii: "}"))
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8"],

@@ -69,7 +69,11 @@ public struct DeletionController: Sendable {
     /// out and ids in lower case, as the event feed has them.
     static func exportedEvent(_ event: RecordedEvent) throws -> JSONValue {
         var data = JSONValue.null
-        let hidden: (Substring) -> Bool = { AccountService.isRedactedInExport(String($0)) }
+        // A support call's record says it happened, not who did it or why (docs/support.md).
+        let notes = AccountService.carriesStaffNotes(event.type)
+        let hidden: (Substring) -> Bool = {
+            notes ? AccountService.isRedactedFromStaffRecord(String($0)) : AccountService.isRedactedInExport(String($0))
+        }
         if let payload = event.payload, let filtered = JSONObjectFilter.filtered(payload, dropping: hidden, lowercasingIDs: true) {
             data = try JSONDecoder().decode(JSONValue.self, from: Data(filtered))
         }
