@@ -13,7 +13,7 @@ extension MessageTemplates {
         ImpliedMessages.twoFactorLimitReachedTemplate: [.email],
         ImpliedMessages.methodAddedTemplate: [.email, .sms], ImpliedMessages.methodRemovedTemplate: [.email, .sms],
         ImpliedMessages.passwordChangedTemplate: [.email, .sms], ImpliedMessages.passkeySuspectTemplate: [.email, .sms],
-        ImpliedMessages.changedBySupportTemplate: [.email, .sms],
+        ImpliedMessages.changedBySupportTemplate: [.email, .sms], StaffConsole.invitationTemplate: [.email],
     ]
 
     /// A message of `template` as the service would send it, with sample values (the code
@@ -60,6 +60,9 @@ extension MessageTemplates {
             details = ["method": "google", "changed_at": stamp(now), "device": device, "secure_account": advice]
         case ImpliedMessages.passwordChangedTemplate:
             details = ["changed_at": stamp(now), "device": device, "secure_account": advice]
+        case StaffConsole.invitationTemplate:
+            path = "console/invitation"
+            details = ["role": "admin"]
         case ImpliedMessages.changedBySupportTemplate:
             details = ["action": "method_removed", "method": "phone", "changed_at": stamp(now), "secure_account": advice]
         case ImpliedMessages.passkeySuspectTemplate:

@@ -18,7 +18,7 @@ struct EventCatalogTests {
     func everyType() {
         let entries = EventCatalog.entries
         #expect(Set(entries.map(\.type)).count == entries.count)
-        #expect(entries.count == AccountEvent.Kind.allCases.count + OTPEvent.Kind.allCases.count)
+        #expect(entries.count == AccountEvent.Kind.allCases.count + OTPEvent.Kind.allCases.count + StaffEvent.Kind.allCases.count)
         let deletion = entries.first { $0.type == "account.deletion_scheduled" }
         #expect(deletion?.fields.map(\.name) == ["purge_after", "cooldown_until", "cooldown_keys"])
         #expect(deletion?.emittedBy == ["deleteAccount", "handleAppleNotification", "completeRequestedDeletion"])
@@ -38,5 +38,9 @@ struct EventCatalogTests {
         #expect(otpKinds.count == OTPEvent.Kind.allCases.count && Set(otpKinds) == Set(OTPEvent.Kind.allCases))
         let cancelled = OTPEvent.cancelled(.init())
         #expect(try OTPEvent.decode(type: cancelled.type, schemaVersion: 1, payload: cancelled.encodedPayload()) == cancelled)
+        let staffKinds = StaffEvent.registrations.map(\.kind)
+        #expect(staffKinds.count == StaffEvent.Kind.allCases.count && Set(staffKinds) == Set(StaffEvent.Kind.allCases))
+        let removed = StaffEvent.removed(.init())
+        #expect(try StaffEvent.decode(type: removed.type, schemaVersion: 1, payload: removed.encodedPayload()) == removed)
     }
 }

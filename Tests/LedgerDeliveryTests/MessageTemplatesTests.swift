@@ -23,6 +23,7 @@ struct MessageTemplatesTests {
         "email_removed_notice": [.email], "email_add_confirm": [.email], "new_sign_in": [.email], "two_factor_changed": [.email, .sms],
         "two_factor_limit_reached": [.email], "method_added": [.email, .sms], "method_removed": [.email, .sms],
         "password_changed": [.email, .sms], "passkey_suspect": [.email, .sms], "changed_by_support": [.email, .sms],
+        "staff_invitation": [.email],
     ]
 
     @Test("every template in use is built in, for each of its channels")

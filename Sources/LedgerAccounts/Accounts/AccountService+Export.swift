@@ -31,11 +31,12 @@ extension AccountService {
     /// why. Auditors read them (`GET /accounts/{id}/events`); the person's export, the feed and
     /// webhooks leave them out, so a stolen session or an over-broad `events:read` key learns
     /// neither a staff member's name nor how a caller proved who they were (docs/support.md).
-    static let staffNoteFields: Set<String> = ["operator", "reason", "key_id", "staff_id"]
+    static let staffNoteFields: Set<String> = ["operator", "reason", "key_id", "staff_id", "email"]
     private static let staffNoteFieldNames = staffNoteFields.map { Array($0.utf8) }
 
-    /// Whether events of `type` carry the desk's notes.
-    public static func carriesStaffNotes(_ type: String) -> Bool { type.hasPrefix("admin.") }
+    /// Whether events of `type` carry the desk's notes: a support call's record, or a staff
+    /// member's own events (their address).
+    public static func carriesStaffNotes(_ type: String) -> Bool { type.hasPrefix("admin.") || type.hasPrefix("staff.") }
 
     /// Whether a field of an `admin.*` event is left out for everyone but auditors: a secret's
     /// hash, or one of the desk's notes.

@@ -22,6 +22,9 @@ public enum EventCatalog {
             + OTPEvent.Kind.allCases.map {
                 Entry(type: $0.rawValue, stream: "otp", fields: DecodableShape.fields(of: $0.payloadType), emittedBy: $0.emittedBy)
             }
+            + StaffEvent.Kind.allCases.map {
+                Entry(type: $0.rawValue, stream: "staff", fields: DecodableShape.fields(of: $0.payloadType), emittedBy: $0.emittedBy)
+            }
     }
 
     /// docs/events.md.
@@ -45,7 +48,8 @@ public enum EventCatalog {
             "",
             "**Hidden fields** (secrets' hashes: `password_hash`, `code_hmac`, `cooldown_keys`, every `…_sha256`) are",
             "stored but never sent: the feed, webhooks and exports leave them out. The desk's notes in a support call's",
-            "record (`admin.*`: `operator`, `reason`, `key_id`, `staff_id`) are sent to auditors only",
+            "record (`admin.*`: `operator`, `reason`, `key_id`, `staff_id`) and a staff member's address (`staff.*`, the",
+            "console's staff: their `account_id` is the staff member's id) are sent to auditors only",
             "(`GET /accounts/{id}/events`, docs/support.md).",
             "",
             "| type | stream | appended by |",

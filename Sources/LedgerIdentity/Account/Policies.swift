@@ -95,4 +95,8 @@ public enum KeyLabel {
     public static let passkeyChallenge = "passkey-challenge"
     /// Seals the private keys that sign JWT access tokens.
     public static let accessTokenSigningKey = "access-token-signing-key"
+    /// Authenticates the challenges of the console's passkey ceremonies (a relying party of its own).
+    public static let staffPasskeyChallenge = "staff-passkey-challenge"
+    /// Derives each console session's form token from its cookie.
+    public static let staffCSRF = "staff-csrf"
 }
