@@ -22,6 +22,8 @@ public struct AccountServices: Sendable {
     public let importer: AccountImporter
     /// The support desk: search, look, fix (`/admin/accounts…`).
     public let desk: SupportDesk
+    /// The console's staff, on `LEDGER_CONSOLE_ORIGIN` (nil when no origin can be had).
+    public let console: StaffConsole?
     /// The pages behind the email links.
     public let pages: LinkPages
     /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
@@ -29,7 +31,7 @@ public struct AccountServices: Sendable {
 
     public init(
         configuration: LedgerConfiguration, environment: AccountsEnvironment, otps: any OTPRepository, spent: any SpentChallenges,
-        imports: any AccountImportStore, masterKey: MasterKey, clock: any LedgerClock
+        imports: any AccountImportStore, staff: any StaffRepository, masterKey: MasterKey, clock: any LedgerClock
     ) throws {
         let policies = configuration.policies
         let verifier = JWKSIdentityTokenVerifier(
@@ -53,6 +55,11 @@ public struct AccountServices: Sendable {
             challenges: PasskeyChallenges(masterKey: masterKey), spent: spent)
         self.importer = AccountImporter(store: imports)
         self.desk = SupportDesk(environment: environment)
+        self.console = configuration.consoleOrigin.map { origin in
+            StaffConsole(
+                staff: staff, environment: environment, origin: origin, relyingPartyName: "\(configuration.productName) support",
+                masterKey: masterKey, spent: spent)
+        }
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
     }
 }

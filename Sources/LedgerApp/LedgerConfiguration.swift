@@ -132,6 +132,8 @@ public struct LedgerConfiguration: Sendable {
     public var webAuthnRPID: String?
     public var webAuthnOrigins: [String]?
     public var webAuthnRPName: String?
+    /// `LEDGER_CONSOLE_ORIGIN`, when set (`LedgerConfiguration+Console.swift` has the default).
+    public var consoleOriginSetting: String?
     /// Access tokens' format and claims, when set (`LedgerConfiguration+AccessTokens.swift` has the defaults).
     public var accessTokenFormat: AccessTokenSettings.Format = .opaque
     public var tokenIssuer: String?
@@ -332,6 +334,7 @@ public struct LedgerConfiguration: Sendable {
         configuration.linkBaseURL = string("LEDGER_LINK_BASE_URL") ?? configuration.linkBaseURL
         // After the link base and the Android app: the relying party defaults to them.
         try configuration.readWebAuthn(string: string, list: list)
+        try configuration.readConsole(string: string)
         try configuration.readAccessTokens(string: string, integer: integer)
         return configuration
     }

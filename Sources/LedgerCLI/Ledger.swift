@@ -11,7 +11,7 @@ struct Ledger: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self, KeysCommand.self, VerifyCommand.self, ProjectionsCommand.self,
             PurgeCommand.self, ReplayCommand.self, EventsCommand.self, CheckpointCommand.self, DevCommand.self, AccountsCommand.self,
-            DeliveriesCommand.self, TemplatesCommand.self, ImportCommand.self, SigningKeysCommand.self,
+            DeliveriesCommand.self, TemplatesCommand.self, ImportCommand.self, SigningKeysCommand.self, StaffCommand.self,
         ])
 
     /// Runs the command; a configuration error (a setting missing or wrong) is one line on

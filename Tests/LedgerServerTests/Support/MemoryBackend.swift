@@ -21,11 +21,14 @@ final class MemoryBackend: TestBackend {
     let apiKeys = InMemoryAPIKeys()
     /// The access-token signing keys, kept across the applications built on this backend.
     let signingKeys = InMemorySigningKeys()
+    /// The console's staff, kept across the applications built on this backend.
+    let staff: InMemoryStaffRepository
     /// The repository of the application built last (`application`), whose outbox the test reads.
     private let repositories = Mutex<(accounts: InMemoryAccountRepository, otps: InMemoryOTPRepository)?>(nil)
 
     init() throws {
         masterKey = try MasterKey.generate()
+        staff = InMemoryStaffRepository(clock: clock)
     }
 
     /// Runs `body` with a fresh backend.
@@ -57,7 +60,7 @@ final class MemoryBackend: TestBackend {
             configuration: configuration, clock: clock, metrics: LedgerMetrics(), readiness: NoDatabase(),
             account: try AccountServices(
                 configuration: configuration, environment: environment, otps: otps,
-                spent: InMemorySpentChallenges(), imports: accounts, masterKey: masterKey, clock: clock),
+                spent: InMemorySpentChallenges(), imports: accounts, staff: staff, masterKey: masterKey, clock: clock),
             apiKeyGuard: APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit), eventAPI: nil,
             openAPI: OpenAPIController.load())
     }
