@@ -189,7 +189,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.copy("Resources/pages")],
+            resources: [.copy("Resources/pages"), .copy("Resources/console")],
             swiftSettings: swiftSettings
         ),
 

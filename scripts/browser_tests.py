@@ -27,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from browser_console import console
 from browser_passkeys import passkey_only, passkeys
 from service_harness import api, check, finish, free_port, serving
 
@@ -158,6 +159,7 @@ def main():
             # service as localhost for them.
             "LEDGER_WEBAUTHN_RP_ID": "localhost",
             "LEDGER_WEBAUTHN_ORIGINS": f"http://localhost:{port}",
+            "LEDGER_CONSOLE_ORIGIN": f"http://localhost:{port}",
         }
     )
     try:
@@ -170,6 +172,8 @@ def main():
                 passkey_only(driver, f"http://localhost:{port}", latest, next_code)
             finally:
                 driver.quit()
+            # A browser of its own: the console's staff passkey beside none of the apps'.
+            console(browser, f"http://localhost:{port}", environment, latest, SHOTS)
     finally:
         hook.shutdown()
     logged = open(os.environ["LEDGER_BROWSER_SERVER_LOG"], errors="replace").read() if os.environ.get("LEDGER_BROWSER_SERVER_LOG") else ""

@@ -26,6 +26,8 @@ public struct AccountServices: Sendable {
     public let console: StaffConsole?
     /// The pages behind the email links.
     public let pages: LinkPages
+    /// The console's pages.
+    public let consolePages: ConsolePages
     /// Apple's and Google's token endpoints; the delivery dispatcher revokes through them.
     public let providerTokens: any ProviderTokenClient
 
@@ -61,5 +63,6 @@ public struct AccountServices: Sendable {
                 masterKey: masterKey, spent: spent)
         }
         self.pages = try LinkPages(product: configuration.productName, apps: configuration.apps)
+        self.consolePages = try ConsolePages(product: configuration.productName)
     }
 }

@@ -90,6 +90,11 @@ public func buildRouter(_ dependencies: RouterDependencies) -> Router<LedgerRequ
     router.addRoutes(TwoFactorController(twoFactor: account.twoFactor, accounts: account.accounts).endpoints)
     router.addRoutes(PasskeyController(passkeys: account.passkeys, accounts: account.accounts).endpoints)
     router.addRoutes(LinkPagesController(accounts: account.accounts, pages: account.pages).endpoints)
+    if let console = account.console {
+        router.addRoutes(
+            ConsoleController(console: console, desk: account.desk, audit: dependencies.eventAPI?.audit, pages: account.consolePages)
+                .endpoints)
+    }
     if let eventAPI = dependencies.eventAPI {
         router.addRoutes(
             EventsController(

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "2edd17c151b10a198442d7155074b2961d21e88356b2a965109b20e2b6b875b9"
+    public static let sha256 = "90fcbe3fa557f437cd66957ccf0ec15a7170e92eee4d8ead52ab36c367ae08d5"
 }

@@ -19,6 +19,109 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     public enum Responses {
+        public struct ConsolePage: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsolePage/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsolePage/content/text\/html`.
+                case html(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.html`.
+                ///
+                /// - Throws: An error if `self` is not `.html`.
+                /// - SeeAlso: `.html`.
+                public var html: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .html(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.ConsolePage.Body
+            /// Creates a new `ConsolePage`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            public init(body: Components.Responses.ConsolePage.Body) {
+                self.body = body
+            }
+        }
+        public struct ConsoleRedirect: Sendable, Hashable {
+            /// Creates a new `ConsoleRedirect`.
+            public init() {}
+        }
+        public struct ConsoleNext: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleNext/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsoleNext/content/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/responses/ConsoleNext/content/json/redirect`.
+                    public var redirect: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - redirect:
+                    public init(redirect: Swift.String) {
+                        self.redirect = redirect
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case redirect
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/ConsoleNext/content/application\/json`.
+                case json(Components.Responses.ConsoleNext.Body.JsonPayload)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Responses.ConsoleNext.Body.JsonPayload {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.ConsoleNext.Body
+            /// Creates a new `ConsoleNext`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            public init(body: Components.Responses.ConsoleNext.Body) {
+                self.body = body
+            }
+        }
+        public struct ConsoleRefused: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleRefused/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsoleRefused/content/application\/json`.
+                case json(Components.Schemas._Error)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Schemas._Error {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.ConsoleRefused.Body
+            /// Creates a new `ConsoleRefused`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            public init(body: Components.Responses.ConsoleRefused.Body) {
+                self.body = body
+            }
+        }
         public struct OperatorRequired: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/OperatorRequired/content`.
             @frozen public enum Body: Sendable, Hashable {

@@ -6764,6 +6764,2792 @@ public enum Operations {
             }
         }
     }
+    /// The support console's home (HTML, docs/support.md): a search form; without a staff session, a redirect to the sign-in page.
+    ///
+    /// - Remark: HTTP `GET /console`.
+    /// - Remark: Generated from `#/paths//console/get(consoleHome)`.
+    public enum ConsoleHome {
+        public static let id: Swift.String = "consoleHome"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleHome.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleHome.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleHome.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ConsoleHome.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/get(consoleHome)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/get(consoleHome)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            case seeOther(Components.Responses.ConsoleRedirect)
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/get(consoleHome)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            public static var seeOther: Self {
+                .seeOther(.init())
+            }
+            /// The associated value of the enum case if `self` is `.seeOther`.
+            ///
+            /// - Throws: An error if `self` is not `.seeOther`.
+            /// - SeeAlso: `.seeOther`.
+            public var seeOther: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .seeOther(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html
+                ]
+            }
+        }
+    }
+    /// The console's sign-in page: staff sign in with their passkey only (the page's script runs the ceremony).
+    ///
+    /// - Remark: HTTP `GET /console/sign-in`.
+    /// - Remark: Generated from `#/paths//console/sign-in/get(consoleSignInPage)`.
+    public enum ConsoleSignInPage {
+        public static let id: Swift.String = "consoleSignInPage"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/sign-in/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignInPage.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignInPage.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleSignInPage.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ConsoleSignInPage.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/get(consoleSignInPage)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/get(consoleSignInPage)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            case seeOther(Components.Responses.ConsoleRedirect)
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/get(consoleSignInPage)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            public static var seeOther: Self {
+                .seeOther(.init())
+            }
+            /// The associated value of the enum case if `self` is `.seeOther`.
+            ///
+            /// - Throws: An error if `self` is not `.seeOther`.
+            /// - SeeAlso: `.seeOther`.
+            public var seeOther: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .seeOther(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html
+                ]
+            }
+        }
+    }
+    /// A staff passkey's assertion answering the sign-in options: sets the session cookie (`__Host-ledger_console`, HttpOnly, Secure, SameSite=Strict, 8 hours).
+    ///
+    /// - Remark: HTTP `POST /console/sign-in`.
+    /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)`.
+    public enum ConsoleSignIn {
+        public static let id: Swift.String = "consoleSignIn"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/sign-in/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignIn.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignIn.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleSignIn.Input.Headers
+            /// - Remark: Generated from `#/paths/console/sign-in/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/sign-in/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/console/sign-in/POST/requestBody/json/credential`.
+                    public var credential: OpenAPIRuntime.OpenAPIObjectContainer
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - credential:
+                    public init(credential: OpenAPIRuntime.OpenAPIObjectContainer) {
+                        self.credential = credential
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case credential
+                    }
+                }
+                /// - Remark: Generated from `#/paths/console/sign-in/POST/requestBody/content/application\/json`.
+                case json(Operations.ConsoleSignIn.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ConsoleSignIn.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ConsoleSignIn.Input.Headers = .init(),
+                body: Operations.ConsoleSignIn.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// Where the page goes next.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsoleNext)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsoleNext {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_request`: not JSON, invalid UTF-8, a missing field or a wrong type.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_attempts` with `retry_after`.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyAttempts)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyAttempts {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The sign-in ceremony's options (PublicKeyCredentialRequestOptionsJSON, discoverable credentials only); from the console's own origin.
+    ///
+    /// - Remark: HTTP `POST /console/sign-in/options`.
+    /// - Remark: Generated from `#/paths//console/sign-in/options/post(consoleSignInOptions)`.
+    public enum ConsoleSignInOptions {
+        public static let id: Swift.String = "consoleSignInOptions"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/sign-in/options/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignInOptions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignInOptions.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleSignInOptions.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ConsoleSignInOptions.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/sign-in/options/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/console/sign-in/options/POST/responses/200/content/application\/json`.
+                    case json(OpenAPIRuntime.OpenAPIObjectContainer)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: OpenAPIRuntime.OpenAPIObjectContainer {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ConsoleSignInOptions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ConsoleSignInOptions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Options.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/options/post(consoleSignInOptions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ConsoleSignInOptions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ConsoleSignInOptions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-in/options/post(consoleSignInOptions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The page an invitation email links to: registers the staff member's passkey (24 hours, once). A GET uses nothing.
+    ///
+    /// - Remark: HTTP `GET /console/invitation`.
+    /// - Remark: Generated from `#/paths//console/invitation/get(consoleInvitationPage)`.
+    public enum ConsoleInvitationPage {
+        public static let id: Swift.String = "consoleInvitationPage"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/invitation/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/invitation/GET/query/token`.
+                public var token: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - token:
+                public init(token: Swift.String? = nil) {
+                    self.token = token
+                }
+            }
+            public var query: Operations.ConsoleInvitationPage.Input.Query
+            /// - Remark: Generated from `#/paths/console/invitation/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleInvitationPage.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleInvitationPage.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleInvitationPage.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ConsoleInvitationPage.Input.Query = .init(),
+                headers: Operations.ConsoleInvitationPage.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/get(consoleInvitationPage)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/get(consoleInvitationPage)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html
+                ]
+            }
+        }
+    }
+    /// The registration answering the invitation's options: the staff member's passkey.
+    ///
+    /// - Remark: HTTP `POST /console/invitation`.
+    /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)`.
+    public enum ConsoleRegister {
+        public static let id: Swift.String = "consoleRegister"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/invitation/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleRegister.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleRegister.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleRegister.Input.Headers
+            /// - Remark: Generated from `#/paths/console/invitation/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/invitation/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/console/invitation/POST/requestBody/json/token`.
+                    public var token: Swift.String
+                    /// - Remark: Generated from `#/paths/console/invitation/POST/requestBody/json/credential`.
+                    public var credential: OpenAPIRuntime.OpenAPIObjectContainer
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - token:
+                    ///   - credential:
+                    public init(
+                        token: Swift.String,
+                        credential: OpenAPIRuntime.OpenAPIObjectContainer
+                    ) {
+                        self.token = token
+                        self.credential = credential
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case token
+                        case credential
+                    }
+                }
+                /// - Remark: Generated from `#/paths/console/invitation/POST/requestBody/content/application\/json`.
+                case json(Operations.ConsoleRegister.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ConsoleRegister.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ConsoleRegister.Input.Headers = .init(),
+                body: Operations.ConsoleRegister.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// Where the page goes next.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsoleNext)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsoleNext {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_request`: not JSON, invalid UTF-8, a missing field or a wrong type.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The registration ceremony's options for an invitation (PublicKeyCredentialCreationOptionsJSON, the console's RP).
+    ///
+    /// - Remark: HTTP `POST /console/invitation/options`.
+    /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)`.
+    public enum ConsoleInvitationOptions {
+        public static let id: Swift.String = "consoleInvitationOptions"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/invitation/options/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleInvitationOptions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleInvitationOptions.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleInvitationOptions.Input.Headers
+            /// - Remark: Generated from `#/paths/console/invitation/options/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/invitation/options/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/console/invitation/options/POST/requestBody/json/token`.
+                    public var token: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - token:
+                    public init(token: Swift.String) {
+                        self.token = token
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case token
+                    }
+                }
+                /// - Remark: Generated from `#/paths/console/invitation/options/POST/requestBody/content/application\/json`.
+                case json(Operations.ConsoleInvitationOptions.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ConsoleInvitationOptions.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ConsoleInvitationOptions.Input.Headers = .init(),
+                body: Operations.ConsoleInvitationOptions.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/invitation/options/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/console/invitation/options/POST/responses/200/content/application\/json`.
+                    case json(OpenAPIRuntime.OpenAPIObjectContainer)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: OpenAPIRuntime.OpenAPIObjectContainer {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ConsoleInvitationOptions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ConsoleInvitationOptions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Options.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ConsoleInvitationOptions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ConsoleInvitationOptions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_request`: not JSON, invalid UTF-8, a missing field or a wrong type.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Options to show the passkey again before an admin change: this session's challenge, this staff member's passkeys (`X-CSRF-Token`).
+    ///
+    /// - Remark: HTTP `POST /console/confirm/options`.
+    /// - Remark: Generated from `#/paths//console/confirm/options/post(consoleConfirmOptions)`.
+    public enum ConsoleConfirmOptions {
+        public static let id: Swift.String = "consoleConfirmOptions"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/confirm/options/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/confirm/options/POST/header/X-CSRF-Token`.
+                public var xCSRFToken: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleConfirmOptions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xCSRFToken:
+                ///   - accept:
+                public init(
+                    xCSRFToken: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleConfirmOptions.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xCSRFToken = xCSRFToken
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleConfirmOptions.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ConsoleConfirmOptions.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/confirm/options/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/console/confirm/options/POST/responses/200/content/application\/json`.
+                    case json(OpenAPIRuntime.OpenAPIObjectContainer)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: OpenAPIRuntime.OpenAPIObjectContainer {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ConsoleConfirmOptions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ConsoleConfirmOptions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Options.
+            ///
+            /// - Remark: Generated from `#/paths//console/confirm/options/post(consoleConfirmOptions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ConsoleConfirmOptions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ConsoleConfirmOptions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/confirm/options/post(consoleConfirmOptions)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_credential`, `invitation_expired`, `session_ended`, `csrf_refused`, `cross_origin` (a change from another origin).
+            ///
+            /// - Remark: Generated from `#/paths//console/confirm/options/post(consoleConfirmOptions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsoleRefused)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsoleRefused {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable`: the password-hashing pool or the database pool is saturated; `unavailable`: the database takes no writes now (no primary during a failover, or none reachable). Either way, retry after `Retry-After`.
+            ///
+            /// - Remark: Generated from `#/paths//console/confirm/options/post(consoleConfirmOptions)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Ends the staff session (form with `csrf`, from the console's origin) and clears the cookie.
+    ///
+    /// - Remark: HTTP `POST /console/sign-out`.
+    /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)`.
+    public enum ConsoleSignOut {
+        public static let id: Swift.String = "consoleSignOut"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/sign-out/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignOut.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSignOut.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleSignOut.Input.Headers
+            /// - Remark: Generated from `#/paths/console/sign-out/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/sign-out/POST/requestBody/urlEncodedForm`.
+                public struct UrlEncodedFormPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/console/sign-out/POST/requestBody/urlEncodedForm/csrf`.
+                    public var csrf: Swift.String?
+                    /// Creates a new `UrlEncodedFormPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - csrf:
+                    public init(csrf: Swift.String? = nil) {
+                        self.csrf = csrf
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case csrf
+                    }
+                }
+                /// - Remark: Generated from `#/paths/console/sign-out/POST/requestBody/content/application\/x-www-form-urlencoded`.
+                case urlEncodedForm(Operations.ConsoleSignOut.Input.Body.UrlEncodedFormPayload)
+            }
+            public var body: Operations.ConsoleSignOut.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ConsoleSignOut.Input.Headers = .init(),
+                body: Operations.ConsoleSignOut.Input.Body? = nil
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            case seeOther(Components.Responses.ConsoleRedirect)
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            public static var seeOther: Self {
+                .seeOther(.init())
+            }
+            /// The associated value of the enum case if `self` is `.seeOther`.
+            ///
+            /// - Throws: An error if `self` is not `.seeOther`.
+            /// - SeeAlso: `.seeOther`.
+            public var seeOther: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .seeOther(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB.
+            ///
+            /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html,
+                    .json
+                ]
+            }
+        }
+    }
+    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at.
+    ///
+    /// - Remark: HTTP `GET /console/accounts`.
+    /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)`.
+    public enum ConsoleSearch {
+        public static let id: Swift.String = "consoleSearch"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/accounts/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/accounts/GET/query/by`.
+                public var by: Swift.String?
+                /// - Remark: Generated from `#/paths/console/accounts/GET/query/q`.
+                public var q: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - by:
+                ///   - q:
+                public init(
+                    by: Swift.String? = nil,
+                    q: Swift.String? = nil
+                ) {
+                    self.by = by
+                    self.q = q
+                }
+            }
+            public var query: Operations.ConsoleSearch.Input.Query
+            /// - Remark: Generated from `#/paths/console/accounts/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSearch.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleSearch.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleSearch.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ConsoleSearch.Input.Query = .init(),
+                headers: Operations.ConsoleSearch.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            case seeOther(Components.Responses.ConsoleRedirect)
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            public static var seeOther: Self {
+                .seeOther(.init())
+            }
+            /// The associated value of the enum case if `self` is `.seeOther`.
+            ///
+            /// - Throws: An error if `self` is not `.seeOther`.
+            /// - SeeAlso: `.seeOther`.
+            public var seeOther: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .seeOther(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html
+                ]
+            }
+        }
+    }
+    /// The account page: status, methods, sessions, holds, actions, and its events as a timeline with the hash chain's verdict (recorded as looked at).
+    ///
+    /// - Remark: HTTP `GET /console/accounts/{id}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)`.
+    public enum ConsoleAccount {
+        public static let id: Swift.String = "consoleAccount"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/GET/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ConsoleAccount.Input.Path
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleAccount.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleAccount.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleAccount.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ConsoleAccount.Input.Path,
+                headers: Operations.ConsoleAccount.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            case seeOther(Components.Responses.ConsoleRedirect)
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            public static var seeOther: Self {
+                .seeOther(.init())
+            }
+            /// The associated value of the enum case if `self` is `.seeOther`.
+            ///
+            /// - Throws: An error if `self` is not `.seeOther`.
+            /// - SeeAlso: `.seeOther`.
+            public var seeOther: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .seeOther(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html
+                ]
+            }
+        }
+    }
+    /// A change's confirmation page, asking for the reason (`sign-out`, `password-reset`, `two-factor-reset`, `remove-method?method=`, `remove-passkey?passkey_id=`, `disable`, `enable`).
+    ///
+    /// - Remark: HTTP `GET /console/accounts/{id}/{action}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)`.
+    public enum ConsoleConfirmation {
+        public static let id: Swift.String = "consoleConfirmation"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/GET/path/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/GET/path/action`.
+                public var action: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - action:
+                public init(
+                    id: Swift.String,
+                    action: Swift.String
+                ) {
+                    self.id = id
+                    self.action = action
+                }
+            }
+            public var path: Operations.ConsoleConfirmation.Input.Path
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/GET/query/method`.
+                public var method: Swift.String?
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/GET/query/passkey_id`.
+                public var passkeyId: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - method:
+                ///   - passkeyId:
+                public init(
+                    method: Swift.String? = nil,
+                    passkeyId: Swift.String? = nil
+                ) {
+                    self.method = method
+                    self.passkeyId = passkeyId
+                }
+            }
+            public var query: Operations.ConsoleConfirmation.Input.Query
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleConfirmation.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleConfirmation.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleConfirmation.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.ConsoleConfirmation.Input.Path,
+                query: Operations.ConsoleConfirmation.Input.Query = .init(),
+                headers: Operations.ConsoleConfirmation.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            case seeOther(Components.Responses.ConsoleRedirect)
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            public static var seeOther: Self {
+                .seeOther(.init())
+            }
+            /// The associated value of the enum case if `self` is `.seeOther`.
+            ///
+            /// - Throws: An error if `self` is not `.seeOther`.
+            /// - SeeAlso: `.seeOther`.
+            public var seeOther: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .seeOther(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html
+                ]
+            }
+        }
+    }
+    /// Makes the change (form: `csrf`, `reason`, and for an admin change `credential`: the passkey shown again), from the console's origin; then back to the account page.
+    ///
+    /// - Remark: HTTP `POST /console/accounts/{id}/{action}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)`.
+    public enum ConsoleAct {
+        public static let id: Swift.String = "consoleAct"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/path/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/path/action`.
+                public var action: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - action:
+                public init(
+                    id: Swift.String,
+                    action: Swift.String
+                ) {
+                    self.id = id
+                    self.action = action
+                }
+            }
+            public var path: Operations.ConsoleAct.Input.Path
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/query/method`.
+                public var method: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - method:
+                public init(method: Swift.String? = nil) {
+                    self.method = method
+                }
+            }
+            public var query: Operations.ConsoleAct.Input.Query
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleAct.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleAct.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleAct.Input.Headers
+            /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/requestBody/urlEncodedForm`.
+                public struct UrlEncodedFormPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/requestBody/urlEncodedForm/csrf`.
+                    public var csrf: Swift.String?
+                    /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/requestBody/urlEncodedForm/reason`.
+                    public var reason: Swift.String?
+                    /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/requestBody/urlEncodedForm/credential`.
+                    public var credential: Swift.String?
+                    /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/requestBody/urlEncodedForm/passkey_id`.
+                    public var passkeyId: Swift.String?
+                    /// Creates a new `UrlEncodedFormPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - csrf:
+                    ///   - reason:
+                    ///   - credential:
+                    ///   - passkeyId:
+                    public init(
+                        csrf: Swift.String? = nil,
+                        reason: Swift.String? = nil,
+                        credential: Swift.String? = nil,
+                        passkeyId: Swift.String? = nil
+                    ) {
+                        self.csrf = csrf
+                        self.reason = reason
+                        self.credential = credential
+                        self.passkeyId = passkeyId
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case csrf
+                        case reason
+                        case credential
+                        case passkeyId = "passkey_id"
+                    }
+                }
+                /// - Remark: Generated from `#/paths/console/accounts/{id}/{action}/POST/requestBody/content/application\/x-www-form-urlencoded`.
+                case urlEncodedForm(Operations.ConsoleAct.Input.Body.UrlEncodedFormPayload)
+            }
+            public var body: Operations.ConsoleAct.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.ConsoleAct.Input.Path,
+                query: Operations.ConsoleAct.Input.Query = .init(),
+                headers: Operations.ConsoleAct.Input.Headers = .init(),
+                body: Operations.ConsoleAct.Input.Body? = nil
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            case seeOther(Components.Responses.ConsoleRedirect)
+            /// On to another console page (`Location`).
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/303`.
+            ///
+            /// HTTP response code: `303 seeOther`.
+            public static var seeOther: Self {
+                .seeOther(.init())
+            }
+            /// The associated value of the enum case if `self` is `.seeOther`.
+            ///
+            /// - Throws: An error if `self` is not `.seeOther`.
+            /// - SeeAlso: `.seeOther`.
+            public var seeOther: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .seeOther(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case html
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .html
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .html:
+                    return "text/html"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .html,
+                    .json
+                ]
+            }
+        }
+    }
+    /// The console's stylesheet.
+    ///
+    /// - Remark: HTTP `GET /console/assets/console.css`.
+    /// - Remark: Generated from `#/paths//console/assets/console.css/get(consoleStylesheet)`.
+    public enum ConsoleStylesheet {
+        public static let id: Swift.String = "consoleStylesheet"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/assets/console.css/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleStylesheet.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleStylesheet.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleStylesheet.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ConsoleStylesheet.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/assets/console.css/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/console/assets/console.css/GET/responses/200/content/text\/css`.
+                    case textCss(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textCss`.
+                    ///
+                    /// - Throws: An error if `self` is not `.textCss`.
+                    /// - SeeAlso: `.textCss`.
+                    public var textCss: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .textCss(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ConsoleStylesheet.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ConsoleStylesheet.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// CSS.
+            ///
+            /// - Remark: Generated from `#/paths//console/assets/console.css/get(consoleStylesheet)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ConsoleStylesheet.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ConsoleStylesheet.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case textCss
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/css":
+                    self = .textCss
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textCss:
+                    return "text/css"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .textCss
+                ]
+            }
+        }
+    }
+    /// The console's only script, the passkey ceremonies.
+    ///
+    /// - Remark: HTTP `GET /console/assets/console.js`.
+    /// - Remark: Generated from `#/paths//console/assets/console.js/get(consoleScript)`.
+    public enum ConsoleScript {
+        public static let id: Swift.String = "consoleScript"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/console/assets/console.js/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleScript.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConsoleScript.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConsoleScript.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ConsoleScript.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/console/assets/console.js/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/console/assets/console.js/GET/responses/200/content/text\/javascript`.
+                    case textJavascript(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textJavascript`.
+                    ///
+                    /// - Throws: An error if `self` is not `.textJavascript`.
+                    /// - SeeAlso: `.textJavascript`.
+                    public var textJavascript: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .textJavascript(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ConsoleScript.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ConsoleScript.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// JavaScript.
+            ///
+            /// - Remark: Generated from `#/paths//console/assets/console.js/get(consoleScript)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ConsoleScript.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ConsoleScript.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case textJavascript
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/javascript":
+                    self = .textJavascript
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textJavascript:
+                    return "text/javascript"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .textJavascript
+                ]
+            }
+        }
+    }
     /// The link pages' stylesheet.
     ///
     /// - Remark: HTTP `GET /pages/style.css`.

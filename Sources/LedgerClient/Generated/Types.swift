@@ -202,6 +202,81 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /reauth`.
     /// - Remark: Generated from `#/paths//reauth/get(reauthPage)`.
     func reauthPage(_ input: Operations.ReauthPage.Input) async throws -> Operations.ReauthPage.Output
+    /// The support console's home (HTML, docs/support.md): a search form; without a staff session, a redirect to the sign-in page.
+    ///
+    /// - Remark: HTTP `GET /console`.
+    /// - Remark: Generated from `#/paths//console/get(consoleHome)`.
+    func consoleHome(_ input: Operations.ConsoleHome.Input) async throws -> Operations.ConsoleHome.Output
+    /// The console's sign-in page: staff sign in with their passkey only (the page's script runs the ceremony).
+    ///
+    /// - Remark: HTTP `GET /console/sign-in`.
+    /// - Remark: Generated from `#/paths//console/sign-in/get(consoleSignInPage)`.
+    func consoleSignInPage(_ input: Operations.ConsoleSignInPage.Input) async throws -> Operations.ConsoleSignInPage.Output
+    /// A staff passkey's assertion answering the sign-in options: sets the session cookie (`__Host-ledger_console`, HttpOnly, Secure, SameSite=Strict, 8 hours).
+    ///
+    /// - Remark: HTTP `POST /console/sign-in`.
+    /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)`.
+    func consoleSignIn(_ input: Operations.ConsoleSignIn.Input) async throws -> Operations.ConsoleSignIn.Output
+    /// The sign-in ceremony's options (PublicKeyCredentialRequestOptionsJSON, discoverable credentials only); from the console's own origin.
+    ///
+    /// - Remark: HTTP `POST /console/sign-in/options`.
+    /// - Remark: Generated from `#/paths//console/sign-in/options/post(consoleSignInOptions)`.
+    func consoleSignInOptions(_ input: Operations.ConsoleSignInOptions.Input) async throws -> Operations.ConsoleSignInOptions.Output
+    /// The page an invitation email links to: registers the staff member's passkey (24 hours, once). A GET uses nothing.
+    ///
+    /// - Remark: HTTP `GET /console/invitation`.
+    /// - Remark: Generated from `#/paths//console/invitation/get(consoleInvitationPage)`.
+    func consoleInvitationPage(_ input: Operations.ConsoleInvitationPage.Input) async throws -> Operations.ConsoleInvitationPage.Output
+    /// The registration answering the invitation's options: the staff member's passkey.
+    ///
+    /// - Remark: HTTP `POST /console/invitation`.
+    /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)`.
+    func consoleRegister(_ input: Operations.ConsoleRegister.Input) async throws -> Operations.ConsoleRegister.Output
+    /// The registration ceremony's options for an invitation (PublicKeyCredentialCreationOptionsJSON, the console's RP).
+    ///
+    /// - Remark: HTTP `POST /console/invitation/options`.
+    /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)`.
+    func consoleInvitationOptions(_ input: Operations.ConsoleInvitationOptions.Input) async throws -> Operations.ConsoleInvitationOptions.Output
+    /// Options to show the passkey again before an admin change: this session's challenge, this staff member's passkeys (`X-CSRF-Token`).
+    ///
+    /// - Remark: HTTP `POST /console/confirm/options`.
+    /// - Remark: Generated from `#/paths//console/confirm/options/post(consoleConfirmOptions)`.
+    func consoleConfirmOptions(_ input: Operations.ConsoleConfirmOptions.Input) async throws -> Operations.ConsoleConfirmOptions.Output
+    /// Ends the staff session (form with `csrf`, from the console's origin) and clears the cookie.
+    ///
+    /// - Remark: HTTP `POST /console/sign-out`.
+    /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)`.
+    func consoleSignOut(_ input: Operations.ConsoleSignOut.Input) async throws -> Operations.ConsoleSignOut.Output
+    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at.
+    ///
+    /// - Remark: HTTP `GET /console/accounts`.
+    /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)`.
+    func consoleSearch(_ input: Operations.ConsoleSearch.Input) async throws -> Operations.ConsoleSearch.Output
+    /// The account page: status, methods, sessions, holds, actions, and its events as a timeline with the hash chain's verdict (recorded as looked at).
+    ///
+    /// - Remark: HTTP `GET /console/accounts/{id}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)`.
+    func consoleAccount(_ input: Operations.ConsoleAccount.Input) async throws -> Operations.ConsoleAccount.Output
+    /// A change's confirmation page, asking for the reason (`sign-out`, `password-reset`, `two-factor-reset`, `remove-method?method=`, `remove-passkey?passkey_id=`, `disable`, `enable`).
+    ///
+    /// - Remark: HTTP `GET /console/accounts/{id}/{action}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)`.
+    func consoleConfirmation(_ input: Operations.ConsoleConfirmation.Input) async throws -> Operations.ConsoleConfirmation.Output
+    /// Makes the change (form: `csrf`, `reason`, and for an admin change `credential`: the passkey shown again), from the console's origin; then back to the account page.
+    ///
+    /// - Remark: HTTP `POST /console/accounts/{id}/{action}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)`.
+    func consoleAct(_ input: Operations.ConsoleAct.Input) async throws -> Operations.ConsoleAct.Output
+    /// The console's stylesheet.
+    ///
+    /// - Remark: HTTP `GET /console/assets/console.css`.
+    /// - Remark: Generated from `#/paths//console/assets/console.css/get(consoleStylesheet)`.
+    func consoleStylesheet(_ input: Operations.ConsoleStylesheet.Input) async throws -> Operations.ConsoleStylesheet.Output
+    /// The console's only script, the passkey ceremonies.
+    ///
+    /// - Remark: HTTP `GET /console/assets/console.js`.
+    /// - Remark: Generated from `#/paths//console/assets/console.js/get(consoleScript)`.
+    func consoleScript(_ input: Operations.ConsoleScript.Input) async throws -> Operations.ConsoleScript.Output
     /// The link pages' stylesheet.
     ///
     /// - Remark: HTTP `GET /pages/style.css`.
@@ -1212,6 +1287,171 @@ extension APIProtocol {
             query: query,
             headers: headers
         ))
+    }
+    /// The support console's home (HTML, docs/support.md): a search form; without a staff session, a redirect to the sign-in page.
+    ///
+    /// - Remark: HTTP `GET /console`.
+    /// - Remark: Generated from `#/paths//console/get(consoleHome)`.
+    public func consoleHome(headers: Operations.ConsoleHome.Input.Headers = .init()) async throws -> Operations.ConsoleHome.Output {
+        try await consoleHome(Operations.ConsoleHome.Input(headers: headers))
+    }
+    /// The console's sign-in page: staff sign in with their passkey only (the page's script runs the ceremony).
+    ///
+    /// - Remark: HTTP `GET /console/sign-in`.
+    /// - Remark: Generated from `#/paths//console/sign-in/get(consoleSignInPage)`.
+    public func consoleSignInPage(headers: Operations.ConsoleSignInPage.Input.Headers = .init()) async throws -> Operations.ConsoleSignInPage.Output {
+        try await consoleSignInPage(Operations.ConsoleSignInPage.Input(headers: headers))
+    }
+    /// A staff passkey's assertion answering the sign-in options: sets the session cookie (`__Host-ledger_console`, HttpOnly, Secure, SameSite=Strict, 8 hours).
+    ///
+    /// - Remark: HTTP `POST /console/sign-in`.
+    /// - Remark: Generated from `#/paths//console/sign-in/post(consoleSignIn)`.
+    public func consoleSignIn(
+        headers: Operations.ConsoleSignIn.Input.Headers = .init(),
+        body: Operations.ConsoleSignIn.Input.Body
+    ) async throws -> Operations.ConsoleSignIn.Output {
+        try await consoleSignIn(Operations.ConsoleSignIn.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The sign-in ceremony's options (PublicKeyCredentialRequestOptionsJSON, discoverable credentials only); from the console's own origin.
+    ///
+    /// - Remark: HTTP `POST /console/sign-in/options`.
+    /// - Remark: Generated from `#/paths//console/sign-in/options/post(consoleSignInOptions)`.
+    public func consoleSignInOptions(headers: Operations.ConsoleSignInOptions.Input.Headers = .init()) async throws -> Operations.ConsoleSignInOptions.Output {
+        try await consoleSignInOptions(Operations.ConsoleSignInOptions.Input(headers: headers))
+    }
+    /// The page an invitation email links to: registers the staff member's passkey (24 hours, once). A GET uses nothing.
+    ///
+    /// - Remark: HTTP `GET /console/invitation`.
+    /// - Remark: Generated from `#/paths//console/invitation/get(consoleInvitationPage)`.
+    public func consoleInvitationPage(
+        query: Operations.ConsoleInvitationPage.Input.Query = .init(),
+        headers: Operations.ConsoleInvitationPage.Input.Headers = .init()
+    ) async throws -> Operations.ConsoleInvitationPage.Output {
+        try await consoleInvitationPage(Operations.ConsoleInvitationPage.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The registration answering the invitation's options: the staff member's passkey.
+    ///
+    /// - Remark: HTTP `POST /console/invitation`.
+    /// - Remark: Generated from `#/paths//console/invitation/post(consoleRegister)`.
+    public func consoleRegister(
+        headers: Operations.ConsoleRegister.Input.Headers = .init(),
+        body: Operations.ConsoleRegister.Input.Body
+    ) async throws -> Operations.ConsoleRegister.Output {
+        try await consoleRegister(Operations.ConsoleRegister.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The registration ceremony's options for an invitation (PublicKeyCredentialCreationOptionsJSON, the console's RP).
+    ///
+    /// - Remark: HTTP `POST /console/invitation/options`.
+    /// - Remark: Generated from `#/paths//console/invitation/options/post(consoleInvitationOptions)`.
+    public func consoleInvitationOptions(
+        headers: Operations.ConsoleInvitationOptions.Input.Headers = .init(),
+        body: Operations.ConsoleInvitationOptions.Input.Body
+    ) async throws -> Operations.ConsoleInvitationOptions.Output {
+        try await consoleInvitationOptions(Operations.ConsoleInvitationOptions.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Options to show the passkey again before an admin change: this session's challenge, this staff member's passkeys (`X-CSRF-Token`).
+    ///
+    /// - Remark: HTTP `POST /console/confirm/options`.
+    /// - Remark: Generated from `#/paths//console/confirm/options/post(consoleConfirmOptions)`.
+    public func consoleConfirmOptions(headers: Operations.ConsoleConfirmOptions.Input.Headers = .init()) async throws -> Operations.ConsoleConfirmOptions.Output {
+        try await consoleConfirmOptions(Operations.ConsoleConfirmOptions.Input(headers: headers))
+    }
+    /// Ends the staff session (form with `csrf`, from the console's origin) and clears the cookie.
+    ///
+    /// - Remark: HTTP `POST /console/sign-out`.
+    /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)`.
+    public func consoleSignOut(
+        headers: Operations.ConsoleSignOut.Input.Headers = .init(),
+        body: Operations.ConsoleSignOut.Input.Body? = nil
+    ) async throws -> Operations.ConsoleSignOut.Output {
+        try await consoleSignOut(Operations.ConsoleSignOut.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at.
+    ///
+    /// - Remark: HTTP `GET /console/accounts`.
+    /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)`.
+    public func consoleSearch(
+        query: Operations.ConsoleSearch.Input.Query = .init(),
+        headers: Operations.ConsoleSearch.Input.Headers = .init()
+    ) async throws -> Operations.ConsoleSearch.Output {
+        try await consoleSearch(Operations.ConsoleSearch.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The account page: status, methods, sessions, holds, actions, and its events as a timeline with the hash chain's verdict (recorded as looked at).
+    ///
+    /// - Remark: HTTP `GET /console/accounts/{id}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)`.
+    public func consoleAccount(
+        path: Operations.ConsoleAccount.Input.Path,
+        headers: Operations.ConsoleAccount.Input.Headers = .init()
+    ) async throws -> Operations.ConsoleAccount.Output {
+        try await consoleAccount(Operations.ConsoleAccount.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A change's confirmation page, asking for the reason (`sign-out`, `password-reset`, `two-factor-reset`, `remove-method?method=`, `remove-passkey?passkey_id=`, `disable`, `enable`).
+    ///
+    /// - Remark: HTTP `GET /console/accounts/{id}/{action}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/get(consoleConfirmation)`.
+    public func consoleConfirmation(
+        path: Operations.ConsoleConfirmation.Input.Path,
+        query: Operations.ConsoleConfirmation.Input.Query = .init(),
+        headers: Operations.ConsoleConfirmation.Input.Headers = .init()
+    ) async throws -> Operations.ConsoleConfirmation.Output {
+        try await consoleConfirmation(Operations.ConsoleConfirmation.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Makes the change (form: `csrf`, `reason`, and for an admin change `credential`: the passkey shown again), from the console's origin; then back to the account page.
+    ///
+    /// - Remark: HTTP `POST /console/accounts/{id}/{action}`.
+    /// - Remark: Generated from `#/paths//console/accounts/{id}/{action}/post(consoleAct)`.
+    public func consoleAct(
+        path: Operations.ConsoleAct.Input.Path,
+        query: Operations.ConsoleAct.Input.Query = .init(),
+        headers: Operations.ConsoleAct.Input.Headers = .init(),
+        body: Operations.ConsoleAct.Input.Body? = nil
+    ) async throws -> Operations.ConsoleAct.Output {
+        try await consoleAct(Operations.ConsoleAct.Input(
+            path: path,
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The console's stylesheet.
+    ///
+    /// - Remark: HTTP `GET /console/assets/console.css`.
+    /// - Remark: Generated from `#/paths//console/assets/console.css/get(consoleStylesheet)`.
+    public func consoleStylesheet(headers: Operations.ConsoleStylesheet.Input.Headers = .init()) async throws -> Operations.ConsoleStylesheet.Output {
+        try await consoleStylesheet(Operations.ConsoleStylesheet.Input(headers: headers))
+    }
+    /// The console's only script, the passkey ceremonies.
+    ///
+    /// - Remark: HTTP `GET /console/assets/console.js`.
+    /// - Remark: Generated from `#/paths//console/assets/console.js/get(consoleScript)`.
+    public func consoleScript(headers: Operations.ConsoleScript.Input.Headers = .init()) async throws -> Operations.ConsoleScript.Output {
+        try await consoleScript(Operations.ConsoleScript.Input(headers: headers))
     }
     /// The link pages' stylesheet.
     ///

@@ -83,6 +83,14 @@ enum ErrorTranslation {
                     "link_token": .string(required.linkToken), "email_hint": .string(required.emailHint),
                     "methods": .array(required.methods.map { .string($0.rawValue) }),
                 ])
+        case let refused as StaffError:
+            switch refused.code {
+            case .invalidCredential: return APIError(.unauthorized, .init("invalid_credential"), refused.message)
+            case .invitationExpired: return APIError(.gone, .init("invitation_expired"), refused.message)
+            case .sessionEnded: return APIError(.unauthorized, .init("session_ended"), refused.message)
+            case .noStaff: return APIError(.notFound, .init("no_staff"), refused.message)
+            default: return APIError(.conflict, .init(refused.code.rawValue), refused.message)
+            }
         case let blocked as DeletionBlocked:
             return APIError(
                 .conflict, .init("deletion_blocked"), "Clear what still needs you before deleting your account.",

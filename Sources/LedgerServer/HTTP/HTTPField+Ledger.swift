@@ -5,7 +5,10 @@ extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
     /// Which request fields chose the answer's form (RFC 9110 §12.5.5).
     static let vary = Self("Vary")!
+    static let origin = Self("Origin")!
     static let xReauthToken = Self("X-Reauth-Token")!
+    /// The console's form token, as its script sends it with a JSON call (docs/support.md).
+    static let csrfToken = Self("X-CSRF-Token")!
     /// Who is acting for the support desk (docs/support.md).
     static let ledgerOperator = Self("X-Ledger-Operator")!
     /// The app's own name for the device ("Ana's iPhone"), shown on the sessions screen.

@@ -41,11 +41,13 @@ struct PasskeyBody: JSONObjectBody {
 /// PublicKeyCredentialCreationOptionsJSON (WebAuthn L3 §5.8.2 / `parseCreationOptionsFromJSON`).
 struct PasskeyCreationOptionsBody: JSONObjectBody {
     let options: PasskeyService.RegistrationOptions
-    let relyingParty: PasskeyService
+    /// The relying party's id and the name authenticators show (the apps', or the console's).
+    let relyingPartyID: String
+    let relyingPartyName: String
 
     var fields: [String: JSONValue] {
         [
-            "rp": .object(["id": .string(relyingParty.relyingParty.id), "name": .string(relyingParty.relyingPartyName)]),
+            "rp": .object(["id": .string(relyingPartyID), "name": .string(relyingPartyName)]),
             "user": .object([
                 "id": .string(Base64URL.encode(options.userHandle)), "name": .string(options.userName),
                 "displayName": .string(options.userDisplayName),

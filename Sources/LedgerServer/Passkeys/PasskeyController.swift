@@ -23,7 +23,10 @@ public struct PasskeyController: Sendable {
         let signedIn = routes.group().add(middleware: SessionMiddleware(accounts: accounts))
         signedIn.post("/me/passkeys/options") { request, context in
             let options = try await passkeys.registrationOptions(try context.requireSession(), reauthToken: request.headers[.xReauthToken])
-            return JSONResponse(.ok, PasskeyCreationOptionsBody(options: options, relyingParty: passkeys))
+            return JSONResponse(
+                .ok,
+                PasskeyCreationOptionsBody(
+                    options: options, relyingPartyID: passkeys.relyingParty.id, relyingPartyName: passkeys.relyingPartyName))
         }
         signedIn.post("/me/passkeys") { request, context in
             let body = try await request.decodeJSON(PasskeyRegistrationRequest.self, context: context)
