@@ -3,6 +3,7 @@ import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
 import LedgerCrypto
+import LedgerEventStore
 import LedgerIdentity
 import LedgerTestSupport
 import LedgerWebAuthnTesting
@@ -76,5 +77,31 @@ struct PostgresStaffRepositoryTests {
             let live = try await db.client.query("SELECT count(*) FROM staff WHERE removed_at IS NULL")
             #expect(try live[0].int(0) == 1)
         }
+    }
+}
+
+/// What the feed, webhooks and exports send of the desk's records, and what auditors read.
+@Suite("Event documents: the desk's notes")
+struct StaffNotesDocumentTests {
+    func recorded(_ type: String, _ payload: [String: Any]) throws -> RecordedEvent {
+        RecordedEvent(
+            cursor: FeedCursor(transactionID: 1, position: 1), eventID: UUID(), streamID: UUID(), streamVersion: 1, type: type,
+            schemaVersion: 1,
+            subjectID: nil, payload: Array(try JSONSerialization.data(withJSONObject: payload)), metadataJSON: "{}", recordedAt: Date())
+    }
+
+    @Test("a support record's operator, reason and key, and a staff member's address, reach auditors only")
+    func notes() throws {
+        let record = try recorded(
+            "admin.disabled", ["operator": "Nino", "reason": "ticket 4411", "key_id": UUID().uuidString, "view": "summary"])
+        let invited = try recorded("staff.invited", ["email": "nino@321.fit", "role": "admin", "invitation_sha256": "aa"])
+        for event in [record, invited] {
+            let sent = String(decoding: EventDocument.json(event), as: UTF8.self)
+            #expect(!sent.contains("Nino") && !sent.contains("4411") && !sent.contains("nino@321.fit") && !sent.contains("key_id"))
+            let audited = String(decoding: EventDocument.auditJSONArray([event]), as: UTF8.self)
+            #expect(audited.contains("Nino") || audited.contains("nino@321.fit"))
+            #expect(!audited.contains("invitation_sha256"), "a secret's hash is hidden from auditors too")
+        }
+        #expect(String(decoding: EventDocument.json(record), as: UTF8.self).contains("\"view\":\"summary\""))
     }
 }
