@@ -132,14 +132,16 @@ public struct PostgresStaffRepository: StaffRepository {
         return (staffID, passkeyID)
     }
 
-    public func session(tokenHash: [UInt8], at time: Date) async throws -> (staffID: UUID, sessionID: UUID)? {
+    public func session(tokenHash: [UInt8], at time: Date) async throws -> StaffSessionLookup? {
         let rows = try await store.client.query(
             """
-            SELECT s.staff_id, s.session_id FROM staff_sessions s JOIN staff t ON t.staff_id = s.staff_id
+            SELECT s.staff_id, s.session_id, t.email_normalized, t.role FROM staff_sessions s JOIN staff t ON t.staff_id = s.staff_id
             WHERE s.token_sha256 = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND t.removed_at IS NULL
             """, [.bytea(tokenHash), .timestamp(time)])
-        guard rows.rowCount == 1, let staffID = try rows[0].uuid(0), let sessionID = try rows[0].uuid(1) else { return nil }
-        return (staffID, sessionID)
+        guard rows.rowCount == 1, let staffID = try rows[0].uuid(0), let sessionID = try rows[0].uuid(1),
+            let email = rows[0].string(2), let role = rows[0].string(3).flatMap(StaffRole.init(rawValue:))
+        else { return nil }
+        return StaffSessionLookup(staffID: staffID, sessionID: sessionID, email: email, role: role)
     }
 
     public func all() async throws -> [StaffState] {

@@ -2,16 +2,16 @@ import Foundation
 import LedgerServer
 import LedgerWebAuthn
 
-/// The support console's origin (docs/support.md "The console"): `LEDGER_CONSOLE_ORIGIN`, else
-/// the origin of `LEDGER_LINK_BASE_URL`. Its host is the staff passkeys' RP id, so the console
-/// needs an origin a browser offers passkeys on: https, or this machine.
+/// The support console's origin (docs/support.md "The console"): `LEDGER_CONSOLE_ORIGIN`. Unset,
+/// the console is off, but for a link base on this machine (development), whose origin it takes:
+/// on a public host it must be set, on an origin of its own, so that the apps' pages share
+/// neither its origin nor its passkeys' relying party.
 extension LedgerConfiguration {
-    /// The console's origin, serialized (`https://support.321.fit`); nil when the link base
-    /// gives none.
+    /// The console's origin, serialized (`https://support.321.fit`); nil when the console is off.
     public var consoleOrigin: String? {
         consoleOriginSetting
             ?? URL(string: linkBaseURL).flatMap { url in
-                guard let scheme = url.scheme, let host = url.host else { return nil }
+                guard let scheme = url.scheme, let host = url.host, scheme == "http", Self.isPrivateToHost(linkBaseURL) else { return nil }
                 return RelyingParty.serializedOrigin(scheme + "://" + host + (url.port.map { ":\($0)" } ?? ""))
             }
     }

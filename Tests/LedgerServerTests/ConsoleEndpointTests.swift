@@ -66,7 +66,10 @@ struct ConsoleEndpointTests {
         let token = try #require(await db.staff.outbox.last?.token)
         let page = try await request(client, .get, "/console/invitation?token=\(token)", origin: nil)
         #expect(page.status == .ok && page.text.contains("Create passkey") && page.text.contains(email))
-        #expect(page.headers[HTTPField.Name("Content-Security-Policy")!] == "default-src 'self'")
+        #expect(
+            page.headers[HTTPField.Name("Content-Security-Policy")!]
+                == "default-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+        #expect(page.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin")
         #expect(page.headers[HTTPField.Name("X-Frame-Options")!] == "DENY" && page.headers[.cacheControl] == "no-store")
         #expect(!page.text.contains("<script>"), "no inline script")
         let options = try await call(client, .post, "/console/invitation/options", ["token": token], headers: [.origin: Self.origin])
@@ -244,6 +247,68 @@ struct ConsoleEndpointTests {
             #expect(
                 try await call(client, .get, "/admin/accounts/\(accountID)", path: "/admin/accounts/{id}", headers: headers).status
                     == .unauthorized)
+        }
+    }
+
+    @Test("an admin removes a lost phone from the console: the method in the form, the passkey again, the change recorded")
+    func removeMethod() async throws {
+        try await withConsole { client, db, console in
+            let authenticator = SoftAuthenticator()
+            let passkey = try await enrol(client, db, console, authenticator)
+            let cookie = try await signIn(client, authenticator, passkey)
+            let access = try await accountWithPhone(client, db)
+            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+            let path = "/console/accounts/{id}/{action}"
+            let account = try await request(
+                client, .get, "/console/accounts/\(accountID)", cookie: cookie, origin: nil, path: "/console/accounts/{id}")
+            #expect(account.text.contains("remove-method?method=phone"))
+            let page = try await request(
+                client, .get, "/console/accounts/\(accountID)/remove-method?method=phone", cookie: cookie, origin: nil, path: path)
+            #expect(page.text.contains(#"name="method" value="phone""#))
+            let token = try csrf(page.text)
+            let options = try await request(
+                client, .post, "/console/confirm/options", cookie: cookie, headers: [HTTPField.Name("X-CSRF-Token")!: token])
+            let challenge = try #require(
+                (try JSONSerialization.jsonObject(with: Data(options.text.utf8)) as? [String: Any])?["challenge"] as? String)
+            let assertion = authenticator.getAssertion(credential: passkey, challenge: try #require(Base64URL.decode(challenge)))
+            let form = [
+                "csrf": token, "reason": "lost phone", "method": "phone",
+                "credential": String(decoding: assertion.jsonBytes(), as: UTF8.self),
+            ]
+            let done = try await request(
+                client, .post, "/console/accounts/\(accountID)/remove-method", form: form, cookie: cookie, path: path)
+            #expect(done.status == .seeOther)
+            let hub = try await call(client, .get, "/me/auth-methods", token: access)
+            #expect(hub.body["phone"] is NSNull)
+            // A confirmation is spent once: the same form again is refused.
+            let again = try await request(
+                client, .post, "/console/accounts/\(accountID)/remove-method", form: form, cookie: cookie, path: path)
+            #expect(again.status == .unauthorized)
+        }
+    }
+
+    @Test("a look another site made the staff member's browser send is refused and recorded nowhere")
+    func crossSiteLooks() async throws {
+        try await withConsole { client, db, console in
+            let authenticator = SoftAuthenticator()
+            let cookie = try await signIn(client, authenticator, try await enrol(client, db, console, authenticator))
+            let access = try await signUp(client, email: "ana@example.com")
+            let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+            for site in ["same-site", "cross-site"] {
+                let search = try await request(
+                    client, .get, "/console/accounts?by=email&q=ana%40example.com", cookie: cookie, origin: nil,
+                    headers: [HTTPField.Name("Sec-Fetch-Site")!: site])
+                #expect(search.status == .forbidden)
+                let page = try await request(
+                    client, .get, "/console/accounts/\(accountID)", cookie: cookie, origin: nil, path: "/console/accounts/{id}",
+                    headers: [HTTPField.Name("Sec-Fetch-Site")!: site])
+                #expect(page.status == .forbidden)
+            }
+            #expect(try await db.history(of: try #require(UUID(uuidString: accountID))).allSatisfy { $0.type != "admin.viewed" })
+            let own = try await request(
+                client, .get, "/console/accounts/\(accountID)", cookie: cookie, origin: nil, path: "/console/accounts/{id}",
+                headers: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"])
+            #expect(own.status == .ok)
         }
     }
 

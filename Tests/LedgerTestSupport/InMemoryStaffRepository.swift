@@ -60,11 +60,12 @@ public actor InMemoryStaffRepository: StaffRepository {
         return nil
     }
 
-    public func session(tokenHash: [UInt8], at time: Date) async throws -> (staffID: UUID, sessionID: UUID)? {
+    public func session(tokenHash: [UInt8], at time: Date) async throws -> StaffSessionLookup? {
         let hex = Hex.encode(tokenHash)
         for state in states.values where !state.isRemoved {
             if let session = state.sessions.values.first(where: { $0.tokenHash == hex && $0.isLive(at: time) }) {
-                return (state.staffID, session.id)
+                return StaffSessionLookup(
+                    staffID: state.staffID, sessionID: session.id, email: (state.email ?? "").lowercased(), role: state.role)
             }
         }
         return nil

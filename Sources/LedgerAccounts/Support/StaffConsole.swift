@@ -63,10 +63,11 @@ public struct StaffConsole: Sendable {
         let staffID = try await staff.staff(email: email.normalized) ?? UUID.random()
         let token = Base64URL.encode(try SecureRandom.bytes(32))
         let link = "\(origin)/console/invitation?token=\(token)"
+        let expiresAt = clock.now().addingTimeInterval(Self.invitationLifetime)
+        // A mail retried past the link's 24 hours would carry a dead link: it is dropped instead.
         let message = OutboxMessage(
             channel: .email, to: email.value, template: Self.invitationTemplate, link: link, token: token,
-            details: ["role": role.rawValue])
-        let expiresAt = clock.now().addingTimeInterval(Self.invitationLifetime)
+            details: ["role": role.rawValue], expiresAt: expiresAt)
         _ = try await staff.execute(staffID, outbox: [message]) { _ in
             .invite(email: email.value, role: role, invitationTokenHash: Hex.encode(SHA256.hash(Array(token.utf8))), expiresAt: expiresAt)
         }
@@ -153,9 +154,8 @@ public struct StaffConsole: Sendable {
         guard !token.isEmpty, token.utf8.count <= 128,
             let found = try await staff.session(tokenHash: SHA256.hash(Array(token.utf8)), at: clock.now())
         else { return nil }
-        let state = try await staff.load(found.staffID)
-        guard !state.isRemoved, state.sessions[found.sessionID]?.isLive(at: clock.now()) == true else { return nil }
-        return staffSession(state, sessionID: found.sessionID, token: token)
+        // One lookup a request (the session, live, of someone not removed), not a fold of their history.
+        return staffSession(staffID: found.staffID, email: found.email, role: found.role, sessionID: found.sessionID, token: token)
     }
 
     /// Whether `presented` is this session's form token (constant time).
@@ -205,8 +205,13 @@ public struct StaffConsole: Sendable {
     // MARK: Parts
 
     func staffSession(_ state: StaffState, sessionID: UUID, token: String) -> StaffSession {
+        staffSession(
+            staffID: state.staffID, email: EmailAddress.normalize(state.email ?? ""), role: state.role, sessionID: sessionID, token: token)
+    }
+
+    func staffSession(staffID: UUID, email: String, role: StaffRole, sessionID: UUID, token: String) -> StaffSession {
         StaffSession(
-            staffID: state.staffID, sessionID: sessionID, email: state.email ?? "", role: state.role,
+            staffID: staffID, sessionID: sessionID, email: email, role: role,
             csrfToken: Base64URL.encode(HMACSHA256.authenticate(key: csrfKey, message: Array("csrf:\(token)".utf8))))
     }
 

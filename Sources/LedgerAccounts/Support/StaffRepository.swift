@@ -17,8 +17,9 @@ public protocol StaffRepository: Sendable {
     func staff(invitationTokenHash: [UInt8]) async throws -> UUID?
     /// The staff member and passkey of a credential id (base64url).
     func staff(credentialID: String) async throws -> (staffID: UUID, passkeyID: UUID)?
-    /// The live console session of a cookie token (by SHA-256) at `time`, of a staff member not removed.
-    func session(tokenHash: [UInt8], at time: Date) async throws -> (staffID: UUID, sessionID: UUID)?
+    /// The live console session of a cookie token (by SHA-256) at `time`, of a staff member not
+    /// removed, with their address and role.
+    func session(tokenHash: [UInt8], at time: Date) async throws -> StaffSessionLookup?
     /// Every staff member, removed ones included, in the order they were invited.
     func all() async throws -> [StaffState]
 }
@@ -28,5 +29,20 @@ extension StaffRepository {
         _ staffID: UUID, _ command: @Sendable (StaffState) throws -> StaffCommand
     ) async throws -> (StaffState, [StaffEvent]) {
         try await execute(staffID, outbox: [], command)
+    }
+}
+
+/// A live console session as one lookup finds it.
+public struct StaffSessionLookup: Sendable, Equatable {
+    public let staffID: UUID
+    public let sessionID: UUID
+    public let email: String
+    public let role: StaffRole
+
+    public init(staffID: UUID, sessionID: UUID, email: String, role: StaffRole) {
+        self.staffID = staffID
+        self.sessionID = sessionID
+        self.email = email
+        self.role = role
     }
 }

@@ -5573,7 +5573,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at.
+    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at; 403 for a request another site made (`Sec-Fetch-Site`).
     ///
     /// - Remark: HTTP `GET /console/accounts`.
     /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)`.
@@ -5637,6 +5637,28 @@ public struct Client: APIProtocol {
                     return .ok(.init(body: body))
                 case 303:
                     return .seeOther(.init())
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.ConsolePage.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/html"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/html":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .html(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
                 case 422:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ConsolePage.Body
@@ -5745,6 +5767,28 @@ public struct Client: APIProtocol {
                     return .ok(.init(body: body))
                 case 303:
                     return .seeOther(.init())
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.ConsolePage.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/html"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/html":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .html(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
                 case 404:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ConsolePage.Body

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "90fcbe3fa557f437cd66957ccf0ec15a7170e92eee4d8ead52ab36c367ae08d5"
+    public static let sha256 = "002664dce13b0f72c3b5eb250276abf442f0fe7a542b7ffb008154e72e080ceb"
 }

@@ -8397,7 +8397,7 @@ public enum Operations {
             }
         }
     }
-    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at.
+    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at; 403 for a request another site made (`Sec-Fetch-Site`).
     ///
     /// - Remark: HTTP `GET /console/accounts`.
     /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)`.
@@ -8499,6 +8499,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -8676,6 +8699,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "seeOther",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A console page (HTML), with the link pages' headers; a refusal says why on the page.
+            ///
+            /// - Remark: Generated from `#/paths//console/accounts/{id}/get(consoleAccount)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ConsolePage)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.ConsolePage {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }

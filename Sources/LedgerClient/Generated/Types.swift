@@ -247,7 +247,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /console/sign-out`.
     /// - Remark: Generated from `#/paths//console/sign-out/post(consoleSignOut)`.
     func consoleSignOut(_ input: Operations.ConsoleSignOut.Input) async throws -> Operations.ConsoleSignOut.Output
-    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at.
+    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at; 403 for a request another site made (`Sec-Fetch-Site`).
     ///
     /// - Remark: HTTP `GET /console/accounts`.
     /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)`.
@@ -1381,7 +1381,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at.
+    /// Search results: exact matches by one identifier (`by`: email, phone, user_id, handle; `q`), each recorded as looked at; 403 for a request another site made (`Sec-Fetch-Site`).
     ///
     /// - Remark: HTTP `GET /console/accounts`.
     /// - Remark: Generated from `#/paths//console/accounts/get(consoleSearch)`.

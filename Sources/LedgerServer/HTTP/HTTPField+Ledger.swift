@@ -9,6 +9,8 @@ extension HTTPField.Name {
     static let xReauthToken = Self("X-Reauth-Token")!
     /// The console's form token, as its script sends it with a JSON call (docs/support.md).
     static let csrfToken = Self("X-CSRF-Token")!
+    /// Who made a browser send a request: `same-origin`, `same-site`, `cross-site`, or `none` (typed, a bookmark).
+    static let secFetchSite = Self("Sec-Fetch-Site")!
     /// Who is acting for the support desk (docs/support.md).
     static let ledgerOperator = Self("X-Ledger-Operator")!
     /// The app's own name for the device ("Ana's iPhone"), shown on the sessions screen.

@@ -128,11 +128,14 @@ extension ConsoleController {
         if action == .removeMethod {
             let method = request.uri.queryParameters["method"].map(String.init) ?? ""
             _ = try SupportController.method(method)
-            form["action"] = "/console/accounts/\(accountID.lowercased)/\(action.rawValue)?method=\(method)"
+            form["method"] = method
             form["heading"] =
                 "Remove \(method == "email" ? "the email address" : method == "phone" ? "the phone number" : method.capitalized)"
         }
-        if action == .removePasskey, let passkeyID = request.uri.queryParameters["passkey_id"].flatMap({ UUID(uuidString: String($0)) }) {
+        if action == .removePasskey {
+            guard let passkeyID = request.uri.queryParameters["passkey_id"].flatMap({ UUID(uuidString: String($0)) }) else {
+                throw IdentityError.passkeyNotFound
+            }
             form["passkey_id"] = passkeyID.lowercased
         }
         return pages.render(action.heading, ["confirm": form], staff: staff, ceremony: action.needsAdmin)
@@ -142,6 +145,10 @@ extension ConsoleController {
         let accountID = try SupportController.accountID(context)
         let action = try Self.action(context, staff)
         let reason = try SupportDesk.checkedReason(form["reason"] ?? "")
+        // What the change is about, read before the passkey is asked for: a confirmation is spent once.
+        let method = action == .removeMethod ? try SupportController.method(form["method"]) : nil
+        let passkeyID = form["passkey_id"].flatMap(UUID.init(uuidString:))
+        if action == .removePasskey, passkeyID == nil { throw IdentityError.passkeyNotFound }
         if action.needsAdmin {
             guard let text = form["credential"],
                 let credential = try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: Data(text.utf8))
@@ -156,12 +163,9 @@ extension ConsoleController {
         case .passwordReset: try await desk.sendPasswordReset(accountID, actor: actor, reason: reason)
         case .resetTwoFactor: _ = try await desk.resetTwoFactor(accountID, actor: actor, reason: reason)
         case .removeMethod:
-            _ = try await desk.removeMethod(
-                try SupportController.method(context.parameters.get("method") ?? form["method"]), of: accountID, actor: actor,
-                reason: reason)
+            if let method { _ = try await desk.removeMethod(method, of: accountID, actor: actor, reason: reason) }
         case .removePasskey:
-            guard let passkeyID = form["passkey_id"].flatMap(UUID.init(uuidString:)) else { throw IdentityError.passkeyNotFound }
-            _ = try await desk.removePasskey(passkeyID, of: accountID, actor: actor, reason: reason)
+            if let passkeyID { _ = try await desk.removePasskey(passkeyID, of: accountID, actor: actor, reason: reason) }
         case .disable: _ = try await desk.disable(accountID, actor: actor, reason: reason)
         case .enable: _ = try await desk.enable(accountID, actor: actor, reason: reason)
         }

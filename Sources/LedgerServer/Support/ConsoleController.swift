@@ -100,10 +100,12 @@ public struct ConsoleController: Sendable {
         }
         routes.get("/console/accounts") { request, _ in
             guard let staff = try await staff(request) else { return Self.redirect("/console/sign-in") }
+            if let refused = crossSite(request, staff) { return refused }
             return try await page(staff) { try await results(request, staff) }
         }
         routes.get("/console/accounts/:id") { request, context in
             guard let staff = try await staff(request) else { return Self.redirect("/console/sign-in") }
+            if let refused = crossSite(request, staff) { return refused }
             return try await page(staff) { try await accountPage(request, context, staff) }
         }
         routes.get("/console/accounts/:id/:action") { request, context in
@@ -150,6 +152,14 @@ public struct ConsoleController: Sendable {
         guard request.headers[.origin] == console.origin else {
             throw APIError(.forbidden, .init("cross_origin"), "Changes are made from the console's own pages only.")
         }
+    }
+
+    /// A look (a search, an account page) is recorded under the staff member's name, so it
+    /// must be theirs: a request another site made their browser send (an `<img>` on a sibling
+    /// subdomain, which `SameSite` lets through) is refused, by the `Sec-Fetch-Site` browsers set.
+    func crossSite(_ request: Request, _ staff: StaffConsole.StaffSession) -> Response? {
+        guard let site = request.headers[.secFetchSite], site != "same-origin", site != "none" else { return nil }
+        return pages.problem("Open the console's pages from the console itself.", staff: staff, status: .forbidden)
     }
 
     /// A page's work, its refusals as pages of their own. What it records names the staff

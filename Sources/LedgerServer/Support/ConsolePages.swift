@@ -45,11 +45,15 @@ public struct ConsolePages: Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// The link pages' headers, but for the referrer policy: `same-origin`, since a form posted
-    /// under `no-referrer` carries `Origin: null`, and every change is checked by its `Origin`.
+    /// The link pages' headers, with a referrer policy of `same-origin` (a form posted under
+    /// `no-referrer` carries `Origin: null`, and every change is checked by its `Origin`) and a
+    /// stricter content security policy.
     static let headers: HTTPFields = {
         var headers = LinkPages.headers
         headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        // Forms post only here, no `<base>` moves them, and no page frames the console.
+        headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
         return headers
     }()
 
