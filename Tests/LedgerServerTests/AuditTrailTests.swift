@@ -180,7 +180,8 @@ struct AuditTrailTests {
                 #expect(verified.body["ok"] as? Bool == true)
                 // Backends reading the feed see that support acted, not who or why.
                 let reader = try await services.apiKeys.create(name: "billing", scopes: [.eventsRead]).key
-                let feed = try await call(client, .get, "/events?limit=100", token: reader, path: "/events")
+                // Waiting for it: the feed's horizon may stand behind another suite's open transaction.
+                let feed = try await call(client, .get, "/events?limit=100&types=admin.disabled&wait=20", token: reader, path: "/events")
                 let fed = (feed.body["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "admin.disabled" }
                 #expect(fed.count == 1 && (fed.first?["data"] as? [String: Any])?.keys.sorted() == [])
 

@@ -86,17 +86,12 @@ public struct ConsoleController: Sendable {
                 PasskeyRequestOptionsBody(options: try await console.confirmationOptions(staff), relyingPartyID: console.relyingParty.id))
         }
         routes.post("/console/sign-out") { request, _ in
-            let form = try await Self.form(request)
-            let staff: StaffConsole.StaffSession
-            do {
-                staff = try await changing(request, token: form["csrf"])
-            } catch let refused as APIError {
-                return pages.problem(refused.message, staff: nil, status: refused.status)
+            try await posting(request) { staff, _ in
+                try await console.signOut(staff)
+                var response = Self.redirect("/console/sign-in")
+                response.headers[values: .setCookie].append(Self.cookie(""))
+                return response
             }
-            try await console.signOut(staff)
-            var response = Self.redirect("/console/sign-in")
-            response.headers[values: .setCookie].append(Self.cookie(""))
-            return response
         }
         routes.get("/console/accounts") { request, _ in
             guard let staff = try await staff(request) else { return Self.redirect("/console/sign-in") }
@@ -113,14 +108,7 @@ public struct ConsoleController: Sendable {
             return try await page(staff) { try confirmation(request, context, staff) }
         }
         routes.post("/console/accounts/:id/:action") { request, context in
-            let form = try await Self.form(request)
-            let staff: StaffConsole.StaffSession
-            do {
-                staff = try await changing(request, token: form["csrf"])
-            } catch let refused as APIError {
-                return pages.problem(refused.message, staff: nil, status: refused.status)
-            }
-            return try await page(staff) { try await act(form, context, staff) }
+            try await posting(request) { staff, form in try await page(staff) { try await act(form, context, staff) } }
         }
         return routes
     }
@@ -144,6 +132,20 @@ public struct ConsoleController: Sendable {
             throw APIError(.forbidden, .init("csrf_refused"), "This form has expired. Go back, reload the page and try again.")
         }
         return staff
+    }
+
+    /// A form's change: its fields, checked by `changing` (a refusal is a page, as the form's answer).
+    func posting(
+        _ request: Request, _ body: (StaffConsole.StaffSession, [String: String]) async throws -> Response
+    ) async throws -> Response {
+        let form = try await Self.form(request)
+        let staff: StaffConsole.StaffSession
+        do {
+            staff = try await changing(request, token: form["csrf"])
+        } catch let refused as APIError {
+            return pages.problem(refused.message, staff: nil, status: refused.status)
+        }
+        return try await body(staff, form)
     }
 
     /// Refuses a change whose `Origin` is not the console's, whatever it carries (a form token
