@@ -109,6 +109,8 @@ export LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
 echo '{"keys":[]}' >"$work/jwks.json"
 export LEDGER_APPLE_JWKS=$work/jwks.json LEDGER_GOOGLE_JWKS=$work/jwks.json
 export LEDGER_APPLE_CLIENT_IDS=ledger-fuzz LEDGER_GOOGLE_CLIENT_IDS=ledger-fuzz
+# The support console on, so its pages are fuzzed too (every change from here is another origin's).
+export LEDGER_CONSOLE_ORIGIN=https://support.ledger.test
 export LOG_LEVEL=${LOG_LEVEL:-info}
 
 "$ledger" migrate >>"$server_log" 2>&1
