@@ -13,15 +13,8 @@ start_cluster() {
   [ -x "$pg_bin/initdb" ] || { echo "no PostgreSQL server binaries found" >&2; return 1; }
   PG_CLUSTER_DIR=$(mktemp -d /tmp/ledger-cluster.XXXXXX)
   [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PG_CLUSTER_DIR"
-  PG_CLUSTER_PORT=""
-  for _ in $(seq 1 50); do
-    local candidate=$((20000 + RANDOM % 30000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then PG_CLUSTER_PORT=$candidate; break; fi
-  done
-  [ -n "$PG_CLUSTER_PORT" ] || { echo "no free port found" >&2; return 1; }
   as_postgres "$pg_bin/initdb" -D "$PG_CLUSTER_DIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
   {
-    echo "port = $PG_CLUSTER_PORT"
     echo "listen_addresses = '127.0.0.1'"
     echo "unix_socket_directories = '$PG_CLUSTER_DIR'"
     echo "max_connections = $connections"
@@ -36,8 +29,24 @@ start_cluster() {
     # Extra settings for one run (diagnostics: PG_CLUSTER_EXTRA_CONF="log_min_duration_statement = 0").
     [ -z "${PG_CLUSTER_EXTRA_CONF:-}" ] || echo "$PG_CLUSTER_EXTRA_CONF"
   } >>"$PG_CLUSTER_DIR/data/postgresql.conf"
-  as_postgres "$pg_bin/pg_ctl" -D "$PG_CLUSTER_DIR/data" -l "$PG_CLUSTER_DIR/server.log" -w -t 60 start >/dev/null
-  export PG_CLUSTER_DIR PG_CLUSTER_PORT
+  # A port that was free when looked at may be taken before the server binds it (another
+  # cluster of the run starting or stopping): then again, on another port.
+  local attempt
+  for attempt in 1 2 3; do
+    PG_CLUSTER_PORT=""
+    for _ in $(seq 1 50); do
+      local candidate=$((20000 + RANDOM % 30000))
+      if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then PG_CLUSTER_PORT=$candidate; break; fi
+    done
+    [ -n "$PG_CLUSTER_PORT" ] || { echo "no free port found" >&2; return 1; }
+    if as_postgres "$pg_bin/pg_ctl" -D "$PG_CLUSTER_DIR/data" -l "$PG_CLUSTER_DIR/server.log" -o "-p $PG_CLUSTER_PORT" -w -t 60 start >/dev/null; then
+      export PG_CLUSTER_DIR PG_CLUSTER_PORT
+      return 0
+    fi
+    echo "pg-cluster: the server did not start on port $PG_CLUSTER_PORT (attempt $attempt); its log ends:" >&2
+    tail -5 "$PG_CLUSTER_DIR/server.log" >&2 || true
+  done
+  return 1
 }
 
 stop_cluster() {
