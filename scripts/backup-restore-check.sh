@@ -55,14 +55,7 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 check() { local what="$1"; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
 die() { echo "FAIL $*" >&2; exit 1; }
 
-free_port() {
-  local candidate
-  for _ in $(seq 1 100); do
-    candidate=$((20000 + RANDOM % 30000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null || { echo "$candidate"; return 0; }
-  done
-  return 1
-}
+free_port() { free_local_port; }
 
 work=$(mktemp -d /tmp/ledger-backup-check.XXXXXX)
 chmod 755 "$work"

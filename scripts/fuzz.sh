@@ -67,20 +67,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A port nothing listens on, below the kernel's range of ephemeral ports: a port in that range
-# can be held by an outgoing connection (or its TIME_WAIT), which a connect test does not see
-# but which makes the service's bind fail.
-free_port() {
-  local candidate low=32768 high
-  read -r low high </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
-  [ "$low" -gt 12000 ] || low=32768
-  for _ in $(seq 1 50); do
-    candidate=$((10000 + RANDOM % (low - 10000)))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then echo "$candidate"; return 0; fi
-  done
-  echo "fuzz: no free port found" >&2
-  return 1
-}
+free_port() { free_local_port; }
 
 # The venv is rebuilt whenever the pinned requirements or the Python change.
 source scripts/python-venv.sh

@@ -4,6 +4,21 @@
 #   stop_cluster
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 
+# A port nothing listens on, below the kernel's range of ephemeral ports: a port in that range
+# can be held by an outgoing connection (or its TIME_WAIT), which a connect test does not see
+# but which makes a server's bind fail.
+free_local_port() {
+  local candidate low=32768 high
+  read -r low high </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  [ "$low" -gt 12000 ] || low=32768
+  for _ in $(seq 1 50); do
+    candidate=$((10000 + RANDOM % (low - 10000)))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then echo "$candidate"; return 0; fi
+  done
+  echo "no free port found" >&2
+  return 1
+}
+
 as_postgres() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
@@ -33,12 +48,7 @@ start_cluster() {
   # cluster of the run starting or stopping): then again, on another port.
   local attempt
   for attempt in 1 2 3; do
-    PG_CLUSTER_PORT=""
-    for _ in $(seq 1 50); do
-      local candidate=$((20000 + RANDOM % 30000))
-      if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then PG_CLUSTER_PORT=$candidate; break; fi
-    done
-    [ -n "$PG_CLUSTER_PORT" ] || { echo "no free port found" >&2; return 1; }
+    PG_CLUSTER_PORT=$(free_local_port) || return 1
     if as_postgres "$pg_bin/pg_ctl" -D "$PG_CLUSTER_DIR/data" -l "$PG_CLUSTER_DIR/server.log" -o "-p $PG_CLUSTER_PORT" -w -t 60 start >/dev/null; then
       export PG_CLUSTER_DIR PG_CLUSTER_PORT
       return 0
