@@ -76,34 +76,30 @@ public struct SupportDesk: Sendable {
 
     /// Turns two-factor off (its recovery codes void) and ends every session.
     public func resetTwoFactor(_ accountID: UUID, actor: SupportActor, reason: String) async throws -> SupportSummary {
-        try await change(.resetTwoFactor(reason: try Self.checkedReason(reason)), on: accountID, actor: actor)
+        try await record(.resetTwoFactor(reason: try Self.checkedReason(reason)), on: accountID, actor: actor)
     }
 
     /// Removes a sign-in method (`phone`, `password` for the email with its password, `apple`,
     /// `google`); never the last. Returns the account after.
     public func removeMethod(_ method: SignInMethod, of accountID: UUID, actor: SupportActor, reason: String) async throws -> AccountState {
-        try await change(.removeMethod(method, reason: try Self.checkedReason(reason)), on: accountID, actor: actor).state
+        try await record(.removeMethod(method, reason: try Self.checkedReason(reason)), on: accountID, actor: actor).state
     }
 
     /// Removes a passkey; never the last way in. Returns the account after.
     public func removePasskey(_ passkeyID: UUID, of accountID: UUID, actor: SupportActor, reason: String) async throws -> AccountState {
-        try await change(.removePasskey(passkeyID, reason: try Self.checkedReason(reason)), on: accountID, actor: actor).state
+        try await record(.removePasskey(passkeyID, reason: try Self.checkedReason(reason)), on: accountID, actor: actor).state
     }
 
     /// Disables the account: every session ends, and no sign-in starts one until it is enabled.
     public func disable(_ accountID: UUID, actor: SupportActor, reason: String) async throws -> SupportSummary {
-        try await change(.disable(reason: try Self.checkedReason(reason)), on: accountID, actor: actor)
+        try await record(.disable(reason: try Self.checkedReason(reason)), on: accountID, actor: actor)
     }
 
     public func enable(_ accountID: UUID, actor: SupportActor, reason: String) async throws -> SupportSummary {
-        try await change(.enable(reason: try Self.checkedReason(reason)), on: accountID, actor: actor)
+        try await record(.enable(reason: try Self.checkedReason(reason)), on: accountID, actor: actor)
     }
 
-    /// A change: its record, its effects and the owner's notice in one commit.
-    func change(_ action: SupportAction, on accountID: UUID, actor: SupportActor) async throws -> SupportSummary {
-        try await record(action, on: accountID, actor: actor)
-    }
-
+    /// A call: its record, its effects and the owner's notice in one commit; the account after.
     @discardableResult
     func record(_ action: SupportAction, on accountID: UUID, actor: SupportActor) async throws -> SupportSummary {
         let (state, _) = try await repository.execute(accountID) { _ in .support(.init(actor: actor, action: action)) }
