@@ -135,11 +135,12 @@ extension AccountService {
     }
 
     /// Applies an email change from the new address's link (the old address, when verified, gets
-    /// a revert link), or an address `add-with-password` waits for from its confirmation link.
-    public func confirmEmailChange(token: String) async throws -> AccountState {
+    /// a revert link), or an address `add-with-password` waits for from its confirmation link;
+    /// either signs `device` in when given (`confirm`).
+    public func confirmEmailChange(token: String, signingIn device: SignInDevice? = nil) async throws -> ConfirmedLink {
         let hash = IssuedTokens.tokenHash(token)
         if let found = try await repository.link(forTokenHash: hash, purpose: .emailAdd) {
-            return try await confirmEmailAdd(found)
+            return try await confirmEmailAdd(found, signingIn: device)
         }
         guard let found = try await repository.link(forTokenHash: hash, purpose: .emailChange) else {
             throw IdentityError.linkExpired
@@ -152,12 +153,11 @@ extension AccountService {
             revertLink = link
             outbox.append(message)
         }
-        let chosenRevert = revertLink
         let hold = state.email.map { Hex.encode(environment.retention.key(.email(EmailAddress.normalize($0)))) }
         return try await claimingEmail {
-            try await repository.execute(found.accountID, outbox: outbox) { _ in
-                .confirmEmailChange(linkID: found.linkID, revertLink: chosenRevert, previousEmailKey: hold)
-            }.0
+            try await confirm(
+                found.accountID, outbox: outbox, signingIn: device,
+                .confirmEmailChange(linkID: found.linkID, revertLink: revertLink, previousEmailKey: hold))
         }
     }
 
@@ -165,7 +165,7 @@ extension AccountService {
     /// verified email with its password. An account that holds it without having verified it
     /// gives it up first: the link proved who receives its mail. One that verified it keeps it
     /// (`409 email_taken`).
-    private func confirmEmailAdd(_ found: (accountID: UUID, linkID: UUID)) async throws -> AccountState {
+    private func confirmEmailAdd(_ found: (accountID: UUID, linkID: UUID), signingIn device: SignInDevice?) async throws -> ConfirmedLink {
         let state = try await repository.load(found.accountID)
         guard let pending = state.pendingEmail, pending.linkID == found.linkID, let email = EmailAddress(pending.email) else {
             throw IdentityError.linkExpired
@@ -183,11 +183,10 @@ extension AccountService {
             (revertLink, previousKey) = (link, Hex.encode(environment.retention.key(.email(EmailAddress.normalize(previous)))))
             outbox.append(message)
         }
-        let (chosenLink, chosenKey) = (revertLink, previousKey)
         return try await claimingEmail {
-            try await repository.execute(found.accountID, outbox: outbox) { _ in
-                .confirmEmailAdd(linkID: found.linkID, revertLink: chosenLink, previousEmailKey: chosenKey)
-            }.0
+            try await confirm(
+                found.accountID, outbox: outbox, signingIn: device,
+                .confirmEmailAdd(linkID: found.linkID, revertLink: revertLink, previousEmailKey: previousKey))
         }
     }
 

@@ -237,12 +237,13 @@ public struct AccountService: Sendable {
         return false
     }
 
-    /// Confirms an email verification link; unknown, used or expired tokens are `link_expired`.
-    public func verifyEmail(token: String) async throws -> AccountState {
+    /// Confirms an email verification link, signing `device` in when given (`confirm`); unknown,
+    /// used or expired tokens are `link_expired`.
+    public func verifyEmail(token: String, signingIn device: SignInDevice? = nil) async throws -> ConfirmedLink {
         guard let found = try await repository.link(forTokenHash: IssuedTokens.tokenHash(token), purpose: .verifyEmail) else {
             throw IdentityError.linkExpired
         }
-        return try await repository.execute(found.accountID) { _ in .confirmVerificationLink(linkID: found.linkID) }.0
+        return try await confirm(found.accountID, signingIn: device, .confirmVerificationLink(linkID: found.linkID))
     }
 
     /// Sends a password-reset link. The contract (openapi.yaml) answers an unknown email with `404 no_account`, so

@@ -57,13 +57,6 @@ public struct ProviderService: Sendable {
         return (session, created)
     }
 
-    /// Where a sign-in comes from: the client's label, the `device_token` it sent, its language.
-    struct SignInDevice {
-        let label: String?
-        let token: String?
-        let locale: String?
-    }
-
     /// The refresh token `code` is exchanged for, for the identity the ID token proved; nil
     /// without a code, when the service holds no credentials for the provider
     /// (`LedgerConfiguration.warnings` says so at start), when the account keeps a token for

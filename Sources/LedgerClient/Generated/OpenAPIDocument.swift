@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "002664dce13b0f72c3b5eb250276abf442f0fe7a542b7ffb008154e72e080ceb"
+    public static let sha256 = "880ceb6daf2f88552c3157cf11019ff74b11a612d4b604f0e3c03aa01030d60d"
 }

@@ -888,6 +888,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Hub/passkeys`.
             public var passkeys: Swift.Int
+            /// only from `POST /auth/email/confirm-change`: the link's sign-in
+            ///
+            /// - Remark: Generated from `#/components/schemas/Hub/session`.
+            public var session: Components.Schemas.Session?
+            /// the link's sign-in waits for the second factor
+            ///
+            /// - Remark: Generated from `#/components/schemas/Hub/mfa_required`.
+            public var mfaRequired: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/Hub/mfa_token`.
+            public var mfaToken: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Hub/MethodsPayload`.
+            @frozen public enum MethodsPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case totp = "totp"
+                case recoveryCode = "recovery_code"
+            }
+            /// - Remark: Generated from `#/components/schemas/Hub/methods`.
+            public typealias MethodsPayload = [Components.Schemas.Hub.MethodsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/Hub/methods`.
+            public var methods: Components.Schemas.Hub.MethodsPayload?
             /// Creates a new `Hub`.
             ///
             /// - Parameters:
@@ -902,6 +921,10 @@ extension Components {
             ///   - passwordChangedAt:
             ///   - mfa:
             ///   - passkeys: how many passkeys the account has
+            ///   - session: only from `POST /auth/email/confirm-change`: the link's sign-in
+            ///   - mfaRequired: the link's sign-in waits for the second factor
+            ///   - mfaToken:
+            ///   - methods:
             public init(
                 phone: Swift.String? = nil,
                 phoneRegion: Swift.String? = nil,
@@ -913,7 +936,11 @@ extension Components {
                 emailVerified: Swift.Bool,
                 passwordChangedAt: Foundation.Date? = nil,
                 mfa: Components.Schemas.Hub.MfaPayload,
-                passkeys: Swift.Int
+                passkeys: Swift.Int,
+                session: Components.Schemas.Session? = nil,
+                mfaRequired: Swift.Bool? = nil,
+                mfaToken: Swift.String? = nil,
+                methods: Components.Schemas.Hub.MethodsPayload? = nil
             ) {
                 self.phone = phone
                 self.phoneRegion = phoneRegion
@@ -926,6 +953,10 @@ extension Components {
                 self.passwordChangedAt = passwordChangedAt
                 self.mfa = mfa
                 self.passkeys = passkeys
+                self.session = session
+                self.mfaRequired = mfaRequired
+                self.mfaToken = mfaToken
+                self.methods = methods
             }
             public enum CodingKeys: String, CodingKey {
                 case phone
@@ -939,6 +970,10 @@ extension Components {
                 case passwordChangedAt = "password_changed_at"
                 case mfa
                 case passkeys
+                case session
+                case mfaRequired = "mfa_required"
+                case mfaToken = "mfa_token"
+                case methods
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -986,6 +1021,22 @@ extension Components {
                     Swift.Int.self,
                     forKey: .passkeys
                 )
+                self.session = try container.decodeIfPresent(
+                    Components.Schemas.Session.self,
+                    forKey: .session
+                )
+                self.mfaRequired = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .mfaRequired
+                )
+                self.mfaToken = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .mfaToken
+                )
+                self.methods = try container.decodeIfPresent(
+                    Components.Schemas.Hub.MethodsPayload.self,
+                    forKey: .methods
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "phone",
                     "phone_region",
@@ -997,7 +1048,11 @@ extension Components {
                     "email_verified",
                     "password_changed_at",
                     "mfa",
-                    "passkeys"
+                    "passkeys",
+                    "session",
+                    "mfa_required",
+                    "mfa_token",
+                    "methods"
                 ])
             }
         }

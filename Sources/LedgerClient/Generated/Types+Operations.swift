@@ -4090,15 +4090,50 @@ public enum Operations {
                     public struct JsonPayload: Codable, Hashable, Sendable {
                         /// - Remark: Generated from `#/paths/auth/email/verify/POST/responses/200/content/json/email_verified`.
                         public var emailVerified: Swift.Bool
+                        /// - Remark: Generated from `#/paths/auth/email/verify/POST/responses/200/content/json/session`.
+                        public var session: Components.Schemas.Session?
+                        /// the link's sign-in waits for the second factor
+                        ///
+                        /// - Remark: Generated from `#/paths/auth/email/verify/POST/responses/200/content/json/mfa_required`.
+                        public var mfaRequired: Swift.Bool?
+                        /// - Remark: Generated from `#/paths/auth/email/verify/POST/responses/200/content/json/mfa_token`.
+                        public var mfaToken: Swift.String?
+                        /// - Remark: Generated from `#/paths/auth/email/verify/POST/responses/200/content/json/MethodsPayload`.
+                        @frozen public enum MethodsPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case totp = "totp"
+                            case recoveryCode = "recovery_code"
+                        }
+                        /// - Remark: Generated from `#/paths/auth/email/verify/POST/responses/200/content/json/methods`.
+                        public typealias MethodsPayload = [Operations.VerifyEmail.Output.Ok.Body.JsonPayload.MethodsPayloadPayload]
+                        /// - Remark: Generated from `#/paths/auth/email/verify/POST/responses/200/content/json/methods`.
+                        public var methods: Operations.VerifyEmail.Output.Ok.Body.JsonPayload.MethodsPayload?
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - emailVerified:
-                        public init(emailVerified: Swift.Bool) {
+                        ///   - session:
+                        ///   - mfaRequired: the link's sign-in waits for the second factor
+                        ///   - mfaToken:
+                        ///   - methods:
+                        public init(
+                            emailVerified: Swift.Bool,
+                            session: Components.Schemas.Session? = nil,
+                            mfaRequired: Swift.Bool? = nil,
+                            mfaToken: Swift.String? = nil,
+                            methods: Operations.VerifyEmail.Output.Ok.Body.JsonPayload.MethodsPayload? = nil
+                        ) {
                             self.emailVerified = emailVerified
+                            self.session = session
+                            self.mfaRequired = mfaRequired
+                            self.mfaToken = mfaToken
+                            self.methods = methods
                         }
                         public enum CodingKeys: String, CodingKey {
                             case emailVerified = "email_verified"
+                            case session
+                            case mfaRequired = "mfa_required"
+                            case mfaToken = "mfa_token"
+                            case methods
                         }
                         public init(from decoder: any Swift.Decoder) throws {
                             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -4106,8 +4141,28 @@ public enum Operations {
                                 Swift.Bool.self,
                                 forKey: .emailVerified
                             )
+                            self.session = try container.decodeIfPresent(
+                                Components.Schemas.Session.self,
+                                forKey: .session
+                            )
+                            self.mfaRequired = try container.decodeIfPresent(
+                                Swift.Bool.self,
+                                forKey: .mfaRequired
+                            )
+                            self.mfaToken = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .mfaToken
+                            )
+                            self.methods = try container.decodeIfPresent(
+                                Operations.VerifyEmail.Output.Ok.Body.JsonPayload.MethodsPayload.self,
+                                forKey: .methods
+                            )
                             try decoder.ensureNoAdditionalProperties(knownKeys: [
-                                "email_verified"
+                                "email_verified",
+                                "session",
+                                "mfa_required",
+                                "mfa_token",
+                                "methods"
                             ])
                         }
                     }
@@ -4136,7 +4191,10 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Verified.
+            /// Verified, and the device that opened the link signed in (API.md "links that sign in"):
+            /// `session`, or with two-factor on `mfa_required`, `mfa_token` and `methods` as any
+            /// sign-in. A disabled account's address is verified with neither.
+            ///
             ///
             /// - Remark: Generated from `#/paths//auth/email/verify/post(verifyEmail)/responses/200`.
             ///
@@ -18252,7 +18310,10 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The hub, with the new address (verified by this link).
+            /// The hub, with the new address (verified by this link), and the device that opened the
+            /// link signed in: `session`, or with two-factor on `mfa_required`, `mfa_token` and
+            /// `methods` (API.md "links that sign in").
+            ///
             ///
             /// - Remark: Generated from `#/paths//auth/email/confirm-change/post(confirmEmailChange)/responses/200`.
             ///

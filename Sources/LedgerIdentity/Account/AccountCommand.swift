@@ -19,6 +19,10 @@ public enum AccountCommand: Sendable, Equatable {
     case revokeOtherSessions(keep: UUID)
     case sendVerificationLink(NewLink)
     case confirmVerificationLink(linkID: UUID)
+    /// A link that proves an address (`confirmVerificationLink`, `confirmEmailChange` or
+    /// `confirmEmailAdd`), then a session for the device that opened it, in one decision: the
+    /// seeds' "validates token, applies change, issues new session" (docs/accounts.md).
+    indirect case signInByLink(AccountCommand, NewSession)
     case sendPasswordResetLink(NewLink)
     case resetPassword(linkID: UUID, newPasswordHash: String)
     /// The hash a sign-in checked (`replacing`), made again at today's cost; nothing when the

@@ -30,6 +30,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, _ context: 
         return try decidePasskeys(state, command, context)
     case .support:
         return try decideSupport(state, command, context)
+    case .signInByLink:
+        return try decideLinkSignIn(state, command, context)
     }
 }
 

@@ -19,24 +19,7 @@ func decideSessions(_ state: AccountState, _ command: AccountCommand, _ context:
         ]
 
     case .startSession(let session, let proof):
-        try requireAccount(state)
-        // What the sign-in checked may have left the account meanwhile (a revert, a reset or a
-        // removal committed while scrypt ran): then it proves nothing.
-        guard state.stillHolds(proof) else { throw IdentityError.credentialGone(proof) }
-        guard !state.isDisabled else { throw IdentityError.accountDisabled }
-        // Two-factor on: no session yet, a challenge instead. A sign-in path that brings no
-        // challenge is refused here rather than let through without the second factor.
-        if state.isTOTPEnabled {
-            guard let stepUp = session.stepUp else { throw IdentityError(.mfaRequired, "Enter the code from your authenticator app.") }
-            return [
-                .mfaChallengeIssued(
-                    .init(
-                        challengeID: stepUp.challengeID, tokenHash: stepUp.tokenHash, method: session.method, device: session.device,
-                        expiresAt: stepUp.expiresAt, linkToken: stepUp.linkToken, deviceID: session.deviceID ?? session.sessionID,
-                        providerToken: stepUp.providerToken, parkedRevocationID: stepUp.parkedRevocationID))
-            ]
-        }
-        return [sessionStarted(session)] + newDeviceAlert(state, session)
+        return try startSession(state, session, proof: proof)
 
     case .refreshSession(let sessionID, let presented, let replacement):
         guard let session = state.sessions[sessionID] else { throw IdentityError.sessionExpired }
@@ -91,4 +74,26 @@ func decideSessions(_ state: AccountState, _ command: AccountCommand, _ context:
     default:
         preconditionFailure("decide routes \(command.name) elsewhere")
     }
+}
+
+/// A sign-in whose proof was checked: the session, or a second-factor challenge instead.
+func startSession(_ state: AccountState, _ session: AccountCommand.NewSession, proof: SignInProof) throws -> [AccountEvent] {
+    try requireAccount(state)
+    // What the sign-in checked may have left the account meanwhile (a revert, a reset or a
+    // removal committed while scrypt ran): then it proves nothing.
+    guard state.stillHolds(proof) else { throw IdentityError.credentialGone(proof) }
+    guard !state.isDisabled else { throw IdentityError.accountDisabled }
+    // Two-factor on: no session yet, a challenge instead. A sign-in path that brings no
+    // challenge is refused here rather than let through without the second factor.
+    if state.isTOTPEnabled {
+        guard let stepUp = session.stepUp else { throw IdentityError(.mfaRequired, "Enter the code from your authenticator app.") }
+        return [
+            .mfaChallengeIssued(
+                .init(
+                    challengeID: stepUp.challengeID, tokenHash: stepUp.tokenHash, method: session.method, device: session.device,
+                    expiresAt: stepUp.expiresAt, linkToken: stepUp.linkToken, deviceID: session.deviceID ?? session.sessionID,
+                    providerToken: stepUp.providerToken, parkedRevocationID: stepUp.parkedRevocationID))
+        ]
+    }
+    return [sessionStarted(session)] + newDeviceAlert(state, session)
 }

@@ -12,6 +12,8 @@ public enum SignInProof: Sendable, Equatable {
     case phone(String, issuedAt: Date)
     /// An ID token of this provider's identity.
     case provider(IdentityProvider, subject: String)
+    /// A link mailed to this address (normalized), which the same decision just confirmed.
+    case emailLink(String)
 }
 
 extension AccountState {
@@ -24,6 +26,8 @@ extension AccountState {
             return phone == number && issuedAt > (codesEndedAt ?? .distantPast)
         case .provider(let provider, let subject):
             return providerSubjects[provider] == subject
+        case .emailLink(let address):
+            return emailVerified && email.map(EmailAddress.normalize) == address
         }
     }
 }
@@ -35,6 +39,7 @@ extension IdentityError {
         case .password: return .invalidCredentials
         case .phone: return IdentityError(.codeExpired, "Code expired. Request a new one.")
         case .provider(let provider, _): return IdentityError(.notLinked, "\(provider.displayName) is not connected.")
+        case .emailLink: return .linkExpired
         }
     }
 }

@@ -48,8 +48,8 @@ public struct CredentialsController: Sendable {
         signedIn.delete("/me/auth-methods/email", use: remove(.email))
         routes.post("/auth/email/confirm-change") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
-            let state = try await accounts.confirmEmailChange(token: body.token)
-            return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
+            let confirmed = try await accounts.confirmEmailChange(token: body.token, signingIn: request.signInDevice)
+            return JSONResponse(.ok, AuthMethodsBody(AccountSummary(confirmed.state)), signIn: confirmed.signIn)
         }
         routes.post("/auth/email/revert") { request, context in
             let body = try await request.decodeJSON(RevertRequest.self, context: context)

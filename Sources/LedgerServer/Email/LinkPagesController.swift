@@ -71,6 +71,8 @@ public struct LinkPagesController: Sendable {
         var done = LinkPages.Content(title: page.title, done: page.done)
         do {
             switch kind {
+            // The page signs nobody in: it is the service's, not the app's (the app posts the
+            // token itself to sign in: API.md "links that sign in").
             case .verifyEmail: _ = try await accounts.verifyEmail(token: token)
             case .confirmEmailChange: _ = try await accounts.confirmEmailChange(token: token)
             case .reauth: return pages.expired(kind, copy: copy)  // not routed: the app confirms it

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LedgerAccounts
 
 extension JSONResponse {
@@ -7,12 +8,30 @@ extension JSONResponse {
         do {
             return try await body()
         } catch let required as MFARequired {
-            return JSONResponse(
-                .ok,
-                [
-                    "mfa_required": .bool(true), "mfa_token": .string(required.token),
-                    "methods": .array(required.methods.map { .string($0) }),
-                ])
+            return JSONResponse(.ok, required.fields)
         }
+    }
+
+    /// A link's answer (API.md "links that sign in"): `fields`, with the `session` the link
+    /// started, or the second factor's `mfa_required`, `mfa_token` and `methods` beside them.
+    init(_ status: HTTPResponse.Status, _ fields: [String: JSONValue], signIn: AccountService.LinkSignIn?) {
+        var fields = fields
+        switch signIn {
+        case .session(let session): fields["session"] = .object(SessionBody(session).fields)
+        case .secondFactor(let required): fields.merge(required.fields) { _, challenge in challenge }
+        case nil: break
+        }
+        self.init(status, fields)
+    }
+
+    init(_ status: HTTPResponse.Status, _ body: some JSONObjectBody, signIn: AccountService.LinkSignIn?) {
+        self.init(status, body.fields, signIn: signIn)
+    }
+}
+
+extension MFARequired {
+    /// The second factor's challenge, as every sign-in answers it.
+    var fields: [String: JSONValue] {
+        ["mfa_required": .bool(true), "mfa_token": .string(token), "methods": .array(methods.map { .string($0) })]
     }
 }

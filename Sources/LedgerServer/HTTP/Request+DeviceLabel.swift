@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerAccounts
 import LedgerIdentity
 
 extension Request {
@@ -13,4 +14,9 @@ extension Request {
     /// The language the client asks messages in: the first `Accept-Language` entry as a plain
     /// tag (`en`, `pt-BR`), nil when it names none the templates could be filed under.
     var locale: String? { LanguageTag.normalize(AcceptLanguage.firstLanguage(headers[.acceptLanguage])) }
+}
+
+extension Request {
+    /// The device a sign-in comes from, as the services take it.
+    var signInDevice: SignInDevice { SignInDevice(label: deviceLabel, token: deviceToken, locale: locale) }
 }

@@ -63,7 +63,7 @@ public struct PasskeyController: Sendable {
             let session = try await passkeys.signIn(
                 credential: body.credential, device: request.deviceLabel, client: context.client, deviceToken: request.deviceToken,
                 locale: request.locale)
-            return try JSONResponse(.ok, encoding: SessionBody(session))
+            return JSONResponse(.ok, SessionBody(session))
         }
         signedIn.post("/auth/reauth/passkey/options") { _, context in
             let options = try await passkeys.reauthOptions(try context.requireSession())

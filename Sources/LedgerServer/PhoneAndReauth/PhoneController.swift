@@ -47,7 +47,7 @@ public struct PhoneController: Sendable {
                 switch outcome {
                 case .session(let signedIn, _):
                     if let waiting { try await providers.link(waiting, to: signedIn) }
-                    return try JSONResponse(.ok, encoding: SessionBody(signedIn))
+                    return JSONResponse(.ok, SessionBody(signedIn))
                 case .account(let state):
                     return JSONResponse(.ok, AuthMethodsBody(AccountSummary(state)))
                 case .reauth(let grant):

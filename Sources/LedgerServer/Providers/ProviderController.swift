@@ -48,7 +48,7 @@ public struct ProviderController: Sendable {
                     provider, idToken: body.idToken, nonce: body.nonce, displayName: body.displayName,
                     device: request.deviceLabel, linkToken: body.linkToken, authorizationCode: body.authorizationCode,
                     client: context.client, deviceToken: request.deviceToken, locale: request.locale)
-                return try JSONResponse(created ? .created : .ok, encoding: SessionBody(session))
+                return JSONResponse(created ? .created : .ok, SessionBody(session))
             }
         }
     }

@@ -45,39 +45,17 @@ struct RefreshRequest: Decodable {
 }
 
 /// `{account_id, session_id, access_token, refresh_token, expires_in, email_verified, device_token}`.
-struct SessionBody: Encodable {
-    let accountID: UUID
-    let sessionID: UUID
-    let accessToken: String
-    let refreshToken: String
-    let expiresIn: Int
-    let emailVerified: Bool
-    let deviceToken: String
+struct SessionBody: JSONObjectBody {
+    let session: AccountService.Session
+    init(_ session: AccountService.Session) { self.session = session }
 
-    init(_ session: AccountService.Session) {
-        accountID = session.accountID
-        sessionID = session.sessionID
-        accessToken = session.accessToken
-        refreshToken = session.refreshToken
-        expiresIn = session.expiresIn
-        emailVerified = session.emailVerified
-        deviceToken = session.deviceToken
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case accountID = "account_id", sessionID = "session_id", accessToken = "access_token"
-        case refreshToken = "refresh_token", expiresIn = "expires_in", emailVerified = "email_verified", deviceToken = "device_token"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(accountID.lowercased, forKey: .accountID)
-        try container.encode(sessionID.lowercased, forKey: .sessionID)
-        try container.encode(accessToken, forKey: .accessToken)
-        try container.encode(refreshToken, forKey: .refreshToken)
-        try container.encode(expiresIn, forKey: .expiresIn)
-        try container.encode(emailVerified, forKey: .emailVerified)
-        try container.encode(deviceToken, forKey: .deviceToken)
+    var fields: [String: JSONValue] {
+        [
+            "account_id": .string(session.accountID.lowercased), "session_id": .string(session.sessionID.lowercased),
+            "access_token": .string(session.accessToken), "refresh_token": .string(session.refreshToken),
+            "expires_in": .int(Int64(session.expiresIn)), "email_verified": .bool(session.emailVerified),
+            "device_token": .string(session.deviceToken),
+        ]
     }
 }
 

@@ -27,7 +27,7 @@ public struct AuthController: Sendable {
                     device: request.deviceLabel, client: context.client, deviceToken: request.deviceToken,
                     locale: request.locale)
             }
-            return try JSONResponse(.created, encoding: SessionBody(session))
+            return JSONResponse(.created, SessionBody(session))
         }
         routes.post("/auth/email/login") { request, context in
             let body = try await request.decodeJSON(LoginRequest.self, context: context)
@@ -37,12 +37,12 @@ public struct AuthController: Sendable {
                     email: body.email, password: body.password, device: request.deviceLabel, client: context.client,
                     linkToken: body.linkToken, deviceToken: request.deviceToken, locale: request.locale)
                 if let waiting { try await providers.link(waiting, to: session) }
-                return try JSONResponse(.ok, encoding: SessionBody(session))
+                return JSONResponse(.ok, SessionBody(session))
             }
         }
         routes.post("/auth/token/refresh") { request, context in
             let body = try await request.decodeJSON(RefreshRequest.self, context: context)
-            return try JSONResponse(.ok, encoding: SessionBody(try await accounts.refresh(body.refreshToken)))
+            return JSONResponse(.ok, SessionBody(try await accounts.refresh(body.refreshToken)))
         }
         signedIn.post("/auth/logout") { request, context in
             let session = try context.requireSession()
@@ -51,8 +51,8 @@ public struct AuthController: Sendable {
         }
         routes.post("/auth/email/verify") { request, context in
             let body = try await request.decodeJSON(TokenRequest.self, context: context)
-            let state = try await accounts.verifyEmail(token: body.token)
-            return JSONResponse(.ok, ["email_verified": .bool(state.emailVerified)])
+            let confirmed = try await accounts.verifyEmail(token: body.token, signingIn: request.signInDevice)
+            return JSONResponse(.ok, ["email_verified": .bool(confirmed.state.emailVerified)], signIn: confirmed.signIn)
         }
         signedIn.post("/auth/email/resend-verification") { request, context in
             let session = try context.requireSession()

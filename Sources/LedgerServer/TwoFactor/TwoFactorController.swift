@@ -41,7 +41,7 @@ public struct TwoFactorController: Sendable {
             let session = try await twoFactor.verify(
                 mfaToken: body.mfaToken, code: body.code, recoveryCode: body.recoveryCode, client: context.client,
                 locale: request.locale)
-            return try JSONResponse(.ok, encoding: SessionBody(session))
+            return JSONResponse(.ok, SessionBody(session))
         }
         signedIn.post("/auth/reauth/totp") { request, context in
             let body = try await request.decodeJSON(TOTPCodeRequest.self, context: context)
