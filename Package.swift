@@ -33,6 +33,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        // HTTPS served by the service itself (`LEDGER_TLS_CERT_FILE`): certificates reloaded per
+        // handshake, their key pair checked before a reload is taken.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         // C shims: system libraries found through pkg-config.
@@ -202,8 +206,14 @@ let package = Package(
                 "LedgerAccounts", "LedgerAccountsPostgres", "LedgerProviders", "LedgerServer", "LedgerWebAuthn", "LedgerWorkers",
                 "LedgerDelivery",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // HTTPS with HTTP/1.1 and HTTP/2 by ALPN (`LEDGER_TLS_CERT_FILE`).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

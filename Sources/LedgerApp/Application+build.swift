@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import LedgerAccounts
 import LedgerAccountsPostgres
 import LedgerCore
@@ -8,10 +10,13 @@ import LedgerServer
 import Logging
 import ServiceLifecycle
 
-/// The HTTP application: the router on a server at the configured address.
-public func buildApplication(_ services: LedgerServices, logger: Logger) -> some ApplicationProtocol {
-    Application(
+/// The HTTP application: the router on a server at the configured address, speaking HTTPS
+/// (HTTP/1.1 and HTTP/2, by ALPN) with `tls`, plain HTTP/1.1 without.
+public func buildApplication(_ services: LedgerServices, tls: TLSCertificates? = nil, logger: Logger) throws -> some ApplicationProtocol {
+    let server: HTTPServerBuilder = try tls.map { try .http2Upgrade(tlsConfiguration: $0.serverConfiguration()) } ?? .http1()
+    return Application(
         router: buildRouter(services),
+        server: server,
         configuration: .init(
             address: .hostname(services.configuration.host, port: services.configuration.port),
             serverName: "account-ledger"),
@@ -49,10 +54,12 @@ func metricsController(_ dependencies: RouterDependencies) -> MetricsController?
 /// Runs the background `workers` with the API (and `/metrics` on its own port when configured)
 /// in one service group until SIGTERM or SIGINT. On shutdown the servers stop taking requests
 /// first, then the workers finish their pass (a group shuts its services down last to first).
-public func runApplications(_ services: LedgerServices, workers: [any Service], logger: Logger) async throws {
+/// With `tls`, `SIGHUP` reloads its files (`TLSReloadService`).
+public func runApplications(_ services: LedgerServices, tls: TLSCertificates? = nil, workers: [any Service], logger: Logger) async throws {
     var members: [ServiceGroupConfiguration.ServiceConfiguration] = workers.map { .init(service: LoggedService(service: $0)) }
+    if let tls { members.append(.init(service: LoggedService(service: TLSReloadService(certificates: tls, logger: logger)))) }
     if let metrics = buildMetricsApplication(services, logger: logger) { members.append(.init(service: LoggedService(service: metrics))) }
-    members.append(.init(service: LoggedService(service: buildApplication(services, logger: logger))))
+    members.append(.init(service: LoggedService(service: try buildApplication(services, tls: tls, logger: logger))))
     let group = ServiceGroup(configuration: .init(services: members, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()
 }
@@ -69,6 +76,9 @@ public func buildRouter(_ dependencies: RouterDependencies) -> Router<LedgerRequ
     let configuration = dependencies.configuration
     let account = dependencies.account
     let keys = dependencies.apiKeyGuard
+    if configuration.tls != nil {
+        router.add(middleware: StrictTransportSecurityMiddleware(value: LedgerConfiguration.strictTransportSecurity))
+    }
     router.add(middleware: RequestIDMiddleware(metrics: dependencies.metrics))
     router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies.compactMap(CIDR.init)))
     router.add(middleware: EventMetadataMiddleware())

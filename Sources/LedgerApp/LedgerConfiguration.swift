@@ -132,6 +132,8 @@ public struct LedgerConfiguration: Sendable {
     public var webAuthnRPID: String?
     public var webAuthnOrigins: [String]?
     public var webAuthnRPName: String?
+    /// HTTPS served here (`LEDGER_TLS_CERT_FILE`, `LEDGER_TLS_KEY_FILE`); nil for plain HTTP.
+    public var tls: TLSFiles?
     /// `LEDGER_CONSOLE_ORIGIN`, when set (`LedgerConfiguration+Console.swift` has the default).
     public var consoleOriginSetting: String?
     /// Access tokens' format and claims, when set (`LedgerConfiguration+AccessTokens.swift` has the defaults).
@@ -335,6 +337,7 @@ public struct LedgerConfiguration: Sendable {
         // After the link base and the Android app: the relying party defaults to them.
         try configuration.readWebAuthn(string: string, list: list)
         try configuration.readConsole(string: string)
+        try configuration.readTLS(string: string)
         try configuration.readAccessTokens(string: string, integer: integer)
         return configuration
     }

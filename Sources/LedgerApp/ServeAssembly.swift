@@ -19,6 +19,8 @@ public struct ServeAssembly: Sendable {
     /// The service group's members besides the HTTP servers, in the group's order: the
     /// resources first (they stop last), then the workers.
     public let members: [any Service]
+    /// HTTPS's certificate and key, when the service serves it itself.
+    public let tls: TLSCertificates?
 
     /// What `serve`'s options decide.
     public struct Options: Sendable {
@@ -47,6 +49,8 @@ public struct ServeAssembly: Sendable {
         guard let url = configuration.databaseURL.map(ConnectionTarget.requiringPrimary) else {
             throw ConfigurationError("no DATABASE_URL")
         }
+        // The TLS files before the database: a wrong path or key stops the start at once.
+        let tls = try configuration.tls.map(TLSCertificates.init)
         let sinks: DeliverySinks
         do {
             sinks = try configuration.deliverySinks(templates: try configuration.messageTemplates(), clock: clock, logger: logger)
@@ -94,13 +98,13 @@ public struct ServeAssembly: Sendable {
         members.insert(contentsOf: resources, at: 0)
         members.append(
             await purgeService(configuration, purge: options.purge, store: eventStore, services: services, clock: clock, logger: logger))
-        return ServeAssembly(services: services, members: members)
+        return ServeAssembly(services: services, members: members, tls: tls)
     }
 
     /// Runs the members with the API (and `/metrics` on its own port when configured) until
     /// SIGTERM or SIGINT; throws when a member fails.
     public func run(logger: Logger) async throws {
-        try await runApplications(services, workers: members, logger: logger)
+        try await runApplications(services, tls: tls, workers: members, logger: logger)
     }
 
     /// The schema made current as the options allow, and the master key checked against the store's.

@@ -72,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         for warning in configuration.warnings { logger.warning("\(warning)") }
+        if let tlsWarning = configuration.tlsWarning { logger.warning("\(tlsWarning)") }
         let masterKey = try MasterKeySource.load(configuration, allowDevelopmentKey: development, logger: logger)
         let assembly = try await ServeAssembly.build(
             configuration, masterKey: masterKey, options: .init(development: development, migrate: migrate, purge: purge),

@@ -218,6 +218,22 @@ struct ConfigurationTests {
         #expect(local.warnings.isEmpty)
     }
 
+    @Test("LEDGER_TLS_CERT_FILE and LEDGER_TLS_KEY_FILE go together; without them, outside development, serve says TLS must end in front")
+    func tls() throws {
+        let both = try LedgerConfiguration.fromEnvironment([
+            "LEDGER_TLS_CERT_FILE": "/tls/fullchain.pem", "LEDGER_TLS_KEY_FILE": "/tls/privkey.pem",
+        ])
+        #expect(both.tls == .init(certificateFile: "/tls/fullchain.pem", keyFile: "/tls/privkey.pem") && both.tlsWarning == nil)
+        for alone in ["LEDGER_TLS_CERT_FILE", "LEDGER_TLS_KEY_FILE"] {
+            let refused = #expect(throws: ConfigurationError.self) { try LedgerConfiguration.fromEnvironment([alone: "/tls/x.pem"]) }
+            #expect(refused?.message.contains("go together") == true)
+        }
+        var plain = try LedgerConfiguration.fromEnvironment([:])
+        #expect(plain.tls == nil && plain.tlsWarning?.contains("TLS must end in front of this service") == true)
+        plain.developmentMode = true
+        #expect(plain.tlsWarning == nil)
+    }
+
     @Test("what stays off the wire in the clear: https, or http to loopback")
     func privateToHost() {
         for url in [

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "880ceb6daf2f88552c3157cf11019ff74b11a612d4b604f0e3c03aa01030d60d"
+    public static let sha256 = "5b98531aff7f90cc6d2dd21c4f4033ab82642f4dfdfd4dd60af474c7791d85ce"
 }
