@@ -54,11 +54,22 @@ let package = Package(
         // reference libargon2 (Debian's libcrypt-dev and libargon2-dev).
         .systemLibrary(name: "CLibXCrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // The avatar: decoded and re-encoded by libvips (Debian's libvips-dev), as imgproxy and sharp do.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // SMTP and its TLS, through Debian's libcurl (OpenSSL flavour).
         .systemLibrary(
             name: "CLibCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
+        // The avatar's picture through libvips: checked, decoded, squared, stripped, encoded again.
+        .target(
+            name: "LedgerImages",
+            dependencies: [
+                "CVips", "LedgerCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
         ),
 
         // Foundation-level helpers every layer may use (clock, encodings).
@@ -407,6 +418,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerImagesTests",
+            dependencies: ["LedgerImages"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,7 +16,7 @@ import sys
 
 LAYERS = {
     "LedgerCore": 0,
-    "LedgerCrypto": 1, "LedgerPostgres": 1,
+    "LedgerCrypto": 1, "LedgerPostgres": 1, "LedgerImages": 1,
     "LedgerEvents": 2, "LedgerIdentity": 2, "LedgerWebAuthn": 2,
     "LedgerEventStore": 3, "LedgerAccounts": 3, "LedgerWebAuthnTesting": 3,
     "LedgerAccountsPostgres": 4, "LedgerProviders": 4, "LedgerDelivery": 4,

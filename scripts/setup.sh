@@ -4,7 +4,7 @@ set -euo pipefail
 
 # What building and running need (curl and jq for the README's walk-through); scripts add theirs
 # through LEDGER_EXTRA_PACKAGES (the test run: docker-compose, python3, chromium).
-packages=(libpq-dev libssl-dev libcurl4-openssl-dev libcrypt-dev libargon2-dev pkg-config postgresql postgresql-client curl jq ${LEDGER_EXTRA_PACKAGES:-})
+packages=(libpq-dev libssl-dev libcurl4-openssl-dev libcrypt-dev libargon2-dev libvips-dev pkg-config postgresql postgresql-client curl jq ${LEDGER_EXTRA_PACKAGES:-})
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
