@@ -13,7 +13,13 @@ import ServiceLifecycle
 /// The HTTP application: the router on a server at the configured address, speaking HTTPS
 /// (HTTP/1.1 and HTTP/2, by ALPN) with `tls`, plain HTTP/1.1 without.
 public func buildApplication(_ services: LedgerServices, tls: TLSCertificates? = nil, logger: Logger) throws -> some ApplicationProtocol {
-    let server: HTTPServerBuilder = try tls.map { try .http2Upgrade(tlsConfiguration: $0.serverConfiguration()) } ?? .http1()
+    // Facing clients directly, a connection is closed once idle a minute, and after an hour
+    // whatever it does (gracefully: its streams finish), so stalled ones do not pile up.
+    let connections = HTTP2UpgradeChannel.Configuration(
+        idleTimeout: .seconds(60), gracefulCloseTimeout: .seconds(15), maxAgeTimeout: .seconds(3600),
+        streamConfiguration: .init(idleTimeout: .seconds(60)))
+    let server: HTTPServerBuilder =
+        try tls.map { try .http2Upgrade(tlsConfiguration: $0.serverConfiguration(), configuration: connections) } ?? .http1()
     return Application(
         router: buildRouter(services),
         server: server,
@@ -57,7 +63,8 @@ func metricsController(_ dependencies: RouterDependencies) -> MetricsController?
 /// With `tls`, `SIGHUP` reloads its files (`TLSReloadService`).
 public func runApplications(_ services: LedgerServices, tls: TLSCertificates? = nil, workers: [any Service], logger: Logger) async throws {
     var members: [ServiceGroupConfiguration.ServiceConfiguration] = workers.map { .init(service: LoggedService(service: $0)) }
-    if let tls { members.append(.init(service: LoggedService(service: TLSReloadService(certificates: tls, logger: logger)))) }
+    // Always, so that a SIGHUP never stops the service (its default action), TLS or not.
+    members.append(.init(service: LoggedService(service: TLSReloadService(certificates: tls, logger: logger))))
     if let metrics = buildMetricsApplication(services, logger: logger) { members.append(.init(service: LoggedService(service: metrics))) }
     members.append(.init(service: LoggedService(service: try buildApplication(services, tls: tls, logger: logger))))
     let group = ServiceGroup(configuration: .init(services: members, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

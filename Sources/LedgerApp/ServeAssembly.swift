@@ -50,7 +50,7 @@ public struct ServeAssembly: Sendable {
             throw ConfigurationError("no DATABASE_URL")
         }
         // The TLS files before the database: a wrong path or key stops the start at once.
-        let tls = try configuration.tls.map(TLSCertificates.init)
+        let tls = try configuration.tls.map { try TLSCertificates(files: $0) }
         let sinks: DeliverySinks
         do {
             sinks = try configuration.deliverySinks(templates: try configuration.messageTemplates(), clock: clock, logger: logger)

@@ -22,10 +22,14 @@ public final class TLSCertificates: Sendable {
     public let files: LedgerConfiguration.TLSFiles
     private let current: Mutex<Pair>
 
+    /// When "now" is, for the certificate's validity (tests move it).
+    let now: @Sendable () -> Date
+
     /// Reads both files; `ConfigurationError` naming what is wrong with them.
-    public init(files: LedgerConfiguration.TLSFiles) throws {
+    public init(files: LedgerConfiguration.TLSFiles, now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.files = files
-        current = Mutex(try Self.read(files))
+        self.now = now
+        current = Mutex(try Self.read(files, now: now()))
     }
 
     /// The pair handshakes use now.
@@ -34,7 +38,7 @@ public final class TLSCertificates: Sendable {
     /// Reads both files again and, when they make a pair, serves it from the next handshake on.
     @discardableResult
     public func reload() throws -> Pair {
-        let pair = try Self.read(files)
+        let pair = try Self.read(files, now: now())
         current.withLock { $0 = pair }
         return pair
     }
@@ -55,9 +59,10 @@ public final class TLSCertificates: Sendable {
         return configuration
     }
 
-    /// The files as a pair: PEM certificates (the leaf first), and a PEM key whose public key is
-    /// the leaf's. Nothing of the key reaches an error message.
-    static func read(_ files: LedgerConfiguration.TLSFiles) throws -> Pair {
+    /// The files as a pair: PEM certificates (the leaf first, valid `now`: a renewal that put
+    /// an expired or future certificate in place must not replace one that works), and a PEM
+    /// key whose public key is the leaf's. Nothing of the key reaches an error message.
+    static func read(_ files: LedgerConfiguration.TLSFiles, now: Date) throws -> Pair {
         let chain: [NIOSSLCertificate]
         let leaf: Certificate
         do {
@@ -79,6 +84,10 @@ public final class TLSCertificates: Sendable {
         }
         guard publicKey == leaf.publicKey else {
             throw ConfigurationError("LEDGER_TLS_KEY_FILE is not the key of LEDGER_TLS_CERT_FILE's first certificate")
+        }
+        guard leaf.notValidBefore <= now, now < leaf.notValidAfter else {
+            throw ConfigurationError(
+                "LEDGER_TLS_CERT_FILE's certificate is not valid now: it is valid from \(leaf.notValidBefore) to \(leaf.notValidAfter)")
         }
         return Pair(chain: chain, key: key, notAfter: leaf.notValidAfter)
     }

@@ -135,7 +135,7 @@ struct TLSServeTests {
     }
 
     @Test(
-        "a TLS file missing or a key not matching stops serve at start with one line; plain HTTP outside --dev says TLS must end in front"
+        "a TLS file missing or a key not matching stops serve at start with one line; plain HTTP outside --dev says TLS must end in front, and survives SIGHUP"
     )
     func refusedAtStart() async throws {
         try await TestPostgres.withDatabase { db in
@@ -153,7 +153,12 @@ struct TLSServeTests {
                 #expect(!told.contains("PRIVATE KEY"))
                 // Plain HTTP, not in development: said at start.
                 try await server.start()
-                #expect(server.process?.output.contains("TLS must end in front of this service") == true)
+                let process = try #require(server.process)
+                #expect(process.output.contains("TLS must end in front of this service"))
+                // SIGHUP without TLS: taken, not the signal's default (the end of the service).
+                hangUp(process)
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(try await server.send("GET", "/readyz").status == 200, "\(process.output.suffix(1000))")
                 try await server.shutdown()
             }
         }

@@ -7,10 +7,27 @@ struct LinkSignInDecideTests {
     let base = DecideTests()
     var now: Date { base.now }
 
-    func session(challenge: Bool = true) -> AccountCommand.NewSession {
+    /// The device the account signed up on (`registered`).
+    let knownDevice = UUID()
+
+    /// A registered account whose sign-up came from `knownDevice`.
+    func registered(link: UUID) throws -> AccountState {
+        base.apply(
+            try base.registered(link: link),
+            [
+                .sessionStarted(
+                    .init(
+                        sessionID: UUID(), method: "email", device: "iPhone", accessTokenHash: "a", refreshTokenHash: "r",
+                        accessExpiresAt: now.addingTimeInterval(900), refreshExpiresAt: now.addingTimeInterval(3600), deviceID: knownDevice)
+                )
+            ])
+    }
+
+    func session(challenge: Bool = true, device: UUID? = nil) -> AccountCommand.NewSession {
         .init(
             sessionID: UUID(), method: "email_link", device: "iPad", tokens: base.tokens("link"),
-            stepUp: challenge ? .init(challengeID: UUID(), tokenHash: "th", expiresAt: now.addingTimeInterval(300), linkToken: nil) : nil)
+            stepUp: challenge ? .init(challengeID: UUID(), tokenHash: "th", expiresAt: now.addingTimeInterval(300), linkToken: nil) : nil,
+            deviceID: device ?? knownDevice)
     }
 
     func event(_ events: [AccountEvent]) -> [String] { events.map(\.type) }
@@ -18,7 +35,7 @@ struct LinkSignInDecideTests {
     @Test("the confirmation, then the session, in one decision: the address proven first, the session on the state it leaves")
     func verifiesThenSignsIn() throws {
         let link = UUID()
-        let state = try base.registered(link: link)
+        let state = try registered(link: link)
         let events = try decide(state, .signInByLink(.confirmVerificationLink(linkID: link), session()), now: now)
         #expect(event(events).prefix(2) == ["email.verified", "session.started"])
         #expect(AccountCommand.signInByLink(.confirmVerificationLink(linkID: link), session()).undeclared(in: events).isEmpty)
@@ -33,7 +50,7 @@ struct LinkSignInDecideTests {
     func secondFactor() throws {
         let link = UUID()
         let state = base.apply(
-            try base.registered(link: link),
+            try registered(link: link),
             [.totpEnrolmentStarted(.init(secret: "s")), .totpCodeUsed(.init(step: 1)), .totpEnabled(.init(recoveryCodeHashes: ["rc"]))])
         let events = try decide(state, .signInByLink(.confirmVerificationLink(linkID: link), session()), now: now)
         #expect(event(events) == ["email.verified", "mfa.challenge_issued"])
@@ -42,10 +59,18 @@ struct LinkSignInDecideTests {
         }
     }
 
+    @Test("a device the account has not signed in on proves the address and gets no session (a squatter's account, a mistyped address)")
+    func unknownDevice() throws {
+        let link = UUID()
+        let state = try registered(link: link)
+        let events = try decide(state, .signInByLink(.confirmVerificationLink(linkID: link), session(device: UUID())), now: now)
+        #expect(event(events) == ["email.verified"])
+    }
+
     @Test("a disabled account proves its address and starts no session")
     func disabled() throws {
         let link = UUID()
-        let state = base.apply(try base.registered(link: link), [.accountDisabled(.init(reason: "abuse"))])
+        let state = base.apply(try registered(link: link), [.accountDisabled(.init(reason: "abuse"))])
         let events = try decide(state, .signInByLink(.confirmVerificationLink(linkID: link), session()), now: now)
         #expect(event(events) == ["email.verified"])
     }
@@ -54,7 +79,7 @@ struct LinkSignInDecideTests {
     func deleted() throws {
         let link = UUID()
         let state = base.apply(
-            try base.registered(link: link), [.deletionScheduled(.init(purgeAfter: now, cooldownUntil: now, cooldownKeys: []))])
+            try registered(link: link), [.deletionScheduled(.init(purgeAfter: now, cooldownUntil: now, cooldownKeys: []))])
         #expect(throws: IdentityError.linkExpired) {
             try decide(state, .signInByLink(.confirmVerificationLink(linkID: link), session()), now: now)
         }

@@ -2,6 +2,8 @@ import Foundation
 import LedgerApp
 import LedgerIdentity
 import LedgerServer
+import LedgerTestSupport
+import Synchronization
 import Testing
 
 @Suite("Configuration from the environment (docs/configuration.md)")
@@ -232,6 +234,23 @@ struct ConfigurationTests {
         #expect(plain.tls == nil && plain.tlsWarning?.contains("TLS must end in front of this service") == true)
         plain.developmentMode = true
         #expect(plain.tlsWarning == nil)
+    }
+
+    @Test("a TLS certificate not valid now (expired, or not yet valid) is refused, at start and on reload, and the pair in use stays")
+    func tlsValidity() throws {
+        let pair = try TestCertificate.make(names: ["DNS:localhost"])
+        let files = LedgerConfiguration.TLSFiles(certificateFile: pair.certificatePath, keyFile: pair.keyPath)
+        let current = try TLSCertificates(files: files)
+        #expect(current.pair.notAfter > Date())
+        for moment in [Date().addingTimeInterval(-86_400), Date().addingTimeInterval(3 * 86_400)] {
+            let refused = #expect(throws: ConfigurationError.self) { try TLSCertificates(files: files, now: { moment }) }
+            #expect(refused?.message.contains("is not valid now") == true)
+        }
+        let clock = Mutex(Date())
+        let reloading = try TLSCertificates(files: files, now: { clock.withLock { $0 } })
+        clock.withLock { $0 = $0.addingTimeInterval(3 * 86_400) }
+        #expect(throws: ConfigurationError.self) { try reloading.reload() }
+        #expect(reloading.pair.notAfter == current.pair.notAfter)
     }
 
     @Test("what stays off the wire in the clear: https, or http to loopback")

@@ -29,4 +29,18 @@ struct JWTAccessTokenMethodsTests {
                     == JWTAccessTokenTests.parts(signedIn).claims["auth_time"] as? Int)
         }
     }
+
+    @Test("a verification link's session is amr [email]")
+    func emailLink() async throws {
+        let twoFactor = TwoFactorEndpointTests()
+        let jwt: @Sendable (inout LedgerConfiguration) -> Void = { JWTAccessTokenTests.jwt(&$0) }
+        try await twoFactor.withApp(configure: jwt) { client, providers in
+            let (_, device) = try await LinkSignInTests().signUpDevice(client)
+            let token = try await outboxToken(providers.db, template: "verify_email")
+            let verified = try await call(
+                client, .post, "/auth/email/verify", ["token": token], headers: LinkSignInTests().onDevice(device))
+            let access = try #require((verified.body["session"] as? [String: Any])?["access_token"] as? String)
+            #expect(try JWTAccessTokenTests.parts(access).claims["amr"] as? [String] == ["email"])
+        }
+    }
 }

@@ -51,6 +51,9 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
             case "phone": ["sms"]
             case "apple", "google": ["fed"]
             case "passkey": ["hwk"]
+            // A link mailed to the account's address (RFC 8176 registers no value for it; "email"
+            // is what other identity providers print for an emailed proof).
+            case "email_link": ["email"]
             default: []
             }
         if secondFactor != nil { methods += ["otp", "mfa"] }

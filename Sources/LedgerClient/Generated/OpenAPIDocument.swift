@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "5b98531aff7f90cc6d2dd21c4f4033ab82642f4dfdfd4dd60af474c7791d85ce"
+    public static let sha256 = "7eebc3d3c42b0b36ef693497d3fe4977f47a2ed388c3ad10f9bb0a34c4dc6322"
 }

@@ -1573,6 +1573,8 @@ public enum Operations {
                             case phone = "phone"
                             case apple = "apple"
                             case google = "google"
+                            case passkey = "passkey"
+                            case emailLink = "email_link"
                             case _empty_ = ""
                         }
                         /// - Remark: Generated from `#/paths/auth/token/refresh/POST/responses/401/content/json/last_method`.
@@ -4191,9 +4193,10 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Verified, and the device that opened the link signed in (API.md "links that sign in"):
-            /// `session`, or with two-factor on `mfa_required`, `mfa_token` and `methods` as any
-            /// sign-in. A disabled account's address is verified with neither.
+            /// Verified, and the device that opened the link signed in (API.md "links that sign in")
+            /// when the account knows it (`X-Device-Token` of an earlier sign-in): `session`, or with
+            /// two-factor on `mfa_required`, `mfa_token` and `methods` as any sign-in. Another device,
+            /// or a disabled account, has the address verified with neither.
             ///
             ///
             /// - Remark: Generated from `#/paths//auth/email/verify/post(verifyEmail)/responses/200`.
@@ -18311,8 +18314,8 @@ public enum Operations {
                 }
             }
             /// The hub, with the new address (verified by this link), and the device that opened the
-            /// link signed in: `session`, or with two-factor on `mfa_required`, `mfa_token` and
-            /// `methods` (API.md "links that sign in").
+            /// link signed in when the account knows it (`X-Device-Token`): `session`, or with
+            /// two-factor on `mfa_required`, `mfa_token` and `methods` (API.md "links that sign in").
             ///
             ///
             /// - Remark: Generated from `#/paths//auth/email/confirm-change/post(confirmEmailChange)/responses/200`.
