@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The avatar's picture (API.md "avatars"): a JPEG, PNG or WebP of at most 5 MiB and
+/// The avatar's picture (docs/api.md "avatars"): a JPEG, PNG or WebP of at most 5 MiB and
 /// 8000×8000 pixels, decoded and encoded again by libvips as a JPEG square of at most 512
 /// pixels with no metadata (no GPS position, no camera). Anything else, a file that only claims
 /// to be one of those, a damaged one or a decompression bomb, is `AvatarImageError`.

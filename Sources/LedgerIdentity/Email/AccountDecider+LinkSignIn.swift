@@ -1,6 +1,6 @@
 import Foundation
 
-/// `decide` for a link that signs in (API.md "links that sign in"): the confirmation's own
+/// `decide` for a link that signs in (docs/accounts.md "Links that sign in"): the confirmation's own
 /// events, then, on the state they leave, the sign-in of any other path, so a link never skips
 /// the second factor and never signs in where a password could not (a disabled account).
 ///

@@ -72,7 +72,7 @@ public struct LinkPagesController: Sendable {
         do {
             switch kind {
             // The page signs nobody in: it is the service's, not the app's (the app posts the
-            // token itself to sign in: API.md "links that sign in").
+            // token itself to sign in: docs/accounts.md "Links that sign in").
             case .verifyEmail: _ = try await accounts.verifyEmail(token: token)
             case .confirmEmailChange: _ = try await accounts.confirmEmailChange(token: token)
             case .reauth: return pages.expired(kind, copy: copy)  // not routed: the app confirms it

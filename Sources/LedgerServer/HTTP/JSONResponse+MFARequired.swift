@@ -12,7 +12,7 @@ extension JSONResponse {
         }
     }
 
-    /// A link's answer (API.md "links that sign in"): `fields`, with the `session` the link
+    /// A link's answer (docs/accounts.md "Links that sign in"): `fields`, with the `session` the link
     /// started, or the second factor's `mfa_required`, `mfa_token` and `methods` beside them.
     init(_ status: HTTPResponse.Status, _ fields: [String: JSONValue], signIn: AccountService.LinkSignIn?) {
         var fields = fields
