@@ -3,8 +3,8 @@ import LedgerIdentity
 
 extension AccountService {
     /// What a link that proves an address did: the account after it and, when the device that
-    /// opened it asked to sign in, that sign-in's outcome (nil for a disabled account, which
-    /// proves its address but starts no session).
+    /// opened it asked to sign in, that sign-in's outcome (nil for a device the account does not
+    /// know, or a disabled account: either proves the address but starts no session).
     public struct ConfirmedLink: Sendable {
         public let state: AccountState
         public let signIn: LinkSignIn?
