@@ -13,6 +13,15 @@ extension ServeAssembly {
         return cluster
     }
 
+    /// Writes `.ledger/dev.env` again, with the link base the development server settled on
+    /// beside the cluster's URL: `scripts/ledger` passes both on, so a command that makes a link
+    /// (`ledger staff add`, whose console takes its origin from a local link base) makes this
+    /// server's.
+    public static func recordDevelopmentSettings(_ configuration: LedgerConfiguration, cluster: LocalCluster) throws {
+        try "DATABASE_URL=\(cluster.url)\nLEDGER_LINK_BASE_URL=\(configuration.linkBaseURL)\n".write(
+            toFile: DevelopmentFiles.environment, atomically: true, encoding: .utf8)
+    }
+
     /// What development mode prints at start: what it set up, where messages go, and the
     /// commands a newcomer needs next. `cluster` is nil for `--dev` on a database of one's own.
     public static func developmentBanner(_ configuration: LedgerConfiguration, cluster: LocalCluster?) -> String {

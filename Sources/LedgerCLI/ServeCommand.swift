@@ -59,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
         if development {
             configuration.applyDevelopmentDefaults(
                 host: host, localCluster: cluster != nil, environment: ProcessInfo.processInfo.environment)
+            if let cluster { try ServeAssembly.recordDevelopmentSettings(configuration, cluster: cluster) }
             // Sign in with Apple and Google take `ledger dev id-token`'s tokens: its key set must exist.
             if configuration.appleJWKS == DevelopmentFiles.identityKeySet {
                 _ = try DevelopmentIdentityIssuer(keyPath: DevelopmentFiles.identityKey, jwksPath: DevelopmentFiles.identityKeySet)

@@ -42,6 +42,10 @@ struct DevelopmentModeTests {
         #expect(banner.contains("./scripts/ledger keys create"))
         let signUp = try await first.send("POST", "/auth/email/signup", json: ["email": "dev@example.org", "password": "amber-orchard-44"])
         #expect(signUp.status == 201)
+        // `scripts/ledger` finds the server's database and link base here.
+        let settings = try String(contentsOfFile: directory + "/.ledger/dev.env", encoding: .utf8)
+        #expect(
+            settings.contains("DATABASE_URL=postgresql://") && settings.contains("LEDGER_LINK_BASE_URL=http://localhost:\(first.port)\n"))
         let messages = directory + "/.ledger/dev-messages.jsonl"
         let (found, link) = try await LedgerProcess.run(
             ["dev", "messages", "--to", "DEV@example.org", "--template", "verify_email", "--field", "link", "--file", messages],
