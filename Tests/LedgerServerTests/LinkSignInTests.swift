@@ -9,7 +9,7 @@ import LedgerTestSupport
 import NIOCore
 import Testing
 
-/// API.md "links that sign in": a link that proves an address also signs in the device that
+/// docs/accounts.md "Links that sign in": a link that proves an address also signs in the device that
 /// opened it, or asks for its second factor.
 @Suite("HTTP: links that sign in", .timeLimit(.minutes(10)))
 struct LinkSignInTests {
