@@ -17,6 +17,16 @@ public final class TLSCertificates: Sendable {
         public let key: NIOSSLPrivateKey
         /// The leaf's expiry, for the log.
         public let notAfter: Date
+        /// What each handshake applies, made once per reload rather than once per handshake.
+        let override: NIOSSLContextConfigurationOverride
+
+        init(chain: [NIOSSLCertificate], key: NIOSSLPrivateKey, notAfter: Date) {
+            (self.chain, self.key, self.notAfter) = (chain, key, notAfter)
+            var override = NIOSSLContextConfigurationOverride()
+            override.certificateChain = chain.map { .certificate($0) }
+            override.privateKey = .privateKey(key)
+            self.override = override
+        }
     }
 
     public let files: LedgerConfiguration.TLSFiles
@@ -49,13 +59,7 @@ public final class TLSCertificates: Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: pair.chain.map { .certificate($0) }, privateKey: .privateKey(pair.key))
         configuration.minimumTLSVersion = .tlsv12
-        configuration.sslContextCallback = { [self] _, promise in
-            let pair = self.pair
-            var override = NIOSSLContextConfigurationOverride()
-            override.certificateChain = pair.chain.map { .certificate($0) }
-            override.privateKey = .privateKey(pair.key)
-            promise.succeed(override)
-        }
+        configuration.sslContextCallback = { [self] _, promise in promise.succeed(self.pair.override) }
         return configuration
     }
 
