@@ -14,7 +14,8 @@ extension AccountCommand {
             .removePhone(let sessionID, _), .removeEmail(let sessionID, _, _, _), .startTOTPEnrolment(_, let sessionID, _),
             .confirmTOTP(_, _, let sessionID), .disableTOTP(let sessionID, _), .regenerateRecoveryCodes(_, let sessionID, _),
             .grantReauthByTOTP(let sessionID, _, _), .deleteAccount(let sessionID, _, _, _, _), .registerPasskey(_, let sessionID, _),
-            .removePasskey(_, let sessionID, _), .grantReauthByPasskey(let sessionID, _, _), .revokeOtherSessions(let sessionID):
+            .removePasskey(_, let sessionID, _), .grantReauthByPasskey(let sessionID, _, _), .revokeOtherSessions(let sessionID),
+            .setAvatar(_, let sessionID), .removeAvatar(let sessionID):
             return sessionID
         case .linkProvider(_, let sessionID, _, _):
             return sessionID

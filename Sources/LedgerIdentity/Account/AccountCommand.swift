@@ -155,6 +155,10 @@ public enum AccountCommand: Sendable, Equatable {
     case recordPasskeySuspect(passkeyID: UUID, presentedSignCount: Int64)
     /// A call of the support desk, recorded (`admin.*`) before whatever it does.
     case support(SupportCall)
+    /// A new picture for the account, stored (sealed) under `etag` in the same transaction.
+    case setAvatar(etag: String, sessionID: UUID)
+    /// The picture goes: the account shows its initials tile again.
+    case removeAvatar(sessionID: UUID)
 
     /// A provider identity as a verified ID token gave it.
     public struct ProviderIdentityClaim: Sendable, Equatable {

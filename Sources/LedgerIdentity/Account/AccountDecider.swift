@@ -32,6 +32,8 @@ public func decide(_ state: AccountState, _ command: AccountCommand, _ context: 
         return try decideSupport(state, command, context)
     case .signInByLink:
         return try decideLinkSignIn(state, command, context)
+    case .setAvatar, .removeAvatar:
+        return try decideAvatar(state, command, context)
     }
 }
 

@@ -73,6 +73,8 @@ extension AccountEvent {
         case adminMethodRemoved = "admin.method_removed"
         case adminDisabled = "admin.disabled"
         case adminEnabled = "admin.enabled"
+        case avatarSet = "avatar.set"
+        case avatarRemoved = "avatar.removed"
     }
 
     /// The event's type and its payload: the one switch over the cases.
@@ -137,6 +139,8 @@ extension AccountEvent {
         case .deletionScheduled(let payload): return (.deletionScheduled, payload)
         case .purged(let payload): return (.purged, payload)
         case .admin(let action, let payload): return (action.kind, payload)
+        case .avatarSet(let payload): return (.avatarSet, payload)
+        case .avatarRemoved(let payload): return (.avatarRemoved, payload)
         }
     }
 
@@ -150,7 +154,7 @@ extension AccountEvent {
     public static let registrations: [Registration] =
         sessionsRegistrations + importRegistrations + emailRegistrations + phoneAndReauthRegistrations + providersRegistrations
         + twoFactorRegistrations
-        + passkeysRegistrations + removalRegistrations + supportRegistrations
+        + passkeysRegistrations + removalRegistrations + supportRegistrations + avatarRegistrations
 
     /// The registry, by stored type name.
     static let registry = Registration.registry(registrations)

@@ -68,6 +68,8 @@ public enum AccountEvent: Sendable, Equatable {
     case purged(Purged)
     /// A support call (`admin.*`): which one, who made it, and why.
     case admin(AdminRecord.Action, AdminRecord)
+    case avatarSet(AvatarVersion)
+    case avatarRemoved(AvatarVersion)
 
 }
 

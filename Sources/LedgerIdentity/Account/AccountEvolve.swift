@@ -36,6 +36,8 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
         evolveRemoval(&state, event, at: recordedAt)
     case .admin:
         evolveSupport(&state, event, at: recordedAt)
+    case .avatarSet, .avatarRemoved:
+        evolveAvatar(&state, event)
     }
     // Whatever changed, the state says since when only passkeys vouch for the account.
     state.passkeyOnlySince = state.vouchedForByPasskeysOnly ? state.passkeyOnlySince ?? recordedAt : nil

@@ -46,6 +46,7 @@ extension AccountState: ByteCodable {
         writer.write(passkeyOnlySince)
         writer.write(codesEndedAt)
         writer.write(importedFrom)
+        writer.write(avatarETag)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -88,6 +89,7 @@ extension AccountState: ByteCodable {
         passkeyOnlySince = try reader.read()
         codesEndedAt = try reader.read()
         importedFrom = try reader.read()
+        avatarETag = try reader.read()
     }
 }
 

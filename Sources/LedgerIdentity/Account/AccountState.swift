@@ -70,6 +70,8 @@ public struct AccountState: Sendable, Equatable {
     public var codesEndedAt: Date?
     /// The system an import brought the account from (`account.imported`'s `source`).
     public var importedFrom: String?
+    /// The uploaded picture's version (`avatar.set`), nil while the account shows its initials tile.
+    public var avatarETag: String?
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }

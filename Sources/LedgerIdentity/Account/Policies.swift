@@ -47,6 +47,8 @@ public struct Policies: Sendable, Equatable {
     public var ipSignupLimit = 30
     public var ipLookupLimit = 30
     public var limitWindow: TimeInterval = 900
+    /// Pictures one account may upload per `limitWindow` (`PUT /me/avatar`).
+    public var avatarUploadLimit = 10
     /// Reads of the support desk (searches, summaries, session lists) per API key (or staff
     /// member) per `supportReadWindow`: more than a person helping people makes, fewer than a
     /// script testing a list of addresses, or writing looks into someone's history, would need.
