@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "LedgerAccounts",
             dependencies: [
-                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity", "LedgerWebAuthn",
+                "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity", "LedgerWebAuthn", "LedgerImages",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // RFC 6238 codes only (`TOTPCodes`).
@@ -195,7 +195,7 @@ let package = Package(
                 // Controllers take protocols of lower layers (the feed's `FeedSource` too), so the
                 // HTTP layer builds and tests without PostgreSQL.
                 "LedgerCore", "LedgerCrypto", "LedgerEvents", "LedgerIdentity", "LedgerAccounts", "LedgerWebAuthn",
-                "LedgerProviders",
+                "LedgerProviders", "LedgerImages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -102,7 +102,8 @@ final class AccessTokenReads: Sendable {
         a.account_id, a.email, a.email_verified, a.password_hash IS NOT NULL, a.password_changed_at,
         a.display_name, a.handle, a.handle_is_temporary, a.created_at, a.phone_e164, a.phone_region,
         a.apple_subject IS NOT NULL, a.google_subject IS NOT NULL, a.totp_enabled, a.recovery_codes_left, s.session_id,
-        CASE WHEN a.pending_email_expires_at > r.at THEN a.pending_email END, a.passkeys
+        CASE WHEN a.pending_email_expires_at > r.at THEN a.pending_email END, a.passkeys,
+        (SELECT v.etag FROM avatars v WHERE v.account_id = a.account_id)
         """, from: "JOIN accounts a ON a.account_id = s.account_id", summary)
 
     static let introspectionRead = AccessRead<Introspection>(
@@ -146,7 +147,7 @@ final class AccessTokenReads: Sendable {
             handleIsTemporary: try row.bool(7) ?? false, createdAt: try row.date(8), phone: row.string(9),
             phoneRegion: row.string(10), appleLinked: try row.bool(11) ?? false, googleLinked: try row.bool(12) ?? false,
             totpEnabled: try row.bool(13) ?? false, recoveryCodesLeft: Int(try row.int(14) ?? 0), pendingEmail: row.string(16),
-            passkeys: Int(try row.int(17) ?? 0))
+            passkeys: Int(try row.int(17) ?? 0), avatarETag: row.string(18))
         return (SessionRef(accountID: id, sessionID: sessionID), summary)
     }
 }

@@ -18,6 +18,8 @@ public struct AccountServices: Sendable {
     public let providers: ProviderService
     public let twoFactor: TwoFactorService
     public let passkeys: PasskeyService
+    /// The accounts' pictures and initials tiles.
+    public let avatars: AvatarService
     /// Accounts brought from another system (`ledger import`, `POST /admin/accounts/import`).
     public let importer: AccountImporter
     /// The support desk: search, look, fix (`/admin/accounts…`).
@@ -33,7 +35,8 @@ public struct AccountServices: Sendable {
 
     public init(
         configuration: LedgerConfiguration, environment: AccountsEnvironment, otps: any OTPRepository, spent: any SpentChallenges,
-        imports: any AccountImportStore, staff: any StaffRepository, masterKey: MasterKey, clock: any LedgerClock
+        imports: any AccountImportStore, staff: any StaffRepository, avatars: any AvatarRepository, masterKey: MasterKey,
+        clock: any LedgerClock
     ) throws {
         let policies = configuration.policies
         let verifier = JWKSIdentityTokenVerifier(
@@ -55,6 +58,8 @@ public struct AccountServices: Sendable {
         self.passkeys = PasskeyService(
             environment: environment, relyingParty: configuration.relyingParty, relyingPartyName: configuration.relyingPartyName,
             challenges: PasskeyChallenges(masterKey: masterKey), spent: spent)
+        self.avatars = AvatarService(
+            environment: environment, avatars: avatars, urls: AvatarURLs(base: configuration.accessTokens.issuer))
         self.importer = AccountImporter(store: imports)
         self.desk = SupportDesk(environment: environment)
         self.console = configuration.consoleOrigin.map { origin in

@@ -77,7 +77,8 @@ public struct LedgerServices: Sendable {
         self.account = try AccountServices(
             configuration: configuration, environment: environment, otps: PostgresOTPRepository(accounts: repository),
             spent: PostgresSpentChallenges(client: client), imports: PostgresAccountImports(repository: repository),
-            staff: PostgresStaffRepository(store: eventStore, clock: clock), masterKey: masterKey, clock: clock)
+            staff: PostgresStaffRepository(store: eventStore, clock: clock), avatars: PostgresAvatarRepository(accounts: repository),
+            masterKey: masterKey, clock: clock)
         self.revocations = ProviderTokenRevocations(masterKey: masterKey)
         self.apiKeys = APIKeys(client: client, clock: clock, standby: standbyMonitor?.route)
         self.apiKeyGuard = APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit)

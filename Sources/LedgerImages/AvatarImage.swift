@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The avatar's picture (docs/api.md "avatars"): a JPEG, PNG or WebP of at most 5 MiB and
+/// The avatar's picture (docs/accounts.md "Avatars"): a JPEG, PNG or WebP of at most 5 MiB and
 /// 8000×8000 pixels, decoded and encoded again by libvips as a JPEG square of at most 512
 /// pixels with no metadata (no GPS position, no camera). Anything else, a file that only claims
 /// to be one of those, a damaged one or a decompression bomb, is `AvatarImageError`.
@@ -33,26 +33,37 @@ public enum AvatarImage {
     /// libvips started once, for untrusted input (`ledger_vips_start`).
     private static let started: Bool = ledger_vips_start() == 0
 
-    /// Pictures being made at once: each takes a core for up to a second or so, and more would
-    /// only queue inside libvips while holding their bodies.
-    private static let running = Mutex(0)
-    static let concurrentLimit = max(1, System.coreCount)
+    /// How many pictures may be made or wait for a thread of NIO's pool (one per core) at once:
+    /// each takes a core for a fraction of a second, and a longer queue would only hold more
+    /// bodies (5 MiB each) while their callers wait. One per service (`AvatarService`).
+    public final class Gate: Sendable {
+        public let limit: Int
+        private let inside = Mutex(0)
+
+        /// Four per core by default.
+        public init(limit: Int = 4 * max(1, System.coreCount)) {
+            self.limit = limit
+        }
+
+        /// Takes a place; false when all `limit` are taken.
+        func enter() -> Bool {
+            inside.withLock { count in
+                guard count < limit else { return false }
+                count += 1
+                return true
+            }
+        }
+
+        func leave() {
+            inside.withLock { $0 -= 1 }
+        }
+    }
 
     /// `bytes` as the avatar's JPEG, made on a thread of NIO's pool (never one of Swift
-    /// concurrency's few); `busy` when as many are being made as there are cores.
-    public static func make(from bytes: [UInt8]) async throws -> [UInt8] {
-        guard
-            running.withLock({ count in
-                count < concurrentLimit
-                    ? {
-                        count += 1
-                        return true
-                    }() : false
-            })
-        else {
-            throw AvatarImageError(.busy)
-        }
-        defer { running.withLock { $0 -= 1 } }
+    /// concurrency's few); `busy` when `gate` is full.
+    public static func make(from bytes: [UInt8], gate: Gate) async throws -> [UInt8] {
+        guard gate.enter() else { throw AvatarImageError(.busy) }
+        defer { gate.leave() }
         return try await NIOThreadPool.singleton.runIfActive { try normalize(bytes) }
     }
 

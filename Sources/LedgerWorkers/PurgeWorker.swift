@@ -31,7 +31,7 @@ public struct PurgeWorker: Sendable {
     /// Tables whose rows about a purged account are removed.
     static let accountTables = [
         "sessions", "spent_refresh_tokens", "email_links", "otp_requests", "outbox", "signup_cooldowns", "hold_lapses",
-        "passkey_credentials", "accounts",
+        "passkey_credentials", "avatars", "accounts",
     ]
 
     public init(

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerImages
+import NIOCore
 import Testing
 
 @Suite("The avatar's picture: libvips decodes, squares, strips and encodes it again")
@@ -68,14 +69,15 @@ struct AvatarImageTests {
         for text in ["<script>", "PK", "payload"] { #expect(!avatar.contains(subsequence: Array(text.utf8)), "\(text)") }
     }
 
-    @Test("at most as many pictures are made at once as there are cores; the rest are told to wait")
+    @Test("at most the gate's limit of pictures are made or wait at once; the rest are told to try again")
     func concurrency() async throws {
         let photo = try fixture("photo-gps.jpg")
+        let gate = AvatarImage.Gate(limit: 2)
         let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<12 {
+            for _ in 0..<40 {
                 group.addTask {
                     do {
-                        _ = try await AvatarImage.make(from: photo)
+                        _ = try await AvatarImage.make(from: photo, gate: gate)
                         return true
                     } catch let error as AvatarImageError where error.code == .busy {
                         return false
@@ -84,8 +86,9 @@ struct AvatarImageTests {
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
         }
-        #expect(outcomes.contains(true))
-        #expect(outcomes.count == 12)
+        #expect(outcomes.contains(true) && outcomes.contains(false))
+        #expect(outcomes.count == 40)
+        #expect(AvatarImage.Gate().limit == 4 * System.coreCount)
     }
 }
 

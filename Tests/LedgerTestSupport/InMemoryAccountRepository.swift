@@ -28,6 +28,8 @@ public actor InMemoryAccountRepository: AccountRepository, AccountImportStore {
     private var touched: [UUID: Date] = [:]
     /// Imported accounts by their keyed `(source, external_id)` (hex), as `account_imports` keeps them.
     private var imports: [String: UUID] = [:]
+    /// The pictures, by account (`avatars`; kept in the clear: nothing here outlives the test).
+    var avatars: [UUID: (etag: String, picture: [UInt8])] = [:]
     /// The messages commands queued, in order (the outbox).
     public private(set) var outbox: [OutboxMessage] = []
     /// The messages the events imply, as the PostgreSQL repository writes them.
@@ -206,6 +208,11 @@ public actor InMemoryAccountRepository: AccountRepository, AccountImportStore {
 
     /// Live accounts only: a deletion frees the account's email, number and provider identities.
     private var liveStates: some Sequence<AccountState> { states.values.lazy.filter { !$0.isDeleted } }
+
+    /// Whether the account exists and is not deleted.
+    func isLive(_ accountID: UUID) -> Bool {
+        states[accountID].map { $0.exists && !$0.isDeleted } ?? false
+    }
 
     public func credentials(forEmail normalizedEmail: String) async throws -> (accountID: UUID, passwordHash: String?)? {
         liveStates.first { $0.email.map(EmailAddress.normalize) == normalizedEmail }.map { ($0.accountID, $0.passwordHash) }

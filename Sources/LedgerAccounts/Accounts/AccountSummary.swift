@@ -24,13 +24,16 @@ public struct AccountSummary: Sendable, Equatable {
     public let pendingEmail: String?
     /// How many passkeys the account has.
     public let passkeys: Int
+    /// The uploaded picture's version; nil: the initials tile.
+    public let avatarETag: String?
 
     public init(
         accountID: UUID, email: String?, emailVerified: Bool, hasPassword: Bool, passwordChangedAt: Date?,
         displayName: String?, handle: String?, handleIsTemporary: Bool, createdAt: Date?, phone: String?, phoneRegion: String?,
         appleLinked: Bool, googleLinked: Bool, totpEnabled: Bool = false, recoveryCodesLeft: Int = 0, pendingEmail: String? = nil,
-        passkeys: Int = 0
+        passkeys: Int = 0, avatarETag: String? = nil
     ) {
+        self.avatarETag = avatarETag
         self.passkeys = passkeys
         self.pendingEmail = pendingEmail
         self.totpEnabled = totpEnabled
@@ -61,6 +64,6 @@ public struct AccountSummary: Sendable, Equatable {
             recoveryCodesLeft: state.isTOTPEnabled ? state.recoveryCodeHashes.count : 0,
             pendingEmail: state.pendingEmail.flatMap { pending in
                 state.pendingLinks[pending.linkID].flatMap { link in now.map { link.expiresAt > $0 } ?? true ? pending.email : nil }
-            }, passkeys: state.passkeys.count)
+            }, passkeys: state.passkeys.count, avatarETag: state.avatarETag)
     }
 }

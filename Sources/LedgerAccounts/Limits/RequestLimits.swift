@@ -47,6 +47,21 @@ public struct RequestLimits: Sendable {
             break
         }
         if let accountID, work != .tokenExchange { counts.append((Self.accountKey(accountID), policies.ipLookupLimit)) }
+        try await admit(counts, now: now)
+    }
+
+    /// Counts a picture upload (`PUT /me/avatar`) against its account
+    /// (`Policies.avatarUploadLimit`) and its client (`ipSignupLimit`) before the body is read
+    /// or decoded: decoding an image is the costliest work a signed-in caller can ask for.
+    public func admitAvatarUpload(accountID: UUID, client: String?, now: Date) async throws {
+        try await admit(
+            [("avatar:" + accountID.lowercased, policies.avatarUploadLimit)]
+                + (client.map { [("avatar-client:" + $0, policies.ipSignupLimit)] } ?? []),
+            now: now)
+    }
+
+    /// Counts every key in `limitWindow`; `rate_limited`, with the longest wait, when any is past its limit.
+    private func admit(_ counts: [(key: String, limit: Int)], now: Date) async throws {
         var refusedUntil: Date?
         for (key, limit) in counts {
             // These keys are never locked, so each window is a fixed one from its first request.

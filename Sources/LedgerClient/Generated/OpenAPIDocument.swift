@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "7eebc3d3c42b0b36ef693497d3fe4977f47a2ed388c3ad10f9bb0a34c4dc6322"
+    public static let sha256 = "d7055db2cb62c3304ff0a37d66f5f0c31c19344d35bc8e710d32fd79bb72eb84"
 }

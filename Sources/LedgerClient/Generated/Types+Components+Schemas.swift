@@ -1867,6 +1867,10 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/Me`.
         public struct Me: Codable, Hashable, Sendable {
+            /// The uploaded picture (`/avatars/{user_id}.jpg?v=…`), else the initials tile (`/avatars/{user_id}.svg`), under the service's origin (`LEDGER_ISSUER`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Me/avatar_url`.
+            public var avatarUrl: Swift.String
             /// - Remark: Generated from `#/components/schemas/Me/account_id`.
             public var accountId: Swift.String
             /// The short public user id people give support, as `GET /me/support` shows it; `account_id` is the account's UUID.
@@ -1888,6 +1892,7 @@ extension Components {
             /// Creates a new `Me`.
             ///
             /// - Parameters:
+            ///   - avatarUrl: The uploaded picture (`/avatars/{user_id}.jpg?v=…`), else the initials tile (`/avatars/{user_id}.svg`), under the service's origin (`LEDGER_ISSUER`).
             ///   - accountId:
             ///   - userId: The short public user id people give support, as `GET /me/support` shows it; `account_id` is the account's UUID.
             ///   - displayName:
@@ -1897,6 +1902,7 @@ extension Components {
             ///   - emailVerified:
             ///   - createdAt:
             public init(
+                avatarUrl: Swift.String,
                 accountId: Swift.String,
                 userId: Swift.String,
                 displayName: Swift.String? = nil,
@@ -1906,6 +1912,7 @@ extension Components {
                 emailVerified: Swift.Bool,
                 createdAt: Foundation.Date? = nil
             ) {
+                self.avatarUrl = avatarUrl
                 self.accountId = accountId
                 self.userId = userId
                 self.displayName = displayName
@@ -1916,6 +1923,7 @@ extension Components {
                 self.createdAt = createdAt
             }
             public enum CodingKeys: String, CodingKey {
+                case avatarUrl = "avatar_url"
                 case accountId = "account_id"
                 case userId = "user_id"
                 case displayName = "display_name"
@@ -1927,6 +1935,10 @@ extension Components {
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.avatarUrl = try container.decode(
+                    Swift.String.self,
+                    forKey: .avatarUrl
+                )
                 self.accountId = try container.decode(
                     Swift.String.self,
                     forKey: .accountId
@@ -1960,6 +1972,7 @@ extension Components {
                     forKey: .createdAt
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "avatar_url",
                     "account_id",
                     "user_id",
                     "display_name",

@@ -85,6 +85,32 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /me/profile`.
     /// - Remark: Generated from `#/paths//me/profile/patch(updateProfile)`.
     func updateProfile(_ input: Operations.UpdateProfile.Input) async throws -> Operations.UpdateProfile.Output
+    /// Upload the account's picture.
+    ///
+    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
+    ///
+    /// - Remark: HTTP `PUT /me/avatar`.
+    /// - Remark: Generated from `#/paths//me/avatar/put(setAvatar)`.
+    func setAvatar(_ input: Operations.SetAvatar.Input) async throws -> Operations.SetAvatar.Output
+    /// Remove the account's picture; `avatar_url` is the initials tile again.
+    ///
+    /// - Remark: HTTP `DELETE /me/avatar`.
+    /// - Remark: Generated from `#/paths//me/avatar/delete(removeAvatar)`.
+    func removeAvatar(_ input: Operations.RemoveAvatar.Input) async throws -> Operations.RemoveAvatar.Output
+    /// An uploaded picture, at the address `avatar_url` gives.
+    ///
+    /// Only with the version `avatar_url` names (`v`, random per upload): an old version, a removed picture, or a deleted account's is `404`. Cached by the browser only (`Cache-Control: private`).
+    ///
+    /// - Remark: HTTP `GET /avatars/{user_id}.jpg`.
+    /// - Remark: Generated from `#/paths//avatars/{user_id}.jpg/get(avatarPicture)`.
+    func avatarPicture(_ input: Operations.AvatarPicture.Input) async throws -> Operations.AvatarPicture.Output
+    /// The initials tile of an account without a picture.
+    ///
+    /// Up to two initials of the display name (else of a chosen handle, else a silhouette) in white on a colour drawn from the user id. `404` for no live account.
+    ///
+    /// - Remark: HTTP `GET /avatars/{user_id}.svg`.
+    /// - Remark: Generated from `#/paths//avatars/{user_id}.svg/get(avatarTile)`.
+    func avatarTile(_ input: Operations.AvatarTile.Input) async throws -> Operations.AvatarTile.Output
     /// Whether a handle is free (ignoring case).
     ///
     /// - Remark: HTTP `GET /handles/available`.
@@ -1027,6 +1053,60 @@ extension APIProtocol {
         try await updateProfile(Operations.UpdateProfile.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Upload the account's picture.
+    ///
+    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
+    ///
+    /// - Remark: HTTP `PUT /me/avatar`.
+    /// - Remark: Generated from `#/paths//me/avatar/put(setAvatar)`.
+    public func setAvatar(
+        headers: Operations.SetAvatar.Input.Headers = .init(),
+        body: Operations.SetAvatar.Input.Body
+    ) async throws -> Operations.SetAvatar.Output {
+        try await setAvatar(Operations.SetAvatar.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Remove the account's picture; `avatar_url` is the initials tile again.
+    ///
+    /// - Remark: HTTP `DELETE /me/avatar`.
+    /// - Remark: Generated from `#/paths//me/avatar/delete(removeAvatar)`.
+    public func removeAvatar(headers: Operations.RemoveAvatar.Input.Headers = .init()) async throws -> Operations.RemoveAvatar.Output {
+        try await removeAvatar(Operations.RemoveAvatar.Input(headers: headers))
+    }
+    /// An uploaded picture, at the address `avatar_url` gives.
+    ///
+    /// Only with the version `avatar_url` names (`v`, random per upload): an old version, a removed picture, or a deleted account's is `404`. Cached by the browser only (`Cache-Control: private`).
+    ///
+    /// - Remark: HTTP `GET /avatars/{user_id}.jpg`.
+    /// - Remark: Generated from `#/paths//avatars/{user_id}.jpg/get(avatarPicture)`.
+    public func avatarPicture(
+        path: Operations.AvatarPicture.Input.Path,
+        query: Operations.AvatarPicture.Input.Query,
+        headers: Operations.AvatarPicture.Input.Headers = .init()
+    ) async throws -> Operations.AvatarPicture.Output {
+        try await avatarPicture(Operations.AvatarPicture.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The initials tile of an account without a picture.
+    ///
+    /// Up to two initials of the display name (else of a chosen handle, else a silhouette) in white on a colour drawn from the user id. `404` for no live account.
+    ///
+    /// - Remark: HTTP `GET /avatars/{user_id}.svg`.
+    /// - Remark: Generated from `#/paths//avatars/{user_id}.svg/get(avatarTile)`.
+    public func avatarTile(
+        path: Operations.AvatarTile.Input.Path,
+        headers: Operations.AvatarTile.Input.Headers = .init()
+    ) async throws -> Operations.AvatarTile.Output {
+        try await avatarTile(Operations.AvatarTile.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// Whether a handle is free (ignoring case).

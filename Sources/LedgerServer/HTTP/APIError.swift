@@ -14,6 +14,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         public static let invalidRequest = Code("invalid_request")
         public static let validationFailed = Code("validation_failed")
         public static let payloadTooLarge = Code("payload_too_large")
+        public static let unsupportedImage = Code("unsupported_image")
         public static let notFound = Code("not_found")
         public static let methodNotAllowed = Code("method_not_allowed")
         public static let unauthorized = Code("unauthorized")

@@ -4,6 +4,7 @@ import Hummingbird
 import LedgerAccounts
 import LedgerCore
 import LedgerIdentity
+import LedgerImages
 import Logging
 
 /// Turns anything a handler throws into the API's error shape: typed errors keep their
@@ -116,6 +117,17 @@ enum ErrorTranslation {
                 .tooManyRequests, .init("too_many_attempts"), "Too many attempts. Try again later.",
                 extra: ["retry_after": .int(Int64(throttled.retryAfter))],
                 headers: [.retryAfter: String(throttled.retryAfter)])
+        case let refused as AvatarImageError:
+            switch refused.code {
+            case .unsupported:
+                return APIError(
+                    .unsupportedMediaType, .unsupportedImage, "Choose a JPEG, PNG or WebP picture of at most 8000 × 8000 pixels.")
+            case .tooLarge: return AvatarController.tooLarge
+            case .busy, .unavailable:
+                return APIError(
+                    .serviceUnavailable, .serviceUnavailable, "Pictures cannot be taken right now. Try again shortly.",
+                    headers: [.retryAfter: "1"])
+            }
         case PasswordHasherError.overloaded:
             return APIError(
                 .serviceUnavailable, .serviceUnavailable, "Too many sign-ins at once. Try again shortly.",

@@ -3,6 +3,8 @@ import HTTPTypes
 /// The headers the service reads beyond HTTP's standard ones.
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
+    static let contentTypeOptions = Self("X-Content-Type-Options")!
+    static let contentSecurityPolicy = Self("Content-Security-Policy")!
     /// Which request fields chose the answer's form (RFC 9110 §12.5.5).
     static let vary = Self("Vary")!
     static let origin = Self("Origin")!

@@ -9,10 +9,13 @@ import LedgerIdentity
 public struct ProfileController: Sendable {
     let accounts: AccountService
     let supportEmail: String
+    /// Where the profile's `avatar_url` points.
+    let avatars: AvatarURLs
 
-    public init(accounts: AccountService, supportEmail: String) {
+    public init(accounts: AccountService, supportEmail: String, avatars: AvatarURLs) {
         self.accounts = accounts
         self.supportEmail = supportEmail
+        self.avatars = avatars
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -22,7 +25,7 @@ public struct ProfileController: Sendable {
             let session = try context.requireSession()
             let body = try await request.decodeJSON(ProfileRequest.self, context: context)
             let state = try await accounts.updateProfile(session.accountID, displayName: body.displayName, handle: body.handle)
-            return JSONResponse(.ok, MeBody(state))
+            return JSONResponse(.ok, MeBody(state, avatars: avatars))
         }
         routes.get("/handles/available") { request, _ in
             let handle = request.uri.queryParameters["handle"].map(String.init) ?? ""

@@ -62,8 +62,13 @@ struct SessionBody: JSONObjectBody {
 /// `GET /me`.
 struct MeBody: JSONObjectBody {
     let state: AccountSummary
-    init(_ state: AccountSummary) { self.state = state }
-    init(_ state: AccountState) { self.state = AccountSummary(state) }
+    /// The uploaded picture's address, else the initials tile's.
+    let avatarURL: String
+    init(_ state: AccountSummary, avatars: AvatarURLs) {
+        self.state = state
+        self.avatarURL = avatars.url(accountID: state.accountID, etag: state.avatarETag)
+    }
+    init(_ state: AccountState, avatars: AvatarURLs) { self.init(AccountSummary(state), avatars: avatars) }
 
     var fields: [String: JSONValue] {
         [
@@ -71,7 +76,7 @@ struct MeBody: JSONObjectBody {
             "display_name": JSONValue(state.displayName), "handle": JSONValue(state.handle),
             "handle_is_temporary": .bool(state.handleIsTemporary), "email": JSONValue(state.email),
             "email_verified": .bool(state.emailVerified),
-            "created_at": JSONValue(timestamp: state.createdAt),
+            "created_at": JSONValue(timestamp: state.createdAt), "avatar_url": .string(avatarURL),
         ]
     }
 }

@@ -10,10 +10,13 @@ public struct AuthController: Sendable {
     let accounts: AccountService
     /// Links the provider identity a `link_token` carries to the account a sign-in proves.
     let providers: ProviderService
+    /// Where `/me`'s `avatar_url` points.
+    let avatars: AvatarURLs
 
-    public init(accounts: AccountService, providers: ProviderService) {
+    public init(accounts: AccountService, providers: ProviderService, avatars: AvatarURLs) {
         self.accounts = accounts
         self.providers = providers
+        self.avatars = avatars
     }
 
     public var endpoints: RouteCollection<LedgerRequestContext> {
@@ -76,7 +79,7 @@ public struct AuthController: Sendable {
                 ])
         }
         routes.get("/me") { request, _ in
-            JSONResponse(.ok, MeBody(try await signedInAccount(request)))
+            JSONResponse(.ok, MeBody(try await signedInAccount(request), avatars: avatars))
         }
         // Read with its session in one query, so not behind SessionMiddleware (a second).
         routes.get("/me/auth-methods") { request, _ in

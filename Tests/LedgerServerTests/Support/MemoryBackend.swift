@@ -60,7 +60,8 @@ final class MemoryBackend: TestBackend {
             configuration: configuration, clock: clock, metrics: LedgerMetrics(), readiness: NoDatabase(),
             account: try AccountServices(
                 configuration: configuration, environment: environment, otps: otps,
-                spent: InMemorySpentChallenges(), imports: accounts, staff: staff, masterKey: masterKey, clock: clock),
+                spent: InMemorySpentChallenges(), imports: accounts, staff: staff, avatars: accounts, masterKey: masterKey,
+                clock: clock),
             apiKeyGuard: APIKeyGuard(keys: apiKeys, requestsPerSecond: configuration.apiKeyRateLimit), eventAPI: nil,
             openAPI: OpenAPIController.load())
     }
