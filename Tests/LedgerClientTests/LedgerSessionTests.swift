@@ -29,7 +29,8 @@ final class FakeLedger: ClientTransport {
         authorizations.withLock { $0.append(request.headerFields[.authorization] ?? "") }
         return Self.json(
             #"{"account_id":"a","user_id":"usr_0123456789","display_name":null,"handle":null,"handle_is_temporary":true,"#
-                + #""email":null,"email_verified":false,"created_at":"2026-12-06T08:54:25Z","avatar_url":"https://ledger.test/avatars/usr_0000000000.svg"}"#)
+                + #""email":null,"email_verified":false,"created_at":"2026-12-06T08:54:25Z","avatar_url":"https://ledger.test/avatars/usr_0000000000.svg"}"#
+        )
     }
 
     static func json(_ text: String) -> (HTTPResponse, HTTPBody?) {

@@ -17,7 +17,8 @@ final class GrantRecorder: ClientTransport {
         grants.withLock { $0[operationID] = grant }
         return FakeLedger.json(
             #"{"account_id":"a","user_id":"usr_0123456789","display_name":null,"handle":null,"handle_is_temporary":true,"#
-                + #""email":null,"email_verified":false,"created_at":"2026-12-06T08:54:25Z","avatar_url":"https://ledger.test/avatars/usr_0000000000.svg"}"#)
+                + #""email":null,"email_verified":false,"created_at":"2026-12-06T08:54:25Z","avatar_url":"https://ledger.test/avatars/usr_0000000000.svg"}"#
+        )
     }
 }
 
