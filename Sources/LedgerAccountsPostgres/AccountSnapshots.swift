@@ -17,7 +17,7 @@ public enum AccountSnapshots {
 
     /// The encoding of `AccountState` in snapshots. Bump it whenever the state's fields or
     /// `evolve` change meaning: snapshots of another format are never used.
-    static let format = 20
+    static let format = 21
 
     /// A fold's result, and how much of it came from a snapshot.
     struct Fold {

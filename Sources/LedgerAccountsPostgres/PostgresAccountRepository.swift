@@ -75,7 +75,9 @@ public struct PostgresAccountRepository: AccountRepository {
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, from: state, events: events, at: now, on: connection)
         for message in outbox + (try implied.messages(for: events, before: state, after: after, at: now)) {
-            Outbox.enqueue(message.inLocale(before: state, after: after), accountID: accountID, at: now, on: connection)
+            Outbox.enqueue(
+                message.inLocale(before: state, after: after, default: policies.defaultLanguage), accountID: accountID, at: now,
+                on: connection)
         }
         // A token kept withdraws every revocation parked for its grant (another abandoned sign-in's too).
         for case .providerTokensStored(let stored) in events {

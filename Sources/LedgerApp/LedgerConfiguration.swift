@@ -317,6 +317,12 @@ public struct LedgerConfiguration: Sendable {
         try integer("LEDGER_SSE_STREAMS_PER_KEY", &configuration.streamsPerKey, minimum: 1, maximum: 10_000)
         try integer("LEDGER_DB_POOL_TIMEOUT_SECONDS", &configuration.databasePoolTimeoutSeconds, minimum: 1, maximum: 300)
         try integer("LEDGER_DB_MAX_WAITERS", &configuration.databaseMaxWaiters, minimum: 0, maximum: 1_000_000)
+        if let locale = string("LEDGER_DEFAULT_LOCALE") {
+            guard let language = Language(rawValue: locale) else {
+                throw ConfigurationError("LEDGER_DEFAULT_LOCALE must be ka, en or ru, got '\(locale)'")
+            }
+            configuration.policies.defaultLanguage = language
+        }
         configuration.supportEmail = string("LEDGER_SUPPORT_EMAIL") ?? configuration.supportEmail
         configuration.productName = string("LEDGER_PRODUCT_NAME") ?? configuration.productName
         // After the product name: the brand the messages show defaults to it.

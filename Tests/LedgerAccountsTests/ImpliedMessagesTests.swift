@@ -148,9 +148,16 @@ struct ImpliedMessagesTests {
         let georgian = signedIn(fresh, locale: "ka-GE")
         let intruder = signedIn(georgian, locale: "xx")
         let alert = OutboxMessage(channel: .email, to: "ana@example.com", template: ImpliedMessages.newSignInTemplate)
-        #expect(alert.inLocale(before: georgian, after: intruder).locale == "ka-GE")
-        // An account that never said a language takes the change's; one that says none keeps English.
-        #expect(alert.inLocale(before: fresh, after: georgian).locale == "ka-GE")
-        #expect(alert.inLocale(before: fresh, after: fresh).locale == "en")
+        #expect(alert.inLocale(before: georgian, after: intruder, default: .en).locale == "ka-GE")
+        // An account that never said a language takes the change's; one that says none the default.
+        #expect(alert.inLocale(before: fresh, after: georgian, default: .en).locale == "ka-GE")
+        #expect(alert.inLocale(before: fresh, after: fresh, default: .en).locale == "en")
+        #expect(alert.inLocale(before: fresh, after: fresh, default: .ru).locale == "ru")
+        // A language the service does not write is no choice: the next one, else the default.
+        #expect(alert.inLocale(before: intruder, after: intruder, default: .ka).locale == "ka")
+        // One chosen in the profile comes before the sign-ins'.
+        var chosen = georgian
+        chosen.chosenLocale = "ru"
+        #expect(alert.inLocale(before: chosen, after: chosen, default: .en).locale == "ru")
     }
 }

@@ -54,6 +54,7 @@ struct AccountStateCodecTests {
             .totpEnabled(.init(recoveryCodeHashes: ["c1", "c2"], sessionID: session)),
             .recoveryCodesRegenerated(.init(recoveryCodeHashes: ["c3"], sessionID: UUID())),
             .avatarSet(.init(etag: "3f1c9a0b7d2e4c51", sessionID: session)),
+            .localeChosen(.init(locale: "ka")),
             .deletionScheduled(.init(purgeAfter: t0.addingTimeInterval(30 * 86400), cooldownUntil: t0, cooldownKeys: ["k"])),
         ]
         for (index, event) in events.enumerated() { evolve(&state, event, at: t0.addingTimeInterval(Double(index) * 0.000_001)) }
@@ -89,7 +90,7 @@ struct AccountStateCodecTests {
     @Test("every stored field of the state's types is in the encoding")
     func fieldCounts() {
         let state = Self.richState()
-        #expect(Mirror(reflecting: state).children.count == 40)
+        #expect(Mirror(reflecting: state).children.count == 41)
         #expect(Mirror(reflecting: state.passkeys.first!.value).children.count == 12)
         #expect(Mirror(reflecting: state.sessions.first!.value).children.count == 13)
         #expect(Mirror(reflecting: state.pendingLinks.first!.value).children.count == 6)

@@ -69,7 +69,7 @@ public actor InMemoryAccountRepository: AccountRepository, AccountImportStore {
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
         outbox += (messages + (try implied.messages(for: events, before: state, after: after, at: now))).map {
-            $0.inLocale(before: state, after: after)
+            $0.inLocale(before: state, after: after, default: policies.defaultLanguage)
         }
         for case .providerTokensStored(let stored) in events {
             let grant = revocations.grant(

@@ -290,7 +290,9 @@ public struct AccountService: Sendable {
     }
 
     /// Changes the display name (`.some(nil)` clears it) and/or claims a new handle.
-    public func updateProfile(_ accountID: UUID, displayName: String??, handle rawHandle: String?) async throws -> AccountState {
+    public func updateProfile(
+        _ accountID: UUID, displayName: String??, handle rawHandle: String?, locale: String?? = nil
+    ) async throws -> AccountState {
         var problems: [ValidationFailure.Problem] = []
         var handle: Handle?
         if let rawHandle {
@@ -300,9 +302,12 @@ public struct AccountService: Sendable {
         if case .some(.some(let name)) = displayName, name.count > 100 {
             problems.append(.init(field: "display_name", code: "too_long", message: "Use at most 100 characters."))
         }
+        if case .some(.some(let tag)) = locale, Language(rawValue: tag) == nil {
+            problems.append(.init(field: "locale", code: "invalid_locale", message: "Choose ka, en or ru."))
+        }
         guard problems.isEmpty else { throw ValidationFailure(problems: problems) }
         let chosen = handle
-        return try await repository.execute(accountID) { _ in .updateProfile(displayName: displayName, handle: chosen) }.0
+        return try await repository.execute(accountID) { _ in .updateProfile(displayName: displayName, handle: chosen, locale: locale) }.0
     }
 
     /// Whether a handle is well-formed (else a validation failure) and free.

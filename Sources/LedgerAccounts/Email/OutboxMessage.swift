@@ -52,13 +52,14 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale, details }
 
-    /// The message in the language the account last signed in with (`Accept-Language`), when it
-    /// said one: as it was before the change that queues the message, so a sign-in does not
-    /// choose the language of its own new sign-in alert (an intruder's "Accept-Language: xx" would
-    /// make the owner's alert unreadable to them). An account that had none takes the change's.
-    public func inLocale(before: AccountState, after: AccountState) -> OutboxMessage {
+    /// The message in the account's language (`AccountState.messageLocale`: the one chosen in
+    /// the profile, else the latest sign-in's `Accept-Language`), as it was before the change
+    /// that queues the message, so a sign-in does not choose the language of its own new sign-in
+    /// alert (an intruder's `Accept-Language` would make the owner's alert unreadable to them).
+    /// An account that had none takes the change's; else `fallback` (`LEDGER_DEFAULT_LOCALE`).
+    public func inLocale(before: AccountState, after: AccountState, default fallback: Language) -> OutboxMessage {
         var message = self
-        if let locale = before.locale ?? after.locale { message.locale = locale }
+        message.locale = Language.firstSupported([before.messageLocale, after.messageLocale]) ?? fallback.rawValue
         return message
     }
 

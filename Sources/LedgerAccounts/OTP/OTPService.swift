@@ -94,9 +94,11 @@ public struct OTPService: Sendable {
             accountID: accountID, sessionID: purpose.needsSession ? session?.sessionID : nil, purpose: purpose,
             phone: phone.e164, region: phone.region, codeHash: codeHash(code, requestID: requestID),
             expiresAt: now.addingTimeInterval(policy.ttl), maxAttempts: policy.maxAttempts)
-        // The code in the language of the request that asked for it.
+        // The code in the language of the request that asked for it (the phone in the person's
+        // hand says it best), else `LEDGER_DEFAULT_LOCALE`.
         let message = OutboxMessage(
-            channel: .sms, to: phone.e164, template: "otp", code: code, locale: LanguageTag.normalize(locale) ?? "en",
+            channel: .sms, to: phone.e164, template: "otp", code: code,
+            locale: Language.firstSupported([LanguageTag.normalize(locale)]) ?? environment.policies.defaultLanguage.rawValue,
             expiresAt: issued.expiresAt)
         let resendAfter = try await issue(requestID, issued, clientAddress: client, message: message)
         return Requested(requestID: requestID, expiresIn: Int(policy.ttl), resendAfter: resendAfter)

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "d7055db2cb62c3304ff0a37d66f5f0c31c19344d35bc8e710d32fd79bb72eb84"
+    public static let sha256 = "45e873d1b60f5dca5f1bccbcbe8c7cbf5ab22e99da7d0456348fde3cce3eba6b"
 }

@@ -2487,21 +2487,38 @@ public enum Operations {
                     public var displayName: Swift.String?
                     /// - Remark: Generated from `#/paths/me/profile/PATCH/requestBody/json/handle`.
                     public var handle: Swift.String?
+                    /// The language of the account's emails and texts (`profile.locale_set`), before the latest sign-in's `Accept-Language`; `null` goes back to it. Anything else is `422` with `errors: [{field: locale, code: invalid_locale}]`.
+                    ///
+                    /// - Remark: Generated from `#/paths/me/profile/PATCH/requestBody/json/locale`.
+                    @frozen public enum LocalePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case ka = "ka"
+                        case en = "en"
+                        case ru = "ru"
+                        case _empty_ = ""
+                    }
+                    /// The language of the account's emails and texts (`profile.locale_set`), before the latest sign-in's `Accept-Language`; `null` goes back to it. Anything else is `422` with `errors: [{field: locale, code: invalid_locale}]`.
+                    ///
+                    /// - Remark: Generated from `#/paths/me/profile/PATCH/requestBody/json/locale`.
+                    public var locale: Operations.UpdateProfile.Input.Body.JsonPayload.LocalePayload?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
                     ///   - displayName:
                     ///   - handle:
+                    ///   - locale: The language of the account's emails and texts (`profile.locale_set`), before the latest sign-in's `Accept-Language`; `null` goes back to it. Anything else is `422` with `errors: [{field: locale, code: invalid_locale}]`.
                     public init(
                         displayName: Swift.String? = nil,
-                        handle: Swift.String? = nil
+                        handle: Swift.String? = nil,
+                        locale: Operations.UpdateProfile.Input.Body.JsonPayload.LocalePayload? = nil
                     ) {
                         self.displayName = displayName
                         self.handle = handle
+                        self.locale = locale
                     }
                     public enum CodingKeys: String, CodingKey {
                         case displayName = "display_name"
                         case handle
+                        case locale
                     }
                 }
                 /// - Remark: Generated from `#/paths/me/profile/PATCH/requestBody/content/application\/json`.

@@ -28,7 +28,8 @@ public enum AccountCommand: Sendable, Equatable {
     /// The hash a sign-in checked (`replacing`), made again at today's cost; nothing when the
     /// password changed meanwhile (a rehash of the old one must not bring it back).
     case rehashPassword(replacing: String, newPasswordHash: String)
-    case updateProfile(displayName: String??, handle: Handle?)
+    /// `locale`: a `Language` tag, or `.some(nil)` to go back to the sign-ins' language.
+    case updateProfile(displayName: String??, handle: Handle?, locale: String?? = nil)
     /// A wrong password at sign-in (the `failures`-th in the window), and the lockout when it
     /// reached the limit: every failure is on the account's history.
     case recordLoginFailure(failures: Int, lockedUntil: Date?)

@@ -22,6 +22,7 @@ extension AccountEvent {
         case loginThrottled = "login.throttled"
         case handleClaimed = "handle.claimed"
         case profileUpdated = "profile.updated"
+        case localeChosen = "profile.locale_set"
         case phoneLinked = "phone.linked"
         case phoneChanged = "phone.changed"
         case reauthGranted = "reauth.granted"
@@ -94,6 +95,7 @@ extension AccountEvent {
         case .loginThrottled(let payload): return (.loginThrottled, payload)
         case .handleClaimed(let payload): return (.handleClaimed, payload)
         case .profileUpdated(let payload): return (.profileUpdated, payload)
+        case .localeChosen(let payload): return (.localeChosen, payload)
         case .phoneLinked(let payload): return (.phoneLinked, payload)
         case .phoneChanged(let payload): return (.phoneChanged, payload)
         case .reauthGranted(let payload): return (.reauthGranted, payload)

@@ -22,6 +22,7 @@ public enum AccountEvent: Sendable, Equatable {
     case loginThrottled(LoginThrottled)
     case handleClaimed(HandleClaimed)
     case profileUpdated(ProfileUpdated)
+    case localeChosen(LocaleChosen)
     case phoneLinked(PhoneLinked)
     case phoneChanged(PhoneChanged)
     case reauthGranted(ReauthGranted)

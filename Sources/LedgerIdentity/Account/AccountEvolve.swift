@@ -14,7 +14,7 @@ public func evolve(_ state: inout AccountState, _ event: AccountEvent, at record
     // Routed by area, as `decide` is: each area's folder holds how its events change the state.
     switch event {
     case .registered, .sessionStarted, .sessionRefreshed, .sessionRevoked, .loginFailed, .loginThrottled, .handleClaimed, .profileUpdated,
-        .newDeviceAlerted:
+        .localeChosen, .newDeviceAlerted:
         evolveSessions(&state, event, at: recordedAt)
     case .imported:
         evolveImport(&state, event, at: recordedAt)

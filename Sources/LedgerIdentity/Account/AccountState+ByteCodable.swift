@@ -47,6 +47,7 @@ extension AccountState: ByteCodable {
         writer.write(codesEndedAt)
         writer.write(importedFrom)
         writer.write(avatarETag)
+        writer.write(chosenLocale)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -90,6 +91,7 @@ extension AccountState: ByteCodable {
         codesEndedAt = try reader.read()
         importedFrom = try reader.read()
         avatarETag = try reader.read()
+        chosenLocale = try reader.read()
     }
 }
 

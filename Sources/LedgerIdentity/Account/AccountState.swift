@@ -72,6 +72,12 @@ public struct AccountState: Sendable, Equatable {
     public var importedFrom: String?
     /// The uploaded picture's version (`avatar.set`), nil while the account shows its initials tile.
     public var avatarETag: String?
+    /// The language chosen in the profile (`profile.locale_set`): before the sign-ins' `locale`.
+    public var chosenLocale: String?
+
+    /// The language the account's messages are written in: the one chosen, else the latest
+    /// sign-in's, when either is one the service writes (`Language`).
+    public var messageLocale: String? { Language.firstSupported([chosenLocale, locale]) }
 
     public var exists: Bool { createdAt != nil }
     public var isDeleted: Bool { deletedAt != nil }

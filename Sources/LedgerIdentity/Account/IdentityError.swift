@@ -47,6 +47,7 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         public static let passkeyLimit = Code("passkey_limit")
         /// A reset link support would send has no verified address to go to.
         public static let noVerifiedEmail = Code("no_verified_email")
+        public static let invalidLocale = Code("invalid_locale")
     }
 
     public let code: Code

@@ -47,6 +47,9 @@ public struct Policies: Sendable, Equatable {
     public var ipSignupLimit = 30
     public var ipLookupLimit = 30
     public var limitWindow: TimeInterval = 900
+    /// The language of messages to an account (and of answers to a request) that says none of
+    /// the service's (`LEDGER_DEFAULT_LOCALE`).
+    public var defaultLanguage: Language = .en
     /// Pictures one account may upload per `limitWindow` (`PUT /me/avatar`).
     public var avatarUploadLimit = 10
     /// Reads of the support desk (searches, summaries, session lists) per API key (or staff

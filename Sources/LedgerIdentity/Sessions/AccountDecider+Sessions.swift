@@ -51,7 +51,7 @@ func decideSessions(_ state: AccountState, _ command: AccountCommand, _ context:
         try requireAccount(state)
         return [.loginFailed(.init(failures: failures))] + (lockedUntil.map { [.loginThrottled(.init(until: $0))] } ?? [])
 
-    case .updateProfile(let displayName, let handle):
+    case .updateProfile(let displayName, let handle, let locale):
         try requireAccount(state)
         var events: [AccountEvent] = []
         if let displayName, displayName != state.displayName {
@@ -59,6 +59,12 @@ func decideSessions(_ state: AccountState, _ command: AccountCommand, _ context:
         }
         if let handle, handle.value != state.handle || state.handleIsTemporary {
             events.append(.handleClaimed(.init(handle: handle.value, temporary: false)))
+        }
+        if case .some(let locale) = locale, locale != state.chosenLocale {
+            guard locale.map({ Language(tag: $0) != nil }) ?? true else {
+                throw IdentityError(.invalidLocale, "Choose ka, en or ru.")
+            }
+            events.append(.localeChosen(.init(locale: locale)))
         }
         return events
 

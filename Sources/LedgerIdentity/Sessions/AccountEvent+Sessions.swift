@@ -122,6 +122,16 @@ extension AccountEvent {
         }
     }
 
+    /// The language the account's messages are written in, chosen in the profile (nil: back to
+    /// the sign-ins' `Accept-Language`).
+    public struct LocaleChosen: Codable, Sendable, Equatable {
+        public var locale: String?
+
+        public init(locale: String?) {
+            self.locale = locale
+        }
+    }
+
     /// A sign-in came from a device the account had not used before: its verified address is
     /// told (`new_sign_in`).
     public struct NewDeviceAlerted: Codable, Sendable, Equatable {
@@ -161,6 +171,7 @@ extension AccountEvent {
             .handleClaimed, HandleClaimed.self, AccountEvent.handleClaimed,
             emittedBy: ["register", "updateProfile", "registerByPhone", "registerByProvider", "importAccount"]),
         .init(.profileUpdated, ProfileUpdated.self, AccountEvent.profileUpdated, emittedBy: ["updateProfile"]),
+        .init(.localeChosen, LocaleChosen.self, AccountEvent.localeChosen, emittedBy: ["updateProfile"]),
         .init(
             .newDeviceAlerted, NewDeviceAlerted.self, AccountEvent.newDeviceAlerted,
             emittedBy: ["startSession", "completeMFAChallenge", "signInWithPasskey"]),

@@ -38,6 +38,8 @@ func evolveSessions(_ state: inout AccountState, _ event: AccountEvent, at recor
         state.handleIsTemporary = claimed.temporary
     case .profileUpdated(let updated):
         state.displayName = updated.displayName
+    case .localeChosen(let chosen):
+        state.chosenLocale = chosen.locale
     case .newDeviceAlerted:
         break
     default:

@@ -13,7 +13,7 @@ extension Request {
 
     /// The language the client asks messages in: the first `Accept-Language` entry as a plain
     /// tag (`en`, `pt-BR`), nil when it names none the templates could be filed under.
-    var locale: String? { LanguageTag.normalize(AcceptLanguage.firstLanguage(headers[.acceptLanguage])) }
+    var locale: String? { AcceptLanguage.preferredSupported(headers[.acceptLanguage]) }
 }
 
 extension Request {

@@ -24,7 +24,8 @@ public struct ProfileController: Sendable {
         signedIn.patch("/me/profile") { request, context in
             let session = try context.requireSession()
             let body = try await request.decodeJSON(ProfileRequest.self, context: context)
-            let state = try await accounts.updateProfile(session.accountID, displayName: body.displayName, handle: body.handle)
+            let state = try await accounts.updateProfile(
+                session.accountID, displayName: body.displayName, handle: body.handle, locale: body.locale)
             return JSONResponse(.ok, MeBody(state, avatars: avatars))
         }
         routes.get("/handles/available") { request, _ in
