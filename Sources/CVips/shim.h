@@ -36,11 +36,18 @@ static inline VipsImage *ledger_vips_centre_square(VipsImage *in) {
     return out;
 }
 
-/// Starts libvips for untrusted input: only its own loaders (no ImageMagick, PDF or SVG), no
-/// operation cache (no picture stays in memory after its request), one thread per operation.
+/// Starts libvips for untrusted input: no loader but JPEG's, PNG's (libspng's or libpng's) and
+/// WebP's from memory, so `vips_thumbnail_buffer`, which picks its loader again from the bytes,
+/// can pick no other (no ImageMagick, PDF, SVG, TIFF or GIF); no operation cache (no picture
+/// stays in memory after its request); one thread per operation.
 static inline int ledger_vips_start(void) {
     if (VIPS_INIT("ledger")) return -1;
     vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    vips_operation_block_set("VipsForeignLoadJpegBuffer", FALSE);
+    vips_operation_block_set("VipsForeignLoadPngBuffer", FALSE);
+    vips_operation_block_set("VipsForeignLoadSpngBuffer", FALSE);
+    vips_operation_block_set("VipsForeignLoadWebpBuffer", FALSE);
     vips_cache_set_max(0);
     vips_concurrency_set(1);
     return 0;

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAccounts
+import LedgerCrypto
 import LedgerEventStore
 import LedgerIdentity
 import LedgerPostgres
@@ -49,8 +50,13 @@ public struct PostgresAvatarRepository: AvatarRepository {
                 """,
                 [.uuid(range.lowest), .uuid(range.highest), .text(etag)])
             guard rows.rowCount == 1, let accountID = try rows[0].binaryUUID(0), let sealed = rows[0].binaryBytes(1) else { return nil }
-            return try await store.open(
-                sealed, subjectID: accountID, binding: Self.sealBinding(accountID: accountID, etag: etag), on: connection)
+            do {
+                return try await store.open(
+                    sealed, subjectID: accountID, binding: Self.sealBinding(accountID: accountID, etag: etag), on: connection)
+            } catch is CryptoError {
+                // Sealed for another account or version (a row moved by hand): no such picture.
+                return nil
+            }
         }
     }
 

@@ -33,9 +33,9 @@ public enum AvatarImage {
     /// libvips started once, for untrusted input (`ledger_vips_start`).
     private static let started: Bool = ledger_vips_start() == 0
 
-    /// How many pictures may be made or wait for a thread of NIO's pool (one per core) at once:
-    /// each takes a core for a fraction of a second, and a longer queue would only hold more
-    /// bodies (5 MiB each) while their callers wait. One per service (`AvatarService`).
+    /// How many uploads may be read, made or wait for a thread of NIO's pool (one per core) at
+    /// once: each holds its body (up to 5 MiB) and takes a core for a fraction of a second, and
+    /// more would only hold more memory while their callers wait. One per `AvatarService`.
     public final class Gate: Sendable {
         public let limit: Int
         private let inside = Mutex(0)
@@ -43,6 +43,13 @@ public enum AvatarImage {
         /// Four per core by default.
         public init(limit: Int = 4 * max(1, System.coreCount)) {
             self.limit = limit
+        }
+
+        /// Runs `body` in a place; `busy` at once when all `limit` are taken.
+        public func admit<T>(_ body: () async throws -> T) async throws -> T {
+            guard enter() else { throw AvatarImageError(.busy) }
+            defer { leave() }
+            return try await body()
         }
 
         /// Takes a place; false when all `limit` are taken.
@@ -60,11 +67,9 @@ public enum AvatarImage {
     }
 
     /// `bytes` as the avatar's JPEG, made on a thread of NIO's pool (never one of Swift
-    /// concurrency's few); `busy` when `gate` is full.
-    public static func make(from bytes: [UInt8], gate: Gate) async throws -> [UInt8] {
-        guard gate.enter() else { throw AvatarImageError(.busy) }
-        defer { gate.leave() }
-        return try await NIOThreadPool.singleton.runIfActive { try normalize(bytes) }
+    /// concurrency's few). A caller takes its place in a `Gate` first.
+    public static func make(from bytes: [UInt8]) async throws -> [UInt8] {
+        try await NIOThreadPool.singleton.runIfActive { try normalize(bytes) }
     }
 
     /// `bytes` as the avatar's JPEG, made on the calling thread.

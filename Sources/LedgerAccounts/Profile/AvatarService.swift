@@ -10,7 +10,7 @@ public struct AvatarService: Sendable {
     let environment: AccountsEnvironment
     let avatars: any AvatarRepository
     public let urls: AvatarURLs
-    /// Pictures made or waiting at once (`AvatarImage.Gate`).
+    /// Uploads read, made or waiting at once (`AvatarImage.Gate`).
     let gate = AvatarImage.Gate()
 
     public init(environment: AccountsEnvironment, avatars: any AvatarRepository, urls: AvatarURLs) {
@@ -20,11 +20,12 @@ public struct AvatarService: Sendable {
     }
 
     /// A new picture for the session's account: the upload is counted first
-    /// (`RequestLimits.admitAvatarUpload`), then `body` read, then the picture made, then
-    /// stored with its event. Returns its `avatar_url`.
+    /// (`RequestLimits.admitAvatarUpload`), then it takes a place in the gate (`busy` when
+    /// none is free), then `body` is read, the picture made, and stored with its event.
+    /// Returns its `avatar_url`.
     public func upload(for session: SessionRef, client: String?, body: () async throws -> [UInt8]) async throws -> String {
         try await environment.limits.admitAvatarUpload(accountID: session.accountID, client: client, now: environment.clock.now())
-        let picture = try await AvatarImage.make(from: try await body(), gate: gate)
+        let picture = try await gate.admit { try await AvatarImage.make(from: try await body()) }
         // Random, never a digest of the picture: the address must not confirm a guess of it.
         let etag = Hex.encode(try SecureRandom.bytes(16))
         let state = try await avatars.changeAvatar(

@@ -44,7 +44,9 @@ public struct InitialsTile: Sendable, Equatable {
             .compactMap { word in word.first { $0.isLetter || $0.isNumber } }
         guard let first = words.first else { return "" }
         let letters = words.count > 1 ? [first, words[words.count - 1]] : [first]
-        return letters.map { Self.isGeorgian($0) ? String($0) : String($0).uppercased() }.joined()
+        // A letter with its accents, but not the thousands of combining marks a name can stack on one.
+        let bounded = letters.map { $0.unicodeScalars.count > 4 ? Character($0.unicodeScalars.first!) : $0 }
+        return bounded.map { Self.isGeorgian($0) ? String($0) : String($0).uppercased() }.joined()
     }
 
     /// Georgian names are written in Mkhedruli, which has no capitals: its upper case

@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "45e873d1b60f5dca5f1bccbcbe8c7cbf5ab22e99da7d0456348fde3cce3eba6b"
+    public static let sha256 = "16a1b9e013fd267bb5010bc4b980925166ae59eeb631df8a61a9290fa3627c90"
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerAccounts
 import LedgerImages
+import NIOCore
 
 /// The account's picture (docs/accounts.md "Avatars"): `PUT` and `DELETE /me/avatar`, and the
 /// public `/avatars/{user_id}.jpg?v={etag}` and `/avatars/{user_id}.svg` the `avatar_url`s name.
@@ -30,13 +31,7 @@ public struct AvatarController: Sendable {
             if let type = request.headers[.contentType], !Self.acceptedTypes.contains(Self.mediaType(type)) {
                 throw ErrorTranslation.apiError(for: AvatarImageError(.unsupported))!
             }
-            let url = try await avatars.upload(for: session, client: context.client) {
-                do {
-                    return Array(buffer: try await request.body.collect(upTo: AvatarImage.maximumBytes))
-                } catch {
-                    throw Self.tooLarge
-                }
-            }
+            let url = try await avatars.upload(for: session, client: context.client) { try await Self.body(of: request) }
             return JSONResponse(.ok, ["avatar_url": .string(url)])
         }
         signedIn.delete("/me/avatar") { _, context in
@@ -55,6 +50,31 @@ public struct AvatarController: Sendable {
             return Self.picture(jpeg, type: "image/jpeg", maxAge: 86400, etag: version, request: request)
         }
         return routes
+    }
+
+    static let tooSlow = APIError(.requestTimeout, .init("request_timeout"), "The picture took too long to arrive. Try again.")
+    /// How long a picture may take to arrive: a client dripping its body must not hold a
+    /// place of the gate (`AvatarImage.Gate`) for long.
+    static let bodyDeadline: Duration = .seconds(30)
+
+    /// The request's body, at most `AvatarImage.maximumBytes` (else `413`), within `bodyDeadline` (else `408`).
+    static func body(of request: Request) async throws -> [UInt8] {
+        try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask {
+                do {
+                    return Array(buffer: try await request.body.collect(upTo: AvatarImage.maximumBytes))
+                } catch is NIOTooManyBytesError {
+                    throw Self.tooLarge
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: bodyDeadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let bytes = try await group.next() ?? nil else { throw Self.tooSlow }
+            return bytes
+        }
     }
 
     /// `Content-Type` without its parameters, lower-cased.
