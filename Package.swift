@@ -162,7 +162,7 @@ let package = Package(
         .target(
             name: "LedgerDelivery",
             dependencies: [
-                "CLibCurl", "LedgerCore", "LedgerAccounts",
+                "CLibCurl", "LedgerCore", "LedgerIdentity", "LedgerAccounts",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),

@@ -15,12 +15,4 @@ public struct MessageLifetimes: Sendable, Equatable {
         self.linkSeconds = linkSeconds
         self.revertSeconds = revertSeconds
     }
-
-    /// `seconds` in the largest whole unit: "5 minutes", "1 hour", "7 days", "90 seconds".
-    static func readable(_ seconds: Int) -> String {
-        let units: [(size: Int, name: String)] = [(86_400, "day"), (3600, "hour"), (60, "minute")]
-        let (size, name) = units.first { seconds > 0 && seconds % $0.size == 0 } ?? (1, "second")
-        let count = seconds / size
-        return "\(count) \(name)\(count == 1 ? "" : "s")"
-    }
 }

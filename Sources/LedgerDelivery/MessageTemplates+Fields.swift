@@ -8,7 +8,8 @@ import LedgerCore
 /// and `brand_text_color` (readable on and beside the brand colour), `support_email`,
 /// `secure_account` (what an alert tells a person who did not do it), `code_expires_in`,
 /// `link_expires_in` and `revert_expires_in` ("5 minutes", "30 minutes", "7 days", from the
-/// service's settings) and, in HTML, `lang`.
+/// service's settings) and, in HTML, `lang`. The service's words are in the message's language
+/// (`MessageWords`).
 ///
 /// Per message, when it has them: `code`, `link`, `device` (the session's label, as the
 /// sessions screen shows it), `time` (when it happened: `signed_in_at`, `changed_at`,
@@ -18,7 +19,9 @@ import LedgerCore
 /// `during`, the raw timestamps…), with, for one that is a word such as `change: enabled`, a
 /// flag `change_enabled` a section can test (`{{#change_enabled}}…{{/change_enabled}}`).
 extension MessageTemplates {
-    func fields(for message: OutboxMessage) -> [String: Any] {
+    /// The fields of `message` for a file in `locale` (nil: an unlocalised, English file): the
+    /// service's words are the file's language, so an English file never shows Russian ones.
+    func fields(for message: OutboxMessage, in locale: String?) -> [String: Any] {
         var fields: [String: Any] = [:]
         let details = message.details ?? [:]
         for (key, value) in details {
@@ -34,19 +37,22 @@ extension MessageTemplates {
         fields["brand_button_text_color"] = brand.buttonTextColor
         fields["brand_text_color"] = brand.textColor
         fields["support_email"] = supportEmail
-        fields["secure_account"] = details["secure_account"] ?? ImpliedMessages.secureAccountAdvice
+        // The service's own words in the message's language (`MessageWords`); the advice the
+        // accounts layer wrote is its English.
+        let words = MessageWords(locale: locale ?? "en")
+        fields["secure_account"] = words.language == .en ? details["secure_account"] ?? words.secureAccount : words.secureAccount
         fields["lang"] = "en"
-        fields["code_expires_in"] = MessageLifetimes.readable(lifetimes.codeSeconds)
-        fields["link_expires_in"] = MessageLifetimes.readable(lifetimes.linkSeconds)
-        fields["revert_expires_in"] = MessageLifetimes.readable(lifetimes.revertSeconds)
+        fields["code_expires_in"] = words.duration(lifetimes.codeSeconds)
+        fields["link_expires_in"] = words.duration(lifetimes.linkSeconds)
+        fields["revert_expires_in"] = words.duration(lifetimes.revertSeconds)
         if let code = message.code { fields["code"] = code }
         if let link = message.link { fields["link"] = link }
-        if let time = ["signed_in_at", "changed_at", "reached_at", "detected_at"].lazy.compactMap({ details[$0].flatMap(Self.readableTime) }
-        ).first {
+        if let time = ["signed_in_at", "changed_at", "reached_at", "detected_at"].lazy.compactMap({ details[$0].flatMap(words.time) }).first
+        {
             fields["time"] = time
         }
-        if let until = details["paused_until"].flatMap(Self.readableTime) { fields["until"] = until }
-        if let method = details["method"] { fields["method"] = Self.readableMethod(method) }
+        if let until = details["paused_until"].flatMap(words.time) { fields["until"] = until }
+        if let method = details["method"] { fields["method"] = words.method(method) }
         return fields
     }
 
@@ -55,33 +61,4 @@ extension MessageTemplates {
         !value.isEmpty && value.count <= 40 && value.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
     }
 
-    /// How a sentence names a sign-in method (`details.method`).
-    static func readableMethod(_ method: String) -> String {
-        switch method {
-        case "phone": "your phone number"
-        case "email": "your email address"
-        case "apple": "Sign in with Apple"
-        case "google": "Sign in with Google"
-        case "totp": "an authenticator app"
-        case "passkey": "a passkey"
-        default: method
-        }
-    }
-
-    static let monthNames = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
-    ]
-
-    /// An RFC 3339 timestamp as a person reads it, in UTC: "12 May 2026, 14:03 UTC". Day, month
-    /// name and a 24-hour clock read the same on both sides of the Atlantic, and every
-    /// character is in GSM-7 (an SMS stays one segment).
-    static func readableTime(_ timestamp: String) -> String? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: timestamp) ?? ISO8601DateFormatter().date(from: timestamp) else { return nil }
-        let time = UTCTime(date)
-        let minute = time.minute < 10 ? "0\(time.minute)" : "\(time.minute)"
-        let hour = time.hour < 10 ? "0\(time.hour)" : "\(time.hour)"
-        return "\(time.day) \(monthNames[time.month - 1]) \(time.year), \(hour):\(minute) UTC"
-    }
 }

@@ -115,12 +115,13 @@ public struct MessageTemplates: MessageRendering {
         let locales = Self.localeCandidates(message.locale)
         let subjectFile = try file(message.template, "subject", locales)
         try checkLink(message, file: subjectFile.file)
-        var fields = fields(for: message)
-        let subject = Self.oneLine(try render(subjectFile.file, part: "subject", locales: locales, fields: fields))
+        let subject = Self.oneLine(
+            try render(subjectFile.file, part: "subject", locales: locales, fields: fields(for: message, in: subjectFile.locale)))
         guard !subject.isEmpty else { throw TemplateError(file: subjectFile.file.name, origin: subjectFile.file.origin, reason: .empty) }
-        let textFile = try file(message.template, "text", locales).file
-        let text = try render(textFile, part: "text", locales: locales, fields: fields)
+        let textFile = try file(message.template, "text", locales)
+        let text = try render(textFile.file, part: "text", locales: locales, fields: fields(for: message, in: textFile.locale))
         let htmlFile = try file(message.template, "html", locales)
+        var fields = fields(for: message, in: htmlFile.locale)
         // The page's language is the file's, not the message's: English when no file of its locale exists.
         fields["lang"] = htmlFile.locale.map(Self.languageTag) ?? "en"
         let html = try render(htmlFile.file, part: "html", locales: locales, fields: fields)
@@ -129,9 +130,9 @@ public struct MessageTemplates: MessageRendering {
 
     public func sms(_ message: OutboxMessage) throws -> String {
         let locales = Self.localeCandidates(message.locale)
-        let smsFile = try file(message.template, "sms", locales).file
+        let (smsFile, smsLocale) = try file(message.template, "sms", locales)
         try checkLink(message, file: smsFile)
-        let text = try render(smsFile, part: "sms", locales: locales, fields: fields(for: message))
+        let text = try render(smsFile, part: "sms", locales: locales, fields: fields(for: message, in: smsLocale))
             .trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw TemplateError(file: smsFile.name, origin: smsFile.origin, reason: .empty) }
         return text

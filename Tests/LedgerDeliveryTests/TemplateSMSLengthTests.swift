@@ -44,4 +44,36 @@ struct TemplateSMSLengthTests {
             }
         }
     }
+
+    /// Every SMS template in every language, with the longest values: Georgian and Russian go
+    /// as UCS-2 (70 characters to a segment, 67 to each part of a longer text).
+    static let smsTemplates = [
+        "otp", "method_added", "method_removed", "password_changed", "passkey_suspect", "two_factor_changed", "changed_by_support",
+    ]
+
+    @Test("segments of every SMS in ka, en and ru: a sign-in code is one segment in each; a notice at most three", arguments: smsTemplates)
+    func segmentsInEveryLanguage(_ name: String) throws {
+        let templates = try MessageTemplates()
+        let late = Date(timeIntervalSince1970: 1_790_639_940)
+        let months = ["ka": "28 სექტემბერი 2026, 23:59 UTC", "en": "28 September 2026, 23:59 UTC", "ru": "28 сентября 2026, 23:59 UTC"]
+        let scripts: [String: ClosedRange<UInt32>] = ["ka": 0x10D0...0x10FF, "ru": 0x0400...0x04FF]
+        for locale in ["ka", "en", "ru"] {
+            for method in ["phone", "email", "apple", "google", "passkey"] {
+                var message = MessageTemplates.sample(name, channel: .sms, locale: locale, now: late)
+                if message.details?["method"] != nil { message.details?["method"] = method }
+                let text = try templates.sms(message)
+                let segments = GSM7.segments(text)
+                #expect(segments <= (name == "otp" ? 1 : 3), "\(name).\(locale) (\(method)): \(segments) segments: \(text)")
+                if let script = scripts[locale] {
+                    #expect(text.unicodeScalars.contains { script.contains($0.value) }, "\(name).\(locale) is not in its language: \(text)")
+                }
+                if name == "otp" {
+                    #expect(text.contains("482915"))
+                } else {
+                    #expect(text.contains(months[locale]!), "\(name).\(locale): \(text)")
+                    #expect(text.contains("support@321.fit"))
+                }
+            }
+        }
+    }
 }

@@ -135,7 +135,7 @@ struct DeliveryWiringTests {
             let (previewed, text) = try await preview.ledger(["templates", "preview", "otp", "--locale", "ka"])
             try await preview.shutdown()
             #expect(previewed == 0)
-            #expect(text.contains("321Fit: 482915 (10 minutes)"), "\(text)")
+            #expect(text.contains("321Fit: 482915 (10 წუთი)"), "\(text)")
         }
     }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import LedgerAccounts
+import LedgerCore
+import LedgerIdentity
+
+/// The words the service puts into a message besides its template's (docs/accounts.md
+/// "Languages"): how long a code or link works, when something happened, a sign-in method's
+/// name, and the advice an alert ends with, in the message's language. Templates stay free of
+/// grammar: a Russian count takes its noun's form here ("1 минуту", "3 минуты", "5 минут").
+struct MessageWords: Sendable {
+    let language: Language
+
+    /// The words of `locale`'s language (`ka-GE` is Georgian), English for any other.
+    init(locale: String) {
+        language = Language(tag: locale) ?? .en
+    }
+
+    /// `seconds` in the largest whole unit, as "it works for …" says it: "5 minutes",
+    /// "5 წუთი", "5 минут".
+    func duration(_ seconds: Int) -> String {
+        let units: [(size: Int, unit: Unit)] = [(86_400, .day), (3600, .hour), (60, .minute)]
+        let (size, unit) = units.first { seconds > 0 && seconds % $0.size == 0 } ?? (1, .second)
+        let count = seconds / size
+        return "\(count) \(noun(unit, count: count))"
+    }
+
+    enum Unit { case day, hour, minute, second }
+
+    func noun(_ unit: Unit, count: Int) -> String {
+        switch language {
+        case .en:
+            let singular = ["day", "hour", "minute", "second"][unit.index]
+            return count == 1 ? singular : singular + "s"
+        case .ka:
+            // A Georgian noun after a number stays singular.
+            return ["დღე", "საათი", "წუთი", "წამი"][unit.index]
+        case .ru:
+            // Accusative (how long it works): one, a few (2–4), many; 11–14 are many.
+            let forms = [
+                ["день", "дня", "дней"], ["час", "часа", "часов"], ["минуту", "минуты", "минут"], ["секунду", "секунды", "секунд"],
+            ][unit.index]
+            let (tens, ones) = (count % 100, count % 10)
+            if (11...14).contains(tens) { return forms[2] }
+            return ones == 1 ? forms[0] : (2...4).contains(ones) ? forms[1] : forms[2]
+        }
+    }
+
+    /// An RFC 3339 timestamp as a person reads it, in UTC: "12 May 2026, 14:03 UTC",
+    /// "12 მაისი 2026, 14:03 UTC", "12 мая 2026, 14:03 UTC". English's characters are all GSM-7.
+    func time(_ timestamp: String) -> String? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = formatter.date(from: timestamp) ?? ISO8601DateFormatter().date(from: timestamp) else { return nil }
+        let time = UTCTime(date)
+        let minute = time.minute < 10 ? "0\(time.minute)" : "\(time.minute)"
+        let hour = time.hour < 10 ? "0\(time.hour)" : "\(time.hour)"
+        return "\(time.day) \(Self.months[language]![time.month - 1]) \(time.year), \(hour):\(minute) UTC"
+    }
+
+    /// Month names as a date says them (Russian's in the genitive: "12 мая").
+    static let months: [Language: [String]] = [
+        .en: ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"],
+        .ka: [
+            "იანვარი", "თებერვალი", "მარტი", "აპრილი", "მაისი", "ივნისი", "ივლისი", "აგვისტო", "სექტემბერი", "ოქტომბერი", "ნოემბერი",
+            "დეკემბერი",
+        ],
+        .ru: ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"],
+    ]
+
+    /// How a message names a sign-in method (`details.method`); an unknown one as it is.
+    func method(_ method: String) -> String {
+        Self.methods[language]![method] ?? method
+    }
+
+    static let methods: [Language: [String: String]] = [
+        .en: [
+            "phone": "your phone number", "email": "your email address", "apple": "Sign in with Apple",
+            "google": "Sign in with Google", "totp": "an authenticator app", "passkey": "a passkey",
+        ],
+        .ka: [
+            "phone": "ტელეფონის ნომერი", "email": "ელფოსტის მისამართი", "apple": "Apple", "google": "Google",
+            "totp": "ავთენტიფიკატორი აპლიკაცია", "passkey": "წვდომის გასაღები",
+        ],
+        .ru: [
+            "phone": "номер телефона", "email": "адрес электронной почты", "apple": "Apple", "google": "Google",
+            "totp": "приложение-аутентификатор", "passkey": "ключ доступа",
+        ],
+    ]
+
+    /// What an alert tells a person who did not do what it reports.
+    var secureAccount: String {
+        switch language {
+        case .en: ImpliedMessages.secureAccountAdvice
+        case .ka: "თუ ეს თქვენ არ იყავით, შეცვალეთ პაროლი და გამოდით სხვა მოწყობილობებიდან: პარამეტრები → შესვლა და უსაფრთხოება."
+        case .ru: "Если это были не вы, смените пароль и выйдите на других устройствах: «Настройки» → «Вход и безопасность»."
+        }
+    }
+}
+
+extension MessageWords.Unit {
+    var index: Int {
+        switch self {
+        case .day: 0
+        case .hour: 1
+        case .minute: 2
+        case .second: 3
+        }
+    }
+}
