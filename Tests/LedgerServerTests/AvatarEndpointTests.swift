@@ -209,6 +209,7 @@ struct AvatarEndpointTests {
                 #expect(try await db.client.query("SELECT count(*) FROM avatars")[0].int(0) == 1)
 
                 let accountID = try #require(try await call(client, .get, "/me", token: access).string("account_id"))
+                #expect(try await db.client.rowsHolding("avatar:" + accountID) == 1)
                 let grant = try await emailLinkGrant(client, db, token: access)
                 #expect(try await call(client, .delete, "/me", token: access, reauth: grant).status.code < 300)
                 #expect(try await fetch(client, url).status == .notFound)
@@ -219,6 +220,8 @@ struct AvatarEndpointTests {
                 #expect(try await PurgeWorker(store: services.eventStore, clock: db.clock).purgeNext() == UUID(uuidString: accountID))
                 #expect(try await db.client.query("SELECT count(*) FROM avatars")[0].int(0) == 0)
                 #expect(try await db.client.rowsHolding(run) == 0)
+                // The upload counter named after the account goes too.
+                #expect(try await db.client.rowsHolding("avatar:" + accountID) == 0)
             }
         }
     }

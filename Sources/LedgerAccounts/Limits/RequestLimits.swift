@@ -29,6 +29,8 @@ public struct RequestLimits: Sendable {
 
     /// The counter of one signed-in account's lookups.
     static func accountKey(_ accountID: UUID) -> String { "lookup-account:" + accountID.lowercased }
+    /// The counter of one account's picture uploads.
+    static func avatarKey(_ accountID: UUID) -> String { "avatar:" + accountID.lowercased }
 
     /// Counts the request against its client (an IPv4 address or an IPv6 /64; nil when
     /// unknown) and its account (when signed in); throws `rate_limited` with the wait when any
@@ -55,7 +57,7 @@ public struct RequestLimits: Sendable {
     /// or decoded: decoding an image is the costliest work a signed-in caller can ask for.
     public func admitAvatarUpload(accountID: UUID, client: String?, now: Date) async throws {
         try await admit(
-            [("avatar:" + accountID.lowercased, policies.avatarUploadLimit)]
+            [(Self.avatarKey(accountID), policies.avatarUploadLimit)]
                 + (client.map { [("avatar-client:" + $0, policies.ipSignupLimit)] } ?? []),
             now: now)
     }

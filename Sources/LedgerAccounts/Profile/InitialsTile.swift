@@ -38,7 +38,7 @@ public struct InitialsTile: Sendable, Equatable {
         background = Self.palette[Int(digest[0]) % Self.palette.count]
     }
 
-    /// The first letter of the first word and of the last (Georgian and Cyrillic alike), upper-cased.
+    /// The first letter of the first word and of the last: Latin and Cyrillic upper-cased, Georgian as written.
     static func initials(of name: String) -> String {
         let words = name.split(whereSeparator: { $0.isWhitespace || $0 == "_" || $0 == "." || $0 == "-" })
             .compactMap { word in word.first { $0.isLetter || $0.isNumber } }
@@ -49,8 +49,10 @@ public struct InitialsTile: Sendable, Equatable {
         return bounded.map { Self.isGeorgian($0) ? String($0) : String($0).uppercased() }.joined()
     }
 
-    /// Georgian names are written in Mkhedruli, which has no capitals: its upper case
-    /// (Mtavruli) is for headings, not initials.
+    /// Georgian (Mkhedruli) is written without capitals: a name starts with the same letter as any
+    /// word. Unicode 11 made Mtavruli its upper case, which `uppercased()` would produce, but
+    /// Mtavruli is only for whole words in all caps (headings, signs), never for an initial, and
+    /// Unicode's title case of a Mkhedruli letter is the letter itself: a Georgian initial stays.
     static func isGeorgian(_ letter: Character) -> Bool {
         letter.unicodeScalars.first.map { (0x10A0...0x10FF).contains($0.value) || (0x2D00...0x2D2F).contains($0.value) } ?? false
     }

@@ -82,9 +82,12 @@ public struct LoginThrottle: Sendable {
 
     /// Every counter row named after one person: their email's sign-ins (an unsalted hash of
     /// the address), their password re-auths, their wrong second factors, their account's
-    /// lookups. A purge deletes them.
+    /// lookups, their picture uploads. A purge deletes them.
     public static func rowKeys(email: String?, accountID: UUID) -> [String] {
-        var keys = [keyName(reauthOf: accountID), keyName(secondFactorOf: accountID), RequestLimits.accountKey(accountID)]
+        var keys = [
+            keyName(reauthOf: accountID), keyName(secondFactorOf: accountID), RequestLimits.accountKey(accountID),
+            RequestLimits.avatarKey(accountID),
+        ]
         if let email { keys.append(keyName(email: EmailAddress.normalize(email))) }
         return keys
     }
