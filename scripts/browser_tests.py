@@ -98,12 +98,19 @@ def raw_get(url):
         return error.code, dict(error.headers), error.read().decode()
 
 
-def browser(javascript=True):
+def browser(javascript=True, language=None):
     options = webdriver.ChromeOptions()
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=420,900", "--disable-gpu"):
         options.add_argument(argument)
+    prefs = {}
     if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+        prefs["profile.managed_default_content_settings.javascript"] = 2
+    if language:
+        # The browser's Accept-Language: the pages answer in it.
+        options.add_argument(f"--lang={language}")
+        prefs["intl.accept_languages"] = language
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
     binary = os.environ.get("LEDGER_CHROMIUM", "/usr/bin/chromium")
     options.binary_location = binary
     return webdriver.Chrome(service=Service(os.environ.get("LEDGER_CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
@@ -165,7 +172,9 @@ def main():
     try:
         with serving(environment, os.environ.get("LEDGER_BROWSER_SERVER_LOG"), port=port) as served:
             run(served)
+            georgian_page(served)
             email_preview()
+            georgian_email()
             driver = browser()
             try:
                 passkeys(driver, f"http://localhost:{port}", latest, SHOTS)
@@ -280,6 +289,24 @@ def run(base):
           "assetlinks.json lets the Android app use the domain's passkeys")
 
 
+def georgian_page(base):
+    """A verification page in a browser set to Georgian: the page's words are Georgian (docs/screenshots/link-page-ka.png)."""
+    status, _ = api(base, "POST", "/auth/email/signup", {"email": "nino@example.com", "password": PASSWORD})
+    check(status == 201, "sign-up (nino)")
+    link = page_link(latest("verify_email", to="nino@example.com"), base)
+    driver = browser(language="ka")
+    try:
+        driver.get(link)
+        driver.save_screenshot(os.path.join(SHOTS, "link-page-ka.png"))
+        check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "ka", "Georgian page: it says its language")
+        text = driver.find_element(By.TAG_NAME, "body").text
+        check("დაადასტურეთ ელფოსტა" in text and "Verify your email" not in text, "Georgian page: its words are Georgian")
+        text = submit(driver, "link-page-ka-done")
+        check("ელფოსტა დადასტურებულია." in text, "Georgian page: verified, in Georgian")
+    finally:
+        driver.quit()
+
+
 def email_preview():
     """The built-in verification email, rendered by the binary with its sample link, in a phone-sized window."""
     path = os.path.join(ROOT, ".build", "email-verify.html")
@@ -303,6 +330,25 @@ def email_preview():
               "email: the link is written out, the same as the button's")
         width = driver.execute_script("return document.documentElement.scrollWidth")
         check(width <= driver.execute_script("return window.innerWidth"), "email: one column, no sideways scrolling on a phone")
+    finally:
+        driver.quit()
+
+
+def georgian_email():
+    """The verification email in Georgian, as `ledger templates preview --locale ka` renders it (docs/screenshots/email-ka.png)."""
+    path = os.path.join(ROOT, ".build", "email-verify-ka.html")
+    result = subprocess.run([os.environ["LEDGER_BINARY"], "templates", "preview", "verify_email", "--locale", "ka", "--html", path],
+                            capture_output=True, text=True, timeout=60)
+    check(result.returncode == 0 and os.path.exists(path), f"templates preview --locale ka writes the HTML ({result.stderr.strip()[:200]})")
+    if result.returncode != 0:
+        return
+    driver = browser(javascript=False)
+    try:
+        driver.get("file://" + path)
+        driver.save_screenshot(os.path.join(SHOTS, "email-ka.png"))
+        check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "ka", "Georgian email: the page says its language")
+        text = driver.find_element(By.TAG_NAME, "body").text
+        check("დაადასტურეთ ელფოსტა" in text and "30 წუთი" in text and "Verify" not in text, "Georgian email: its words are Georgian")
     finally:
         driver.quit()
 

@@ -115,16 +115,15 @@ public struct MessageTemplates: MessageRendering {
         let locales = Self.localeCandidates(message.locale)
         let subjectFile = try file(message.template, "subject", locales)
         try checkLink(message, file: subjectFile.file)
-        let subject = Self.oneLine(
-            try render(subjectFile.file, part: "subject", locales: locales, fields: fields(for: message, in: subjectFile.locale)))
+        let subject = Self.oneLine(try render(subjectFile, part: "subject", fields: fields(for: message, in: subjectFile.locale)))
         guard !subject.isEmpty else { throw TemplateError(file: subjectFile.file.name, origin: subjectFile.file.origin, reason: .empty) }
         let textFile = try file(message.template, "text", locales)
-        let text = try render(textFile.file, part: "text", locales: locales, fields: fields(for: message, in: textFile.locale))
+        let text = try render(textFile, part: "text", fields: fields(for: message, in: textFile.locale))
         let htmlFile = try file(message.template, "html", locales)
         var fields = fields(for: message, in: htmlFile.locale)
         // The page's language is the file's, not the message's: English when no file of its locale exists.
         fields["lang"] = htmlFile.locale.map(Self.languageTag) ?? "en"
-        let html = try render(htmlFile.file, part: "html", locales: locales, fields: fields)
+        let html = try render(htmlFile, part: "html", fields: fields)
         return RenderedEmail(subject: subject, text: Self.trimmedBody(text), html: Self.trimmedBody(html))
     }
 
@@ -132,7 +131,7 @@ public struct MessageTemplates: MessageRendering {
         let locales = Self.localeCandidates(message.locale)
         let (smsFile, smsLocale) = try file(message.template, "sms", locales)
         try checkLink(message, file: smsFile)
-        let text = try render(smsFile, part: "sms", locales: locales, fields: fields(for: message, in: smsLocale))
+        let text = try render((smsFile, smsLocale), part: "sms", fields: fields(for: message, in: smsLocale))
             .trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw TemplateError(file: smsFile.name, origin: smsFile.origin, reason: .empty) }
         return text
@@ -159,9 +158,12 @@ public struct MessageTemplates: MessageRendering {
             file: "\(name).\(part).mustache", origin: overrides.isEmpty ? Self.builtInOrigin : "overridden or built-in", reason: .missing)
     }
 
-    /// Renders `file` with the partials it includes (and theirs), each chosen for the locales;
-    /// throws when one of them shows a field `fields` lacks.
-    func render(_ file: TemplateFile, part: String, locales: [String], fields: [String: Any]) throws -> String {
+    /// Renders `chosen` with the partials it includes (and theirs), each chosen for the file's
+    /// own locale (an unlocalised, English file takes the unlocalised layout and footer: an
+    /// English email has no Georgian footer); throws when one of them shows a field `fields` lacks.
+    func render(_ chosen: (file: TemplateFile, locale: String?), part: String, fields: [String: Any]) throws -> String {
+        let file = chosen.file
+        let locales = chosen.locale.map(Self.localeCandidates) ?? []
         var included: [String: TemplateFile] = [:]
         var pending = Array(file.partials)
         while let partial = pending.popLast() {

@@ -284,8 +284,9 @@ struct SMTPDeliveryTests {
         let elapsed = ContinuousClock.now - started
         await sink.shutdown()
         #expect(try await server.waitForMessages(16).count == 16)
-        // 16 sends on 8 connections of a 2.5 s relay: two rounds (5 s), not sixteen (40 s).
-        #expect(elapsed < .seconds(15))
+        // 16 sends on 8 connections of a 2.5 s relay: two rounds (5 s), not sixteen (40 s). A
+        // loaded CI machine has taken 21 s for the two rounds, so the line sits below forty.
+        #expect(elapsed < .seconds(30))
         #expect(server.connections() <= 8)
         // A send on the pool would stop the ticker for the relay's whole 2.5 s; a loaded
         // machine has delayed a 10 ms tick by 520 ms, and by 1.2 s with a second build running

@@ -3,10 +3,11 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerApp
-import LedgerServer
 import LedgerTestSupport
 import NIOCore
 import Testing
+
+@testable import LedgerServer
 
 @Suite("HTTP: the pages behind the email links", .timeLimit(.minutes(10)))
 struct LinkPagesTests {
@@ -249,15 +250,29 @@ struct LinkPagesTests {
         }
     }
 
-    @Test("Accept-Language picks the copy the service has, English otherwise")
+    @Test("Accept-Language picks the copy (ka, en, ru) it prefers most, English otherwise; every page has every language's words")
     func language() async throws {
         try await MemoryBackend.with { db in
             try await testApplication(db).test(.router) { client in
-                let html = try await client.execute(
-                    uri: "/verify-email?token=x", method: .get, headers: [.acceptLanguage: "ka-GE, en;q=0.5"]
-                ) { String(buffer: $0.body) }
-                #expect(html.contains("<html lang=\"en\">"))
+                for (header, lang, title) in [
+                    ("ka-GE, en;q=0.5", "ka", "ბმულს ვადა გაუვიდა"), ("fr, ru;q=0.9, en;q=0.8", "ru", "Срок действия ссылки истёк"),
+                    ("de", "en", "This link has expired"), ("ru;q=0, en", "en", "This link has expired"),
+                ] {
+                    let html = try await client.execute(uri: "/verify-email?token=x", method: .get, headers: [.acceptLanguage: header]) {
+                        String(buffer: $0.body)
+                    }
+                    #expect(html.contains("<html lang=\"\(lang)\">") && html.contains(title), "\(header)")
+                }
             }
+        }
+        // Every language has a page for every kind, with its own words (none left in English).
+        for copy in [LinkPageCopy.georgian, .russian] {
+            #expect(Set(copy.pages.keys) == Set(LinkPages.Kind.allCases))
+            for kind in LinkPages.Kind.allCases {
+                let page = try #require(copy.pages[kind])
+                #expect(page.title != LinkPageCopy.english.pages[kind]?.title && page.expired != LinkPageCopy.english.pages[kind]?.expired)
+            }
+            #expect(Set(copy.methodNames.keys) == Set(LinkPageCopy.english.methodNames.keys))
         }
     }
 

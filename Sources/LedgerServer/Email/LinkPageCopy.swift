@@ -1,7 +1,8 @@
 import Foundation
+import LedgerIdentity
 
-/// The words of the link pages, in one language. English is the only copy so far; another
-/// language is one more value in `byLanguage`, chosen by `Accept-Language`.
+/// The words of the link pages, in one language: Georgian, English and Russian (`byLanguage`),
+/// chosen by `Accept-Language`.
 struct LinkPageCopy: Sendable {
     /// What one page says: before the form, on its button, and once done.
     struct Page: Sendable {
@@ -74,7 +75,89 @@ struct LinkPageCopy: Sendable {
                 expired: "Links to confirm it's you expire after 30 minutes. Ask for a new one in the app."),
         ])
 
-    static let byLanguage: [String: LinkPageCopy] = ["en": .english]
+    static let georgian = LinkPageCopy(
+        lang: "ka", installTitle: "გასაგრძელებლად დააინსტალირეთ აპლიკაცია",
+        installText: "ტელეფონზე, სადაც აპლიკაცია გაქვთ, ეს ბმული მას გახსნის. შეგიძლიათ აქვე დაასრულოთ.",
+        installTextAppOnly: "გახსენით ეს ბმული იმ ტელეფონზე, სადაც აპლიკაციით სარგებლობთ.",
+        expiredTitle: "ბმულს ვადა გაუვიდა", newPasswordLabel: "ახალი პაროლი", confirmPasswordLabel: "გაიმეორეთ ახალი პაროლი",
+        rules: ["მინიმუმ 8 სიმბოლო", "არა გავრცელებული პაროლი", "არა მხოლოდ ციფრები"], mismatch: "პაროლები არ ემთხვევა.",
+        unexpected: "ჩვენს მხარეს რაღაც შეცდომა მოხდა. ცოტა ხანში ბმული ხელახლა გახსენით.",
+        methodNames: [
+            "phone": "ტელეფონის ნომერი", "apple": "Apple-ით შესვლა", "google": "Google-ით შესვლა", "passkey": "წვდომის გასაღები",
+        ],
+        removedLead: "სხვებისთვის წვდომის შესაწყვეტად ასევე წავშალეთ:",
+        twoFactorOff: "ორეტაპიანი დადასტურება გამორთულია: შესვლის შემდეგ ხელახლა ჩართეთ პარამეტრებში.",
+        pages: [
+            .verifyEmail: Page(
+                title: "დაადასტურეთ ელფოსტა", lead: "დაადასტურეთ, რომ ეს მისამართი თქვენია.", button: "ელფოსტის დადასტურება",
+                done: "ელფოსტა დადასტურებულია. შეგიძლიათ დაბრუნდეთ აპლიკაციაში.",
+                expired: "დადასტურების ბმული 30 წუთი მოქმედებს. მოითხოვეთ ახალი და სცადეთ ხელახლა."),
+            .resetPassword: Page(
+                title: "შექმენით ახალი პაროლი", lead: "აირჩიეთ ისეთი, რომელსაც დაიმახსოვრებთ: მისით შეხვალთ ანგარიშში.",
+                button: "ახალი პაროლის დაყენება", done: "პაროლი განახლდა. შედით ახალი პაროლით.",
+                expired: "პაროლის აღდგენის ბმული 30 წუთი მოქმედებს. მოითხოვეთ ახალი და სცადეთ ხელახლა."),
+            .confirmEmailChange: Page(
+                title: "დაადასტურეთ ახალი ელფოსტა",
+                lead: "ამიერიდან ანგარიშში ამ მისამართით შეხვალთ. "
+                    + "თუ ელფოსტის დამატება ან შეცვლა არ გითხოვიათ, დახურეთ ეს გვერდი: არაფერი შეიცვლება.",
+                button: "ახალი ელფოსტის დადასტურება",
+                done: "ახალი ელფოსტის მისამართი დადასტურებულია. შეგიძლიათ დაბრუნდეთ აპლიკაციაში.",
+                expired: "ელფოსტის შეცვლის ბმული 30 წუთი მოქმედებს. მოითხოვეთ ახალი და სცადეთ ხელახლა."),
+            .revertEmail: Page(
+                title: "ელფოსტის ცვლილების გაუქმება",
+                lead:
+                    "თუ ელფოსტა არ შეგიცვლიათ და არ წაგიშლიათ, დააბრუნეთ თქვენი მისამართი და აირჩიეთ ახალი პაროლი. ყველა მოწყობილობაზე გამოხვალთ ანგარიშიდან.",
+                button: "ჩემი ელფოსტის დაბრუნება",
+                done: "ელფოსტის მისამართი დაბრუნებულია და ყველა მოწყობილობაზე გამოხვედით ანგარიშიდან. შედით ახალი პაროლით.",
+                expired: "ელფოსტის ცვლილების გაუქმების ბმული 7 დღე მოქმედებს. დახმარებისთვის მიმართეთ მხარდაჭერის გუნდს."),
+            .reauth: Page(
+                title: "დაადასტურეთ, რომ ეს თქვენ ხართ",
+                lead: "გახსენით ეს ბმული იმ ტელეფონზე, სადაც დადასტურება მოითხოვეთ: აპლიკაცია იქ დაასრულებს შემოწმებას.",
+                button: "", done: "",
+                expired: "დადასტურების ბმული 30 წუთი მოქმედებს. მოითხოვეთ ახალი აპლიკაციაში."),
+        ])
+
+    static let russian = LinkPageCopy(
+        lang: "ru", installTitle: "Установите приложение, чтобы продолжить",
+        installText: "На телефоне с приложением эта ссылка откроет его. Можно завершить и здесь.",
+        installTextAppOnly: "Откройте эту ссылку на телефоне, где вы пользуетесь приложением.",
+        expiredTitle: "Срок действия ссылки истёк", newPasswordLabel: "Новый пароль", confirmPasswordLabel: "Повторите новый пароль",
+        rules: ["Не менее 8 символов", "Не распространённый пароль", "Не только цифры"], mismatch: "Пароли не совпадают.",
+        unexpected: "Что-то пошло не так на нашей стороне. Откройте ссылку ещё раз чуть позже.",
+        methodNames: ["phone": "номер телефона", "apple": "вход через Apple", "google": "вход через Google", "passkey": "ключ доступа"],
+        removedLead: "Чтобы закрыть доступ посторонним, мы также удалили:",
+        twoFactorOff: "Двухэтапная аутентификация отключена: включите её снова в настройках после входа.",
+        pages: [
+            .verifyEmail: Page(
+                title: "Подтвердите адрес электронной почты", lead: "Подтвердите, что этот адрес принадлежит вам.",
+                button: "Подтвердить адрес", done: "Адрес подтверждён. Можно вернуться в приложение.",
+                expired: "Ссылка для подтверждения действует 30 минут. Запросите новую и попробуйте ещё раз."),
+            .resetPassword: Page(
+                title: "Придумайте новый пароль", lead: "Выберите пароль, который вы запомните: с ним вы будете входить в аккаунт.",
+                button: "Сохранить новый пароль", done: "Пароль обновлён. Войдите с новым паролем.",
+                expired: "Ссылка для сброса пароля действует 30 минут. Запросите новую и попробуйте ещё раз."),
+            .confirmEmailChange: Page(
+                title: "Подтвердите новый адрес",
+                lead: "Теперь вы будете входить с этим адресом. "
+                    + "Если вы не просили добавить или изменить адрес, закройте эту страницу: ничего не изменится.",
+                button: "Подтвердить новый адрес",
+                done: "Новый адрес электронной почты подтверждён. Можно вернуться в приложение.",
+                expired: "Ссылка для смены адреса действует 30 минут. Запросите новую и попробуйте ещё раз."),
+            .revertEmail: Page(
+                title: "Отменить смену адреса",
+                lead:
+                    "Если вы не меняли и не удаляли адрес электронной почты, верните свой адрес и придумайте новый пароль. Вы выйдете из аккаунта на всех устройствах.",
+                button: "Вернуть мой адрес",
+                done: "Ваш адрес восстановлен, и вы вышли из аккаунта на всех устройствах. Войдите с новым паролем.",
+                expired: "Ссылка для отмены смены адреса действует 7 дней. Если нужна помощь, напишите в службу поддержки."),
+            .reauth: Page(
+                title: "Подтвердите, что это вы",
+                lead: "Откройте эту ссылку на телефоне, где вы запросили подтверждение: приложение завершит проверку там.",
+                button: "", done: "",
+                expired: "Ссылка для подтверждения действует 30 минут. Запросите новую в приложении."),
+        ])
+
+    static let byLanguage: [String: LinkPageCopy] = ["ka": .georgian, "en": .english, "ru": .russian]
 
     /// What a reset or revert removed, in a sentence or two; nil when it removed nothing.
     func removed(_ methods: [String], twoFactorReset: Bool) -> String? {
@@ -84,15 +167,9 @@ struct LinkPageCopy: Sendable {
         return sentences.isEmpty ? nil : sentences.joined(separator: " ")
     }
 
-    /// The copy of the first language in `Accept-Language` the service has (by primary
-    /// subtag: `en-GB` is `en`), else English.
+    /// The copy of the language `Accept-Language` prefers most among the service's (by `q`;
+    /// `en-GB` is `en`), else English.
     static func preferred(_ acceptLanguage: String?) -> LinkPageCopy {
-        for entry in (acceptLanguage ?? "").split(separator: ",") {
-            let parts = entry.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "q=0" }) { continue }
-            let primary = parts.first?.split(separator: "-").first.map { $0.lowercased() } ?? ""
-            if let copy = byLanguage[primary] { return copy }
-        }
-        return .english
+        Language(tag: AcceptLanguage.preferredSupported(acceptLanguage)).flatMap { byLanguage[$0.rawValue] } ?? .english
     }
 }
