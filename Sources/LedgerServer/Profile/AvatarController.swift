@@ -29,7 +29,7 @@ public struct AvatarController: Sendable {
             // Refused before anything is counted or read: a body declared too large, or declared to be something else.
             if let length = request.headers[.contentLength].flatMap(Int.init), length > AvatarImage.maximumBytes { throw Self.tooLarge }
             if let type = request.headers[.contentType], !Self.acceptedTypes.contains(Self.mediaType(type)) {
-                throw ErrorTranslation.apiError(for: AvatarImageError(.unsupported))!
+                throw AvatarImageError(.unsupported)
             }
             let url = try await avatars.upload(for: session, client: context.client) { try await Self.body(of: request) }
             return JSONResponse(.ok, ["avatar_url": .string(url)])
