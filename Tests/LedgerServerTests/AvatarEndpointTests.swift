@@ -59,6 +59,10 @@ struct AvatarEndpointTests {
                 for text in ["LedgerCam", "Exif", "GPS"] { #expect(!served.body.contains(Array(text.utf8)), "\(text)") }
                 let etag = try #require(served.headers[.eTag])
                 #expect(try await fetch(client, url, headers: [.ifNoneMatch: etag]).status == .notModified)
+                // An API client asking for bytes gets the same bytes as bytes (docs/accounts.md "Avatars").
+                let generic = try await fetch(client, url, headers: [.accept: "application/octet-stream"])
+                #expect(generic.headers[.contentType] == "application/octet-stream" && generic.body == served.body)
+                #expect(try await fetch(client, url, headers: [.accept: "image/jpeg, */*;q=0.1"]).headers[.contentType] == "image/jpeg")
                 // Without its version, or with another, nothing.
                 #expect(try await fetch(client, String(url.prefix { $0 != "?" })).status == .notFound)
                 let version = String(url.suffix(32))
@@ -100,6 +104,8 @@ struct AvatarEndpointTests {
                 #expect(
                     silhouette.headers[HTTPField.Name("Content-Security-Policy")!]
                         == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+                let asText = try await fetch(client, url, headers: [.accept: "text/plain"])
+                #expect(asText.headers[.contentType] == "text/plain; charset=utf-8" && asText.body == silhouette.body)
 
                 for (name, initials) in [("ნინო ბერიძე", "ნბ"), ("анна петрова", "АП"), ("<script>alert(1)</script>", "S"), ("Ana", "A")] {
                     _ = try await call(client, .patch, "/me/profile", ["display_name": name], token: access)

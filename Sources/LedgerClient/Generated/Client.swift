@@ -1528,7 +1528,7 @@ public struct Client: APIProtocol {
     }
     /// Upload the account's picture.
     ///
-    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
+    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels, sent as `application/octet-stream` or under its own type (`image/jpeg`, `image/png`, `image/webp`); any other `Content-Type` is `415`. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
     ///
     /// - Remark: HTTP `PUT /me/avatar`.
     /// - Remark: Generated from `#/paths//me/avatar/put(setAvatar)`.
@@ -1552,24 +1552,6 @@ public struct Client: APIProtocol {
                 )
                 let body: OpenAPIRuntime.HTTPBody?
                 switch input.body {
-                case let .jpeg(value):
-                    body = try converter.setRequiredRequestBodyAsBinary(
-                        value,
-                        headerFields: &request.headerFields,
-                        contentType: "image/jpeg"
-                    )
-                case let .png(value):
-                    body = try converter.setRequiredRequestBodyAsBinary(
-                        value,
-                        headerFields: &request.headerFields,
-                        contentType: "image/png"
-                    )
-                case let .imageWebp(value):
-                    body = try converter.setRequiredRequestBodyAsBinary(
-                        value,
-                        headerFields: &request.headerFields,
-                        contentType: "image/webp"
-                    )
                 case let .binary(value):
                     body = try converter.setRequiredRequestBodyAsBinary(
                         value,
@@ -1882,7 +1864,8 @@ public struct Client: APIProtocol {
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
-                            "image/jpeg"
+                            "image/jpeg",
+                            "application/octet-stream"
                         ]
                     )
                     switch chosenContentType {
@@ -1892,6 +1875,14 @@ public struct Client: APIProtocol {
                             from: responseBody,
                             transforming: { value in
                                 .jpeg(value)
+                            }
+                        )
+                    case "application/octet-stream":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .binary(value)
                             }
                         )
                     default:
@@ -1992,7 +1983,8 @@ public struct Client: APIProtocol {
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
-                            "image/svg+xml"
+                            "image/svg+xml",
+                            "text/plain"
                         ]
                     )
                     switch chosenContentType {
@@ -2002,6 +1994,14 @@ public struct Client: APIProtocol {
                             from: responseBody,
                             transforming: { value in
                                 .imageSvgXml(value)
+                            }
+                        )
+                    case "text/plain":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .plainText(value)
                             }
                         )
                     default:

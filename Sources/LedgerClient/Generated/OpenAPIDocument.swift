@@ -4,5 +4,5 @@
 /// The `openapi.yaml` the code beside this file was generated from.
 public enum OpenAPIDocument {
     /// Its SHA-256, lower-case hex.
-    public static let sha256 = "16a1b9e013fd267bb5010bc4b980925166ae59eeb631df8a61a9290fa3627c90"
+    public static let sha256 = "4c3b714ffad877ac37813559195e91c7b93f6b03f278e9a5cfecf551dfb10705"
 }

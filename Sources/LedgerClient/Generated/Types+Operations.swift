@@ -2766,7 +2766,7 @@ public enum Operations {
     }
     /// Upload the account's picture.
     ///
-    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
+    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels, sent as `application/octet-stream` or under its own type (`image/jpeg`, `image/png`, `image/webp`); any other `Content-Type` is `415`. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
     ///
     /// - Remark: HTTP `PUT /me/avatar`.
     /// - Remark: Generated from `#/paths//me/avatar/put(setAvatar)`.
@@ -2787,12 +2787,6 @@ public enum Operations {
             public var headers: Operations.SetAvatar.Input.Headers
             /// - Remark: Generated from `#/paths/me/avatar/PUT/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/me/avatar/PUT/requestBody/content/image\/jpeg`.
-                case jpeg(OpenAPIRuntime.HTTPBody)
-                /// - Remark: Generated from `#/paths/me/avatar/PUT/requestBody/content/image\/png`.
-                case png(OpenAPIRuntime.HTTPBody)
-                /// - Remark: Generated from `#/paths/me/avatar/PUT/requestBody/content/image\/webp`.
-                case imageWebp(OpenAPIRuntime.HTTPBody)
                 /// - Remark: Generated from `#/paths/me/avatar/PUT/requestBody/content/application\/octet-stream`.
                 case binary(OpenAPIRuntime.HTTPBody)
             }
@@ -3358,6 +3352,30 @@ public enum Operations {
                             switch self {
                             case let .jpeg(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/avatars/{user_id}.jpg/GET/responses/200/content/application\/octet-stream`.
+                    case binary(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.binary`.
+                    ///
+                    /// - Throws: An error if `self` is not `.binary`.
+                    /// - SeeAlso: `.binary`.
+                    public var binary: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .binary(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "application/octet-stream",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -3372,7 +3390,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The JPEG.
+            /// The JPEG; as `application/octet-stream` (the same bytes) when `Accept` asks for that over `image/jpeg`.
             ///
             /// - Remark: Generated from `#/paths//avatars/{user_id}.jpg/get(avatarPicture)/responses/200`.
             ///
@@ -3511,12 +3529,15 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case jpeg
+            case binary
             case json
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "image/jpeg":
                     self = .jpeg
+                case "application/octet-stream":
+                    self = .binary
                 case "application/json":
                     self = .json
                 default:
@@ -3529,6 +3550,8 @@ public enum Operations {
                     return string
                 case .jpeg:
                     return "image/jpeg"
+                case .binary:
+                    return "application/octet-stream"
                 case .json:
                     return "application/json"
                 }
@@ -3536,6 +3559,7 @@ public enum Operations {
             public static var allCases: [Self] {
                 [
                     .jpeg,
+                    .binary,
                     .json
                 ]
             }
@@ -3603,6 +3627,30 @@ public enum Operations {
                             switch self {
                             case let .imageSvgXml(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/svg+xml",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/avatars/{user_id}.svg/GET/responses/200/content/text\/plain`.
+                    case plainText(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.plainText`.
+                    ///
+                    /// - Throws: An error if `self` is not `.plainText`.
+                    /// - SeeAlso: `.plainText`.
+                    public var plainText: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .plainText(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "text/plain",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -3617,7 +3665,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The SVG.
+            /// The SVG; as `text/plain` (the same bytes) when `Accept` asks for that over `image/svg+xml`.
             ///
             /// - Remark: Generated from `#/paths//avatars/{user_id}.svg/get(avatarTile)/responses/200`.
             ///
@@ -3721,12 +3769,15 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case imageSvgXml
+            case plainText
             case json
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "image/svg+xml":
                     self = .imageSvgXml
+                case "text/plain":
+                    self = .plainText
                 case "application/json":
                     self = .json
                 default:
@@ -3739,6 +3790,8 @@ public enum Operations {
                     return string
                 case .imageSvgXml:
                     return "image/svg+xml"
+                case .plainText:
+                    return "text/plain"
                 case .json:
                     return "application/json"
                 }
@@ -3746,6 +3799,7 @@ public enum Operations {
             public static var allCases: [Self] {
                 [
                     .imageSvgXml,
+                    .plainText,
                     .json
                 ]
             }

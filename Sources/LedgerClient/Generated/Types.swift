@@ -87,7 +87,7 @@ public protocol APIProtocol: Sendable {
     func updateProfile(_ input: Operations.UpdateProfile.Input) async throws -> Operations.UpdateProfile.Output
     /// Upload the account's picture.
     ///
-    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
+    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels, sent as `application/octet-stream` or under its own type (`image/jpeg`, `image/png`, `image/webp`); any other `Content-Type` is `415`. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
     ///
     /// - Remark: HTTP `PUT /me/avatar`.
     /// - Remark: Generated from `#/paths//me/avatar/put(setAvatar)`.
@@ -1057,7 +1057,7 @@ extension APIProtocol {
     }
     /// Upload the account's picture.
     ///
-    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
+    /// A JPEG, PNG or WebP of at most 5 MiB and 8000 × 8000 pixels, sent as `application/octet-stream` or under its own type (`image/jpeg`, `image/png`, `image/webp`); any other `Content-Type` is `415`. The service decodes it and encodes it again (libvips) as a JPEG square of at most 512 pixels with no metadata (no GPS position, no camera), sealed under the account's key like its events and gone with the purge (`avatar.set`). Counted before the body is read: 10 uploads per account and 30 per client in 15 minutes.
     ///
     /// - Remark: HTTP `PUT /me/avatar`.
     /// - Remark: Generated from `#/paths//me/avatar/put(setAvatar)`.

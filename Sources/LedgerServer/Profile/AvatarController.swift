@@ -42,12 +42,12 @@ public struct AvatarController: Sendable {
             let file = context.parameters.get("file") ?? ""
             if file.hasSuffix(".svg") {
                 guard let tile = try await avatars.tile(userID: String(file.dropLast(4))) else { throw Self.noPicture }
-                return Self.picture(Array(tile.svg().utf8), type: "image/svg+xml; charset=utf-8", maxAge: 300, etag: nil, request: request)
+                return Self.picture(Array(tile.svg().utf8), form: .tile, maxAge: 300, etag: nil, request: request)
             }
             guard file.hasSuffix(".jpg"), let version = request.uri.queryParameters["v"].map(String.init),
                 let jpeg = try await avatars.picture(userID: String(file.dropLast(4)), etag: version)
             else { throw Self.noPicture }
-            return Self.picture(jpeg, type: "image/jpeg", maxAge: 86400, etag: version, request: request)
+            return Self.picture(jpeg, form: .jpeg, maxAge: 86400, etag: version, request: request)
         }
         return routes
     }
@@ -82,12 +82,31 @@ public struct AvatarController: Sendable {
         header.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
     }
 
+    /// A picture's two media types: its own, and the generic one an API client may ask for
+    /// with `Accept` (the same bytes; openapi-python-client reads only generic types, as
+    /// `/openapi.yaml`'s `text/plain` form, `OpenAPIController`).
+    struct Form {
+        let type: String
+        let generic: String
+        /// Parameters either type carries (the SVG's charset).
+        let parameters: String
+
+        static let jpeg = Form(type: "image/jpeg", generic: "application/octet-stream", parameters: "")
+        static let tile = Form(type: "image/svg+xml", generic: "text/plain", parameters: "; charset=utf-8")
+
+        /// The type `request`'s `Accept` prefers: the generic one only when asked for over the picture's own.
+        func contentType(for request: Request) -> String {
+            (AcceptedForm.prefers(generic, over: type, in: request) ? generic : type) + parameters
+        }
+    }
+
     /// A picture as served: cached by the browser only (it is personal data: no shared cache
     /// keeps it past a removal or a purge), never sniffed as anything else, and an SVG that
     /// could run nothing even were it opened as a page.
-    static func picture(_ bytes: [UInt8], type: String, maxAge: Int, etag: String?, request: Request) -> Response {
+    static func picture(_ bytes: [UInt8], form: Form, maxAge: Int, etag: String?, request: Request) -> Response {
         var headers: HTTPFields = [
-            .contentType: type, .cacheControl: "private, max-age=\(maxAge)", .contentTypeOptions: "nosniff",
+            .contentType: form.contentType(for: request), .vary: "Accept",
+            .cacheControl: "private, max-age=\(maxAge)", .contentTypeOptions: "nosniff",
             .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
         ]
         if let etag {
