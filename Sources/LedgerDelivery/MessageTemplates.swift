@@ -3,7 +3,7 @@ import LedgerAccounts
 import Mustache
 
 /// The messages as people read them: swift-mustache templates for every email (subject, plain
-/// text, HTML in one shared, accessible layout) and every SMS, built in in English
+/// text, HTML in one shared, accessible layout) and every SMS, built in in English, Georgian and Russian
 /// (`Resources/templates`) and overridable file by file from a folder (`LEDGER_TEMPLATES_DIR`),
 /// in the locale the account last used.
 ///

@@ -3,44 +3,81 @@ import LedgerAccounts
 import LedgerDelivery
 import Testing
 
-/// The emails written in Georgian and Russian so far: every part (subject, text, HTML with its
-/// layout and footer, the service's words) in the language, none of the English copy left in it.
+/// Every email in Georgian and Russian: every part (subject, text, HTML with its layout and
+/// footer, the service's words) and every variant (each change, action, role) in the language,
+/// none of the English copy left in it.
 @Suite("Emails in Georgian and Russian")
 struct LocalizedEmailTests {
     /// Phrases of the English copy (the templates, the layout, the footer, the service's words).
-    static let english = ["Verify", "password", "link", "expire", "Questions", "button", "email because", "minutes", "ignore"]
-
-    static let written = [
-        "verify_email", "password_reset", "reauth_link", "email_change_confirm", "email_add_confirm", "email_change_notice",
+    static let english = [
+        "Verify", "password", "link", "expire", "Questions", "button", "email because", "minutes", "ignore", "When:", "Device:",
+        "Sign in", "sign-in", "account", "Our ", "team", "Two-step", "recovery", "revert", "Revert", "passkey", "hours", "If ",
     ]
+    static let scripts: [String: ClosedRange<UInt32>] = ["ka": 0x10D0...0x10FF, "ru": 0x0400...0x04FF]
+    /// The emails whose link lasts `link_expires_in` (30 minutes by default).
+    static let linkEmails: Set = ["verify_email", "password_reset", "reauth_link", "email_change_confirm", "email_add_confirm"]
 
-    @Test("the emails written so far render whole in ka and ru", arguments: written)
-    func wholeInTheLanguage(_ name: String) throws {
-        let templates = try MessageTemplates()
-        let scripts: [String: ClosedRange<UInt32>] = ["ka": 0x10D0...0x10FF, "ru": 0x0400...0x04FF]
-        for (locale, script) in scripts {
-            let email = try templates.email(MessageTemplates.sample(name, locale: locale))
-            // The link itself is the one English-looking thing allowed: it is a URL.
-            // What a reader sees: the HTML without its tags (attributes such as `id="link"` are not copy).
-            let visibleHTML = email.html.replacingOccurrences(of: "<[^>]+>", with: " ", options: .regularExpression)
-            let withoutLink = [email.subject, email.text, visibleHTML].joined(separator: "\n")
-                .replacingOccurrences(of: "https://[^\\s\"<]+", with: "", options: .regularExpression)
-            for phrase in Self.english {
-                #expect(!withoutLink.contains(phrase), "\(name).\(locale) still says \"\(phrase)\"")
+    static let emails = MessageTemplates.catalog.filter { $0.value.contains(.email) }.keys.sorted()
+
+    /// Every variant of `name`'s sample: one per value of the detail its sections test.
+    static func variants(_ name: String, locale: String) -> [OutboxMessage] {
+        let sample = MessageTemplates.sample(name, locale: locale)
+        let values: (String, [String])? =
+            switch name {
+            case "two_factor_changed": ("change", ["enabled", "disabled", "recovery_codes_regenerated", "something_new"])
+            case "two_factor_limit_reached": ("during", ["sign_in", "reauth"])
+            case "changed_by_support":
+                ("action", ["signed_out", "password_reset_sent", "two_factor_reset", "method_removed", "disabled", "enabled"])
+            case "staff_invitation": ("role", ["admin", "support"])
+            default: nil
             }
-            #expect(email.subject.unicodeScalars.contains { script.contains($0.value) }, "\(name).\(locale): \(email.subject)")
-            #expect(email.html.contains("<html lang=\"\(locale)\">"))
-            if name != "email_change_notice" { #expect(email.text.contains(locale == "ka" ? "30 წუთი" : "30 минут")) }
+        guard let (key, options) = values else { return [sample] }
+        return options.map { value in
+            var message = sample
+            message.details?[key] = value
+            return message
         }
     }
 
-    @Test("an email not written in Georgian yet is English whole, its layout and footer too: never half and half")
-    func notYetWrittenStaysEnglish() throws {
+    @Test("every email renders whole in ka and ru, each of its variants", arguments: emails)
+    func wholeInTheLanguage(_ name: String) throws {
         let templates = try MessageTemplates()
+        for (locale, script) in Self.scripts {
+            var texts: Set<String> = []
+            let variants = Self.variants(name, locale: locale)
+            for message in variants {
+                let email = try templates.email(message)
+                texts.insert(email.text)
+                // The link itself is the one English-looking thing allowed: it is a URL.
+                // What a reader sees: the HTML without its tags (attributes such as `id="link"` are not copy).
+                let visibleHTML = email.html.replacingOccurrences(of: "<[^>]+>", with: " ", options: .regularExpression)
+                let withoutLink = [email.subject, email.text, visibleHTML].joined(separator: "\n")
+                    .replacingOccurrences(of: "https://[^\\s\"<]+", with: "", options: .regularExpression)
+                for phrase in Self.english {
+                    #expect(!withoutLink.contains(phrase), "\(name).\(locale) \(message.details ?? [:]) still says \"\(phrase)\"")
+                }
+                #expect(email.subject.unicodeScalars.contains { script.contains($0.value) }, "\(name).\(locale): \(email.subject)")
+                #expect(email.html.contains("<html lang=\"\(locale)\">"))
+                if Self.linkEmails.contains(name) { #expect(email.text.contains(locale == "ka" ? "30 წუთი" : "30 минут")) }
+            }
+            // Each variant says something of its own: a section missing in the language would
+            // leave two of them the same.
+            #expect(texts.count == variants.count, "\(name).\(locale)")
+        }
+    }
+
+    @Test("an email not written in a language is English whole, its layout and footer too: never half and half")
+    func notWrittenStaysEnglish() throws {
+        // A footer in German, and no email in German: the English email keeps its English footer.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-footer-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "--\nFragen? Schreiben Sie uns.\n".write(
+            to: folder.appendingPathComponent("footer.de.text.mustache"), atomically: true, encoding: .utf8)
+        let templates = try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder.path)
         for name in ["new_sign_in", "method_added", "two_factor_changed"] {
-            let email = try templates.email(MessageTemplates.sample(name, locale: "ka"))
-            let all = [email.subject, email.text, email.html].joined(separator: "\n")
-            #expect(!all.unicodeScalars.contains { (0x10D0...0x10FF).contains($0.value) }, "\(name): \(all)")
+            let email = try templates.email(MessageTemplates.sample(name, locale: "de"))
+            #expect(!email.text.contains("Fragen"), "\(name): \(email.text)")
             #expect(email.html.contains("<html lang=\"en\">") && email.text.contains("Questions?"))
         }
     }
