@@ -204,7 +204,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.copy("Resources/pages"), .copy("Resources/console")],
+            resources: [.copy("Resources/pages"), .copy("Resources/console"), .copy("Resources/errors")],
             swiftSettings: swiftSettings
         ),
 

@@ -86,7 +86,7 @@ public func buildRouter(_ dependencies: RouterDependencies) -> Router<LedgerRequ
     if configuration.tls != nil {
         router.add(middleware: StrictTransportSecurityMiddleware(value: LedgerConfiguration.strictTransportSecurity))
     }
-    router.add(middleware: RequestIDMiddleware(metrics: dependencies.metrics))
+    router.add(middleware: RequestIDMiddleware(metrics: dependencies.metrics, defaultLanguage: configuration.policies.defaultLanguage))
     router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies.compactMap(CIDR.init)))
     router.add(middleware: EventMetadataMiddleware())
     router.addRoutes(HealthController(readiness: dependencies.readiness).endpoints)

@@ -16,33 +16,9 @@ struct MessageWords: Sendable {
     }
 
     /// `seconds` in the largest whole unit, as "it works for …" says it: "5 minutes",
-    /// "5 წუთი", "5 минут".
+    /// "5 წუთი", "5 минут" (`Language.duration`).
     func duration(_ seconds: Int) -> String {
-        let units: [(size: Int, unit: Unit)] = [(86_400, .day), (3600, .hour), (60, .minute)]
-        let (size, unit) = units.first { seconds > 0 && seconds % $0.size == 0 } ?? (1, .second)
-        let count = seconds / size
-        return "\(count) \(noun(unit, count: count))"
-    }
-
-    enum Unit { case day, hour, minute, second }
-
-    func noun(_ unit: Unit, count: Int) -> String {
-        switch language {
-        case .en:
-            let singular = ["day", "hour", "minute", "second"][unit.index]
-            return count == 1 ? singular : singular + "s"
-        case .ka:
-            // A Georgian noun after a number stays singular.
-            return ["დღე", "საათი", "წუთი", "წამი"][unit.index]
-        case .ru:
-            // Accusative (how long it works): one, a few (2–4), many; 11–14 are many.
-            let forms = [
-                ["день", "дня", "дней"], ["час", "часа", "часов"], ["минуту", "минуты", "минут"], ["секунду", "секунды", "секунд"],
-            ][unit.index]
-            let (tens, ones) = (count % 100, count % 10)
-            if (11...14).contains(tens) { return forms[2] }
-            return ones == 1 ? forms[0] : (2...4).contains(ones) ? forms[1] : forms[2]
-        }
+        language.duration(seconds)
     }
 
     /// An RFC 3339 timestamp as a person reads it, in UTC: "12 May 2026, 14:03 UTC",
@@ -93,17 +69,6 @@ struct MessageWords: Sendable {
         case .en: ImpliedMessages.secureAccountAdvice
         case .ka: "თუ ეს თქვენ არ იყავით, შეცვალეთ პაროლი და გამოდით ანგარიშიდან სხვა მოწყობილობებზე: პარამეტრები → შესვლა და უსაფრთხოება."
         case .ru: "Если это были не вы, смените пароль и выйдите из аккаунта на других устройствах: «Настройки» → «Вход и безопасность»."
-        }
-    }
-}
-
-extension MessageWords.Unit {
-    var index: Int {
-        switch self {
-        case .day: 0
-        case .hour: 1
-        case .minute: 2
-        case .second: 3
         }
     }
 }

@@ -41,6 +41,12 @@ public struct AccountService: Sendable {
                 self.code = code
                 self.message = message
             }
+
+            /// A value outside `values`: "Use a, b or c." (one message, "Use {} or {}.", for
+            /// every list: `ErrorMessages` says it in each language).
+            public static func oneOf(field: String, code: String, values: [String]) -> Problem {
+                Problem(field: field, code: code, message: "Use \(values.dropLast().joined(separator: ", ")) or \(values.last ?? "").")
+            }
         }
         public let problems: [Problem]
 
@@ -212,6 +218,14 @@ public struct AccountService: Sendable {
 
     public func account(_ accountID: UUID) async throws -> AccountState {
         try await repository.load(accountID)
+    }
+
+    /// The language the account's messages take (`AccountState.messageLocale`: its choice, else
+    /// its latest sign-in's); nil when it has none, or cannot be read now (an error's message
+    /// then falls back, and never hides the error).
+    public func messageLanguage(_ accountID: UUID) async -> Language? {
+        guard let state = try? await repository.load(accountID) else { return nil }
+        return Language(tag: state.messageLocale)
     }
 
     /// Sends a new verification link to the account's address (202), within the resend limit;

@@ -23,19 +23,13 @@ public struct ReauthService: Sendable {
         let platform = rawPlatform.map(ReauthPlatform.init)
         var problems: [AccountService.ValidationFailure.Problem] = []
         if action == nil {
-            problems.append(.init(field: "action", code: "invalid_action", message: Self.oneOf(ReauthAction.allCases.map(\.rawValue))))
+            problems.append(.oneOf(field: "action", code: "invalid_action", values: ReauthAction.allCases.map(\.rawValue)))
         }
         if case .some(nil) = platform {
-            problems.append(
-                .init(field: "platform", code: "invalid_platform", message: Self.oneOf(ReauthPlatform.allCases.map(\.rawValue))))
+            problems.append(.oneOf(field: "platform", code: "invalid_platform", values: ReauthPlatform.allCases.map(\.rawValue)))
         }
         guard problems.isEmpty, let action else { throw AccountService.ValidationFailure(problems: problems) }
         return try await repository.load(session.accountID).reauthOptions(for: action, platform: platform ?? nil, now: clock.now())
-    }
-
-    /// "Use a, b or c."
-    private static func oneOf(_ values: [String]) -> String {
-        "Use " + values.dropLast().joined(separator: ", ") + " or " + (values.last ?? "") + "."
     }
 
     /// A grant for the right password. Each attempt is counted before the password is hashed

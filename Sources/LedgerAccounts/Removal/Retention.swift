@@ -32,13 +32,9 @@ public struct Retention: Sendable {
     }
 
     /// A duration as the cooldown copy says it: "7 days", "1 day", "12 hours", "90 seconds",
-    /// in the largest unit that divides it whole.
+    /// in the largest unit that divides it whole (`Language.duration`).
     public static func spelled(_ duration: TimeInterval) -> String {
-        let seconds = Int(duration.rounded())
-        for (unit, name) in [(86400, "day"), (3600, "hour"), (60, "minute")] where seconds >= unit && seconds % unit == 0 {
-            return "\(seconds / unit) \(name)\(seconds == unit ? "" : "s")"
-        }
-        return "\(seconds) second\(seconds == 1 ? "" : "s")"
+        Language.en.duration(Int(duration.rounded()))
     }
 
     /// An identifier a deleted account held; or, `imported`, the record an account was imported

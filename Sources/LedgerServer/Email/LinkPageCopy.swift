@@ -167,6 +167,9 @@ struct LinkPageCopy: Sendable {
         return sentences.isEmpty ? nil : sentences.joined(separator: " ")
     }
 
+    /// The copy's language, for the API's messages a page shows (`ErrorMessages`).
+    var language: Language { Language(rawValue: lang) ?? .en }
+
     /// The copy of the language `Accept-Language` prefers most among the service's (by `q`;
     /// `en-GB` is `en`), else English.
     static func preferred(_ acceptLanguage: String?) -> LinkPageCopy {

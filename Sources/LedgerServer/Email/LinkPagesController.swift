@@ -96,8 +96,8 @@ public struct LinkPagesController: Sendable {
                         done.also = copy.removed(revert.removedMethods, twoFactorReset: revert.twoFactorReset)
                     }
                 } catch let failure as AccountService.ValidationFailure {
-                    // The API's own rule messages, every one the password breaks.
-                    retry.errors = failure.problems.map(\.message)
+                    // The API's own rule messages, every one the password breaks, in the page's language.
+                    retry.errors = failure.problems.map { ErrorMessages.builtIn.translate($0.message, to: copy.language) }
                     return pages.render(kind, retry, copy: copy, status: .unprocessableContent)
                 }
             }
@@ -112,7 +112,7 @@ public struct LinkPagesController: Sendable {
     /// API would give, and the form again where trying again can help.
     func trouble(_ kind: LinkPages.Kind, _ error: any Error, request: Request, context: LedgerRequestContext) -> Response {
         let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
-        let translated = ErrorTranslation.apiError(for: error)
+        let translated = ErrorTranslation.apiError(for: error)?.inLanguage(copy.language)
         if translated == nil {
             context.logger.error("link page failed", metadata: ["error_type": "\(type(of: error))", "error": "\(error)"])
         }

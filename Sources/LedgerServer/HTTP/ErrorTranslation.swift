@@ -15,6 +15,8 @@ enum ErrorTranslation {
         switch error {
         case let error as APIError:
             return error
+        case let error as ErrorInAccountLanguage:
+            return apiError(for: error.error)
         case let error as HTTPError:
             switch error.status {
             case .notFound:
@@ -161,12 +163,17 @@ enum ErrorTranslation {
         }
     }
 
-    static func response(for error: any Error, request: Request, context: LedgerRequestContext) throws -> Response {
+    /// The response for `error`, its message in the signed-in account's language (`SessionMiddleware`),
+    /// else the request's (`APIError.language(for:fallback:)`).
+    static func response(
+        for error: any Error, request: Request, context: LedgerRequestContext, defaultLanguage: Language = .en
+    ) throws -> Response {
+        let language = (error as? ErrorInAccountLanguage)?.language ?? APIError.language(for: request, fallback: defaultLanguage)
         if let apiError = apiError(for: error) {
-            return try apiError.response(from: request, context: context)
+            return try apiError.inLanguage(language).response(from: request, context: context)
         }
         context.logger.error("unhandled error", metadata: ["error_type": "\(type(of: error))", "error": "\(error)"])
-        return try APIError(.internalServerError, .internalError, "Something went wrong on our side.")
+        return try APIError(.internalServerError, .internalError, "Something went wrong on our side.").inLanguage(language)
             .response(from: request, context: context)
     }
 }

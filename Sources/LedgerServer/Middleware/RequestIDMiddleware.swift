@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerCore
+import LedgerIdentity
 import Logging
 
 /// Gives every request an id (the caller's `X-Request-Id` when it is sane), puts it on the
@@ -14,9 +15,13 @@ public struct RequestIDMiddleware: RouterMiddleware {
 
     /// Where request latencies go (none in router tests that do not ask for it).
     let metrics: LedgerMetrics?
+    /// The language of an error's message when `Accept-Language` names none of the service's
+    /// (`LEDGER_DEFAULT_LOCALE`).
+    let defaultLanguage: Language
 
-    public init(metrics: LedgerMetrics? = nil) {
+    public init(metrics: LedgerMetrics? = nil, defaultLanguage: Language = .en) {
         self.metrics = metrics
+        self.defaultLanguage = defaultLanguage
     }
 
     public func handle(
@@ -31,7 +36,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            response = try ErrorTranslation.response(for: error, request: request, context: context)
+            response = try ErrorTranslation.response(for: error, request: request, context: context, defaultLanguage: defaultLanguage)
         }
         response.headers[.requestID] = requestID
         let elapsed = ContinuousClock.now - started

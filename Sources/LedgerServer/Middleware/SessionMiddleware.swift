@@ -1,5 +1,6 @@
 import Hummingbird
 import LedgerAccounts
+import LedgerIdentity
 
 /// Authenticates the request's bearer access token for the routes it guards and puts the
 /// session on the context (`context.session`), so controllers only translate. A missing token
@@ -24,8 +25,24 @@ public struct SessionMiddleware: RouterMiddleware {
             }
             context.session = session
         }
-        return try await next(request, context)
+        do {
+            return try await next(request, context)
+        } catch {
+            // A signed-in call's refusal speaks the account's language (docs/accounts.md "Languages").
+            // Only a refusal (4xx): a failure of the database would fail this read too.
+            guard let session = context.session, let refusal = ErrorTranslation.apiError(for: error), refusal.status.code < 500,
+                let language = await accounts.messageLanguage(session.accountID)
+            else { throw error }
+            throw ErrorInAccountLanguage(error: error, language: language)
+        }
     }
+}
+
+/// An error a signed-in call met, with the language of its account's messages: the language
+/// its `message` is written in before the request's `Accept-Language` (`ErrorTranslation`).
+struct ErrorInAccountLanguage: Error {
+    let error: any Error
+    let language: Language
 }
 
 extension LedgerRequestContext {

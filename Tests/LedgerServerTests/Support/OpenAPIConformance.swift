@@ -1,8 +1,10 @@
 import Foundation
 import HummingbirdTesting
-import LedgerServer
+import LedgerIdentity
 import Testing
 import Yams
+
+@testable import LedgerServer
 
 /// The project's `openapi.yaml`, and a small JSON-Schema checker for the subset it uses
 /// (`$ref`, `oneOf`, `enum`, `type` — one or a list —, `required`, `properties`, `additionalProperties: false`,
@@ -144,4 +146,26 @@ func expectConforms(_ response: TestResponse, _ method: String, _ path: String, 
         path: path, method: method, status: Int(response.status.code), body: Data(buffer: response.body),
         contentType: response.headers[.contentType])
     #expect(problems.isEmpty, "\(method.uppercased()) \(path) → \(response.status.code): \(problems)", sourceLocation: sourceLocation)
+    expectTranslated(response, sourceLocation: sourceLocation)
+}
+
+/// Every error message a test meets, and each field problem's, is in the catalogue of every
+/// language (`ErrorMessages`): a message added without its Georgian and Russian fails the test
+/// that first shows it.
+func expectTranslated(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard response.status.code >= 400, response.headers[.contentType]?.hasPrefix("application/json") == true,
+        let body = try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any],
+        let message = body["message"] as? String
+    else { return }
+    let problems = (body["errors"] as? [[String: Any]])?.compactMap { $0["message"] as? String } ?? []
+    // A message already in Georgian or Russian was translated on the way out.
+    let scripts: [ClosedRange<UInt32>] = [0x10D0...0x10FF, 0x0400...0x04FF]
+    for text in [message] + problems
+    where !text.unicodeScalars.contains(where: { scalar in scripts.contains { $0.contains(scalar.value) } }) {
+        for language in [Language.ka, .ru] {
+            #expect(
+                ErrorMessages.builtIn.translation(of: text, to: language) != nil, "no \(language) for \"\(text)\"",
+                sourceLocation: sourceLocation)
+        }
+    }
 }
