@@ -32,9 +32,9 @@ extension PostgresAccountImports {
         var decided: [Decided] = []
         let context = DecisionContext(now: now, policies: repository.policies)
         for pending in records {
-            // Time-ordered: the events', accounts' and keys' indexes grow at their right edge
-            // instead of touching a random page per account (an id tells when it was imported).
-            let accountID = UUID.timeOrdered(at: now)
+            // Random, as a sign-up's: `PublicUserID` is the id's first 50 bits, and a
+            // time-ordered id would give a whole batch (one instant) the same `usr_…`.
+            let accountID = UUID.random()
             do {
                 let events = try decide(AccountState(accountID: accountID), .importAccount(pending.account), context)
                 let stored = try events.map { try $0.stored() }

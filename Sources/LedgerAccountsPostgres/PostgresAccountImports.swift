@@ -108,7 +108,8 @@ public struct PostgresAccountImports: AccountImportStore {
     ) async throws -> ImportResult {
         var account = account
         for attempt in 0..<4 {
-            let accountID = UUID.timeOrdered(at: now)
+            // Random, as in a batch (`importTogether`): the first 50 bits are the `usr_…`.
+            let accountID = UUID.random()
             // Sent, not queued: a failure before the next statement must find it there.
             _ = try await connection.query("SAVEPOINT import_record")
             do {

@@ -34,6 +34,9 @@ struct PostgresAccountImportTests {
             let lines = try await importer.importBatch(try Self.jsonLines(), options: .init(source: "jsonl"))
             #expect(lines.filter { $0.outcome == .imported }.count == 4)
             #expect(statistics.recordsTakenOneByOne == 0, "a clean batch is written together")
+            // Each its own `usr_…`, though one batch at one instant made them all.
+            let publicIDs = Set(lines.filter { $0.outcome == .imported }.compactMap(\.accountID).map(PublicUserID.init(accountID:)))
+            #expect(publicIDs.count == 4)
             let django = try #require(lines.first { $0.externalID == "jl-django" }?.accountID)
             #expect(
                 try await store.readStream(django).map(\.type) == [
@@ -131,6 +134,8 @@ struct PostgresAccountImportTests {
             let handles = try await db.client.query("SELECT count(DISTINCT handle_normalized) FROM accounts")
             #expect(handles[0].string(0) == "3")
             #expect(try await db.client.query("SELECT count(*) FROM account_imports")[0].string(0) == "3")
+            let ids = results.compactMap { if case .imported(let id) = $0 { id } else { nil } }
+            #expect(Set(ids.map(PublicUserID.init(accountID:))).count == 3, "each record on its own savepoint, its own usr_…")
         }
     }
 
