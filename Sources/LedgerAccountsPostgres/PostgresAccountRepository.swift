@@ -74,11 +74,12 @@ public struct PostgresAccountRepository: AccountRepository {
             recordedAt: now, on: connection)
         let after = events.reduce(into: state) { evolve(&$0, $1, at: now) }
         try await AccountProjector.project(after, from: state, events: events, at: now, on: connection)
-        for message in outbox + (try implied.messages(for: events, before: state, after: after, at: now)) {
-            Outbox.enqueue(
-                message.inLocale(before: state, after: after, default: policies.defaultLanguage), accountID: accountID, at: now,
-                on: connection)
+        // What the change asked for may take its language; an alert about it never does.
+        let asked = outbox.map { $0.inLocale(before: state, after: after, default: policies.defaultLanguage) }
+        let alerts = try implied.messages(for: events, before: state, after: after, at: now).map {
+            $0.inLocale(before: state, after: nil, default: policies.defaultLanguage)
         }
+        for message in asked + alerts { Outbox.enqueue(message, accountID: accountID, at: now, on: connection) }
         // A token kept withdraws every revocation parked for its grant (another abandoned sign-in's too).
         for case .providerTokensStored(let stored) in events {
             let token = AccountState.ProviderToken(

@@ -53,7 +53,15 @@ public struct ServeAssembly: Sendable {
         let tls = try configuration.tls.map { try TLSCertificates(files: $0) }
         let sinks: DeliverySinks
         do {
-            sinks = try configuration.deliverySinks(templates: try configuration.messageTemplates(), clock: clock, logger: logger)
+            // The API's error messages in every language, or none of the service starts.
+            try ErrorMessages.checkBuiltIn()
+            let templates = try configuration.messageTemplates()
+            for shadowed in templates.shadowedOverrides {
+                logger.warning(
+                    "a template override does not reach every language",
+                    metadata: ["file": "\(shadowed.file)", "built_in_instead": "\(shadowed.builtIn.joined(separator: ", "))"])
+            }
+            sinks = try configuration.deliverySinks(templates: templates, clock: clock, logger: logger)
         } catch {
             throw ConfigurationError("refusing to start: \(error)")
         }

@@ -149,8 +149,15 @@ struct ImpliedMessagesTests {
         let intruder = signedIn(georgian, locale: "xx")
         let alert = OutboxMessage(channel: .email, to: "ana@example.com", template: ImpliedMessages.newSignInTemplate)
         #expect(alert.inLocale(before: georgian, after: intruder, default: .en).locale == "ka-GE")
-        // An account that never said a language takes the change's; one that says none the default.
+        // A message the change asked for, to an account that never said a language, takes the
+        // change's; an alert about the change never does (an intruder's first sign-in would
+        // choose the language of the owner's alert): the default.
         #expect(alert.inLocale(before: fresh, after: georgian, default: .en).locale == "ka-GE")
+        #expect(alert.inLocale(before: fresh, after: nil, default: .en).locale == "en")
+        // The browser that asked for it comes first.
+        var asked = alert
+        asked.requestedLanguage = .ru
+        #expect(asked.inLocale(before: georgian, after: georgian, default: .en).locale == "ru")
         #expect(alert.inLocale(before: fresh, after: fresh, default: .en).locale == "en")
         #expect(alert.inLocale(before: fresh, after: fresh, default: .ru).locale == "ru")
         // A language the service does not write is no choice: the next one, else the default.

@@ -66,15 +66,32 @@ struct LocalizedEmailTests {
         }
     }
 
+    /// The templates with `files` (name → text) as the operator's overrides.
+    static func withOverrides(_ files: [String: String]) throws -> MessageTemplates {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-overrides-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder.path)
+    }
+
+    @Test("an override without a locale that built-in Georgian or Russian files come before is named, for serve to warn about")
+    func shadowedOverrides() throws {
+        let otp = "<#> {{brand_name}} code {{code}} FA+9qCX9VSu\n"
+        var templates = try Self.withOverrides(["otp.sms.mustache": otp])
+        #expect(templates.shadowedOverrides.map(\.file) == ["otp.sms.mustache"])
+        #expect(templates.shadowedOverrides.first?.builtIn == ["otp.ka.sms.mustache", "otp.ru.sms.mustache"])
+        // A Georgian one of the operator's own: only the Russian built-in is left to say.
+        templates = try Self.withOverrides(["otp.sms.mustache": otp, "otp.ka.sms.mustache": otp])
+        #expect(templates.shadowedOverrides.map(\.file) == ["otp.sms.mustache"])
+        #expect(templates.shadowedOverrides.first?.builtIn == ["otp.ru.sms.mustache"])
+        #expect(try MessageTemplates().shadowedOverrides.isEmpty)
+    }
+
     @Test("an email not written in a language is English whole, its layout and footer too: never half and half")
     func notWrittenStaysEnglish() throws {
         // A footer in German, and no email in German: the English email keeps its English footer.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-footer-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try "--\nFragen? Schreiben Sie uns.\n".write(
-            to: folder.appendingPathComponent("footer.de.text.mustache"), atomically: true, encoding: .utf8)
-        let templates = try MessageTemplates(brand: MessageBrand(), overridesDirectory: folder.path)
+        let templates = try Self.withOverrides(["footer.de.text.mustache": "--\nFragen? Schreiben Sie uns.\n"])
         for name in ["new_sign_in", "method_added", "two_factor_changed"] {
             let email = try templates.email(MessageTemplates.sample(name, locale: "de"))
             #expect(!email.text.contains("Fragen"), "\(name): \(email.text)")

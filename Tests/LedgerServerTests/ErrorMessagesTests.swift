@@ -26,6 +26,8 @@ struct ErrorMessagesTests {
             messages.contains("An account with this sign-in was deleted recently. You can sign up with it again {} after the deletion."))
         for message in messages.sorted() {
             for (language, script) in Self.scripts {
+                // Its own entry: a pattern that merely fits ("Use {} or {}.") would leave half of it English.
+                #expect(ErrorMessages.builtIn.hasEntry(message, in: language), "no \(language) entry for \"\(message)\"")
                 let pieces = message.components(separatedBy: "{}")
                 let sample = pieces.joined(separator: "‹v›")
                 let translated = ErrorMessages.builtIn.translation(of: sample, to: language)
@@ -51,9 +53,29 @@ struct ErrorMessagesTests {
         #expect(messages.translate(cooldown.replacingOccurrences(of: "7 days", with: "1 day"), to: .ru).contains("через 1 день"))
         #expect(messages.translate(cooldown, to: .en) == cooldown)
         #expect(messages.translate("Something nobody wrote.", to: .ka) == "Something nobody wrote.")
+        // Only a duration as `Language.duration` writes it is said again; anything else stays as it came.
+        #expect(Language.seconds(ofEnglishDuration: "106751991167302 days") == nil)
+        #expect(Language.seconds(ofEnglishDuration: "+7 days") == nil && Language.seconds(ofEnglishDuration: "0 days") == nil)
+        #expect(Language.seconds(ofEnglishDuration: "7 days") == 604_800 && Language.seconds(ofEnglishDuration: "1 day") == 86_400)
         // Exact keys win; a pattern never matches a piece of nothing.
         #expect(ErrorMessages.values(in: "{} is not connected.", pieces: ["", " is not connected."]) == ["{}"])
         #expect(ErrorMessages.values(in: " is not connected.", pieces: ["", " is not connected."]) == nil)
+    }
+
+    @Test("the built-in catalogues load; a translation that drops a value is refused by name")
+    func catalogueChecked() throws {
+        try ErrorMessages.checkBuiltIn()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-errors-\(UUID())")
+        let errors = folder.appendingPathComponent("errors")
+        try FileManager.default.createDirectory(at: errors, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try #"{"Use at most {} characters.": "გამოიყენეთ ცოტა სიმბოლო."}"#.write(
+            to: errors.appendingPathComponent("ka.json"), atomically: true, encoding: .utf8)
+        try #"{}"#.write(to: errors.appendingPathComponent("ru.json"), atomically: true, encoding: .utf8)
+        let bundle = try #require(Bundle(path: folder.path))
+        #expect(throws: ErrorMessages.InvalidCatalogue.self) { try ErrorMessages(bundle: bundle) }
+        try "not json".write(to: errors.appendingPathComponent("ka.json"), atomically: true, encoding: .utf8)
+        #expect(throws: ErrorMessages.InvalidCatalogue.self) { try ErrorMessages(bundle: bundle) }
     }
 
     @Test("a failed sign-in in the request's language: by Accept-Language and its q, else LEDGER_DEFAULT_LOCALE; the code the same")
@@ -72,6 +94,9 @@ struct ErrorMessagesTests {
                         headers: headers)
                     #expect(answer.status == .unauthorized && answer.string("error") == "invalid_credentials")
                     #expect(answer.string("message") == expected, "\(defaultLanguage) \(header ?? "none")")
+                    // Said, and kept apart by shared caches.
+                    let language = expected.unicodeScalars.first.map { $0.value >= 0x10D0 ? "ka" : $0.value >= 0x0400 ? "ru" : "en" }
+                    #expect(answer.headers[.contentLanguage] == language && answer.headers[HTTPField.Name("Vary")!] == "Accept-Language")
                 }
             }
         }

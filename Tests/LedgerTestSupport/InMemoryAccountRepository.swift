@@ -68,8 +68,10 @@ public actor InMemoryAccountRepository: AccountRepository, AccountImportStore {
         index(after, before: state, events: events, at: now)
         states[accountID] = after
         streams[accountID, default: []] += events.map { ($0, now) }
-        outbox += (messages + (try implied.messages(for: events, before: state, after: after, at: now))).map {
-            $0.inLocale(before: state, after: after, default: policies.defaultLanguage)
+        // As PostgresAccountRepository: what the change asked for may take its language, an alert never.
+        outbox += messages.map { $0.inLocale(before: state, after: after, default: policies.defaultLanguage) }
+        outbox += try implied.messages(for: events, before: state, after: after, at: now).map {
+            $0.inLocale(before: state, after: nil, default: policies.defaultLanguage)
         }
         for case .providerTokensStored(let stored) in events {
             let grant = revocations.grant(

@@ -222,10 +222,15 @@ public struct AccountService: Sendable {
 
     /// The language the account's messages take (`AccountState.messageLocale`: its choice, else
     /// its latest sign-in's); nil when it has none, or cannot be read now (an error's message
-    /// then falls back, and never hides the error).
+    /// then falls back, and never hides the error). Read at most once a minute an account
+    /// (`RecentLanguages`).
     public func messageLanguage(_ accountID: UUID) async -> Language? {
+        let now = clock.now()
+        if let kept = environment.recentLanguages.language(of: accountID, at: now) { return kept }
         guard let state = try? await repository.load(accountID) else { return nil }
-        return Language(tag: state.messageLocale)
+        let language = Language(tag: state.messageLocale)
+        environment.recentLanguages.keep(language, of: accountID, at: now)
+        return language
     }
 
     /// Sends a new verification link to the account's address (202), within the resend limit;
@@ -262,16 +267,20 @@ public struct AccountService: Sendable {
 
     /// Sends a password-reset link. The contract (openapi.yaml) answers an unknown email with `404 no_account`, so
     /// each request counts as a sign-up and a lookup of the client's, before the lookup. Returns
-    /// the seconds until another may go (`resend_after`).
+    /// the seconds until another may go (`resend_after`). The email is in `language`, the
+    /// asking browser's, when it names one: whoever asked reads it (an intruder's choice of the
+    /// account's language does not reach the owner's own reset).
     @discardableResult
-    public func forgotPassword(email rawEmail: String, client: String? = nil) async throws -> Int {
+    public func forgotPassword(email rawEmail: String, client: String? = nil, language: Language? = nil) async throws -> Int {
         guard let email = EmailAddress(rawEmail) else { throw ValidationFailure(problems: [Self.invalidEmail]) }
         try await environment.admit(.signup, client: client, accountID: nil)
         guard let found = try await repository.credentials(forEmail: email.normalized) else {
             throw IdentityError(.noAccount, "No account found for that email.")
         }
         let state = try await repository.load(found.accountID)
-        let (link, message) = try environment.links.make(.passwordReset, to: state.email ?? email.value, now: clock.now())
+        let (link, made) = try environment.links.make(.passwordReset, to: state.email ?? email.value, now: clock.now())
+        var message = made
+        message.requestedLanguage = language
         let (after, _) = try await repository.execute(found.accountID, outbox: [message]) { _ in .sendPasswordResetLink(link) }
         return environment.links.resendAfter(.passwordReset, after, now: clock.now())
     }
@@ -321,7 +330,11 @@ public struct AccountService: Sendable {
         }
         guard problems.isEmpty else { throw ValidationFailure(problems: problems) }
         let chosen = handle
-        return try await repository.execute(accountID) { _ in .updateProfile(displayName: displayName, handle: chosen, locale: locale) }.0
+        let state = try await repository.execute(accountID) { _ in .updateProfile(displayName: displayName, handle: chosen, locale: locale)
+        }.0
+        // This instance's refusals speak the new choice at once (others within `RecentLanguages.lifetime`).
+        if locale != nil { environment.recentLanguages.keep(Language(tag: state.messageLocale), of: accountID, at: clock.now()) }
+        return state
     }
 
     /// Whether a handle is well-formed (else a validation failure) and free.

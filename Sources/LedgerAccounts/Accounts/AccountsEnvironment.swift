@@ -23,6 +23,8 @@ public struct AccountsEnvironment: Sendable {
     public let devices: DeviceTokens
     /// Moves `last_used_at` of the sessions that authenticate.
     public let activity: SessionActivity
+    /// Accounts' message languages read lately, for the language of their refusals.
+    public let recentLanguages = RecentLanguages()
     /// JWT access tokens: minted when their format is `jwt`, checked whenever one is presented
     /// (tokens of the other format stay good until they expire). Nil: opaque tokens only.
     public let accessTokens: JWTAccessTokens?

@@ -31,6 +31,9 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     /// When the code or link it carries stops working: a message not sent by then is given up,
     /// not retried (nobody can use it), and Twilio is told not to hold a text longer.
     public var expiresAt: Date?
+    /// The language of the request that asked for it (a password reset asked for from a
+    /// browser), which comes before the account's; not stored: `inLocale` turns it into `locale`.
+    public var requestedLanguage: Language?
 
     public init(
         id: UUID = UUID.random(), channel: Channel, to: String, template: String, code: String? = nil, link: String? = nil,
@@ -52,14 +55,18 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case id, channel, to, template, code, link, token, locale, details }
 
-    /// The message in the account's language (`AccountState.messageLocale`: the one chosen in
-    /// the profile, else the latest sign-in's `Accept-Language`), as it was before the change
-    /// that queues the message, so a sign-in does not choose the language of its own new sign-in
-    /// alert (an intruder's `Accept-Language` would make the owner's alert unreadable to them).
-    /// An account that had none takes the change's; else `fallback` (`LEDGER_DEFAULT_LOCALE`).
-    public func inLocale(before: AccountState, after: AccountState, default fallback: Language) -> OutboxMessage {
+    /// The message in the language of the request that asked for it (`requestedLanguage`),
+    /// else the account's (`AccountState.messageLocale`: the one chosen in the profile, else the
+    /// latest sign-in's `Accept-Language`) as it was before the change that queues the message,
+    /// so a sign-in does not choose the language of its own new sign-in alert (an intruder's
+    /// `Accept-Language` would make the owner's alert unreadable to them). A message the change
+    /// asked for (a sign-up's verification link) takes the change's language when the account
+    /// had none; an alert (`after` nil) never does; else `fallback` (`LEDGER_DEFAULT_LOCALE`).
+    public func inLocale(before: AccountState, after: AccountState?, default fallback: Language) -> OutboxMessage {
         var message = self
-        message.locale = Language.firstSupported([before.messageLocale, after.messageLocale]) ?? fallback.rawValue
+        message.locale =
+            requestedLanguage?.rawValue ?? Language.firstSupported([before.messageLocale, after?.messageLocale]) ?? fallback.rawValue
+        message.requestedLanguage = nil
         return message
     }
 

@@ -65,9 +65,10 @@ public struct StaffConsole: Sendable {
         let link = "\(origin)/console/invitation?token=\(token)"
         let expiresAt = clock.now().addingTimeInterval(Self.invitationLifetime)
         // A mail retried past the link's 24 hours would carry a dead link: it is dropped instead.
+        // A staff member has no account to say a language: the service's (`LEDGER_DEFAULT_LOCALE`).
         let message = OutboxMessage(
             channel: .email, to: email.value, template: Self.invitationTemplate, link: link, token: token,
-            details: ["role": role.rawValue], expiresAt: expiresAt)
+            locale: environment.policies.defaultLanguage.rawValue, details: ["role": role.rawValue], expiresAt: expiresAt)
         _ = try await staff.execute(staffID, outbox: [message]) { _ in
             .invite(email: email.value, role: role, invitationTokenHash: Hex.encode(SHA256.hash(Array(token.utf8))), expiresAt: expiresAt)
         }

@@ -37,8 +37,10 @@ extension Language {
     /// The seconds of an English duration as `duration` writes it ("7 days" → 604800); nil
     /// for any other text. It lets a message written in English be said again in another language.
     public static func seconds(ofEnglishDuration text: Substring) -> Int? {
-        let words = text.split(separator: " ")
-        guard words.count == 2, let count = Int(words[0]), count >= 0,
+        let words = text.split(separator: " ", omittingEmptySubsequences: false)
+        // Digits only, and at most six of them: no sign, no overflow, nothing that is not a duration.
+        guard words.count == 2, (1...6).contains(words[0].count), words[0].allSatisfy({ $0.isASCII && $0.isNumber }),
+            let count = Int(words[0]), count > 0,
             let unit = DurationUnit.allCases.first(where: { Language.en.noun($0, count: count) == words[1] })
         else { return nil }
         return count * [86_400, 3600, 60, 1][unit.rawValue]

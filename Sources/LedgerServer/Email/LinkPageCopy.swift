@@ -77,10 +77,11 @@ struct LinkPageCopy: Sendable {
 
     static let georgian = LinkPageCopy(
         lang: "ka", installTitle: "გასაგრძელებლად დააინსტალირეთ აპლიკაცია",
-        installText: "ტელეფონზე, სადაც აპლიკაცია გაქვთ, ეს ბმული მას გახსნის. შეგიძლიათ აქვე დაასრულოთ.",
+        installText: "ტელეფონზე, სადაც აპლიკაცია გაქვთ, ეს ბმული აპლიკაციაში გაიხსნება. შეგიძლიათ აქვე დაასრულოთ.",
         installTextAppOnly: "გახსენით ეს ბმული იმ ტელეფონზე, სადაც აპლიკაციით სარგებლობთ.",
         expiredTitle: "ბმულს ვადა გაუვიდა", newPasswordLabel: "ახალი პაროლი", confirmPasswordLabel: "გაიმეორეთ ახალი პაროლი",
-        rules: ["მინიმუმ 8 სიმბოლო", "არა გავრცელებული პაროლი", "არა მხოლოდ ციფრები"], mismatch: "პაროლები არ ემთხვევა.",
+        rules: ["მინიმუმ 8 სიმბოლო", "არ უნდა იყოს გავრცელებული პაროლი", "არ უნდა შედგებოდეს მხოლოდ ციფრებისგან"],
+        mismatch: "პაროლები არ ემთხვევა.",
         unexpected: "ჩვენს მხარეს რაღაც შეცდომა მოხდა. ცოტა ხანში ბმული ხელახლა გახსენით.",
         methodNames: [
             "phone": "ტელეფონის ნომერი", "apple": "Apple-ით შესვლა", "google": "Google-ით შესვლა", "passkey": "წვდომის გასაღები",
@@ -119,11 +120,12 @@ struct LinkPageCopy: Sendable {
 
     static let russian = LinkPageCopy(
         lang: "ru", installTitle: "Установите приложение, чтобы продолжить",
-        installText: "На телефоне с приложением эта ссылка откроет его. Можно завершить и здесь.",
+        installText: "На телефоне, где установлено приложение, эта ссылка откроется в нём. Можно завершить и здесь.",
         installTextAppOnly: "Откройте эту ссылку на телефоне, где вы пользуетесь приложением.",
         expiredTitle: "Срок действия ссылки истёк", newPasswordLabel: "Новый пароль", confirmPasswordLabel: "Повторите новый пароль",
-        rules: ["Не менее 8 символов", "Не распространённый пароль", "Не только цифры"], mismatch: "Пароли не совпадают.",
-        unexpected: "Что-то пошло не так на нашей стороне. Откройте ссылку ещё раз чуть позже.",
+        rules: ["Не менее 8 символов", "Не должен быть распространённым паролем", "Не должен состоять только из цифр"],
+        mismatch: "Пароли не совпадают.",
+        unexpected: "У нас что-то пошло не так. Откройте ссылку ещё раз чуть позже.",
         methodNames: ["phone": "номер телефона", "apple": "вход через Apple", "google": "вход через Google", "passkey": "ключ доступа"],
         removedLead: "Чтобы закрыть доступ посторонним, мы также удалили:",
         twoFactorOff: "Двухэтапная аутентификация отключена: включите её снова в настройках после входа.",
@@ -171,8 +173,9 @@ struct LinkPageCopy: Sendable {
     var language: Language { Language(rawValue: lang) ?? .en }
 
     /// The copy of the language `Accept-Language` prefers most among the service's (by `q`;
-    /// `en-GB` is `en`), else English.
-    static func preferred(_ acceptLanguage: String?) -> LinkPageCopy {
-        Language(tag: AcceptLanguage.preferredSupported(acceptLanguage)).flatMap { byLanguage[$0.rawValue] } ?? .english
+    /// `en-GB` is `en`), else `fallback`'s (`LEDGER_DEFAULT_LOCALE`).
+    static func preferred(_ acceptLanguage: String?, fallback: Language = .en) -> LinkPageCopy {
+        let language = Language(tag: AcceptLanguage.preferredSupported(acceptLanguage)) ?? fallback
+        return byLanguage[language.rawValue] ?? .english
     }
 }

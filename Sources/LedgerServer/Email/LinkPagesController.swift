@@ -14,6 +14,8 @@ import NIOCore
 public struct LinkPagesController: Sendable {
     let accounts: AccountService
     let pages: LinkPages
+    /// The pages' language when `Accept-Language` names none of the service's.
+    var defaultLanguage: Language { accounts.environment.policies.defaultLanguage }
 
     public init(accounts: AccountService, pages: LinkPages) {
         self.accounts = accounts
@@ -24,7 +26,7 @@ public struct LinkPagesController: Sendable {
         let routes = RouteCollection(context: LedgerRequestContext.self)
         for kind in LinkPages.Kind.allCases {
             let show: @Sendable (Request, LedgerRequestContext) async throws -> Response = { request, _ in
-                let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
+                let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage], fallback: defaultLanguage)
                 guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty, let page = copy.pages[kind],
                     // Should the lookup fail (the database busy), the form: its POST will tell.
                     (try? await accounts.isLinkUsable(token: token, purposes: kind.linkPurposes)) != false
@@ -64,7 +66,7 @@ public struct LinkPagesController: Sendable {
 
     /// The form's `POST`: the link's work, then the page that says how it went.
     func submit(_ kind: LinkPages.Kind, request: Request, context: LedgerRequestContext) async throws -> Response {
-        let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
+        let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage], fallback: defaultLanguage)
         let body = try await request.collectBody()
         let fields = FormFields.parse(String(buffer: body))
         guard let token = fields["token"], !token.isEmpty, let page = copy.pages[kind] else { return pages.expired(kind, copy: copy) }
@@ -111,7 +113,7 @@ public struct LinkPagesController: Sendable {
     /// page in the same language and with the same headers, never a JSON error: the message the
     /// API would give, and the form again where trying again can help.
     func trouble(_ kind: LinkPages.Kind, _ error: any Error, request: Request, context: LedgerRequestContext) -> Response {
-        let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage])
+        let copy = LinkPageCopy.preferred(request.headers[.acceptLanguage], fallback: defaultLanguage)
         let translated = ErrorTranslation.apiError(for: error)?.inLanguage(copy.language)
         if translated == nil {
             context.logger.error("link page failed", metadata: ["error_type": "\(type(of: error))", "error": "\(error)"])

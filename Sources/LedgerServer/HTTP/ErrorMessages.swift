@@ -9,7 +9,7 @@ import LedgerIdentity
 /// A message with values in it (a number, a provider, a duration) is a key with `{}` for each:
 /// `"Use at most {} characters, …"`. Its translation puts the values back in order, and a
 /// duration ("7 days") is said again in the language (`Language.duration`).
-struct ErrorMessages: Sendable {
+public struct ErrorMessages: Sendable {
     /// One language's messages: the exact ones, and those with values as their literal pieces.
     struct Catalogue: Sendable {
         var exact: [String: String] = [:]
@@ -19,8 +19,19 @@ struct ErrorMessages: Sendable {
     let catalogues: [Language: Catalogue]
 
     /// The catalogues built in; none (English everywhere) only if the bundle lost them, which
-    /// `ErrorMessagesTests` would show.
+    /// `serve` refuses to start with (`checkBuiltIn`).
     static let builtIn: ErrorMessages = (try? ErrorMessages(bundle: .module)) ?? ErrorMessages(catalogues: [:])
+
+    /// Reads the built-in catalogues as `builtIn` does, throwing what it would swallow: a
+    /// missing or malformed file, a translation whose values do not match its key's.
+    public static func checkBuiltIn() throws {
+        _ = try ErrorMessages(bundle: .module)
+    }
+
+    /// A catalogue file that cannot be used, named.
+    public struct InvalidCatalogue: Error, CustomStringConvertible {
+        public let description: String
+    }
 
     init(catalogues: [Language: Catalogue]) {
         self.catalogues = catalogues
@@ -30,10 +41,14 @@ struct ErrorMessages: Sendable {
     init(bundle: Bundle) throws {
         var catalogues: [Language: Catalogue] = [:]
         for language in Language.allCases where language != .en {
-            guard let url = bundle.url(forResource: language.rawValue, withExtension: "json", subdirectory: "errors") else {
-                throw CocoaError(.fileNoSuchFile)
+            let file = "errors/\(language.rawValue).json"
+            guard let url = bundle.url(forResource: language.rawValue, withExtension: "json", subdirectory: "errors"),
+                let entries = try? JSONDecoder().decode([String: String].self, from: Data(contentsOf: url))
+            else { throw InvalidCatalogue(description: "\(file): missing, or not a JSON object of strings") }
+            for (english, translated) in entries
+            where english.components(separatedBy: "{}").count != translated.components(separatedBy: "{}").count {
+                throw InvalidCatalogue(description: "\(file): \"\(translated)\" does not have the {} of \"\(english)\"")
             }
-            let entries = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: url))
             catalogues[language] = Self.catalogue(entries)
         }
         self.catalogues = catalogues
@@ -41,8 +56,9 @@ struct ErrorMessages: Sendable {
 
     static func catalogue(_ entries: [String: String]) -> Catalogue {
         var catalogue = Catalogue()
-        // Longest first: of two patterns that both fit, the more specific wins.
-        for (english, translated) in entries.sorted(by: { $0.key.count > $1.key.count }) {
+        // Longest first: of two patterns that both fit, the more specific wins (ties by key, so
+        // every start chooses alike).
+        for (english, translated) in entries.sorted(by: { ($0.key.count, $1.key) > ($1.key.count, $0.key) }) {
             if english.contains("{}") {
                 catalogue.patterns.append((english.components(separatedBy: "{}"), translated.components(separatedBy: "{}")))
             } else {
@@ -50,6 +66,13 @@ struct ErrorMessages: Sendable {
             }
         }
         return catalogue
+    }
+
+    /// Whether `language`'s catalogue has `key` itself (`{}` for each value), not only a
+    /// pattern that happens to fit it.
+    func hasEntry(_ key: String, in language: Language) -> Bool {
+        guard let catalogue = catalogues[language] else { return false }
+        return catalogue.exact[key] != nil || catalogue.patterns.contains { $0.pieces == key.components(separatedBy: "{}") }
     }
 
     /// `message` in `language`; the English itself when the language is English or the

@@ -169,11 +169,15 @@ enum ErrorTranslation {
         for error: any Error, request: Request, context: LedgerRequestContext, defaultLanguage: Language = .en
     ) throws -> Response {
         let language = (error as? ErrorInAccountLanguage)?.language ?? APIError.language(for: request, fallback: defaultLanguage)
-        if let apiError = apiError(for: error) {
-            return try apiError.inLanguage(language).response(from: request, context: context)
+        let apiError = apiError(for: error)
+        if apiError == nil {
+            context.logger.error("unhandled error", metadata: ["error_type": "\(type(of: error))", "error": "\(error)"])
         }
-        context.logger.error("unhandled error", metadata: ["error_type": "\(type(of: error))", "error": "\(error)"])
-        return try APIError(.internalServerError, .internalError, "Something went wrong on our side.").inLanguage(language)
-            .response(from: request, context: context)
+        var response = try (apiError ?? APIError(.internalServerError, .internalError, "Something went wrong on our side."))
+            .inLanguage(language).response(from: request, context: context)
+        // The message follows the language: no shared cache may hand one language's to another.
+        response.headers[.contentLanguage] = language.rawValue
+        response.headers[.vary] = "Accept-Language"
+        return response
     }
 }

@@ -29,8 +29,10 @@ public struct SessionMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch {
             // A signed-in call's refusal speaks the account's language (docs/accounts.md "Languages").
-            // Only a refusal (4xx): a failure of the database would fail this read too.
-            guard let session = context.session, let refusal = ErrorTranslation.apiError(for: error), refusal.status.code < 500,
+            // Only a refusal (4xx): a failure of the database would fail this read too; and
+            // not a 413 or 429, whose point is to cost little.
+            guard let session = context.session, let refusal = ErrorTranslation.apiError(for: error),
+                (400..<500).contains(refusal.status.code), ![413, 429].contains(refusal.status.code),
                 let language = await accounts.messageLanguage(session.accountID)
             else { throw error }
             throw ErrorInAccountLanguage(error: error, language: language)

@@ -64,7 +64,7 @@ public struct AuthController: Sendable {
         routes.post("/auth/password/forgot") { request, context in
             let body = try await request.decodeJSON(ForgotRequest.self, context: context)
             let resendAfter = try await ErrorTranslation.singleRule {
-                try await accounts.forgotPassword(email: body.email, client: context.client)
+                try await accounts.forgotPassword(email: body.email, client: context.client, language: Language(tag: request.locale))
             }
             return JSONResponse.linkSent(resendAfter: resendAfter)
         }
