@@ -176,7 +176,7 @@ extension EventStore {
     /// Waits until the global feed shows at least `count` events. The feed only shows
     /// transactions older than every running one in the whole cluster, and other tests run
     /// transactions in parallel, so a just-committed event may take a moment to appear.
-    public func waitForFeed(count: Int, timeout: Duration = .seconds(20)) async throws {
+    public func waitForFeed(count: Int, timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await readAll(after: .start, limit: count).events.count >= count { return }
